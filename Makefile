@@ -1,0 +1,28 @@
+# Two set-up commands (see README): `make demo` and `make test`. Each creates .venv and installs
+# what it needs from the package registries (PyTorch CPU 2.13.0 from this machine kind's disk).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTHON ?= python3
+OUT ?= demo-report
+
+.PHONY: demo test lint bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[test,deep,distributed]"
+	touch $@
+
+demo: $(VENV)/.installed
+	$(VENV)/bin/gazeprivacy demo --out $(OUT)
+
+test: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -n 2 --durations=15
+
+bench: $(VENV)/.installed
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""gazeprivacy: release eye-tracking data with formal privacy guarantees, and measure the cost.
+
+The public facade; modules inside the package never import it.
+"""
+
+from gazeprivacy.data import Dataset, Geometry, Recording, read_dataset, write_dataset
+from gazeprivacy.exceptions import (
+    DataPolicyWarning,
+    GazePrivacyError,
+    InvalidDataError,
+    InvalidParameterError,
+    NotFormallyPrivateWarning,
+)
+from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
+from gazeprivacy.mechanisms import MECHANISMS
+from gazeprivacy.rng import make_rng
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "MECHANISMS",
+    "DataPolicyWarning",
+    "Dataset",
+    "Flag",
+    "FlagCode",
+    "GazePrivacyError",
+    "Geometry",
+    "Guarantee",
+    "InvalidDataError",
+    "InvalidParameterError",
+    "Kind",
+    "NotFormallyPrivateWarning",
+    "Recording",
+    "Release",
+    "Unit",
+    "__version__",
+    "make_rng",
+    "read_dataset",
+    "write_dataset",
+]

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""The Typer application. Commands are thin: parse options, call one library function, print.
+
+Every command is registered here, explicitly; a :class:`GazePrivacyError` becomes one red line on
+stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from gazeprivacy.cli import info as info_cmd
+from gazeprivacy.exceptions import GazePrivacyError
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="gazeprivacy",
+    help="Release eye-tracking data with formal privacy guarantees, and measure what it cost.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+
+app.command("info")(info_cmd.info)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app(standalone_mode=False)
+    except GazePrivacyError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except typer.Exit as exc:  # pragma: no cover - typer's own exit path
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # click usage errors arrive here in non-standalone mode
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.exceptions.Abort):
+            sys.exit(1)
+        raise

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Viewing geometry and unit conversions (pixels, VR direction vectors -> degrees)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from gazeprivacy._validation import check_positive
+from gazeprivacy.exceptions import InvalidParameterError
+
+__all__ = ["Geometry", "direction_to_angles_deg", "pixels_per_degree", "px_to_deg"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Geometry:
+    """The valid region of gaze in degrees, and (optionally) the pixel grid it maps to.
+
+    ``x`` grows to the right and ``y`` downwards for screens (pixel convention), upwards for VR
+    angles; the mechanisms only need the bounds. Screen mechanisms clamp off-screen points to the
+    nearest valid point (post-processing) and document it.
+
+    Parameters
+    ----------
+    x_min_deg, x_max_deg, y_min_deg, y_max_deg : float
+        Bounds of the valid region in degrees of visual angle.
+    width_px, height_px : int, optional
+        Pixel grid of the screen or image, for pixel-defined mechanisms (heatmaps).
+    kind : str
+        ``"screen"``, ``"image"``, ``"vr"`` (angles of a direction vector) or ``"eye-camera"``
+        (uncalibrated, e.g. MPIIDPEye pupil positions scaled to pseudo-degrees).
+
+    Examples
+    --------
+    >>> g = Geometry.screen_px(width_px=1024, height_px=768, px_per_deg=60.0)
+    >>> round(g.width_deg, 3), round(g.height_deg, 3)
+    (17.067, 12.8)
+    """
+
+    x_min_deg: float
+    x_max_deg: float
+    y_min_deg: float
+    y_max_deg: float
+    width_px: int | None = None
+    height_px: int | None = None
+    kind: str = "screen"
+
+    def __post_init__(self) -> None:
+        for name in ("x_min_deg", "x_max_deg", "y_min_deg", "y_max_deg"):
+            if not math.isfinite(getattr(self, name)):
+                raise InvalidParameterError(f"{name} must be finite, got {getattr(self, name)!r}")
+        if not (self.x_max_deg > self.x_min_deg and self.y_max_deg > self.y_min_deg):
+            raise InvalidParameterError(
+                "Geometry needs x_max_deg > x_min_deg and y_max_deg > y_min_deg, got "
+                f"x [{self.x_min_deg}, {self.x_max_deg}], y [{self.y_min_deg}, {self.y_max_deg}]"
+            )
+
+    @classmethod
+    def screen_px(cls, *, width_px: int, height_px: int, px_per_deg: float,
+                  kind: str = "screen") -> Geometry:
+        """A screen of ``width_px x height_px`` with origin top-left, ``px_per_deg`` pixels/deg."""
+        check_positive(px_per_deg=px_per_deg)
+        return cls(x_min_deg=0.0, x_max_deg=width_px / px_per_deg, y_min_deg=0.0,
+                   y_max_deg=height_px / px_per_deg, width_px=width_px, height_px=height_px,
+                   kind=kind)
+
+    @property
+    def width_deg(self) -> float:
+        return self.x_max_deg - self.x_min_deg
+
+    @property
+    def height_deg(self) -> float:
+        return self.y_max_deg - self.y_min_deg
+
+    def contains(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Boolean mask of points inside the region (NaN -> False)."""
+        x = np.asarray(x)
+        y = np.asarray(y)
+        return ((x >= self.x_min_deg) & (x <= self.x_max_deg)
+                & (y >= self.y_min_deg) & (y <= self.y_max_deg))
+
+    def clamp(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Nearest valid point (NaN stays NaN): post-processing, never resampling."""
+        return (np.clip(x, self.x_min_deg, self.x_max_deg),
+                np.clip(y, self.y_min_deg, self.y_max_deg))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Geometry:
+        return cls(**d)
+
+
+def pixels_per_degree(*, screen_width_px: int, screen_width_cm: float, distance_cm: float) -> float:
+    """Pixels per degree at the screen centre for a flat screen at ``distance_cm``.
+
+    >>> round(pixels_per_degree(screen_width_px=1920, screen_width_cm=53.0, distance_cm=60.0), 2)
+    37.94
+    """
+    check_positive(screen_width_px=screen_width_px)
+    check_positive(screen_width_cm=screen_width_cm)
+    check_positive(distance_cm=distance_cm)
+    cm_per_px = screen_width_cm / screen_width_px
+    deg_per_px = math.degrees(2 * math.atan2(cm_per_px / 2, distance_cm))
+    return 1.0 / deg_per_px
+
+
+def px_to_deg(px: np.ndarray, *, px_per_deg: float) -> np.ndarray:
+    """Linear pixel -> degree conversion (valid near the centre, as all five papers assume)."""
+    check_positive(px_per_deg=px_per_deg)
+    return np.asarray(px, dtype=np.float64) / px_per_deg
+
+
+def direction_to_angles_deg(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """VR gaze direction vectors ``(n, 3)`` -> (horizontal, vertical) angles in degrees.
+
+    ``theta_H = atan2(x, z)``, ``theta_V = atan2(y, sqrt(x^2 + z^2))`` (SPEC section 1). Zero or
+    non-finite vectors give NaN (tracking loss).
+
+    >>> h, v = direction_to_angles_deg(np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 1.0]]))
+    >>> h.round(1).tolist(), v.round(1).tolist()
+    ([0.0, 45.0], [0.0, 0.0])
+    """
+    v = np.asarray(v, dtype=np.float64)
+    if v.ndim != 2 or v.shape[1] != 3:
+        raise InvalidParameterError(f"direction vectors must have shape (n, 3), got {v.shape}")
+    x, y, z = v[:, 0], v[:, 1], v[:, 2]
+    norm = np.sqrt(x * x + y * y + z * z)
+    bad = ~np.isfinite(norm) | (norm == 0)
+    h = np.degrees(np.arctan2(x, z))
+    vert = np.degrees(np.arctan2(y, np.sqrt(x * x + z * z)))
+    h[bad] = np.nan
+    vert[bad] = np.nan
+    return h, vert

@@ -1,0 +1,382 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""The data model: a :class:`Recording` of gaze samples and a :class:`Dataset` of recordings.
+
+Policies (SPEC section 1), each tested in ``tests/data/test_recording.py``:
+
+* **Missing samples** (blinks, tracking loss) are rows with ``x = y = NaN``. They are legal and
+  are never removed: every mechanism returns the same row count, and a NaN input row stays NaN in
+  its output unless the mechanism's docs say otherwise. A row with only one of ``x``/``y``
+  missing is made fully missing and a :class:`DataPolicyWarning` says how many.
+* **Timestamps** must be finite and strictly increasing; otherwise :class:`InvalidDataError`
+  names the recording and the first bad row (``repair_timestamps`` sorts or drops duplicates on
+  request, and says what it did).
+* **Units**: time in seconds (``time_unit="ms"`` converts once at load); a median sample interval
+  above 0.5 s is refused as "probably milliseconds". Gaze in degrees; values beyond 360 degrees
+  are refused as "probably pixels".
+* **Empty recordings** (no rows) are refused; a one-sample recording is legal data, but needs
+  ``sampling_rate_hz`` and is refused by mechanisms that need two samples.
+* **Off-screen points** are kept as recorded; mechanisms that work on a bounded region clamp them
+  to the nearest valid point and document it.
+* **Mixed sampling rates** across recordings are legal; :attr:`Dataset.sampling_rate_hz` raises
+  when a caller needs one rate and there are several.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from gazeprivacy.data.geometry import Geometry
+from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError, InvalidParameterError
+
+__all__ = ["CORE_COLUMNS", "Dataset", "Recording", "repair_timestamps"]
+
+CORE_COLUMNS = ("participant", "recording", "t", "x", "y")
+_TIME_SCALE = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+
+
+def _frozen(a: np.ndarray | None, name: str, rec: str) -> np.ndarray | None:
+    if a is None:
+        return None
+    try:
+        out = np.array(a, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise InvalidDataError(f"recording {rec!r}: column {name!r} is not numeric ({exc})") from None
+    if out.ndim != 1:
+        raise InvalidDataError(f"recording {rec!r}: column {name!r} must be 1-D, got {out.shape}")
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Recording:
+    """One participant's gaze samples on one stimulus / task / session.
+
+    Parameters
+    ----------
+    recording : str
+        Identifier, unique within a dataset.
+    participant : str
+        Participant identifier.
+    t : array of float, seconds
+        Strictly increasing timestamps.
+    x, y : array of float, degrees
+        Gaze position; NaN marks a missing sample (blink, tracking loss).
+    sampling_rate_hz : float
+        Nominal sampling rate (> 0).
+    labels : mapping of str to str
+        Recording labels: task, stimulus, session, document type, gender, ...
+    pupil : array of float, optional
+        Pupil diameter (device units).
+    geometry : Geometry, optional
+        Valid region of gaze and pixel grid.
+    channels : mapping of str to array, optional
+        Further per-sample columns (e.g. head pose), carried through unchanged.
+
+    Examples
+    --------
+    >>> r = Recording.from_arrays(recording="r1", participant="p1", t=[0, 5, 10], x=[1, 2, 3],
+    ...                           y=[0, 0, 0], time_unit="ms")
+    >>> r.sampling_rate_hz, r.n_samples
+    (200.0, 3)
+    """
+
+    recording: str
+    participant: str
+    t: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    sampling_rate_hz: float
+    labels: Mapping[str, str] = field(default_factory=dict)
+    pupil: np.ndarray | None = None
+    geometry: Geometry | None = None
+    channels: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        rec = str(self.recording)
+        object.__setattr__(self, "recording", rec)
+        object.__setattr__(self, "participant", str(self.participant))
+        object.__setattr__(self, "labels", {str(k): str(v) for k, v in self.labels.items()})
+        for name in ("t", "x", "y", "pupil"):
+            object.__setattr__(self, name, _frozen(getattr(self, name), name, rec))
+        object.__setattr__(self, "channels",
+                           {k: _frozen(v, k, rec) for k, v in self.channels.items()})
+        n = self.t.shape[0]
+        if n == 0:
+            raise InvalidDataError(f"recording {rec!r} has no samples; drop it before loading")
+        for name in ("x", "y", "pupil", *self.channels):
+            a = getattr(self, name) if name in ("x", "y", "pupil") else self.channels[name]
+            if a is not None and a.shape[0] != n:
+                raise InvalidDataError(
+                    f"recording {rec!r}: column {name!r} has {a.shape[0]} rows, t has {n}")
+        if not (np.isfinite(self.sampling_rate_hz) and self.sampling_rate_hz > 0):
+            raise InvalidDataError(
+                f"recording {rec!r}: sampling_rate_hz must be > 0, got {self.sampling_rate_hz!r}")
+        _check_timestamps(self.t, rec)
+        _check_gaze(self.x, self.y, rec)
+        half = np.isnan(self.x) ^ np.isnan(self.y)
+        if half.any():
+            warnings.warn(f"recording {rec!r}: {int(half.sum())} rows had only one of x/y "
+                          "missing; both are now NaN (missing-sample policy)",
+                          DataPolicyWarning, stacklevel=3)
+            x, y = self.x.copy(), self.y.copy()
+            x[half] = np.nan
+            y[half] = np.nan
+            object.__setattr__(self, "x", _frozen(x, "x", rec))
+            object.__setattr__(self, "y", _frozen(y, "y", rec))
+
+    @classmethod
+    def from_arrays(cls, *, recording: str, participant: str, x: Any, y: Any,
+                    t: Any | None = None, sampling_rate_hz: float | None = None,
+                    time_unit: str = "s", **kwargs: Any) -> Recording:
+        """Build a recording, converting time to seconds and inferring the sampling rate.
+
+        Without ``t``, timestamps are ``i / sampling_rate_hz``. Without ``sampling_rate_hz`` it is
+        ``1 / median(diff(t))``; when both are given they must agree within 25 %.
+        """
+        if time_unit not in _TIME_SCALE:
+            raise InvalidParameterError(
+                f"time_unit must be one of {sorted(_TIME_SCALE)}, got {time_unit!r}")
+        x = np.asarray(x, dtype=np.float64)
+        if t is None:
+            if sampling_rate_hz is None:
+                raise InvalidParameterError(
+                    f"recording {recording!r}: give t or sampling_rate_hz")
+            t = np.arange(x.shape[0]) / float(sampling_rate_hz)
+        else:
+            t = np.asarray(t, dtype=np.float64) * _TIME_SCALE[time_unit]
+        _check_timestamps(t, str(recording))
+        if t.shape[0] >= 2:
+            dt = float(np.median(np.diff(t)))
+            if dt > 0.5:
+                raise InvalidDataError(
+                    f"recording {recording!r}: median sample interval is {dt:g} s "
+                    f"({1 / dt:.3g} Hz); timestamps are probably in milliseconds: pass "
+                    "time_unit='ms'")
+            inferred = 1.0 / dt
+            if sampling_rate_hz is None:
+                sampling_rate_hz = round(inferred, 3)
+            elif abs(inferred - sampling_rate_hz) > 0.25 * sampling_rate_hz:
+                raise InvalidDataError(
+                    f"recording {recording!r}: sampling_rate_hz={sampling_rate_hz} but the "
+                    f"timestamps say {inferred:.3g} Hz; check the time unit or the declared rate")
+        elif sampling_rate_hz is None:
+            raise InvalidDataError(
+                f"recording {recording!r} has one sample: its sampling_rate_hz must be given")
+        return cls(recording=recording, participant=participant, t=t, x=x, y=y,
+                   sampling_rate_hz=float(sampling_rate_hz), **kwargs)
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.t.shape[0])
+
+    @property
+    def duration_s(self) -> float:
+        return float(self.t[-1] - self.t[0]) + 1.0 / self.sampling_rate_hz
+
+    @property
+    def missing(self) -> np.ndarray:
+        """Boolean mask of missing samples (NaN gaze)."""
+        return np.isnan(self.x)
+
+    def label(self, name: str) -> str:
+        """A label's value; the error lists the labels this recording has."""
+        try:
+            return self.labels[name]
+        except KeyError:
+            raise InvalidParameterError(
+                f"recording {self.recording!r} has no label {name!r}; it has: "
+                f"{', '.join(sorted(self.labels)) or 'none'}") from None
+
+    def with_gaze(self, x: np.ndarray, y: np.ndarray, **changes: Any) -> Recording:
+        """A copy with new gaze (same timestamps, labels and row count)."""
+        x = np.asarray(x, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        if x.shape != self.x.shape or y.shape != self.y.shape:
+            raise InvalidDataError(
+                f"recording {self.recording!r}: new gaze has {x.shape[0]} rows, expected "
+                f"{self.n_samples}")
+        return replace(self, x=x, y=y, **changes)
+
+    def to_table(self) -> pl.DataFrame:
+        """This recording in the long format (see :mod:`gazeprivacy.data.io`)."""
+        n = self.n_samples
+        cols: dict[str, Any] = {
+            "participant": pl.Series([self.participant] * n, dtype=pl.String),
+            "recording": pl.Series([self.recording] * n, dtype=pl.String),
+            "t": self.t, "x": self.x, "y": self.y,
+        }
+        if self.pupil is not None:
+            cols["pupil"] = self.pupil
+        cols.update({k: v for k, v in self.channels.items()})
+        cols.update({k: pl.Series([v] * n, dtype=pl.String) for k, v in self.labels.items()})
+        return pl.DataFrame(cols).with_columns(pl.col("x", "y").fill_nan(None).fill_null(np.nan))
+
+    def __repr__(self) -> str:
+        return (f"Recording({self.recording!r}, participant={self.participant!r}, "
+                f"n_samples={self.n_samples}, {self.sampling_rate_hz:g} Hz, labels={self.labels})")
+
+
+def _check_timestamps(t: np.ndarray, rec: str) -> None:
+    if t.shape[0] == 0:
+        return
+    bad = np.flatnonzero(~np.isfinite(t))
+    if bad.size:
+        raise InvalidDataError(f"recording {rec!r}: timestamp at row {int(bad[0])} is "
+                               f"{t[bad[0]]!r}; timestamps must be finite")
+    d = np.diff(t)
+    bad = np.flatnonzero(d <= 0)
+    if bad.size:
+        i = int(bad[0]) + 1
+        what = "duplicates" if d[bad[0]] == 0 else "goes back from"
+        raise InvalidDataError(
+            f"recording {rec!r}: timestamps must be strictly increasing; row {i} (t={t[i]!r}) "
+            f"{what} row {i - 1} (t={t[i - 1]!r}); {bad.size} such rows. Sort or de-duplicate "
+            "with gazeprivacy.data.repair_timestamps(table, how='sort'|'drop-duplicates')")
+
+
+def _check_gaze(x: np.ndarray, y: np.ndarray, rec: str) -> None:
+    for name, a in (("x", x), ("y", y)):
+        inf = np.flatnonzero(np.isinf(a))
+        if inf.size:
+            raise InvalidDataError(f"recording {rec!r}: {name} at row {int(inf[0])} is infinite; "
+                                   "use NaN for missing samples")
+        big = np.flatnonzero(np.abs(np.nan_to_num(a)) > 360)
+        if big.size:
+            raise InvalidDataError(
+                f"recording {rec!r}: {name} at row {int(big[0])} is {a[big[0]]:g}, beyond 360 "
+                "degrees; gaze is probably in pixels: convert with "
+                "gazeprivacy.data.px_to_deg(values, px_per_deg=...)")
+
+
+def repair_timestamps(table: pl.DataFrame, *, how: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Opt-in repair of a long-format table's timestamps, per recording.
+
+    ``how="sort"`` orders each recording's rows by ``t`` (stable) and keeps every row;
+    ``how="drop-duplicates"`` also removes rows whose ``t`` repeats an earlier row of the same
+    recording (the first is kept). Returns ``(repaired, removed)`` so nothing is lost unseen.
+
+    >>> tab = pl.DataFrame({"recording": ["a"] * 3, "t": [0.0, 0.0, 0.01], "x": [1.0, 2, 3]})
+    >>> fixed, removed = repair_timestamps(tab, how="drop-duplicates")
+    >>> fixed.height, removed["x"].to_list()
+    (2, [2.0])
+    """
+    if how not in ("sort", "drop-duplicates"):
+        raise InvalidParameterError(f"how must be 'sort' or 'drop-duplicates', got {how!r}")
+    tab = table.with_row_index("_row").sort(["recording", "t", "_row"], maintain_order=True)
+    order = tab.select(pl.col("recording").unique(maintain_order=True))["recording"]
+    tab = tab.join(pl.DataFrame({"recording": order}).with_row_index("_rec"), on="recording")
+    tab = tab.sort(["_rec", "t", "_row"])
+    if how == "sort":
+        return tab.drop("_row", "_rec"), tab.clear().drop("_row", "_rec")
+    dup = tab.select(pl.struct("recording", "t").is_first_distinct().not_())["recording"]
+    return (tab.filter(~dup).drop("_row", "_rec"), tab.filter(dup).drop("_row", "_rec"))
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """An ordered collection of recordings with unique ids.
+
+    Examples
+    --------
+    >>> r = Recording.from_arrays(recording="r1", participant="p1", x=[0, 1], y=[0, 1],
+    ...                           sampling_rate_hz=100)
+    >>> ds = Dataset((r,), name="tiny")
+    >>> ds.participants, ds.n_samples
+    (('p1',), 2)
+    """
+
+    recordings: tuple[Recording, ...]
+    name: str = "dataset"
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        recs = tuple(self.recordings)
+        object.__setattr__(self, "recordings", recs)
+        seen: set[str] = set()
+        for r in recs:
+            if not isinstance(r, Recording):
+                raise InvalidDataError(f"dataset {self.name!r}: expected Recording, got {type(r)}")
+            if r.recording in seen:
+                raise InvalidDataError(
+                    f"dataset {self.name!r}: recording id {r.recording!r} appears twice")
+            seen.add(r.recording)
+
+    def __len__(self) -> int:
+        return len(self.recordings)
+
+    def __iter__(self) -> Iterator[Recording]:
+        return iter(self.recordings)
+
+    def __getitem__(self, key: int | str) -> Recording:
+        if isinstance(key, str):
+            for r in self.recordings:
+                if r.recording == key:
+                    return r
+            raise KeyError(f"dataset {self.name!r} has no recording {key!r}")
+        return self.recordings[key]
+
+    @property
+    def participants(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.participant for r in self.recordings))
+
+    @property
+    def n_samples(self) -> int:
+        return sum(r.n_samples for r in self.recordings)
+
+    @property
+    def sampling_rate_hz(self) -> float:
+        """The one sampling rate of all recordings; raises when they differ."""
+        rates = {r.sampling_rate_hz for r in self.recordings}
+        if len(rates) != 1:
+            raise InvalidDataError(
+                f"dataset {self.name!r} mixes sampling rates {sorted(rates)}; resample or select "
+                "recordings of one rate")
+        return rates.pop()
+
+    def label_names(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(k for r in self.recordings for k in r.labels))
+
+    def units_per_participant(self, per_recording: Callable[[Recording], int]) -> dict[str, int]:
+        """Sum a per-recording unit count (e.g. windows) per participant: the public shape."""
+        out: dict[str, int] = {}
+        for r in self.recordings:
+            out[r.participant] = out.get(r.participant, 0) + int(per_recording(r))
+        return out
+
+    def map(self, fn: Callable[[Recording], Recording], *, name: str | None = None) -> Dataset:
+        """Apply ``fn`` to every recording (same order) and return a new dataset."""
+        return Dataset(tuple(fn(r) for r in self.recordings), name=name or self.name,
+                       info=self.info)
+
+    def select(self, predicate: Callable[[Recording], bool]) -> Dataset:
+        return Dataset(tuple(r for r in self.recordings if predicate(r)), name=self.name,
+                       info=self.info)
+
+    def summary(self) -> pl.DataFrame:
+        """One row per recording: ids, labels, samples, duration, rate, missing fraction."""
+        rows = []
+        for r in self.recordings:
+            rows.append({"recording": r.recording, "participant": r.participant,
+                         **r.labels, "n_samples": r.n_samples,
+                         "duration_s": round(r.duration_s, 3),
+                         "sampling_rate_hz": r.sampling_rate_hz,
+                         "missing_fraction": float(r.missing.mean())})
+        return pl.DataFrame(rows, infer_schema_length=None)
+
+    def to_table(self) -> pl.DataFrame:
+        """The whole dataset in the long format, recordings in order."""
+        if not self.recordings:
+            return pl.DataFrame(schema={c: (pl.String if c in ("participant", "recording")
+                                            else pl.Float64) for c in CORE_COLUMNS})
+        return pl.concat([r.to_table() for r in self.recordings], how="diagonal_relaxed")
+
+    def __repr__(self) -> str:
+        return (f"Dataset({self.name!r}, {len(self)} recordings, "
+                f"{len(self.participants)} participants, {self.n_samples} samples)")

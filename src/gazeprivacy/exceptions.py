@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Typed exceptions and warnings. Library code raises these; only the CLI turns them into exits."""
+
+__all__ = [
+    "DataPolicyWarning",
+    "GazePrivacyError",
+    "InvalidDataError",
+    "InvalidParameterError",
+    "MissingDependencyError",
+    "NotFormallyPrivateWarning",
+]
+
+
+class GazePrivacyError(Exception):
+    """Base class of every error that gazeprivacy raises on purpose."""
+
+
+class InvalidDataError(GazePrivacyError, ValueError):
+    """Input data break a rule of the data model (the message names recording and row)."""
+
+
+class InvalidParameterError(GazePrivacyError, ValueError):
+    """A parameter is out of its valid range (the message names parameter, rule and value)."""
+
+
+class MissingDependencyError(GazePrivacyError, ImportError):
+    """An optional dependency is needed; the message names the extra to install."""
+
+
+class NotFormallyPrivateWarning(UserWarning):
+    """A step reads the private data or follows a paper's unproven path (see the Flag)."""
+
+
+class DataPolicyWarning(UserWarning):
+    """A documented data policy changed or set aside rows (e.g. NaN samples, clamped points)."""

@@ -1,0 +1,239 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Guarantee records: what a release promised, as data (SPEC section 0).
+
+Every mechanism has a ``guarantee(params, ...)`` privacy map that never reads the data and
+returns a :class:`Guarantee`; every public release returns its output with that record inside a
+:class:`Release`. When the paper's unit (window, chunk, event) is smaller than a participant, the
+record also carries ``per_participant`` budgets under basic sequential composition, computed from
+the public shape (how many units each participant contributed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
+from typing import Any, Generic, TypeVar
+
+__all__ = [
+    "Budget",
+    "Flag",
+    "FlagCode",
+    "Guarantee",
+    "Kind",
+    "Release",
+    "Unit",
+]
+
+T = TypeVar("T")
+
+
+class Kind(StrEnum):
+    """The formal notion a record speaks of."""
+
+    PURE_DP = "epsilon-DP"
+    APPROX_DP = "(epsilon,delta)-DP"
+    LOCAL_DP = "epsilon-LDP"
+    W_EVENT_DP = "(epsilon,w,r)-DP"
+    K_ANONYMITY = "k-anonymity"
+    PLAUSIBLE_DENIABILITY = "(k,gamma)-PD"
+    NONE = "none"
+
+
+class Unit(StrEnum):
+    """The unit of privacy: what two neighbouring inputs differ in."""
+
+    SAMPLE = "sample"
+    WINDOW = "window"
+    W_WINDOW = "w-window"
+    EVENT = "event"
+    CHUNK = "chunk"
+    SERIES = "series"
+    RECORDING = "recording"
+    PARTICIPANT = "participant"
+
+
+class FlagCode(StrEnum):
+    """Why a record is weaker than its headline. ``FIXED_SEED`` is informational."""
+
+    DATA_DEPENDENT_SENSITIVITY = "data-dependent-sensitivity"
+    TUNED_ON_PRIVATE_DATA = "tuned-on-private-data"
+    PROOF_GAP = "proof-gap"
+    NOT_PRIVATE = "not-private"
+    PARTIAL_COVERAGE = "partial-coverage"
+    FIXED_SEED = "fixed-seed"
+
+
+_INFORMATIONAL = {FlagCode.FIXED_SEED}
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """One reason the formal guarantee does not (fully) hold, in words a user can act on."""
+
+    code: FlagCode
+    message: str
+
+    @property
+    def breaks_guarantee(self) -> bool:
+        return self.code not in _INFORMATIONAL
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """A privacy budget at one unit, e.g. the whole participant after composition."""
+
+    epsilon: float | None
+    delta: float | None = None
+    units: int = 1
+    rule: str = "single unit"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Guarantee:
+    """What a release promises, per unit and per participant.
+
+    Examples
+    --------
+    >>> g = Guarantee(mechanism="laplace", kind=Kind.PURE_DP, unit=Unit.WINDOW, epsilon=0.5)
+    >>> g.compose({"p1": 4}).per_participant["p1"].epsilon
+    2.0
+    >>> Guarantee.from_json(g.to_json()) == g
+    True
+    """
+
+    mechanism: str
+    kind: Kind
+    unit: Unit
+    epsilon: float | None = None
+    delta: float | None = None
+    k: int | None = None
+    gamma: float | None = None
+    mode: str = "sound"
+    neighbouring: str = ""
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    flags: tuple[Flag, ...] = ()
+    per_participant: Mapping[str, Budget] | None = None
+    paper_claim: str | None = None
+    notes: tuple[str, ...] = ()
+    seed: int | None = None
+
+    @property
+    def formally_private(self) -> bool:
+        """True when the headline holds as stated: a private kind and no guarantee-breaking flag."""
+        return self.kind is not Kind.NONE and not any(f.breaks_guarantee for f in self.flags)
+
+    def with_flags(self, *flags: Flag) -> Guarantee:
+        """A copy with ``flags`` added (duplicates by code and message are kept once)."""
+        merged = tuple(dict.fromkeys((*self.flags, *flags)))
+        return replace(self, flags=merged)
+
+    def with_seed(self, seed: int | None) -> Guarantee:
+        """Note a fixed seed (a research run; a release run has ``seed=None``)."""
+        if seed is None:
+            return self
+        flag = Flag(FlagCode.FIXED_SEED, f"research run: the generator was seeded with {seed}; "
+                    "a release must draw its seed from OS entropy")
+        return replace(self, seed=seed).with_flags(flag)
+
+    def compose(self, units_per_participant: Mapping[str, int]) -> Guarantee:
+        """Fill ``per_participant`` by basic sequential composition over each participant's units.
+
+        ``units_per_participant`` is public shape (e.g. windows per participant). k-anonymity and
+        plausible deniability do not compose this way; for them the per-unit statement is repeated
+        with ``rule`` saying so.
+        """
+        out: dict[str, Budget] = {}
+        for pid, n in units_per_participant.items():
+            n = int(n)
+            if self.kind in (Kind.K_ANONYMITY, Kind.PLAUSIBLE_DENIABILITY, Kind.NONE):
+                out[str(pid)] = Budget(None, None, n, f"{self.kind.value} per {self.unit.value}; "
+                                       "no composition theorem across units")
+                continue
+            if self.unit is Unit.PARTICIPANT:
+                out[str(pid)] = Budget(self.epsilon, self.delta, n, "single unit")
+                continue
+            eps = None if self.epsilon is None else self.epsilon * n
+            delta = None if self.delta is None else min(1.0, self.delta * n)
+            out[str(pid)] = Budget(eps, delta, n, f"basic sequential composition over {n} "
+                                   f"{self.unit.value}s")
+        return replace(self, per_participant=out)
+
+    @property
+    def max_participant_epsilon(self) -> float | None:
+        """The largest per-participant epsilon (None when not composed or not applicable)."""
+        if not self.per_participant:
+            return None
+        vals = [b.epsilon for b in self.per_participant.values() if b.epsilon is not None]
+        return max(vals) if vals else None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["kind"] = self.kind.value
+        d["unit"] = self.unit.value
+        d["flags"] = [{"code": f.code.value, "message": f.message,
+                       "breaks_guarantee": f.breaks_guarantee} for f in self.flags]
+        d["formally_private"] = self.formally_private
+        d["parameters"] = _jsonable(dict(self.parameters))
+        d["notes"] = list(self.notes)
+        return d
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.to_dict(), indent=kwargs.pop("indent", 2), allow_nan=False,
+                          **kwargs)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Guarantee:
+        d = dict(d)
+        d.pop("formally_private", None)
+        d["kind"] = Kind(d["kind"])
+        d["unit"] = Unit(d["unit"])
+        d["flags"] = tuple(Flag(FlagCode(f["code"]), f["message"]) for f in d.get("flags", ()))
+        d["notes"] = tuple(d.get("notes", ()))
+        if d.get("per_participant") is not None:
+            d["per_participant"] = {k: Budget(**v) for k, v in d["per_participant"].items()}
+        return cls(**d)
+
+    @classmethod
+    def from_json(cls, text: str) -> Guarantee:
+        return cls.from_dict(json.loads(text))
+
+    def summary(self) -> str:
+        """One line for tables and logs."""
+        parts = [f"{self.mechanism} [{self.mode}]: {self.kind.value} per {self.unit.value}"]
+        for name in ("epsilon", "delta", "k", "gamma"):
+            v = getattr(self, name)
+            if v is not None:
+                parts.append(f"{name}={v:g}")
+        if (m := self.max_participant_epsilon) is not None:
+            parts.append(f"per participant <= {m:g}")
+        if not self.formally_private:
+            parts.append("NOT FORMALLY PRIVATE (" + ", ".join(
+                f.code.value for f in self.flags if f.breaks_guarantee) + ")"
+                if self.kind is not Kind.NONE else "NOT PRIVATE")
+        return "; ".join(parts)
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, Mapping):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, StrEnum):
+        return v.value
+    if hasattr(v, "item") and callable(v.item):  # numpy scalars
+        return v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    return v
+
+
+@dataclass(frozen=True, slots=True)
+class Release(Generic[T]):
+    """A mechanism's output together with its guarantee record; never a bare array."""
+
+    output: T
+    guarantee: Guarantee

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""What every mechanism shares: its registry entry and the per-recording driver.
+
+A sample-level mechanism module provides a frozen ``*Params`` dataclass, a ``guarantee(params,
+...)`` privacy map that never reads the data, and a function ``(recording, params, *, rng) ->
+Release[Recording]``. :func:`protect_recordings` runs such a function over a dataset with one
+independent child generator per recording (so serial and parallel runs agree for one seed),
+keeps the recordings, their order and row counts, and composes the per-participant guarantee.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.exceptions import InvalidDataError
+from gazeprivacy.guarantees import Guarantee, Release
+from gazeprivacy.rng import spawn
+
+__all__ = ["MechanismSpec", "protect_recordings"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MechanismSpec:
+    """A registry entry: how to build parameters and run the mechanism on a dataset.
+
+    ``protect(dataset, params, *, rng, progress=False) -> Release[Dataset]``;
+    ``params_type`` is the frozen parameter dataclass, whose ``paper(**kw)`` classmethod gives the
+    paper's setting (privacy parameters still come from the caller).
+    """
+
+    name: str
+    level: str  # "samples", "events", "series" or "heatmap"
+    params_type: type
+    protect: Callable[..., Release[Any]]
+    summary: str
+    citation: str = ""
+    options: dict[str, str] = field(default_factory=dict)
+
+
+def protect_recordings(
+    dataset: Dataset,
+    per_recording: Callable[[Recording, np.random.Generator], Release[Recording]],
+    *,
+    rng: np.random.Generator,
+    units: Callable[[Recording], int],
+    progress: bool = False,
+    description: str = "protecting",
+) -> Release[Dataset]:
+    """Run a per-recording mechanism over ``dataset``; compose the guarantee per participant.
+
+    ``units(recording)`` is the public count of privacy units in a recording (e.g. windows); the
+    records of all recordings must agree apart from their per-participant part.
+    """
+    if len(dataset) == 0:
+        raise InvalidDataError(f"dataset {dataset.name!r} has no recordings")
+    rngs = spawn(rng, len(dataset))
+    out: list[Recording] = []
+    record: Guarantee | None = None
+    iterator = _track(dataset.recordings, progress, description)
+    for rec, child in zip(iterator, rngs, strict=True):
+        rel = per_recording(rec, child)
+        if rel.output.n_samples != rec.n_samples:
+            raise AssertionError(f"{rel.guarantee.mechanism} changed the row count of "
+                                 f"{rec.recording!r}")
+        out.append(rel.output)
+        if record is None:
+            record = rel.guarantee
+        elif rel.guarantee.with_flags(*record.flags) != record.with_flags(*rel.guarantee.flags):
+            record = record.with_flags(*rel.guarantee.flags)
+    assert record is not None
+    record = record.compose(dataset.units_per_participant(units))
+    return Release(Dataset(tuple(out), name=dataset.name, info=dataset.info), record)
+
+
+def _track(items: Any, progress: bool, description: str) -> Any:
+    if not progress:
+        return items
+    from rich.progress import track
+
+    return track(items, description=description, transient=True)
