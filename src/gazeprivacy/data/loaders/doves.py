@@ -19,12 +19,16 @@ Units and labels
 
 Speed: the 25 MB ``.xz`` file is decompressed with :mod:`lzma` (single-threaded; the file is a
 single xz block, so no decoder can parallelise it, ~3 s) and parsed with polars (~0.7 s);
-recordings are then cut out of one numpy array without per-row Python work.
+recordings are then cut out of one numpy array without per-row Python work. The parsed table
+(~70 MB) is memoised for the process, keyed by the file's path, size and modification time, so
+that a second load or ``describe`` is quick; :func:`clear_doves_cache` releases it.
 """
 
 from __future__ import annotations
 
+import functools
 import io
+import itertools
 import lzma
 import os
 from collections.abc import Iterable
@@ -45,6 +49,7 @@ __all__ = [
     "DOVES_GEOMETRY",
     "DOVES_PX_PER_DEG",
     "DOVES_SAMPLING_RATE_HZ",
+    "clear_doves_cache",
     "describe_doves",
     "describe_doves_fixations",
     "doves_dataset_from_table",
@@ -82,15 +87,30 @@ def _image_numbers(images: Iterable[int | str] | None) -> list[int] | None:
     return out
 
 
+def _check_observers(observers: Iterable[str] | None, known: Iterable[str]) -> list[str] | None:
+    if observers is None:
+        return None
+    obs = [observers] if isinstance(observers, str) else [str(o) for o in observers]
+    known = set(known)
+    unknown = [o for o in obs if o not in known]
+    if unknown:
+        raise InvalidParameterError(
+            f"observers: unknown DOVES observer(s) {unknown}; valid: {', '.join(sorted(known))}")
+    return obs
+
+
+def _known_observers(folder: Path) -> list[str] | None:
+    """The observer codes of ``observers.txt``, so that a bad selection fails before reading."""
+    path = folder / "observers.txt"
+    if not path.is_file():
+        return None
+    return [ln.strip() for ln in path.read_text().splitlines() if ln.strip()]
+
+
 def _filter(table: pl.DataFrame, observers: Iterable[str] | None,
             images: Iterable[int | str] | None, *, what: str) -> pl.DataFrame:
-    if observers is not None:
-        obs = [observers] if isinstance(observers, str) else [str(o) for o in observers]
-        known = set(table["observer"].unique().to_list())
-        unknown = [o for o in obs if o not in known]
-        if unknown:
-            raise InvalidParameterError(
-                f"observers: unknown DOVES observer(s) {unknown}; valid: {', '.join(sorted(known))}")
+    obs = _check_observers(observers, table["observer"].unique().to_list())
+    if obs is not None:
         table = table.filter(pl.col("observer").is_in(obs))
     nums = _image_numbers(images)
     if nums is not None:
@@ -100,22 +120,35 @@ def _filter(table: pl.DataFrame, observers: Iterable[str] | None,
     return table
 
 
+@functools.lru_cache(maxsize=1)
+def _parse_gaze(path: str, size: int, mtime_ns: int) -> pl.DataFrame:
+    # size and mtime_ns are part of the cache key only: a changed file is read again.
+    with lzma.open(path) as fh:
+        raw = fh.read()
+    return pl.read_csv(io.BytesIO(raw), schema=_GAZE_SCHEMA)
+
+
 def _read_gaze(folder: Path) -> pl.DataFrame:
     path = dataset_file(folder, GAZE_FILE)
     try:
-        with lzma.open(path) as fh:
-            raw = fh.read()
-        return pl.read_csv(io.BytesIO(raw), schema=_GAZE_SCHEMA)
+        st = path.stat()
+        return _parse_gaze(str(path.resolve()), st.st_size, st.st_mtime_ns)
     except (OSError, lzma.LZMAError, pl.exceptions.PolarsError) as exc:
         raise InvalidDataError(f"cannot read {str(path)!r}: {exc}") from None
+
+
+def clear_doves_cache() -> None:
+    """Forget the memoised DOVES gaze table (frees ~70 MB)."""
+    _parse_gaze.cache_clear()
 
 
 def doves_dataset_from_table(table: pl.DataFrame, *, name: str = "doves",
                              info: dict | None = None) -> Dataset:
     """Build the DOVES :class:`Dataset` from a table ``observer, image, sample, x_px, y_px``.
 
-    Rows of one (observer, image) trial must be contiguous and ordered by ``sample``; the
-    order of first appearance is kept. Shared by :func:`load_doves` and the bundled sample.
+    Rows of one (observer, image) trial must be contiguous and ordered by ``sample``;
+    recordings are ordered by observer code, then image number. Shared by :func:`load_doves`
+    and the bundled sample.
     """
     missing = [c for c in _GAZE_SCHEMA if c not in table.columns]
     if missing:
@@ -128,8 +161,11 @@ def doves_dataset_from_table(table: pl.DataFrame, *, name: str = "doves",
     t = sample.astype(np.float64) / DOVES_SAMPLING_RATE_HZ
     change = np.flatnonzero((obs[1:] != obs[:-1]) | (img[1:] != img[:-1])) + 1
     bounds = np.concatenate([[0], change, [len(obs)]])
+    # The source file is image-major; order the trials (not the rows) by observer, then image.
+    trials = sorted(itertools.pairwise(bounds),
+                    key=lambda ab: (str(obs[ab[0]]), int(img[ab[0]])))
     recs = []
-    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+    for a, b in trials:
         stim = f"img{int(img[a]):03d}"
         recs.append(Recording(
             recording=f"{obs[a]}_{stim}", participant=str(obs[a]), t=t[a:b], x=x[a:b],
@@ -155,8 +191,8 @@ def load_doves(data_dir: str | os.PathLike[str] | None = None, *,
     Returns
     -------
     Dataset
-        Recordings in source order (observer, then image); see the module docstring for units
-        and labels. ``info`` holds source, citation, licence and counts.
+        Recordings ordered by observer code, then image number; see the module docstring for
+        units and labels. ``info`` holds source, citation, licence and counts.
 
     Raises
     ------
@@ -166,6 +202,10 @@ def load_doves(data_dir: str | os.PathLike[str] | None = None, *,
         An unknown observer or image, or a selection with no data.
     """
     folder = dataset_dir(FOLDER, data_dir)
+    known = _known_observers(folder)
+    if known is not None:  # validate the cheap arguments before the ~4 s read
+        _check_observers(observers, known)
+    _image_numbers(images)
     table = _filter(_read_gaze(folder), observers, images, what="recordings")
     info = {"source": str(folder / GAZE_FILE), "citation": DOVES_CITATION,
             "licence": "DOVES terms (free use/redistribution of the eye data with the notice)",

@@ -175,8 +175,8 @@ def load_mpiidpeye(data_dir: str | os.PathLike[str] | None = None, *,
         raise InvalidParameterError(
             f"low_confidence must be 'nan' or 'keep', got {low_confidence!r}")
     folder = dataset_dir(FOLDER, data_dir)
-    genders = _genders(folder)
     files = _files(folder)
+    genders = _genders(folder)
     wanted = _participant_numbers(participants)
     if wanted is not None:
         unknown = sorted(wanted - {p for p, _, _ in files})
@@ -210,7 +210,8 @@ def load_mpiidpeye(data_dir: str | os.PathLike[str] | None = None, *,
         measured = round(1.0 / float(np.median(np.diff(t))), 3)
         rid = f"P{p}_{MPIIDPEYE_DOCUMENTS[r]}"
         recs.append(Recording(
-            recording=rid, participant=f"P{p}", t=t, x=x, y=y, sampling_rate_hz=MPIIDPEYE_SAMPLING_RATE_HZ,
+            recording=rid, participant=f"P{p}", t=t, x=x, y=y,
+            sampling_rate_hz=MPIIDPEYE_SAMPLING_RATE_HZ,
             labels={"document": MPIIDPEYE_DOCUMENTS[r], "gender": genders[p],
                     "task": "reading"},
             pupil=pupil, geometry=geometry, channels={"confidence": conf}))
