@@ -29,6 +29,9 @@ gazebasevr_vergence_features       features   :func:`load_gazebasevr_vergence`
 ('samples', True)
 """
 
+import os
+from typing import Any
+
 from gazeprivacy._registry import Registry
 from gazeprivacy.data.loaders._paths import ENV_VAR, resolve_data_dir
 from gazeprivacy.data.loaders._spec import DatasetDescription, LoaderSpec
@@ -54,6 +57,7 @@ __all__ = [
     "LOADERS",
     "DatasetDescription",
     "LoaderSpec",
+    "load",
     "load_doves",
     "load_doves_fixations",
     "load_figrim_fixations",
@@ -116,3 +120,22 @@ LOADERS: Registry[LoaderSpec] = Registry("dataset", {
         redistributable=False, describe=describe_gazebasevr_vergence,
         what="per-recording vergence biomarkers, longitudinal rounds and sessions"),
 })
+
+
+def load(name: str, data_dir: str | os.PathLike[str] | None = None, **options: Any) -> Any:
+    """Load a registered dataset by name: ``LOADERS[name].load(data_dir, **options)``.
+
+    The return type follows the entry's ``kind``: a :class:`~gazeprivacy.data.Dataset`
+    (samples), :class:`~gazeprivacy.data.fixations.Fixations` or a polars DataFrame (features).
+    Unknown names raise :class:`~gazeprivacy.exceptions.InvalidParameterError` listing the
+    valid ones.
+
+    >>> load("gazebase")
+    Traceback (most recent call last):
+    ...
+    gazeprivacy.exceptions.InvalidParameterError: unknown dataset 'gazebase'; choose one of: \
+doves, doves_fixations, figrim_fixations, gazebasevr_vergence_features, \
+gazegraph_desktop_activity, mpiidpeye, osie_fixations, sbsat_features, \
+vr_selfcalib_office_supermarket
+    """
+    return LOADERS[name].load(data_dir, **options)
