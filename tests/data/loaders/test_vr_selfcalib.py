@@ -95,3 +95,20 @@ def test_describe(data_dir):
     d = describe_vr_selfcalib(data_dir)
     assert (d.participants, d.recordings, d.sampling_rate_hz) == (17, 30, 50.0)
     assert d.samples == 217_706
+
+
+def test_ray_frame_points_at_the_world_hit_point(data_dir):
+    # Documented convention: the head pose maps (ray_x, ray_y, -ray_z) to the world direction
+    # from the head to the logged cyclopean hit point; a wrong frame gives errors of ~10-60 deg.
+    path = (data_dir / "vr_selfcalib_office_supermarket" / "office_data"
+            / "gaze_user10_office.csv.gz")
+    header = pl.read_csv(path, n_rows=0).columns
+    d = pl.read_csv(path, schema=dict.fromkeys(header, pl.Float64)).drop_nulls()
+    d = d.filter((pl.col("opennessl") > 0.5) & (pl.col("opennessr") > 0.5))
+    rot = np.stack([[d[f"ctw_{r}{c}"].to_numpy() for c in range(3)] for r in range(3)])
+    head = np.stack([d[f"ctw_{r}3"].to_numpy() for r in range(3)], axis=1)
+    ray = d.select("ray_x", "ray_y", "ray_z").to_numpy() * [1, 1, -1]
+    world = np.einsum("ijn,nj->ni", rot, ray)
+    to_hit = d.select("xc", "yc", "zc").to_numpy() - head
+    cos = (world * to_hit).sum(1) / np.linalg.norm(world, axis=1) / np.linalg.norm(to_hit, axis=1)
+    assert np.median(np.degrees(np.arccos(np.clip(cos, -1, 1)))) < 1.0

@@ -13,8 +13,13 @@ Units and labels
 ----------------
 * Gaze: the combined gaze direction ``(ray_x, ray_y, ray_z)`` in HMD coordinates, converted by
   :func:`~gazeprivacy.data.direction_to_angles_deg`: ``x = atan2(ray_x, ray_z)``,
-  ``y = atan2(ray_y, hypot(ray_x, ray_z))`` in degrees (``y`` up, head-fixed). Observed gaze
-  stays within about +-32 deg.
+  ``y = atan2(ray_y, hypot(ray_x, ray_z))`` in degrees, head-fixed. The ray is in Unity's
+  camera-local frame (x right, y up, z forward), so positive ``x`` is rightwards and positive
+  ``y`` upwards: checked on the data, where ``cameraToWorldMatrix`` applied to
+  ``(ray_x, ray_y, -ray_z)`` points from the head position to the logged gaze hit point
+  ``(xc, yc, zc)`` within 0.1 deg (median). (The hit points are therefore *world*
+  coordinates, not HMD coordinates as the logger's comments suggest.) Observed gaze stays
+  within about +-32 deg.
 * :data:`VR_GEOMETRY` (kind ``"vr"``): +-55 deg on both axes. Assumption: HTC states a 110 deg
   field of view for the Vive Pro Eye (and a 110 deg trackable field for its eye tracker); the
   square +-55 deg region is a nominal bound, not a measured per-eye field.
