@@ -98,7 +98,10 @@ def describe_datasets(data_dir: str | os.PathLike[str] | None = None, *,
         root: Path | None = resolve_data_dir(data_dir)
         why = ""
     except InvalidDataError as exc:
-        root, why = None, f"not found: {exc}"
+        root = None
+        why = ("not found: no data directory (pass --data-dir / data_dir= or set "
+               "GAZEPRIVACY_DATA)" if data_dir is None and not os.environ.get("GAZEPRIVACY_DATA")
+               else f"not found: {exc}")
     with ThreadPoolExecutor(max_workers=max_workers) as pool:
         futures = [pool.submit(_describe, spec, root, why) for spec in LOADERS.values()]
         futures.append(pool.submit(_describe_sample))
