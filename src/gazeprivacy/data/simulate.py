@@ -230,7 +230,8 @@ def draw_traits(n: int, *, rng: np.random.Generator, blink_rate_hz: float = 0.25
             participant=f"{prefix}{i + 1:0{width}d}",
             saccade_velocity_gain=float(np.exp(0.12 * z[i, 0])),
             saccade_skew=float(1.1 + 0.8 * u[i, 0]),
-            fixation_duration_median_s=float(np.clip(0.25 * np.exp(0.15 * z[i, 1]), 0.17, 0.36)),
+            fixation_duration_median_s=float(
+                np.clip(0.235 * np.exp(0.15 * z[i, 1]), 0.16, 0.34)),
             fixation_duration_shape=float(2.5 + 4.0 * u[i, 1]),
             fixation_dispersion_deg=float(0.08 + 0.22 * u[i, 2]),
             drift_speed_deg_s=float(0.08 + 0.25 * u[i, 3]),
@@ -367,7 +368,7 @@ class ReadingTask:
                 x = left + float(sweep_err[k])
                 after_sweep = True
             elif after_sweep and u[k, 1] < self.corrective_probability:
-                x = max(left, x - 0.7 * float(sweep_err[k - 1]) if k else x)
+                x = max(left, x - 0.7 * float(sweep_err[k - 1]))  # k >= 1 after a sweep
                 after_sweep = False
             elif u[k, 0] < self.regression_probability and x - reg[k] > left:
                 x -= float(reg[k])
@@ -393,7 +394,7 @@ class FreeViewingTask:
     name: str = "free-viewing"
     description: str = "saccades of ~5-8 deg in all directions, centre bias, longer fixations"
     fixation_duration_factor: float = 1.15
-    amplitude_deg: float = 7.0
+    amplitude_deg: float = 8.0
     amplitude_shape: float = 2.5
     centre_bias: float = 0.35
     vertical_scale: float = 0.7
@@ -487,7 +488,8 @@ class RandomDotTask:
         onset = np.arange(m) * self.target_interval_s + latency
         dur = np.empty(k)
         dur[1::2] = corr[1:]
-        end_corrective = onset[1:] + sac[1::2] + corr[1:] + sac[2::2]   # gaze arrives at final_j
+        # sac[i] follows fixation i: primaries are sac[0], sac[2], ..., correctives sac[1], ...
+        end_corrective = onset[1:] + sac[0:-1:2] + corr[1:] + sac[1::2]  # gaze reaches final_j
         dur[0] = onset[1]
         dur[2:-1:2] = onset[2:] - end_corrective[:-1]
         dur[-1] = self.target_interval_s
