@@ -10,9 +10,11 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.ensemble import RandomForestClassifier
 
-from gazeprivacy.data import Dataset, Geometry, Recording
+from gazeprivacy.data import Dataset, Geometry, Recording, read_dataset, write_dataset
 from gazeprivacy.data.simulate import (
     DEFAULT_GEOMETRY,
     EVENT_CODES,
@@ -196,6 +198,45 @@ def test_task_models_can_be_customised_and_vr_reading_goes_up():
                               duration_s=20.0, sampling_rate_hz=100, rng=np.random.default_rng(1))
     amp, _, _ = _saccades(slow.x, slow.y, 100.0)
     assert 6 <= (amp > 4.0).sum() <= 12  # ~one primary saccade per 2 s
+
+
+def test_simulated_dataset_round_trips_through_parquet(tmp_path):
+    ds = simulate_dataset(n_participants=2, tasks=("reading", "random-dot"), duration_s=3.0,
+                          sampling_rate_hz=60, rng=np.random.default_rng(2))
+    back = read_dataset(write_dataset(ds, tmp_path / "sim.parquet"))
+    assert [r.recording for r in back] == [r.recording for r in ds]
+    for r, b in zip(ds, back, strict=True):
+        np.testing.assert_array_equal(r.x, b.x)
+        np.testing.assert_array_equal(r.pupil, b.pupil)
+        assert b.labels == r.labels and b.geometry == r.geometry
+        assert b.sampling_rate_hz == r.sampling_rate_hz
+
+
+@settings(max_examples=25, deadline=None)
+@given(rate=st.floats(20.0, 1200.0), duration_s=st.floats(0.1, 8.0),
+       task=st.sampled_from(sorted(TASKS)), seed=st.integers(0, 2**32 - 1),
+       width_deg=st.floats(14.0, 120.0), height_deg=st.floats(3.0, 90.0),
+       blink_rate_hz=st.floats(0.0, 1.5))
+def test_any_valid_setting_gives_a_valid_recording(rate, duration_s, task, seed, width_deg,
+                                                   height_deg, blink_rate_hz):
+    n = round(duration_s * rate)
+    if n < 2:
+        return
+    geo = Geometry(x_min_deg=-width_deg / 2, x_max_deg=width_deg / 2,
+                   y_min_deg=-height_deg / 2, y_max_deg=height_deg / 2)
+    rng = np.random.default_rng(seed)
+    p = draw_traits(1, rng=rng, blink_rate_hz=blink_rate_hz)[0]
+    rec = simulate_recording(traits=p, task=task, duration_s=duration_s, sampling_rate_hz=rate,
+                             geometry=geo, rng=rng, ground_truth=True)
+    assert rec.n_samples == n
+    ok = np.isfinite(rec.x)
+    np.testing.assert_array_equal(ok, np.isfinite(rec.y))
+    np.testing.assert_array_equal(ok, np.isfinite(rec.pupil))
+    np.testing.assert_array_equal(~ok, rec.channels["event_code"] == EVENT_CODES["blink"])
+    if ok.any():  # targets stay inside; noise, drift and calibration error may add ~1-2 deg
+        pad = 3.0
+        assert np.all((rec.x[ok] > geo.x_min_deg - pad) & (rec.x[ok] < geo.x_max_deg + pad))
+        assert np.all((rec.y[ok] > geo.y_min_deg - pad) & (rec.y[ok] < geo.y_max_deg + pad))
 
 
 # --------------------------------------------------------------------------------------------

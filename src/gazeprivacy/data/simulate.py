@@ -336,7 +336,7 @@ class ReadingTask:
     def plan(self, traits: ParticipantTraits, n_fixations: int, geometry: Geometry,
              rng: np.random.Generator) -> _Plan:
         x0, x1, y0, y1 = _inner_box(geometry, 3.0)
-        if x1 - x0 < 4 * self.forward_amplitude_deg:
+        if geometry.width_deg < 4 * self.forward_amplitude_deg + 6:
             raise InvalidParameterError(
                 f"reading needs a screen wider than {4 * self.forward_amplitude_deg + 6:g} deg "
                 f"(4 forward saccades plus margins), got {geometry.width_deg:g} deg; use a larger "
