@@ -23,6 +23,7 @@ from gazeprivacy.data.simulate import (
     ParticipantTraits,
     RandomDotTask,
     ReadingTask,
+    ScanPath,
     default_measurement_noise_deg,
     draw_traits,
     iter_simulated_recordings,
@@ -237,6 +238,50 @@ def test_any_valid_setting_gives_a_valid_recording(rate, duration_s, task, seed,
         pad = 3.0
         assert np.all((rec.x[ok] > geo.x_min_deg - pad) & (rec.x[ok] < geo.x_max_deg + pad))
         assert np.all((rec.y[ok] > geo.y_min_deg - pad) & (rec.y[ok] < geo.y_max_deg + pad))
+
+
+class _Corners:
+    """A user-defined task model: fixate the four corners of a square in turn, 0.5 s each."""
+
+    name = "corners"
+    description = "square of four fixation targets"
+    pupil_offset_mm = 0.0
+
+    def expected_fixations(self, traits, duration_s):
+        return int(duration_s / 0.5) + 1
+
+    def plan(self, traits, n_fixations, geometry, rng):
+        square = np.array([[10.0, 10.0], [20.0, 10.0], [20.0, 20.0], [10.0, 20.0]])
+        return ScanPath(centres=square[np.arange(n_fixations) % 4],
+                        durations_s=np.full(n_fixations, 0.5))
+
+
+def test_user_defined_task_models_are_accepted():
+    ds = simulate_dataset(n_participants=2, tasks=(_Corners(), "reading"), duration_s=4.0,
+                          sampling_rate_hz=100, blink_rate_hz=0.0, rng=np.random.default_rng(0))
+    rec = ds["p01_corners_1"]
+    assert rec.label("task") == "corners"
+    # at 0.25 s into each 0.5 s fixation the gaze is within ~1 deg of the corner
+    for k, corner in enumerate([(10, 10), (20, 10), (20, 20), (10, 20)] * 2):
+        i = int((0.5 * k + 0.3) * 100)
+        assert math.hypot(rec.x[i] - corner[0], rec.y[i] - corner[1]) < 1.5
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    pytest.param(dict(centres=np.zeros((3,)), durations_s=np.ones(3)), r"finite \(K, 2\) array",
+                 id="centres_1d"),
+    pytest.param(dict(centres=np.full((2, 2), np.nan), durations_s=np.ones(2)),
+                 r"finite \(K, 2\) array", id="centres_nan"),
+    pytest.param(dict(centres=np.zeros((2, 2)), durations_s=np.ones(3)),
+                 r"durations_s must have shape \(2,\)", id="durations_shape"),
+    pytest.param(dict(centres=np.zeros((2, 2)), durations_s=np.ones(2),
+                      saccade_durations_s=np.array([0.03, 0.0])),
+                 "saccade_durations_s must be finite and > 0, found 0.0 at fixation 1",
+                 id="zero_saccade"),
+])
+def test_scan_path_is_validated(kwargs, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        ScanPath(**kwargs)
 
 
 # --------------------------------------------------------------------------------------------

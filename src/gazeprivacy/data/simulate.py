@@ -62,6 +62,7 @@ __all__ = [
     "ParticipantTraits",
     "RandomDotTask",
     "ReadingTask",
+    "ScanPath",
     "TaskModel",
     "default_measurement_noise_deg",
     "draw_traits",
@@ -254,19 +255,64 @@ def draw_traits(n: int, *, rng: np.random.Generator, blink_rate_hz: float = 0.25
 # task models
 # --------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """Task-level scan path: fixation centres ``(K, 2)``, durations ``(K,)`` and optionally the
-    durations of the ``K`` saccades that follow each fixation (else drawn from the main
-    sequence)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScanPath:
+    """A task-level scan path, the output of a task model's ``plan``.
+
+    Parameters
+    ----------
+    centres : array of shape (K, 2), degrees
+        Fixation centres in order (finite).
+    durations_s : array of shape (K,), seconds
+        Fixation durations (> 0), microsaccades and drift included.
+    saccade_durations_s : array of shape (K,), seconds, optional
+        Durations (> 0) of the saccade that follows each fixation (the last one is never
+        reached); by default they are drawn from the participant's main sequence.
+
+    Examples
+    --------
+    >>> ScanPath(centres=np.zeros((2, 2)), durations_s=np.array([0.2, -1.0]))
+    Traceback (most recent call last):
+    ...
+    gazeprivacy.exceptions.InvalidParameterError: ScanPath durations_s must be finite and > 0, \
+found -1.0 at fixation 1
+    """
 
     centres: np.ndarray
     durations_s: np.ndarray
     saccade_durations_s: np.ndarray | None = None
 
+    def __post_init__(self) -> None:
+        c = np.asarray(self.centres, dtype=np.float64)
+        k = c.shape[0] if c.ndim == 2 else -1
+        if c.ndim != 2 or c.shape[1] != 2 or k < 1 or not np.all(np.isfinite(c)):
+            raise InvalidParameterError(
+                f"ScanPath centres must be a finite (K, 2) array with K >= 1, got shape "
+                f"{c.shape}")
+        object.__setattr__(self, "centres", c)
+        for name in ("durations_s", "saccade_durations_s"):
+            a = getattr(self, name)
+            if a is None:
+                continue
+            a = np.asarray(a, dtype=np.float64)
+            if a.shape != (k,):
+                raise InvalidParameterError(
+                    f"ScanPath {name} must have shape ({k},) like centres, got {a.shape}")
+            bad = np.flatnonzero(~(np.isfinite(a) & (a > 0)))
+            if bad.size:
+                raise InvalidParameterError(
+                    f"ScanPath {name} must be finite and > 0, found {float(a[bad[0]])!r} at "
+                    f"fixation {int(bad[0])}")
+            object.__setattr__(self, name, a)
+
 
 class TaskModel(Protocol):
-    """What a task model provides: a name, a description, statistics and a scan-path plan."""
+    """What a task model provides (duck-typed; see :class:`ReadingTask` for an example).
+
+    ``plan`` returns the scan path of ``n_fixations`` fixations (the simulator asks for about
+    1.5 x ``expected_fixations`` and asks again, for twice as many, if they fall short of the
+    recording); ``pupil_offset_mm`` shifts the pupil baseline during the task.
+    """
 
     name: str
     description: str
@@ -275,7 +321,7 @@ class TaskModel(Protocol):
     def expected_fixations(self, traits: ParticipantTraits, duration_s: float) -> int: ...
 
     def plan(self, traits: ParticipantTraits, n_fixations: int, geometry: Geometry,
-             rng: np.random.Generator) -> _Plan: ...
+             rng: np.random.Generator) -> ScanPath: ...
 
 
 def _fixation_durations(traits: ParticipantTraits, factor: float, n: int,
@@ -334,7 +380,7 @@ class ReadingTask:
                                  * self.fixation_duration_factor + 0.025)) + 1
 
     def plan(self, traits: ParticipantTraits, n_fixations: int, geometry: Geometry,
-             rng: np.random.Generator) -> _Plan:
+             rng: np.random.Generator) -> ScanPath:
         x0, x1, y0, y1 = _inner_box(geometry, 3.0)
         if geometry.width_deg < 4 * self.forward_amplitude_deg + 6:
             raise InvalidParameterError(
@@ -376,7 +422,7 @@ class ReadingTask:
             else:
                 x += float(fwd[k])
                 after_sweep = False
-        return _Plan(centres=centres,
+        return ScanPath(centres=centres,
                      durations_s=_fixation_durations(traits, self.fixation_duration_factor, n, rng))
 
 
@@ -411,7 +457,7 @@ class FreeViewingTask:
                                  * self.fixation_duration_factor + 0.035)) + 1
 
     def plan(self, traits: ParticipantTraits, n_fixations: int, geometry: Geometry,
-             rng: np.random.Generator) -> _Plan:
+             rng: np.random.Generator) -> ScanPath:
         n = n_fixations
         x0, x1, y0, y1 = _inner_box(geometry, _MARGIN_DEG)
         amp = rng.gamma(self.amplitude_shape, self.amplitude_deg * traits.amplitude_gain
@@ -429,7 +475,7 @@ class FreeViewingTask:
         centres = c + dev
         np.clip(centres[:, 0], x0, x1, out=centres[:, 0])
         np.clip(centres[:, 1], y0, y1, out=centres[:, 1])
-        return _Plan(centres=centres,
+        return ScanPath(centres=centres,
                      durations_s=_fixation_durations(traits, self.fixation_duration_factor, n, rng))
 
 
@@ -462,7 +508,7 @@ class RandomDotTask:
         return 2 * (int(duration_s / self.target_interval_s) + 2)
 
     def plan(self, traits: ParticipantTraits, n_fixations: int, geometry: Geometry,
-             rng: np.random.Generator) -> _Plan:
+             rng: np.random.Generator) -> ScanPath:
         m = max(2, n_fixations // 2)  # targets, the first at the centre
         x0, x1, y0, y1 = _inner_box(geometry, self.margin_deg)
         targets = np.column_stack([rng.uniform(x0, x1, size=m), rng.uniform(y0, y1, size=m)])
@@ -494,7 +540,7 @@ class RandomDotTask:
         dur[2:-1:2] = onset[2:] - end_corrective[:-1]
         dur[-1] = self.target_interval_s
         dur = np.maximum(dur, 0.05)
-        return _Plan(centres=centres, durations_s=dur, saccade_durations_s=sac)
+        return ScanPath(centres=centres, durations_s=dur, saccade_durations_s=sac)
 
 
 TASKS: Registry[TaskModel] = Registry("simulated task", {
@@ -549,7 +595,7 @@ def default_measurement_noise_deg(sampling_rate_hz: float) -> float:
     return round(0.03 * min(1.0, 100.0 / sampling_rate_hz), 12)
 
 
-def _render(plan: _Plan, traits: ParticipantTraits, n_samples: int, rate: float,
+def _render(plan: ScanPath, traits: ParticipantTraits, n_samples: int, rate: float,
             rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Positions ``(n, 2)`` and event codes for a plan, or None if the plan is too short."""
     centres, fix_dur = plan.centres, plan.durations_s
