@@ -267,6 +267,18 @@ def test_user_defined_task_models_are_accepted():
         assert math.hypot(rec.x[i] - corner[0], rec.y[i] - corner[1]) < 1.5
 
 
+class _Underestimating(_Corners):
+    def expected_fixations(self, traits, duration_s):
+        return 0  # the simulator must ask again (twice as many) until the recording is covered
+
+
+def test_a_plan_that_falls_short_is_redrawn_longer():
+    p = draw_traits(1, rng=np.random.default_rng(0))[0]
+    rec = simulate_recording(traits=p, task=_Underestimating(), duration_s=30.0,
+                             sampling_rate_hz=50, rng=np.random.default_rng(1))
+    assert rec.n_samples == 1500 and np.isfinite(rec.x[-50:]).any()
+
+
 @pytest.mark.parametrize(("kwargs", "match"), [
     pytest.param(dict(centres=np.zeros((3,)), durations_s=np.ones(3)), r"finite \(K, 2\) array",
                  id="centres_1d"),
