@@ -15,6 +15,7 @@ from gazeprivacy.events.kinematics import (
     METRICS,
     angular_distance_deg,
     interval_speed_deg_s,
+    mixed_distance_deg,
     resolve_metric,
 )
 
@@ -27,6 +28,7 @@ __all__ = [
     "detect_events_dataset",
     "empty_event_table",
     "interval_speed_deg_s",
+    "mixed_distance_deg",
     "resolve_metric",
     "sample_labels",
 ]

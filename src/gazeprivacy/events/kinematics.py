@@ -23,7 +23,8 @@ import numpy as np
 from gazeprivacy._validation import check_in
 from gazeprivacy.data.recording import Recording
 
-__all__ = ["METRICS", "angular_distance_deg", "interval_speed_deg_s", "resolve_metric"]
+__all__ = ["METRICS", "angular_distance_deg", "interval_speed_deg_s", "mixed_distance_deg",
+           "resolve_metric"]
 
 METRICS = ("auto", "euclidean", "great-circle")
 
@@ -71,6 +72,24 @@ def angular_distance_deg(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.
     h = (np.sin((lat1 - lat0) / 2) ** 2
          + np.cos(lat0) * np.cos(lat1) * np.sin(np.radians(x1 - x0) / 2) ** 2)
     return np.degrees(2 * np.arcsin(np.sqrt(np.clip(h, 0.0, 1.0))))
+
+
+def mixed_distance_deg(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray,
+                       great_circle: np.ndarray) -> np.ndarray:
+    """Euclidean distance, great-circle where the boolean mask ``great_circle`` is set.
+
+    For arrays that concatenate recordings of both kinds (screen and VR).
+
+    >>> mixed_distance_deg(np.zeros(2), np.zeros(2), np.full(2, 90.0), np.zeros(2),
+    ...                    np.array([False, True])).round(9).tolist()
+    [90.0, 90.0]
+    """
+    d = angular_distance_deg(x0, y0, x1, y1, metric="euclidean")
+    great_circle = np.asarray(great_circle, dtype=bool)
+    if great_circle.any():
+        d = np.where(great_circle,
+                     angular_distance_deg(x0, y0, x1, y1, metric="great-circle"), d)
+    return d
 
 
 def interval_speed_deg_s(t: np.ndarray, x: np.ndarray, y: np.ndarray, *,

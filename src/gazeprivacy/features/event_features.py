@@ -48,7 +48,7 @@ import polars as pl
 
 from gazeprivacy._validation import check_int
 from gazeprivacy.data.recording import Dataset, Recording
-from gazeprivacy.events.kinematics import angular_distance_deg, resolve_metric
+from gazeprivacy.events.kinematics import mixed_distance_deg, resolve_metric
 from gazeprivacy.exceptions import InvalidDataError
 
 __all__ = ["EVENT_FEATURE_COLUMNS", "SERIES", "STATISTICS", "event_features",
@@ -106,16 +106,6 @@ def _group_stats(v: np.ndarray, starts: np.ndarray, counts: np.ndarray, prefix: 
         f"{prefix}_kurtosis": np.where(const, 0.0, m4 / safe ** 2 - 3.0),
     })
     return out
-
-
-def _distance(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray,
-              great_circle: np.ndarray) -> np.ndarray:
-    """Euclidean distance, great-circle where ``great_circle`` is set (VR recordings)."""
-    d = angular_distance_deg(x0, y0, x1, y1, metric="euclidean")
-    if great_circle.any():
-        d = np.where(great_circle,
-                     angular_distance_deg(x0, y0, x1, y1, metric="great-circle"), d)
-    return d
 
 
 def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_samples: int = 4,
@@ -207,7 +197,7 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
     dt = np.diff(t)
     great_circle = {i: resolve_metric(recs[i]) == "great-circle" for i in used}
     gc_ev = np.array([great_circle[i] for i in rec_idx], dtype=bool)
-    dist = _distance(x[:-1], y[:-1], x[1:], y[1:], np.repeat(gc_ev, n)[1:])
+    dist = mixed_distance_deg(x[:-1], y[:-1], x[1:], y[1:], np.repeat(gc_ev, n)[1:])
     vx, vy, vang = (np.diff(x) / dt)[same], (np.diff(y) / dt)[same], (dist / dt)[same]
     dist, veid = dist[same], eid[1:][same]  # interval event ids
     tmid = ((t[:-1] + t[1:]) / 2)[same]
@@ -232,7 +222,7 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
     vcount = n - 1
     cols["path_length_deg"] = np.add.reduceat(dist, vstart)
     cols["mean_velocity_deg_s"] = cols["path_length_deg"] / duration
-    cols["amplitude_deg"] = _distance(x[firsti], y[firsti], x[last], y[last], gc_ev)
+    cols["amplitude_deg"] = mixed_distance_deg(x[firsti], y[firsti], x[last], y[last], gc_ev)
     astart = firsti - 2 * np.arange(m)        # and n_k - 2 accelerations
     acount = n - 2
     for name, v in (("velocity_x", vx), ("velocity_y", vy), ("velocity_ang", vang)):
@@ -253,7 +243,7 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
     ok = prev >= 0
     pxv = np.where(ok, cx[prev], np.nan)
     pyv = np.where(ok, cy[prev], np.nan)
-    dprev = _distance(pxv, pyv, cx, cy, gc_ev)
+    dprev = mixed_distance_deg(pxv, pyv, cx, cy, gc_ev)
     aprev = np.degrees(np.arctan2(cy - pyv, cx - pxv))
     if fill_undefined is not None:
         dprev = np.where(ok, dprev, fill_undefined)
