@@ -194,16 +194,16 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
 
     # Interval quantities: pairs (k, k+1) inside one event.
     same = eid[1:] == eid[:-1]
-    dt = np.diff(t)
+    dt = np.diff(t)[same]
     great_circle = {i: resolve_metric(recs[i]) == "great-circle" for i in used}
     gc_ev = np.array([great_circle[i] for i in rec_idx], dtype=bool)
-    dist = mixed_distance_deg(x[:-1], y[:-1], x[1:], y[1:], np.repeat(gc_ev, n)[1:])
-    vx, vy, vang = (np.diff(x) / dt)[same], (np.diff(y) / dt)[same], (dist / dt)[same]
-    dist, veid = dist[same], eid[1:][same]  # interval event ids
+    dist = mixed_distance_deg(x[:-1], y[:-1], x[1:], y[1:], np.repeat(gc_ev, n)[1:])[same]
+    vx, vy, vang = np.diff(x)[same] / dt, np.diff(y)[same] / dt, dist / dt
+    veid = eid[1:][same]  # event id of each interval
     tmid = ((t[:-1] + t[1:]) / 2)[same]
     same_a = veid[1:] == veid[:-1]
-    dtm = np.diff(tmid)
-    ax, ay, aang = ((np.diff(v) / dtm)[same_a] for v in (vx, vy, vang))
+    dtm = np.diff(tmid)[same_a]
+    ax, ay, aang = (np.diff(v)[same_a] / dtm for v in (vx, vy, vang))
 
     # Event-level scalars straight from the sample arrays.
     last = np.cumsum(n) - 1
