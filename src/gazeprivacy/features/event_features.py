@@ -37,8 +37,10 @@ deviation <= ``1e-9 * (1 + |mean|)``, far below any tracker's noise) are set to 
 signals give finite values. (2) The ``*_prev`` features of a recording's first event of each type
 (see above). Everything else is finite for events of >= 4 samples.
 
-Computed for all events at once with polars group-by aggregations over the concatenated samples:
-all of DOVES (3 M samples, ~70 k events) takes about a second (``benchmarks/bench_events.py``).
+Computed for all events at once over the concatenated samples with ``np.*.reduceat`` (polars'
+group-by costs ~0.2 s per aggregation at this size, and there are ~60): all of DOVES (3.0 M
+samples, 59.7 k events of >= 4 samples) takes 4.6-9.7 s on the shared 2-core machine under a load
+average of 10-14, where I-VT detection takes 0.9-1.8 s (``benchmarks/bench_events.py``).
 """
 
 from __future__ import annotations
@@ -65,8 +67,8 @@ EVENT_FEATURE_COLUMNS: tuple[str, ...] = _SCALARS + tuple(
 _KEYS = ("recording", "participant", "name", "onset", "offset")
 
 
-def _group_stats(v: np.ndarray, starts: np.ndarray, counts: np.ndarray, prefix: str,
-                 *, median: bool = True) -> dict[str, np.ndarray]:
+def _group_stats(v: np.ndarray, gid: np.ndarray, starts: np.ndarray, counts: np.ndarray,
+                 prefix: str, *, median: bool = True) -> dict[str, np.ndarray]:
     """Mean, median, max, min, std, var, skew, kurtosis of contiguous, non-empty groups.
 
     Hand-written with ``np.*.reduceat`` because polars' group-by costs ~0.2 s per aggregation on
@@ -76,7 +78,6 @@ def _group_stats(v: np.ndarray, starts: np.ndarray, counts: np.ndarray, prefix: 
     composite key ``group + 0.5 (v - min) / (max - min)`` in one ``np.sort`` and reads the value
     back from the key, exact to ~1e-10 of the group's range.
     """
-    gid = np.repeat(np.arange(counts.shape[0]), counts)
     mean = np.add.reduceat(v, starts) / counts
     d = v - mean[gid]
     d2 = d * d
@@ -209,8 +210,8 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
     last = np.cumsum(n) - 1
     firsti = last - n + 1
     cols: dict[str, np.ndarray] = {}
-    px = _group_stats(x, firsti, n, "x", median=False)
-    py = _group_stats(y, firsti, n, "y", median=False)
+    px = _group_stats(x, eid, firsti, n, "x", median=False)
+    py = _group_stats(y, eid, firsti, n, "y", median=False)
     cx, cy = px["x_mean"], py["y_mean"]
     duration = t[last] - t[firsti] + period_all[gidx[firsti]]
     cols["duration_s"] = duration
@@ -225,10 +226,11 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
     cols["amplitude_deg"] = mixed_distance_deg(x[firsti], y[firsti], x[last], y[last], gc_ev)
     astart = firsti - 2 * np.arange(m)        # and n_k - 2 accelerations
     acount = n - 2
+    aeid = veid[1:][same_a]
     for name, v in (("velocity_x", vx), ("velocity_y", vy), ("velocity_ang", vang)):
-        cols.update(_group_stats(v, vstart, vcount, name))
+        cols.update(_group_stats(v, veid, vstart, vcount, name))
     for name, v in (("acceleration_x", ax), ("acceleration_y", ay), ("acceleration_ang", aang)):
-        cols.update(_group_stats(v, astart, acount, name))
+        cols.update(_group_stats(v, aeid, astart, acount, name))
 
     # Distance and direction from the previous event of the same type in the same recording
     # (the table is ordered by onset within a recording; sort to be safe, then restore order).
