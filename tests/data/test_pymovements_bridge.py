@@ -89,6 +89,25 @@ def test_pymovements_can_process_the_gaze(rng):
     assert fix.select("onset", "offset").rows() == [(5, 495), (525, 1020)]
 
 
+def test_events_travel_in_pymovements_convention():
+    x = np.r_[np.zeros(100), np.linspace(1, 10, 5), np.full(100, 10.0)]
+    r = Recording.from_arrays(recording="r", participant="p", x=x, y=np.zeros_like(x),
+                              sampling_rate_hz=200)
+    ev = pl.DataFrame({"recording": ["r", "r", "r"], "name": ["fixation", "saccade", "fixation"],
+                       "onset": [0, 100, 105], "offset": [100, 105, 205]})
+    gaze = to_pymovements(r, events=ev)
+    frame = gaze.events.frame
+    assert frame.select("name", "onset", "offset").rows() == [
+        ("fixation", 0, 495), ("saccade", 500, 520), ("fixation", 525, 1020)]
+    gaze.pos2vel(method="preceding")
+    gaze.compute_event_properties(["amplitude", "dispersion"])
+    sac = gaze.events.frame.row(1, named=True)
+    assert sac["amplitude"] == pytest.approx(9.0) and sac["dispersion"] == pytest.approx(9.0)
+    bad = ev.with_columns(pl.lit(500).alias("offset"))
+    with pytest.raises(InvalidDataError, match="is not inside a recording"):
+        to_pymovements(r, events=bad)
+
+
 def test_foreign_gaze_monocular_and_binocular():
     t = np.arange(6) * 4.0  # ms, 250 Hz
     pos = np.vstack([np.arange(6.0), np.ones(6)])

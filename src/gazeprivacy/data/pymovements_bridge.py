@@ -42,12 +42,17 @@ def _pm() -> Any:
     return pm
 
 
-def to_pymovements(data: Recording | Dataset) -> Any:
-    """A ``pymovements.Gaze`` holding ``data``'s samples and metadata.
+def to_pymovements(data: Recording | Dataset, *, events: pl.DataFrame | None = None) -> Any:
+    """A ``pymovements.Gaze`` holding ``data``'s samples and metadata (and events).
 
     Parameters
     ----------
     data : Recording or Dataset
+    events : polars.DataFrame, optional
+        An event table of ``data`` (``gazeprivacy.events.EVENT_SCHEMA``: ``recording``,
+        ``name``, sample indices ``onset`` and exclusive ``offset``). It becomes ``gaze.events``
+        in pymovements' convention: onset and *inclusive* offset as sample timestamps in ms, with
+        the trial columns, so that e.g. ``gaze.compute_event_properties("peak_velocity")`` works.
 
     Returns
     -------
@@ -57,7 +62,8 @@ def to_pymovements(data: Recording | Dataset) -> Any:
     Raises
     ------
     InvalidDataError
-        ``data`` is an empty dataset.
+        ``data`` is an empty dataset, or ``events`` name a recording that is not in ``data`` or
+        lie outside it.
 
     Examples
     --------
@@ -98,7 +104,31 @@ def to_pymovements(data: Recording | Dataset) -> Any:
         },
     }
     gaze.metadata = {**(gaze.metadata or {}), _META: meta}
+    if events is not None:
+        gaze.events = _pm_events(ds, events)
     return gaze
+
+
+def _pm_events(ds: Dataset, events: pl.DataFrame) -> Any:
+    pm = _pm()
+    index = {r.recording: r for r in ds}
+    onset_ms, offset_ms = [], []
+    for rid, on, off in events.select("recording", "onset", "offset").iter_rows():
+        r = index.get(rid)
+        if r is None or not 0 <= on < off <= r.n_samples:
+            raise InvalidDataError(
+                f"event ({rid!r}, onset {on}, offset {off}) is not inside a recording of "
+                f"dataset {ds.name!r}; pass the events detected on this data")
+        onset_ms.append(r.t[on] * 1000.0)
+        offset_ms.append(r.t[off - 1] * 1000.0)
+    frame = pl.DataFrame({
+        "participant": [index[rid].participant for rid in events["recording"]],
+        "recording": events["recording"].cast(pl.String),
+        "name": events["name"].cast(pl.String),
+        "onset": pl.Series(onset_ms, dtype=pl.Float64),
+        "offset": pl.Series(offset_ms, dtype=pl.Float64),
+    })
+    return pm.Events(frame, trial_columns=["participant", "recording"])
 
 
 def _eye_components(n_components: int, eye: str) -> tuple[int, int]:
