@@ -17,9 +17,9 @@ type, so a consumer picks columns by ``name``. Features (units: deg, s, deg/s, d
   from the first to the last sample; ``dispersion_deg``: ``(max x - min x) + (max y - min y)``
   (Salvucci & Goldberg, as in I-DT); ``mean_velocity_deg_s``: path length / duration;
 * ``distance_prev_deg``, ``angle_prev_deg``: distance and direction (``atan2(dy, dx)`` in
-  degrees, (-180, 180], in the data's own axes: screen ``y`` grows downwards) from the centroid of the previous event *of the same type* in the same
-  recording to this event's centroid. The first fixation and the first saccade of a recording
-  have none: NaN, or ``fill_undefined`` when given.
+  degrees, (-180, 180], in the data's own axes: screen ``y`` grows downwards) from the centroid
+  of the previous event *of the same type* in the same recording to this event's centroid. The
+  first fixation and the first saccade of a recording have none: NaN, or ``fill_undefined``.
 * For each of ``velocity_x``, ``velocity_y`` (component derivatives, deg/s), ``velocity_ang``
   (angular speed: the sample-to-sample distance over time, deg/s), ``acceleration_x``,
   ``acceleration_y``, ``acceleration_ang`` (derivatives of those, deg/s^2): ``_mean``,
