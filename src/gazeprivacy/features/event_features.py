@@ -39,8 +39,8 @@ signals give finite values. (2) The ``*_prev`` features of a recording's first e
 
 Computed for all events at once over the concatenated samples with ``np.*.reduceat`` (polars'
 group-by costs ~0.2 s per aggregation at this size, and there are ~60): all of DOVES (3.0 M
-samples, 59.7 k events of >= 4 samples) takes 4.6-9.7 s on the shared 2-core machine under a load
-average of 10-14, where I-VT detection takes 0.9-1.8 s (``benchmarks/bench_events.py``).
+samples, 59.7 k events of >= 4 samples) takes 3-7 s on the shared 2-core machine under a load
+average of 12-14, where I-VT detection takes 0.9-1.8 s (``benchmarks/bench_events.py``).
 """
 
 from __future__ import annotations
@@ -68,22 +68,31 @@ _KEYS = ("recording", "participant", "name", "onset", "offset")
 
 
 def _group_stats(v: np.ndarray, gid: np.ndarray, starts: np.ndarray, counts: np.ndarray,
-                 prefix: str, *, median: bool = True) -> dict[str, np.ndarray]:
+                 prefix: str, *, median: bool = True,
+                 work: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Mean, median, max, min, std, var, skew, kurtosis of contiguous, non-empty groups.
 
     Hand-written with ``np.*.reduceat`` because polars' group-by costs ~0.2 s per aggregation on
-    DOVES-sized input (48 of them here) against a few ms for a reduceat. Moments are two-pass and
-    biased (population std/var, scipy's default skew and excess kurtosis); a (near-)constant
-    group (std <= 1e-9 (1 + |mean|)) gets skew = kurtosis = 0. The median sorts the values by the
-    composite key ``group + 0.5 (v - min) / (max - min)`` in one ``np.sort`` and reads the value
-    back from the key, exact to ~1e-10 of the group's range.
+    DOVES-sized input (48 of them here) against a few ms for a reduceat; the two ``work``
+    buffers (at least ``len(v)`` long) are reused so that no large array is allocated per
+    statistic. Moments are two-pass and biased (population std/var, scipy's default skew and
+    excess kurtosis); a (near-)constant group (std <= 1e-9 (1 + |mean|)) gets skew = kurtosis =
+    0. The median sorts the values by the composite key ``group + 0.5 (v - min) / (max - min)``
+    in one in-place ``np.sort`` and reads the value back from the key, exact to ~1e-10 of the
+    group's range.
     """
+    size = v.shape[0]
+    w1, w2 = (np.empty(size), np.empty(size)) if work is None else (work[0][:size],
+                                                                    work[1][:size])
     mean = np.add.reduceat(v, starts) / counts
-    d = v - mean[gid]
-    d2 = d * d
-    m2 = np.add.reduceat(d2, starts) / counts
-    m3 = np.add.reduceat(d2 * d, starts) / counts
-    m4 = np.add.reduceat(d2 * d2, starts) / counts
+    np.take(mean, gid, out=w1)
+    np.subtract(v, w1, out=w1)                      # d
+    np.multiply(w1, w1, out=w2)                     # d^2
+    m2 = np.add.reduceat(w2, starts) / counts
+    np.multiply(w1, w2, out=w1)                     # d^3
+    m3 = np.add.reduceat(w1, starts) / counts
+    np.multiply(w2, w2, out=w2)                     # d^4
+    m4 = np.add.reduceat(w2, starts) / counts
     std = np.sqrt(m2)
     const = std <= 1e-9 * (1.0 + np.abs(mean))
     safe = np.where(const, 1.0, m2)
@@ -93,14 +102,17 @@ def _group_stats(v: np.ndarray, gid: np.ndarray, starts: np.ndarray, counts: np.
     if median:
         rng = vmax - vmin
         scale = np.where(rng > 0, rng, 1.0)
-        key = np.sort(gid + 0.5 * (v - vmin[gid]) / scale[gid])
+        np.take(vmin, gid, out=w1)
+        np.subtract(v, w1, out=w1)
+        np.take(scale * 2.0, gid, out=w2)
+        np.divide(w1, w2, out=w1)
+        np.add(w1, gid, out=w1)
+        w1.sort()
         lo = starts + (counts - 1) // 2
         hi = starts + counts // 2
-
-        def val(i: np.ndarray) -> np.ndarray:
-            return vmin + (key[i] - np.arange(counts.shape[0])) * 2.0 * scale
-
-        out[f"{prefix}_median"] = np.clip((val(lo) + val(hi)) / 2, vmin, vmax)
+        groups = np.arange(counts.shape[0])
+        med = (vmin + (w1[lo] - groups) * 2.0 * scale + vmin + (w1[hi] - groups) * 2.0 * scale) / 2
+        out[f"{prefix}_median"] = np.clip(med, vmin, vmax)
     out.update({
         f"{prefix}_max": vmax, f"{prefix}_min": vmin, f"{prefix}_std": std, f"{prefix}_var": m2,
         f"{prefix}_skew": np.where(const, 0.0, m3 / safe ** 1.5),
@@ -210,8 +222,9 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
     last = np.cumsum(n) - 1
     firsti = last - n + 1
     cols: dict[str, np.ndarray] = {}
-    px = _group_stats(x, eid, firsti, n, "x", median=False)
-    py = _group_stats(y, eid, firsti, n, "y", median=False)
+    work = (np.empty(total), np.empty(total))
+    px = _group_stats(x, eid, firsti, n, "x", median=False, work=work)
+    py = _group_stats(y, eid, firsti, n, "y", median=False, work=work)
     cx, cy = px["x_mean"], py["y_mean"]
     duration = t[last] - t[firsti] + period_all[gidx[firsti]]
     cols["duration_s"] = duration
@@ -228,9 +241,9 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
     acount = n - 2
     aeid = veid[1:][same_a]
     for name, v in (("velocity_x", vx), ("velocity_y", vy), ("velocity_ang", vang)):
-        cols.update(_group_stats(v, veid, vstart, vcount, name))
+        cols.update(_group_stats(v, veid, vstart, vcount, name, work=work))
     for name, v in (("acceleration_x", ax), ("acceleration_y", ay), ("acceleration_ang", aang)):
-        cols.update(_group_stats(v, aeid, astart, acount, name))
+        cols.update(_group_stats(v, aeid, astart, acount, name, work=work))
 
     # Distance and direction from the previous event of the same type in the same recording
     # (the table is ordered by onset within a recording; sort to be safe, then restore order).
