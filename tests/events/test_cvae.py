@@ -12,7 +12,7 @@ from gazeprivacy.exceptions import InvalidParameterError
 
 pytest.importorskip("torch")
 
-from gazeprivacy.events.cvae import SaccadeCVAE  # noqa: E402
+from gazeprivacy.events.cvae import SaccadeCVAE
 
 
 def _training(rng, n=1500):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""event-synth-PD: nothing raw is released, the tests pass and fail as defined, records are honest."""
+"""event-synth-PD: nothing raw is released, tests pass and fail as defined, honest records."""
 
 from __future__ import annotations
 
@@ -25,9 +25,8 @@ pytest.importorskip("torch")
 @pytest.fixture(scope="module")
 def released(make_event_dataset):
     ds, events = make_event_dataset(4, 2, rng=np.random.default_rng(3))
-    params = EventSynthPDParams.paper(k=2, gamma=3.0)
-    rel = event_synth_pd(ds, EventSynthPDParams(k=2, gamma=3.0, cvae_epochs=20),
-                         rng=np.random.default_rng(4), events=events)
+    params = EventSynthPDParams(k=2, gamma=3.0, cvae_epochs=20)
+    rel = event_synth_pd(ds, params, rng=np.random.default_rng(4), events=events)
     return ds, events, rel, params
 
 
@@ -47,7 +46,7 @@ def test_no_released_sample_equals_a_raw_sample(released):
 
 
 def test_every_event_is_accounted_for(released):
-    ds, events, rel, _ = released
+    _, events, rel, _ = released
     stats = rel.output.info["event-synth-pd"]
     assert stats["events"] == events.height
     assert stats["released"] + stats["failed"] == stats["events"]

@@ -297,7 +297,7 @@ def _events_per_participant(dataset: Dataset, fitted: list[FittedEvents]) -> dic
 
 
 def _train_cvae(dataset: Dataset, fitted: list[FittedEvents], params: EventSynthPDParams,
-                rng: np.random.Generator):  # noqa: ANN202 - torch-typed, imported lazily
+                rng: np.random.Generator):
     from gazeprivacy.events.cvae import SaccadeCVAE
 
     prof = [f.saccade_profiles for f in fitted if f.n_saccades]
@@ -310,7 +310,7 @@ def _train_cvae(dataset: Dataset, fitted: list[FittedEvents], params: EventSynth
         np.concatenate([f.saccade_duration_s for f in fitted]), owners, rng=rng)
 
 
-def _synthesise_recording(rec: Recording, fit: FittedEvents, pop: _Population, cvae,  # noqa: ANN001
+def _synthesise_recording(rec: Recording, fit: FittedEvents, pop: _Population, cvae,
                           owner: int, params: EventSynthPDParams, rng: np.random.Generator,
                           stats: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     fix_out = fit.fixation_params.copy()
