@@ -96,3 +96,17 @@ def test_activity_same_seed_same_predictions():
     b = activity_recognition(train, test, "activity", rng=np.random.default_rng(3),
                              model=ActivityClassifier(epochs=1))
     assert a == b
+
+
+def test_activity_model_beats_chance_on_the_simulator():
+    from gazeprivacy.data.simulate import simulate_dataset
+
+    ds = simulate_dataset(n_participants=6, duration_s=40.0, sampling_rate_hz=60,
+                          rng=np.random.default_rng(7))
+    train = ds.select(lambda r: r.participant in ds.participants[:4])
+    test = ds.select(lambda r: r.participant in ds.participants[4:])
+    res = activity_recognition(train, test, "task", rng=np.random.default_rng(2),
+                               model=ActivityClassifier(epochs=8))
+    assert res.n_classes == 3 and res.chance == pytest.approx(1 / 3)
+    assert res.accuracy >= 0.7, res
+

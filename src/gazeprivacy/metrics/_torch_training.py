@@ -21,7 +21,7 @@ __all__ = ["predict", "train"]
 def train(build: Callable[[Any], Any], x: np.ndarray, y: np.ndarray, *, loss: str,
           epochs: int, batch_size: int, learning_rate: float,
           rng: np.random.Generator) -> tuple[Any, list[float]]:
-    """Fit ``build(torch)`` on ``(x, y)`` with Adam; ``loss`` is ``"mse"`` or ``"cross-entropy"``.
+    """Fit ``build(torch)`` on ``(x, y)`` with Adam; ``loss``: ``"mse"``, ``"l1"``, ``"cross-entropy"``.
 
     Returns the model in eval mode and the mean training loss per epoch.
     """
@@ -35,9 +35,9 @@ def train(build: Callable[[Any], Any], x: np.ndarray, y: np.ndarray, *, loss: st
             net = build(torch)
             opt = torch.optim.Adam(net.parameters(), lr=learning_rate)
             xt = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
-            if loss == "mse":
+            if loss in ("mse", "l1"):
                 yt = torch.from_numpy(np.ascontiguousarray(y, dtype=np.float32))
-                crit = torch.nn.MSELoss()
+                crit = torch.nn.MSELoss() if loss == "mse" else torch.nn.L1Loss()
             else:
                 yt = torch.from_numpy(np.ascontiguousarray(y, dtype=np.int64))
                 crit = torch.nn.CrossEntropyLoss()
