@@ -21,7 +21,7 @@ __all__ = ["predict", "train"]
 def train(build: Callable[[Any], Any], x: np.ndarray, y: np.ndarray, *, loss: str,
           epochs: int, batch_size: int, learning_rate: float,
           rng: np.random.Generator) -> tuple[Any, list[float]]:
-    """Fit ``build(torch)`` on ``(x, y)`` with Adam; ``loss``: ``"mse"``, ``"l1"``, ``"cross-entropy"``.
+    """Fit ``build(torch)`` on ``(x, y)`` with Adam and ``loss`` "mse", "l1" or "cross-entropy".
 
     Returns the model in eval mode and the mean training loss per epoch.
     """
