@@ -14,7 +14,6 @@ from gazeprivacy.events.models import (
     fixation_log_prob,
     fixation_log_prob_approx,
     gaussian_profile,
-    haversine_deg,
     integrate_profile,
     resample_profile,
     velocity_profile_deg_s,
@@ -82,7 +81,3 @@ def test_integration_with_sample_interval_follows_the_profile_amplitude():
     # 10 steps of 100 deg/s x 10 ms along +y
     assert y[-1] == pytest.approx(10.0) and np.allclose(x, 0.0)
 
-
-def test_haversine_is_great_circle_distance():
-    assert float(haversine_deg(np.array(0.0), np.array(89.0), np.array(180.0),
-                               np.array(89.0))) == pytest.approx(2.0)

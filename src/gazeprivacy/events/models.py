@@ -23,6 +23,7 @@ import numpy as np
 from scipy.optimize import least_squares
 from scipy.special import log_ndtr
 
+from gazeprivacy.events.kinematics import angular_distance_deg
 from gazeprivacy.exceptions import InvalidDataError
 
 __all__ = [
@@ -35,7 +36,6 @@ __all__ = [
     "fixation_log_prob",
     "fixation_log_prob_approx",
     "gaussian_profile",
-    "haversine_deg",
     "integrate_profile",
     "resample_profile",
     "sample_fixation",
@@ -134,23 +134,12 @@ def fixation_log_prob(x: np.ndarray, y: np.ndarray, params: np.ndarray,
     return out if np.ndim(params) == 2 else out[0]
 
 
-def haversine_deg(h1: np.ndarray, v1: np.ndarray, h2: np.ndarray, v2: np.ndarray) -> np.ndarray:
-    """Great-circle angle (deg) between gaze directions given as (azimuth, elevation) degrees.
-
-    >>> float(haversine_deg(np.array(0.0), np.array(0.0), np.array(10.0), np.array(0.0)))
-    10.0
-    """
-    p1, p2 = np.radians(v1), np.radians(v2)
-    dl = np.radians(h2 - h1)
-    s = np.sin((p2 - p1) / 2) ** 2 + np.cos(p1) * np.cos(p2) * np.sin(dl / 2) ** 2
-    return np.degrees(2 * np.arcsin(np.sqrt(np.clip(s, 0.0, 1.0))))
-
-
 def velocity_profile_deg_s(x: np.ndarray, y: np.ndarray, sampling_rate_hz: float) -> np.ndarray:
     """Per-step angular speed (deg/s) of a saccade's samples, haversine between neighbours."""
     if x.shape[0] < 2:
         raise InvalidDataError("a saccade needs at least two samples for a velocity profile")
-    return haversine_deg(x[:-1], y[:-1], x[1:], y[1:]) * sampling_rate_hz
+    return angular_distance_deg(x[:-1], y[:-1], x[1:], y[1:],
+                                metric="great-circle") * sampling_rate_hz
 
 
 def resample_profile(v: np.ndarray, steps: int = PROFILE_STEPS) -> np.ndarray:

@@ -29,7 +29,7 @@ import numpy as np
 
 from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.data.recording import Dataset
-from gazeprivacy.events.models import haversine_deg
+from gazeprivacy.events.kinematics import angular_distance_deg
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.metrics._torch_training import predict, train
 
@@ -147,7 +147,8 @@ class GazePredictionResult:
 def _angular_error(pred: np.ndarray, target: np.ndarray, last: np.ndarray) -> float:
     p = last + pred
     t = last + target
-    return float(np.mean(haversine_deg(p[:, 0], p[:, 1], t[:, 0], t[:, 1])))
+    return float(np.mean(angular_distance_deg(p[:, 0], p[:, 1], t[:, 0], t[:, 1],
+                                              metric="great-circle")))
 
 
 def gaze_prediction_utility(train_data: Dataset, test_data: Dataset, *,
