@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from gazeprivacy.cli import info as info_cmd
+from gazeprivacy.cli import protect as protect_cmd
 from gazeprivacy.exceptions import GazePrivacyError
 
 __all__ = ["app", "main"]
@@ -33,6 +34,7 @@ def _root() -> None:
     """Release eye-tracking data with formal privacy guarantees, and measure what it cost."""
 
 app.command("info")(info_cmd.info)
+app.command("protect")(protect_cmd.protect)
 
 
 def main() -> None:

@@ -43,6 +43,7 @@ from gazeprivacy.exceptions import (
     NotFormallyPrivateWarning,
 )
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
+from gazeprivacy.mechanisms.base import MechanismSpec
 from gazeprivacy.mechanisms.noise.laplace import laplace_noise
 from gazeprivacy.mechanisms.noise.oue import (
     oue_aggregate,
@@ -53,6 +54,7 @@ from gazeprivacy.mechanisms.noise.oue import (
 from gazeprivacy.mechanisms.noise.planar_laplace import planar_laplace
 
 __all__ = [
+    "SPEC",
     "BudgetSplit",
     "DPGazeSynthParams",
     "TransitionModel",
@@ -191,7 +193,7 @@ def window_samples(params: DPGazeSynthParams, sampling_rate_hz: float) -> int:
     >>> window_samples(DPGazeSynthParams(epsilon=1.0), 200.0)
     100
     """
-    w = int(round(params.window_s * sampling_rate_hz))
+    w = round(params.window_s * sampling_rate_hz)
     if w < 2:
         raise InvalidParameterError(
             f"window_s={params.window_s:g} s at {sampling_rate_hz:g} Hz gives W={w} samples; "
@@ -573,3 +575,14 @@ def dpgazesynth_recording(recording: Recording, params: DPGazeSynthParams, *,
 
 def _with_note(g: Guarantee, note: str) -> Guarantee:
     return replace(g, notes=(*g.notes, note))
+
+
+SPEC = MechanismSpec(
+    name="dpgazesynth", level="samples", params_type=DPGazeSynthParams, protect=dpgazesynth,
+    summary="local-DP semi-synthetic gaze paths: noisy start cells, run lengths and an OUE "
+            "transition model per 0.5 s window (epsilon-LDP per window)",
+    citation="Ren, Fan et al., DPGazeSynth (seed 000), section 4",
+    options={"grid_size": "G of the G x G grid (30, 60)", "mode": "sound | paper",
+             "transitions": "all | one-per-window", "radius_deg": "default 3 min(H, V) / G",
+             "window_s": "window length in s (0.5)", "missing": "keep | fill"},
+)

@@ -40,9 +40,10 @@ from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.base import protect_recordings
+from gazeprivacy.mechanisms.base import MechanismSpec, protect_recordings
 
 __all__ = [
+    "SPEC",
     "KaleidoParams",
     "KaleidoStream",
     "guarantee",
@@ -77,7 +78,8 @@ class KaleidoParams:
         ``auto``: great-circle when the geometry is VR, else Euclidean.
     missing : {"keep", "hold"}
     geometry : Geometry, optional
-        Valid region for clamping; default each recording's geometry (no clamping without one).
+        Valid region for clamping; default each recording's geometry (one of them is needed by
+        :func:`kaleido`; :class:`KaleidoStream` clamps only when it has one).
     """
 
     epsilon: float
@@ -124,7 +126,7 @@ class KaleidoParams:
     def w_for(self, sampling_rate_hz: float) -> int:
         if self.window_samples is not None:
             return self.window_samples
-        return max(1, int(round(self.window_s * sampling_rate_hz)))
+        return max(1, round(self.window_s * sampling_rate_hz))
 
     def n_test(self, w: int) -> int:
         return -(-w // self.t_skip_samples)
@@ -148,11 +150,12 @@ def guarantee(params: KaleidoParams, *, sampling_rate_hz: float) -> Guarantee:
     w = params.w_for(sampling_rate_hz)
     flags = []
     if params.mode == "paper" and params.radius_deg > 1.0:
+        worst = params.epsilon * (1 - 1 / params.h) + params.radius_deg * params.epsilon / params.h
         flags.append(Flag(FlagCode.PROOF_GAP, (
             f"paper mode tests with Lap(1 / eps_test) but the distance changes by up to r = "
             f"{params.radius_deg:g} deg between neighbours; the testing step is "
             f"{params.radius_deg:g} x eps_test-DP, so each window may spend up to "
-            f"{params.epsilon * (1 - 1 / params.h) + params.radius_deg * params.epsilon / params.h:.4g}"
+            f"{worst:.4g}"
             " rather than eps; only the publishing part is covered")))
     elif params.mode == "paper":
         flags.append(Flag(FlagCode.PARTIAL_COVERAGE, (
@@ -353,8 +356,9 @@ def kaleido(recording: Recording, params: KaleidoParams, *,
 
     Examples
     --------
+    >>> geo = Geometry(x_min_deg=-10, x_max_deg=10, y_min_deg=-10, y_max_deg=10)
     >>> rec = Recording.from_arrays(recording="r", participant="p", x=np.zeros(100),
-    ...                             y=np.zeros(100), sampling_rate_hz=100)
+    ...                             y=np.zeros(100), sampling_rate_hz=100, geometry=geo)
     >>> rel = kaleido(rec, KaleidoParams(epsilon=1.0, radius_deg=2.0, window_samples=50),
     ...               rng=np.random.default_rng(0))
     >>> rel.output.n_samples, rel.guarantee.unit.value
@@ -364,6 +368,11 @@ def kaleido(recording: Recording, params: KaleidoParams, *,
         warnings.warn("Kaleido paper mode: the test noise does not cover the radius; see the "
                       "guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
     geo = params.geometry or recording.geometry
+    if geo is None:
+        raise InvalidParameterError(
+            f"recording {recording.recording!r} has no geometry and KaleidoParams.geometry is "
+            "None; Kaleido clamps its noisy points to the valid region, a public parameter: "
+            "pass geometry=Geometry(...)")
     ox, oy, _ = kaleido_arrays(recording.x, recording.y, params, rng=rng,
                                sampling_rate_hz=recording.sampling_rate_hz, geometry=geo)
     return Release(recording.with_gaze(ox, oy),
@@ -384,3 +393,14 @@ def kaleido_dataset(dataset: Dataset, params: KaleidoParams, *, rng: np.random.G
         warnings.warn("Kaleido paper mode: the test noise does not cover the radius; see the "
                       "guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
     return rel
+
+
+SPEC = MechanismSpec(
+    name="kaleido", level="samples", params_type=KaleidoParams, protect=kaleido_dataset,
+    summary="real-time (epsilon, w, r)-DP gaze stream: noisy threshold test, planar Laplace "
+            "publication with an adaptive budget per w samples",
+    citation="Li et al., Kaleido (USENIX Security 2020), as re-implemented in seed 001",
+    options={"radius_deg": "r (required)", "window_samples | window_s": "w",
+             "mode": "sound | paper", "t_skip_samples": "5", "l_thresh_deg": "1", "h": "2",
+             "missing": "keep | hold", "test_distance": "auto | euclidean | great-circle"},
+)
