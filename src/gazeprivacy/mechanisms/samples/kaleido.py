@@ -305,8 +305,12 @@ class KaleidoStream:
                 dist = (_haversine_deg(xi, yi, lx, ly) if great
                         else math.hypot(xi - lx, yi - ly))
                 publish = not dist <= p.l_thresh_deg + float(eta[t])
+            eps_pub = max(self._eps_cap - self._pub_sum, 0.0) / 2.0
+            if eps_pub <= 0.0:
+                # the halving has run the remaining budget down to 0 in floating point: noise of
+                # infinite scale carries no information, so re-publishing is equivalent
+                publish = False
             if publish:
-                eps_pub = max(self._eps_cap - self._pub_sum, 0.0) / 2.0
                 rad = float(radius[t]) * r / eps_pub
                 ox = xi + rad * math.cos(float(angle[t]))
                 oy = yi + rad * math.sin(float(angle[t]))
