@@ -27,7 +27,7 @@ GEO = Geometry(x_min_deg=0.0, x_max_deg=16.0, y_min_deg=0.0, y_max_deg=12.0)
 def walk(n: int, seed: int, nan: slice | None = None) -> tuple[np.ndarray, np.ndarray]:
     g = np.random.default_rng(seed)
     steps = g.normal(0, 0.05, (n, 2)) + (g.random((n, 1)) < 0.03) * g.normal(0, 3, (n, 2))
-    xy = np.clip(np.cumsum(steps, 0) + [8, 6], -2, 18)
+    xy = np.clip(np.cumsum(steps, 0) + np.array([8.0, 6.0]), -2, 18)
     if nan is not None:
         xy[nan] = np.nan
     return xy[:, 0], xy[:, 1]
@@ -195,7 +195,7 @@ def test_transition_encoding_maps_jumps_to_the_adjacent_cell_in_their_direction(
     p = DPGazeSynthParams(epsilon=1.0, grid_size=g, mode="paper", window_s=0.5)
     c = dg._client(rec, p, np.random.default_rng(0))
     src = [r * g + col for col, r in path[:-1]]
-    assert c.reports.tolist() == [s * 8 + d for s, d in zip(src, [0, 0, 1, 5, 2], strict=True)]
+    assert c.all_reports.tolist() == [s * 8 + d for s, d in zip(src, [0, 0, 1, 5, 2], strict=True)]
 
 
 def test_sound_mode_sends_w_minus_1_reports_per_window_whatever_the_data():
@@ -205,12 +205,12 @@ def test_sound_mode_sends_w_minus_1_reports_per_window_whatever_the_data():
     x, y = walk(300, 0)
     busy = Recording.from_arrays(recording="b", participant="p", x=x, y=y,
                                  sampling_rate_hz=200, geometry=GEO)
-    n_still = dg._client(still, p, np.random.default_rng(0)).reports.size
-    n_busy = dg._client(busy, p, np.random.default_rng(0)).reports.size
+    n_still = dg._client(still, p, np.random.default_rng(0)).all_reports.size
+    n_busy = dg._client(busy, p, np.random.default_rng(0)).all_reports.size
     assert n_still == n_busy == 99 + 99 + 99
     one = DPGazeSynthParams(epsilon=1.0, grid_size=16, transitions="one-per-window")
-    assert dg._client(busy, one, np.random.default_rng(0)).reports.size == 3
-    assert dg._client(still, one, np.random.default_rng(0)).reports.tolist() == [8 * 256] * 3
+    assert dg._client(busy, one, np.random.default_rng(0)).all_reports.size == 3
+    assert dg._client(still, one, np.random.default_rng(0)).all_reports.tolist() == [8 * 256] * 3
 
 
 def test_transition_model_is_a_distribution_over_on_grid_neighbours(ds):
