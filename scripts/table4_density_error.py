@@ -88,7 +88,7 @@ def load_vr() -> Dataset:
     for path in sorted(glob.glob(str(root / "*" / "gaze_user*_*.csv.gz"))):
         name = Path(path).name.removesuffix(".csv.gz")
         _, user, env = name.split("_")
-        tab = pl.read_csv(path)
+        tab = pl.read_csv(path, infer_schema_length=None)
         h, v = direction_to_angles_deg(tab.select("ray_x", "ray_y", "ray_z").to_numpy())
         blink = np.minimum(tab["opennessl"].to_numpy(), tab["opennessr"].to_numpy()) < 0.5
         h[blink] = np.nan

@@ -10,6 +10,7 @@ same recordings, row count, order and labels, and the guarantee record as
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import fields
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,7 +20,7 @@ from rich.console import Console
 
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.io import read_dataset, write_dataset
-from gazeprivacy.exceptions import InvalidParameterError
+from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
 from gazeprivacy.mechanisms import MECHANISMS
 from gazeprivacy.mechanisms import protect as protect_dataset
 
@@ -93,11 +94,18 @@ def protect(
     if "window_s" in names and "window_samples" in names and "window_s" not in kw \
             and "window_samples" not in kw:
         kw["window_s"] = 0.5  # seed 000's window, for Kaleido too
-    rel = protect_dataset(ds, mechanism=mechanism, seed=seed, **kw)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NotFormallyPrivateWarning)
+        rel = protect_dataset(ds, mechanism=mechanism, seed=seed, **kw)
     out = write_dataset(rel.output, output)
     gpath = guarantee_path(out)
     gpath.write_text(rel.guarantee.to_json())
     console = Console()
+    for w in caught:  # paper mode and other unproven paths: say so, do not fail
+        if issubclass(w.category, NotFormallyPrivateWarning):
+            console.print(f"[yellow]warning:[/] {w.message}", highlight=False, soft_wrap=True)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     console.print(f"[bold]{out}[/]: {len(rel.output)} recordings, {rel.output.n_samples} rows")
     console.print(rel.guarantee.summary(), highlight=False, soft_wrap=True)
     console.print(f"guarantee record: {gpath}", highlight=False)

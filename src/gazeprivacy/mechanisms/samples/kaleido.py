@@ -248,7 +248,6 @@ class KaleidoStream:
         self._last_test: int | None = None
         self._last: tuple[float, float] | None = None
         self._pubs: deque[tuple[int, float]] = deque()  # (index, eps_pub) within the last w - 1
-        self._pub_sum = 0.0
         self._spent: list[np.ndarray] = []
 
     @property
@@ -271,66 +270,80 @@ class KaleidoStream:
         # the positions and the missing mask, so they are found before any noise is drawn.
         valid_idx = np.flatnonzero(ok)
         nxt = np.append(valid_idx, n)[np.searchsorted(valid_idx, np.arange(n + 1))]
-        tested: list[int] = []
-        j = 0 if self._last_test is None else max(0, self._last_test + p.t_skip_samples - self._i)
-        while j < n:
-            j = int(nxt[j])
-            if j >= n:
-                break
-            tested.append(j)
-            j += p.t_skip_samples
-        k = len(tested)
-        eta = self._rng_test.laplace(0.0, 1.0, k) * self._scale
-        radius = self._rng_radius.gamma(2.0, 1.0, k)
-        angle = self._rng_angle.random(k) * (2.0 * math.pi)
-        spent = np.zeros(n)
-        pub_at = np.full(n, -1, dtype=np.int64)
-        pub_x = np.empty(k + 1)
-        pub_y = np.empty(k + 1)
+        j0 = 0 if self._last_test is None else max(0, self._last_test + p.t_skip_samples - self._i)
+        if valid_idx.size == n:  # no missing sample: tests every t_skip samples
+            tested = np.arange(j0, n, p.t_skip_samples)
+        else:
+            found: list[int] = []
+            j = j0
+            while j < n:
+                j = int(nxt[j])
+                if j >= n:
+                    break
+                found.append(j)
+                j += p.t_skip_samples
+            tested = np.array(found, dtype=np.int64)
+        k = tested.size
+        eta = (self._rng_test.laplace(0.0, 1.0, k) * self._scale).tolist()
+        radius = (self._rng_radius.gamma(2.0, 1.0, k) * p.radius_deg).tolist()
+        angle = (self._rng_angle.random(k) * (2.0 * math.pi)).tolist()
+        # plain Python floats in the loop: it is sequential by nature (each test compares with
+        # the last published point), and numpy scalars would cost ten times more per step
+        tx, ty = x[tested].tolist(), y[tested].tolist()
+        gis = (tested + self._i).tolist()
+        spent_t = [0.0] * k
+        pub_t: list[int] = []
+        pub_x: list[float] = []
+        pub_y: list[float] = []
         great = self.test_distance == "great-circle"
-        r = p.radius_deg
         geo = self.geometry
-        npub = 0
-        for t, j in enumerate(tested):
-            gi = self._i + j
-            xi, yi = float(x[j]), float(y[j])
+        thresh, w, cap, eps_test = p.l_thresh_deg, self.w, self._eps_cap, self._eps_test
+        pubs = self._pubs
+        for t in range(k):
+            gi, xi, yi = gis[t], tx[t], ty[t]
             # slide the publishing history to the previous w - 1 samples
-            while self._pubs and self._pubs[0][0] <= gi - self.w:
-                self._pub_sum -= self._pubs.popleft()[1]
+            while pubs and pubs[0][0] <= gi - w:
+                pubs.popleft()
             if self._last is None:
                 publish = True
             else:
-                spent[j] += self._eps_test
+                spent_t[t] = eps_test
                 lx, ly = self._last
                 dist = (_haversine_deg(xi, yi, lx, ly) if great
                         else math.hypot(xi - lx, yi - ly))
-                publish = not dist <= p.l_thresh_deg + float(eta[t])
-            eps_pub = max(self._eps_cap - self._pub_sum, 0.0) / 2.0
-            if eps_pub <= 0.0:
-                # the halving has run the remaining budget down to 0 in floating point: noise of
-                # infinite scale carries no information, so re-publishing is equivalent
-                publish = False
+                publish = not dist <= thresh + eta[t]
             if publish:
-                rad = float(radius[t]) * r / eps_pub
-                ox = xi + rad * math.cos(float(angle[t]))
-                oy = yi + rad * math.sin(float(angle[t]))
+                # exact sum of the history (no running-sum drift over long streams)
+                eps_pub = max(cap - math.fsum(e for _, e in pubs), 0.0) / 2.0
+                if eps_pub <= 0.0:
+                    # the halving has run the remaining budget down to 0 in floating point:
+                    # noise of infinite scale carries no information, so re-publish instead
+                    continue
+                rad = radius[t] / eps_pub
+                ox = xi + rad * math.cos(angle[t])
+                oy = yi + rad * math.sin(angle[t])
                 if geo is not None:  # nearest valid point: post-processing, never resampling
                     ox = min(max(ox, geo.x_min_deg), geo.x_max_deg)
                     oy = min(max(oy, geo.y_min_deg), geo.y_max_deg)
-                spent[j] += eps_pub
-                self._pubs.append((gi, eps_pub))
-                self._pub_sum += eps_pub
+                spent_t[t] += eps_pub
+                pubs.append((gi, eps_pub))
                 self._last = (ox, oy)
-                pub_x[npub], pub_y[npub] = ox, oy
-                pub_at[j] = npub
-                npub += 1
+                pub_t.append(t)
+                pub_x.append(ox)
+                pub_y.append(oy)
+        spent = np.zeros(n)
+        spent[tested] = spent_t
+        npub = len(pub_t)
+        pub_at = np.full(n, -1, dtype=np.int64)
+        pub_at[tested[pub_t]] = np.arange(npub)
+        pub_x.append(carry[0])
+        pub_y.append(carry[1])
         if k:
-            self._last_test = self._i + tested[-1]
+            self._last_test = self._i + int(tested[-1])
         # release: the most recent published point (carried over from earlier pushes)
-        pub_x[npub], pub_y[npub] = carry
-        src = np.maximum.accumulate(np.where(pub_at >= 0, np.arange(n), -1))
+        src = np.maximum.accumulate(np.where(pub_at >= 0, np.arange(n), -1)) if n else pub_at
         which = np.where(src >= 0, pub_at[np.maximum(src, 0)], npub)
-        ox_out, oy_out = pub_x[which], pub_y[which]
+        ox_out, oy_out = np.array(pub_x)[which], np.array(pub_y)[which]
         if p.missing == "keep":
             ox_out = np.where(ok, ox_out, np.nan)
             oy_out = np.where(ok, oy_out, np.nan)
