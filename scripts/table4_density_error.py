@@ -7,8 +7,9 @@ Density error = Jensen-Shannon divergence (base 2) of the on-screen spatial dens
 the smaller screen side: Kaleido with that radius (w = 0.5 s, t_skip 5, l_thresh 1 deg, h 2),
 DPGazeSynth with G = 60 / G = 30 (whose default radius 3 min(H, V) / G is 5 % / 10 %), as the
 paper pairs them (Table 2). Both mechanisms run in paper mode and in sound mode; the sound table
-adds DPGazeSynth's one-transition-per-window variant. RMSE (mean version, degrees) is reported
-beside it.
+adds DPGazeSynth's one-transition-per-window variant, the paper table Kaleido without clamping
+(seed 000 dropped Kaleido's off-screen points instead of clamping them). RMSE (mean version,
+degrees) is reported beside it.
 
 Usage::
 
@@ -118,12 +119,17 @@ def run(ds: Dataset, *, reps: int, seed: int = 2026) -> pl.DataFrame:
                                  "mode": mode}),
                     ("dpgazesynth", {"epsilon": eps, "grid_size": grid, "mode": mode}),
                 ]
+                if mode == "paper":  # seed 000's protocol: off-screen points dropped, not clamped
+                    configs.insert(1, ("kaleido", {"epsilon": eps, "radius_deg": r_frac * side,
+                                                   "window_s": 0.5, "mode": mode,
+                                                   "clamp": False}))
                 if mode == "sound":
                     configs.append(("dpgazesynth", {"epsilon": eps, "grid_size": grid,
                                                     "mode": mode,
                                                     "transitions": "one-per-window"}))
                 for mech, kw in configs:
-                    variant = kw.get("transitions", "all") if mech == "dpgazesynth" else "-"
+                    variant = (kw.get("transitions", "all") if mech == "dpgazesynth"
+                               else ("no-clamp" if kw.get("clamp") is False else "clamp"))
                     for rep in range(reps):
                         t0 = time.perf_counter()
                         with warnings.catch_warnings():
@@ -155,7 +161,9 @@ def table(results: pl.DataFrame, mode: str) -> str:
     agg = res.group_by(["dataset", "mechanism", "variant", "r_frac", "epsilon"]).agg(
         pl.col("density_error").mean().alias("je"), pl.col("density_error").std().alias("sd"))
     datasets = res["dataset"].unique(maintain_order=True).to_list()
-    cols = [("kaleido", "-", "Kaleido"), ("dpgazesynth", "all", "DPGazeSynth")]
+    cols = [("kaleido", "clamp", "Kaleido"), ("dpgazesynth", "all", "DPGazeSynth")]
+    if mode == "paper":
+        cols.insert(1, ("kaleido", "no-clamp", "Kaleido unclamped"))
     if mode == "sound":
         cols.append(("dpgazesynth", "one-per-window", "DPGazeSynth 1/window"))
     head = "| r | eps | " + " | ".join(f"{d}: {c[2]}" for d in datasets for c in cols) + " |"

@@ -115,6 +115,17 @@ def test_outputs_are_clamped_to_the_geometry_and_nan_policy():
     assert np.isnan(held.x).sum() == 0
 
 
+def test_without_clamping_points_leave_the_screen_but_stay_in_range():
+    x, y = stream(3000, 3)
+    rec = Recording.from_arrays(recording="r", participant="p", x=x, y=y, sampling_rate_hz=100,
+                                geometry=GEO)
+    p = KaleidoParams(epsilon=0.5, radius_deg=10.0, window_samples=50, clamp=False)
+    out = kaleido(rec, p, rng=np.random.default_rng(0))
+    assert not GEO.contains(out.output.x, out.output.y).all()
+    assert np.abs(out.output.x).max() <= 360
+    assert out.guarantee.parameters["clamp"] is False
+
+
 def test_high_epsilon_output_is_close_to_input():
     x, y = stream(2000, 5)
     p = KaleidoParams(epsilon=1e5, radius_deg=1.0, window_samples=50, l_thresh_deg=0.0)

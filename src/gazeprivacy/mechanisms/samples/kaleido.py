@@ -77,6 +77,11 @@ class KaleidoParams:
     test_distance : {"auto", "euclidean", "great-circle"}
         ``auto``: great-circle when the geometry is VR, else Euclidean.
     missing : {"keep", "hold"}
+    clamp : bool
+        True (default, SPEC): published points outside the geometry go to the nearest valid
+        point. False: they are kept (as seed 000's Kaleido baseline, whose metrics then drop
+        off-screen points), limited to +-360 deg, the range of the data model. Both are
+        post-processing.
     geometry : Geometry, optional
         Valid region for clamping; default each recording's geometry (one of them is needed by
         :func:`kaleido`; :class:`KaleidoStream` clamps only when it has one).
@@ -92,11 +97,14 @@ class KaleidoParams:
     mode: str = "sound"
     test_distance: str = "auto"
     missing: str = "keep"
+    clamp: bool = True
     geometry: Geometry | None = None
 
     def __post_init__(self) -> None:
         check_positive(epsilon=self.epsilon)
         check_positive(radius_deg=self.radius_deg)
+        if not isinstance(self.clamp, bool):
+            raise InvalidParameterError(f"clamp must be True or False, got {self.clamp!r}")
         if (self.window_samples is None) == (self.window_s is None):
             raise InvalidParameterError(
                 "give exactly one of window_samples and window_s, got "
@@ -166,8 +174,9 @@ def guarantee(params: KaleidoParams, *, sampling_rate_hz: float) -> Guarantee:
         f"window ({params.n_test(w)} tests at eps_test = {params.epsilon_test(w):.4g}, test "
         f"noise scale {params.test_scale(w):.4g}); publishing at most {params.epsilon:.4g} - "
         f"eps / h",
-        "published points: planar Laplace at eps_pub / r; outside the geometry they are clamped "
-        "(post-processing)",
+        "published points: planar Laplace at eps_pub / r; " + (
+            "outside the geometry they are clamped (post-processing)" if params.clamp else
+            "not clamped to the geometry (limited to +-360 deg; post-processing)"),
     ]
     if params.missing == "keep":
         notes.append("missing samples stay NaN and spend nothing: the missing-sample mask is "
@@ -185,6 +194,7 @@ def guarantee(params: KaleidoParams, *, sampling_rate_hz: float) -> Guarantee:
                     "radius_deg": params.radius_deg, "l_thresh_deg": params.l_thresh_deg,
                     "t_skip_samples": params.t_skip_samples, "h": params.h,
                     "test_distance": params.test_distance, "missing": params.missing,
+                    "clamp": params.clamp,
                     "epsilon_test": params.epsilon_test(w), "test_scale": params.test_scale(w),
                     "sampling_rate_hz": sampling_rate_hz},
         flags=tuple(flags),
@@ -297,6 +307,13 @@ class KaleidoStream:
         pub_y: list[float] = []
         great = self.test_distance == "great-circle"
         geo = self.geometry
+        clamp = True
+        if geo is not None and p.clamp:
+            bx0, bx1, by0, by1 = geo.x_min_deg, geo.x_max_deg, geo.y_min_deg, geo.y_max_deg
+        elif not p.clamp:
+            bx0, bx1, by0, by1 = -360.0, 360.0, -360.0, 360.0
+        else:
+            clamp = False
         thresh, w, cap, eps_test = p.l_thresh_deg, self.w, self._eps_cap, self._eps_test
         pubs = self._pubs
         for t in range(k):
@@ -322,9 +339,9 @@ class KaleidoStream:
                 rad = radius[t] / eps_pub
                 ox = xi + rad * math.cos(angle[t])
                 oy = yi + rad * math.sin(angle[t])
-                if geo is not None:  # nearest valid point: post-processing, never resampling
-                    ox = min(max(ox, geo.x_min_deg), geo.x_max_deg)
-                    oy = min(max(oy, geo.y_min_deg), geo.y_max_deg)
+                if clamp:  # nearest valid point: post-processing, never resampling
+                    ox = min(max(ox, bx0), bx1)
+                    oy = min(max(oy, by0), by1)
                 spent_t[t] += eps_pub
                 pubs.append((gi, eps_pub))
                 self._last = (ox, oy)
@@ -385,7 +402,7 @@ def kaleido(recording: Recording, params: KaleidoParams, *,
         warnings.warn("Kaleido paper mode: the test noise does not cover the radius; see the "
                       "guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
     geo = params.geometry or recording.geometry
-    if geo is None:
+    if geo is None and params.clamp:
         raise InvalidParameterError(
             f"recording {recording.recording!r} has no geometry and KaleidoParams.geometry is "
             "None; Kaleido clamps its noisy points to the valid region, a public parameter: "
