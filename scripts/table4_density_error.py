@@ -13,8 +13,8 @@ degrees) is reported beside it.
 
 Usage::
 
-    PYTHONPATH=src python scripts/table4_density_error.py --doves-images 20 --reps 3 \
-        --out results/table4
+    GAZEPRIVACY_DATA=../shared/data PYTHONPATH=src python scripts/table4_density_error.py \
+        --doves-images 20 --reps 3 --out results/table4
 
 Later part of ``gazeprivacy reproduce seed000``.
 """
@@ -22,84 +22,29 @@ Later part of ``gazeprivacy reproduce seed000``.
 from __future__ import annotations
 
 import argparse
-import glob
-import io
-import lzma
-import os
 import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 
-from gazeprivacy.data import Dataset, Geometry, Recording, direction_to_angles_deg
+from gazeprivacy.data import Dataset, Geometry
+from gazeprivacy.data.loaders import load_doves, load_vr_selfcalib
 from gazeprivacy.exceptions import NotFormallyPrivateWarning
 from gazeprivacy.mechanisms import protect
 from gazeprivacy.metrics.fidelity import density_error, rmse
 
-__all__ = ["load_doves_subset", "load_vr", "main", "run"]
+__all__ = ["load_doves_subset", "load_vr", "main", "run", "table"]
 
-DOVES_GEOMETRY = Geometry.screen_px(width_px=1024, height_px=768, px_per_deg=60.0,
-                                    kind="image")
-VR_GEOMETRY = Geometry(x_min_deg=-55.0, x_max_deg=55.0, y_min_deg=-55.0, y_max_deg=55.0,
-                       kind="vr")
-
-
-def _data_dir() -> Path:
-    return Path(os.environ.get("GAZEPRIVACY_DATA", "/work/shared/data"))
-
-
-def load_doves_subset(n_images: int | None = None, observers: list[str] | None = None) -> Dataset:
-    """DOVES, all observers, images 1..n_images (project loader when available)."""
+def load_doves_subset(n_images: int | None = None) -> Dataset:
+    """DOVES, all 29 observers, images 1..n_images (all 101 when None)."""
     images = None if n_images is None else list(range(1, n_images + 1))
-    try:
-        from gazeprivacy.data.loaders import load_doves  # type: ignore[attr-defined]
-    except ImportError:
-        load_doves = None
-    if load_doves is not None:
-        return load_doves(_data_dir(), observers=observers, images=images)
-    with lzma.open(_data_dir() / "doves" / "doves_gaze_200hz.csv.xz") as fh:
-        tab = pl.read_csv(io.BytesIO(fh.read()))
-    if images is not None:
-        tab = tab.filter(pl.col("image").is_in(images))
-    if observers is not None:
-        tab = tab.filter(pl.col("observer").is_in(observers))
-    recs = []
-    for (obs, img), part in tab.group_by(["observer", "image"], maintain_order=True):
-        recs.append(Recording(
-            recording=f"{obs}_img{int(img):03d}", participant=str(obs),
-            t=part["sample"].to_numpy() * 0.005, x=part["x_px"].to_numpy() / 60.0,
-            y=part["y_px"].to_numpy() / 60.0, sampling_rate_hz=200.0,
-            labels={"stimulus": f"img{int(img):03d}", "task": "free-viewing"},
-            geometry=DOVES_GEOMETRY))
-    return Dataset(tuple(recs), name="doves")
+    return load_doves(images=images)
 
 
 def load_vr() -> Dataset:
-    """The VR office / supermarket set, 50 Hz, blinks (both eyes' openness < 0.5) as NaN."""
-    try:
-        from gazeprivacy.data.loaders import load_vr_selfcalib  # type: ignore[attr-defined]
-    except ImportError:
-        load_vr_selfcalib = None
-    if load_vr_selfcalib is not None:
-        return load_vr_selfcalib(_data_dir())
-    recs = []
-    root = _data_dir() / "vr_selfcalib_office_supermarket"
-    for path in sorted(glob.glob(str(root / "*" / "gaze_user*_*.csv.gz"))):
-        name = Path(path).name.removesuffix(".csv.gz")
-        _, user, env = name.split("_")
-        tab = pl.read_csv(path, infer_schema_length=None)
-        h, v = direction_to_angles_deg(tab.select("ray_x", "ray_y", "ray_z").to_numpy())
-        blink = np.minimum(tab["opennessl"].to_numpy(), tab["opennessr"].to_numpy()) < 0.5
-        h[blink] = np.nan
-        v[blink] = np.nan
-        t = tab["time"].to_numpy().astype(float)
-        keep = np.concatenate([[True], np.diff(t) > 0])
-        recs.append(Recording(recording=f"{user}_{env}", participant=user, t=t[keep],
-                              x=h[keep], y=v[keep], sampling_rate_hz=50.0,
-                              labels={"environment": env}, geometry=VR_GEOMETRY))
-    return Dataset(tuple(recs), name="vr_selfcalib")
+    """The VR office / supermarket set, 50 Hz, blinks as NaN (the loader's defaults)."""
+    return load_vr_selfcalib()
 
 
 def _geometry(ds: Dataset) -> Geometry:
