@@ -23,7 +23,8 @@ Two paths that agree in distribution (tested):
 Sampler status: ``Generator.random`` / ``Generator.binomial``; randomised response samples a
 Bernoulli from a double compared with ``q``, which rounds ``q`` to the nearest ``2^-53`` -- a
 negligible change of the budget (ratio error < 2^-50), not the Mironov issue of continuous noise.
-See ``docs/privacy/noise.md``.
+OpenDP's ``make_randomized_response_bitvec`` flips bits symmetrically and is not OUE, so it is not
+used. See ``docs/privacy/noise.md``.
 """
 
 from __future__ import annotations
