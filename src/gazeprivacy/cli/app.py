@@ -15,6 +15,7 @@ from rich.console import Console
 
 from gazeprivacy.cli import datasets as datasets_cmd
 from gazeprivacy.cli import info as info_cmd
+from gazeprivacy.cli import protect as protect_cmd
 from gazeprivacy.exceptions import GazePrivacyError
 
 __all__ = ["app", "main"]
@@ -35,6 +36,7 @@ def _root() -> None:
 
 app.command("info")(info_cmd.info)
 app.command("datasets")(datasets_cmd.datasets)
+app.command("protect")(protect_cmd.protect)
 
 
 def main() -> None:
