@@ -13,7 +13,9 @@ import sys
 import typer
 from rich.console import Console
 
+from gazeprivacy.cli import heatmap as heatmap_cmd
 from gazeprivacy.cli import info as info_cmd
+from gazeprivacy.cli import reproduce as reproduce_cmd
 from gazeprivacy.exceptions import GazePrivacyError
 
 __all__ = ["app", "main"]
@@ -28,6 +30,11 @@ app = typer.Typer(
 err = Console(stderr=True)
 
 app.command("info")(info_cmd.info)
+app.command("heatmap")(heatmap_cmd.heatmap)
+
+# `gazeprivacy reproduce <paper>`: one subcommand per seed paper's experiment.
+reproduce_cmd.reproduce_app.command("seed003")(reproduce_cmd.seed003)
+app.add_typer(reproduce_cmd.reproduce_app, name="reproduce")
 
 
 def main() -> None:

@@ -248,7 +248,7 @@ def gaze_maps_from_fixations(fixations: Fixations, stimulus: str, *, cell_px: in
     groups = [(str(key[0]), part["cell"].to_numpy())
               for key, part in tab.group_by("participant", maintain_order=True)]
     return _maps_from_points(groups, grid=grid, stimulus=stimulus, source="fixations",
-                             info={"n_points": int(len(idx)), "off_image": n_off,
+                             info={"n_points": len(idx), "off_image": n_off,
                                    "off_image_policy": off_image})
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gazeprivacy._validation import check_int
-from gazeprivacy.features.gaze_maps import GazeMaps, MapGrid
+from gazeprivacy.features.gaze_maps import MapGrid
 from gazeprivacy.guarantees import Guarantee
 
 __all__ = [
