@@ -13,6 +13,7 @@ import sys
 import typer
 from rich.console import Console
 
+from gazeprivacy.cli import datasets as datasets_cmd
 from gazeprivacy.cli import heatmap as heatmap_cmd
 from gazeprivacy.cli import info as info_cmd
 from gazeprivacy.cli import reproduce as reproduce_cmd
@@ -29,7 +30,13 @@ app = typer.Typer(
 )
 err = Console(stderr=True)
 
+
+@app.callback()
+def _root() -> None:
+    """Release eye-tracking data with formal privacy guarantees, and measure what it cost."""
+
 app.command("info")(info_cmd.info)
+app.command("datasets")(datasets_cmd.datasets)
 app.command("heatmap")(heatmap_cmd.heatmap)
 
 # `gazeprivacy reproduce <paper>`: one subcommand per seed paper's experiment.

@@ -12,8 +12,9 @@ duration_ms) and two source layouts as found in ``../shared/data``:
   (``presentation == "enc"``) is kept, so each observer contributes one viewing per image
   (the rows of the other presentations are counted in ``info``; FIGRIM has no durations).
 
-This is a stop-gap until the dataset loaders (``gazeprivacy.data.loaders``) land; the
-experiments call :func:`read_fixation_table` in exactly one place each.
+``gazeprivacy heatmap INPUT`` reads files with it. For the shared datasets themselves prefer
+the dataset loaders (``gazeprivacy.data.loaders.load_osie_fixations`` /
+``load_figrim_fixations``), which the reproductions use.
 """
 
 from __future__ import annotations

@@ -37,8 +37,8 @@ import polars as pl
 
 from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.data.fixations import Fixations
+from gazeprivacy.data.loaders import load_figrim_fixations, load_osie_fixations
 from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
-from gazeprivacy.experiments.fixation_tables import read_fixation_table
 from gazeprivacy.features.gaze_maps import GazeMaps, gaze_maps_from_fixations, point_spread_heatmap
 from gazeprivacy.guarantees import Guarantee
 from gazeprivacy.mechanisms.heatmaps import analytic_gaussian as ag
@@ -50,10 +50,11 @@ from gazeprivacy.report.heatmap_render import plot_privacy_utility, render_heatm
 
 __all__ = ["DATASETS", "Seed003Result", "reproduce_seed003"]
 
-# name -> (file under data_dir, width_px, height_px)
+# FIGRIM: target images, first viewing ("enc") only, so each observer has one trial per image.
 DATASETS = {
-    "osie": ("osie_fixations/osie_fixations_long.csv.gz", 800, 600),
-    "figrim": ("figrim_fixations/figrim_target_fixations_long.csv.gz", 1000, 1000),
+    "osie": lambda data_dir: load_osie_fixations(data_dir),
+    "figrim": lambda data_dir: load_figrim_fixations(data_dir, image_set="target",
+                                                     presentation="enc"),
 }
 MECHANISMS = ("gaussian", "laplace", "analytic-gaussian")
 _CHUNK = 10  # noise fields blurred at once (memory: 2 x chunk x cells x 8 bytes)
@@ -71,9 +72,7 @@ class Seed003Result:
 
 
 def _load(dataset: str, data_dir: Path) -> Fixations:
-    # One-line switch to gazeprivacy.data.loaders.load_<dataset>_fixations once it lands.
-    rel, w, h = DATASETS[dataset]
-    return read_fixation_table(Path(data_dir) / rel, width_px=w, height_px=h, name=dataset)
+    return DATASETS[dataset](data_dir)
 
 
 def _params(mech: str, *, epsilon: float, delta: float, cap: int):
