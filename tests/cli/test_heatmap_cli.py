@@ -63,3 +63,17 @@ def test_reproduce_seed003_cli(tmp_path, data_dir):
     assert res.exit_code == 0, res.output
     assert "analytic-gaussian" in res.output
     assert (tmp_path / "seed003_summary.csv").is_file()
+
+
+def test_heatmap_over_stimulus_image(tmp_path):
+    import matplotlib.image as mpimg
+    import numpy as np
+
+    img = tmp_path / "stim.png"
+    mpimg.imsave(img, np.random.default_rng(0).random((48, 64, 3)))
+    res = CliRunner().invoke(app, _base(tmp_path, "--epsilon", "2", "--cap", "1",
+                                        "--mechanism", "laplace", "--cell-px", "4",
+                                        "--stimulus-image", str(img)))
+    assert res.exit_code == 0, res.output
+    out = mpimg.imread(tmp_path / "h.png")
+    assert out.shape[0] >= 48 and out.shape[1] >= 64

@@ -50,7 +50,7 @@ def heatmap(
     record = rel.guarantee.with_seed(seed)
     image = read_stimulus_image(stimulus_image) if stimulus_image is not None else None
     png = render_heatmap_png(rel.output.heatmap, out, stimulus_image=image,
-                             title=f"{stimulus}: {record.summary()}")
+                             title=f"{stimulus}: {record.summary()}", cell_px=cell_px)
     rec_path = png.parent / (png.stem + ".guarantee.json")
     rec_path.write_text(record.to_json())
     console = Console()

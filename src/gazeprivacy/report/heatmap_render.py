@@ -33,8 +33,12 @@ def read_stimulus_image(path: str | Path) -> np.ndarray:
 
 def render_heatmap_png(heatmap: np.ndarray, path: str | Path, *,
                        stimulus_image: np.ndarray | None = None, title: str | None = None,
-                       alpha: float = 0.6, cmap: str = "jet", dpi: int = 100) -> Path:
+                       alpha: float = 0.6, cmap: str = "jet", dpi: int = 100,
+                       cell_px: int = 1) -> Path:
     """Write a heatmap as PNG, over ``stimulus_image`` when given (stretched to the map's extent).
+
+    The figure has the image's pixel size (``cells x cell_px``), so coarse grids are shown at
+    the stimulus' size.
 
     Negative values (possible after additive noise) are shown as 0: clipping is post-processing.
     The heatmap is scaled to its own maximum for display.
@@ -53,7 +57,8 @@ def render_heatmap_png(heatmap: np.ndarray, path: str | Path, *,
     peak = h.max()
     shown = h / peak if peak > 0 else h
     rows, cols = h.shape
-    fig = Figure(figsize=(max(2.0, cols / dpi), max(2.0, rows / dpi)), dpi=dpi)
+    fig = Figure(figsize=(max(2.0, cols * cell_px / dpi), max(2.0, rows * cell_px / dpi)),
+                 dpi=dpi)
     FigureCanvasAgg(fig)
     ax = fig.add_axes((0, 0, 1, 0.93 if title else 1))
     extent = (0, cols, rows, 0)

@@ -222,10 +222,11 @@ def reproduce_seed003(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
             records += extra["records"]
             if j == 0:
                 render_heatmap_png(original, out / f"{ds}_{stimuli[i]}_original.png",
-                                   title=f"{ds} {stimuli[i]}: original")
+                                   title=f"{ds} {stimuli[i]}: original", cell_px=cell_px)
                 for mech, h in extra["example"].items():
                     render_heatmap_png(h, out / f"{ds}_{stimuli[i]}_{mech}_eps1.png",
-                                       title=f"{ds} {stimuli[i]}: {mech}, epsilon 1")
+                                       title=f"{ds} {stimuli[i]}: {mech}, epsilon 1",
+                                       cell_px=cell_px)
     table = pl.DataFrame(rows)
     per_stim = table.group_by("dataset", "stimulus", "mechanism", "epsilon", "metric",
                               maintain_order=True).agg(pl.col("value").mean().alias("mean"),
