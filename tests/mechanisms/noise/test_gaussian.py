@@ -11,11 +11,8 @@ import pytest
 from scipy.stats import norm
 
 from gazeprivacy.exceptions import InvalidParameterError
-from gazeprivacy.mechanisms.noise.gaussian import (
-    analytic_gaussian_sigma,
-    gaussian_mechanism,
-    gaussian_sigma,
-)
+from gazeprivacy.mechanisms.noise.analytic_gaussian import analytic_gaussian_sigma
+from gazeprivacy.mechanisms.noise.gaussian import gaussian_mechanism, gaussian_sigma
 
 
 def test_classic_sigma_formula():
@@ -24,14 +21,14 @@ def test_classic_sigma_formula():
 
 
 def test_classic_refuses_epsilon_at_least_one():
-    with pytest.raises(InvalidParameterError, match="epsilon must be < 1.*analytic"):
+    with pytest.raises(InvalidParameterError, match="epsilon must be < 1.*calibration=.analytic."):
         gaussian_sigma(sensitivity_l2=1.0, epsilon=1.0, delta=1e-5)
 
 
 @pytest.mark.parametrize("eps", [0.1, 1.0, 4.0])
 def test_analytic_sigma_meets_balle_wang_condition_with_equality(eps):
     d, delta = 1.5, 1e-5
-    s = analytic_gaussian_sigma(sensitivity_l2=d, epsilon=eps, delta=delta)
+    s = analytic_gaussian_sigma(epsilon=eps, delta=delta, sensitivity=d)
     a, b = d / (2 * s), eps * s / d
     assert abs(norm.cdf(a - b) - math.exp(eps) * norm.cdf(-a - b) - delta) < 1e-9
     if eps < 1:
