@@ -133,3 +133,32 @@ def test_protect_works_on_the_vr_set_for_both_mechanisms(tmp_path, data_dir):
     assert np.isnan(ds[0].x).any()  # blinks are NaN rows, kept through the release
     for mechanism in ("dpgazesynth", "kaleido"):
         _check_real(tmp_path, ds, mechanism)
+
+
+@pytest.mark.parametrize(("mechanism", "params", "kind"), [
+    pytest.param("k-same-synth", ["--k", "2"], "k-anonymity", id="k_same_synth"),
+    pytest.param("event-synth-pd", ["--k", "2", "--gamma", "3", "--mode", "paper",
+                                    "--param", "cvae_epochs=2", "--param", "max_tries=3"],
+                 "(k,gamma)-PD", id="event_synth_pd"),
+])
+def test_event_mechanisms_through_the_cli(tmp_path, mechanism, params, kind):
+    from gazeprivacy.data.sample import load_sample
+
+    ds = load_sample()
+    ds = ds.select(lambda r: r.participant in ds.participants[:3]
+                   and r.labels["stimulus"] in ("img001", "img010"))
+    src = write_dataset(ds, tmp_path / "in.parquet")
+    out = tmp_path / "out.parquet"
+    invoke(str(src), str(out), "--mechanism", mechanism, *params, "--seed", "3")
+    back = read_dataset(out)
+    assert [r.n_samples for r in back] == [r.n_samples for r in ds]
+    g = Guarantee.from_json((tmp_path / "out.parquet.guarantee.json").read_text())
+    assert g.kind.value == kind and g.k == 2 and not g.formally_private
+
+
+def test_missing_privacy_parameter_is_named(tmp_path):
+    src = write_dataset(small_dataset(), tmp_path / "in.parquet")
+    res = runner.invoke(app, ["protect", str(src), str(tmp_path / "o.parquet"),
+                              "--mechanism", "k-same-synth"])
+    assert res.exit_code != 0
+    assert "k-same-synth needs k (privacy parameters have no defaults" in str(res.exception)

@@ -56,8 +56,14 @@ def protect(
     input: Annotated[Path, typer.Argument(help="Long-format CSV or Parquet file.")],
     output: Annotated[Path, typer.Argument(help="Output file (.csv, .csv.gz or .parquet).")],
     mechanism: Annotated[str, typer.Option(help=f"One of: {', '.join(MECHANISMS)}.")],
-    epsilon: Annotated[float, typer.Option(help="Privacy budget (per the mechanism's unit).")],
-    mode: Annotated[str, typer.Option(help="sound (default) or paper.")] = "sound",
+    epsilon: Annotated[float | None, typer.Option(
+        help="Privacy budget, per the mechanism's unit (DP mechanisms).")] = None,
+    k: Annotated[int | None, typer.Option(
+        help="k of k-same-synth (k-anonymity) or event-synth-pd (plausible deniability).")] = None,
+    gamma: Annotated[float | None, typer.Option(
+        help="gamma of event-synth-pd (likelihood-ratio bound, >= 1).")] = None,
+    mode: Annotated[str | None, typer.Option(
+        help="sound (default where a mechanism has both) or paper.")] = None,
     radius_deg: Annotated[float | None, typer.Option(
         help="Protection radius r in degrees (Kaleido: required unless --radius-frac).")] = None,
     radius_frac: Annotated[float | None, typer.Option(
@@ -77,7 +83,9 @@ def protect(
     spec = MECHANISMS[mechanism]
     geo = _parse_geometry(geometry) if geometry else None
     ds = read_dataset(input, time_unit=time_unit, geometry=geo)
-    kw: dict[str, Any] = {"epsilon": epsilon, "mode": mode}
+    kw: dict[str, Any] = {name: value for name, value in
+                          (("epsilon", epsilon), ("k", k), ("gamma", gamma), ("mode", mode))
+                          if value is not None}
     if radius_frac is not None:
         if radius_deg is not None:
             raise InvalidParameterError("give --radius-deg or --radius-frac, not both")
@@ -107,5 +115,5 @@ def protect(
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     console.print(f"[bold]{out}[/]: {len(rel.output)} recordings, {rel.output.n_samples} rows")
-    console.print(rel.guarantee.summary(), highlight=False, soft_wrap=True)
+    console.print(rel.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
     console.print(f"guarantee record: {gpath}", highlight=False)

@@ -8,7 +8,7 @@ from gazeprivacy.mechanisms.heatmaps import analytic_gaussian as hm_analytic_gau
 from gazeprivacy.mechanisms.heatmaps import gaussian as hm_gaussian
 from gazeprivacy.mechanisms.heatmaps import laplacian, noise_free, random_selection
 from gazeprivacy.mechanisms.protect import build_params, protect
-from gazeprivacy.mechanisms.samples import dpgazesynth, kaleido
+from gazeprivacy.mechanisms.samples import dpgazesynth, event_synth_pd, k_same_synth, kaleido
 
 __all__ = ["MECHANISMS", "MechanismSpec", "build_params", "protect", "protect_recordings"]
 
@@ -16,6 +16,8 @@ MECHANISMS: Registry[MechanismSpec] = Registry("mechanism", {
     # name: spec  -- one line per mechanism, added by the module that implements it
     "dpgazesynth": dpgazesynth.SPEC,
     "kaleido": kaleido.SPEC,
+    "k-same-synth": k_same_synth.SPEC,
+    "event-synth-pd": event_synth_pd.SPEC,
     "heatmap-noise-free": noise_free.SPEC,
     "heatmap-rs1": random_selection.RS1_SPEC,
     "heatmap-rs2": random_selection.RS2_SPEC,

@@ -8,7 +8,7 @@ generator, from OS entropy (a release) or from ``seed`` (a research run, which t
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from typing import Any
 
 import numpy as np
@@ -43,6 +43,13 @@ def build_params(mechanism: str, params: Any = None, /, **kwargs: Any) -> Any:
         raise InvalidParameterError(
             f"{mechanism} has no parameter(s) {', '.join(unknown)}; valid: "
             f"{', '.join(sorted(names))}")
+    required = sorted(f.name for f in fields(spec.params_type)
+                      if f.default is MISSING and f.default_factory is MISSING
+                      and f.name not in kwargs)
+    if required:
+        raise InvalidParameterError(
+            f"{mechanism} needs {', '.join(required)} (privacy parameters have no defaults; "
+            f"use {spec.params_type.__name__}.paper(...) for a paper's setting)")
     return spec.params_type(**kwargs)
 
 

@@ -54,11 +54,11 @@ from gazeprivacy.events.models import (
 )
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.base import _track
+from gazeprivacy.mechanisms.base import MechanismSpec, _track
 from gazeprivacy.mechanisms.samples._event_synthesis import FittedEvents, fit_events, render
 from gazeprivacy.rng import spawn
 
-__all__ = ["EventSynthPDParams", "event_synth_pd", "guarantee"]
+__all__ = ["SPEC", "EventSynthPDParams", "event_synth_pd", "guarantee"]
 
 PMF_BINS = 50
 PMF_MAX_DEG_S = 1000.0
@@ -377,3 +377,14 @@ def _population_profile(pop: _Population) -> np.ndarray:
     pooled = np.exp(pop.log_pmf).mean(axis=0)
     pooled /= pooled.sum(axis=1, keepdims=True)
     return pooled @ centres
+
+
+SPEC = MechanismSpec(
+    name="event-synth-pd", level="samples", params_type=EventSynthPDParams,
+    protect=event_synth_pd,
+    summary="synthetic fixations (2-D normal) and C-VAE saccades released only if they pass a "
+            "(k, gamma)-plausible-deniability test",
+    citation="David-John, Butler, Jain, TVCG 2023, section 4.3.3; Bindschaedler et al. 2017",
+    options={"k": "required", "gamma": "required", "mode": "paper | sound",
+             "epsilon0": "sound mode", "max_tries": "50", "on_failure": "suppress | population"},
+)

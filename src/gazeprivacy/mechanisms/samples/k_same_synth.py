@@ -35,11 +35,11 @@ from gazeprivacy._validation import check_int
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.base import _track
+from gazeprivacy.mechanisms.base import MechanismSpec, _track
 from gazeprivacy.mechanisms.samples._event_synthesis import FittedEvents, fit_events, render
 from gazeprivacy.rng import spawn
 
-__all__ = ["KSameSynthParams", "guarantee", "k_same_synth"]
+__all__ = ["SPEC", "KSameSynthParams", "guarantee", "k_same_synth"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -172,3 +172,11 @@ def k_same_synth(dataset: Dataset, params: KSameSynthParams, *, rng: np.random.G
     record = guarantee(params).compose(dataset.units_per_participant(lambda r: 1))
     return Release(Dataset(tuple(recs), name=dataset.name, info=dataset.info), record)
 
+
+
+SPEC = MechanismSpec(
+    name="k-same-synth", level="samples", params_type=KSameSynthParams, protect=k_same_synth,
+    summary="k-anonymous event parameters (k-same-select sequence) synthesised back to samples",
+    citation="David-John, Butler, Jain, TVCG 2023, section 4.3.2",
+    options={"k": "group size (required)", "group_by": "stimulus"},
+)
