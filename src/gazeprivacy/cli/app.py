@@ -27,6 +27,11 @@ app = typer.Typer(
 )
 err = Console(stderr=True)
 
+
+@app.callback()
+def _root() -> None:
+    """Release eye-tracking data with formal privacy guarantees, and measure what it cost."""
+
 app.command("info")(info_cmd.info)
 
 
