@@ -13,6 +13,8 @@ import sys
 import typer
 from rich.console import Console
 
+from gazeprivacy.cli import demo as demo_cmd
+from gazeprivacy.cli import evaluate as evaluate_cmd
 from gazeprivacy.cli import info as info_cmd
 from gazeprivacy.exceptions import GazePrivacyError
 
@@ -33,6 +35,8 @@ def _root() -> None:
     """Release eye-tracking data with formal privacy guarantees, and measure what it cost."""
 
 app.command("info")(info_cmd.info)
+app.command("evaluate")(evaluate_cmd.evaluate)
+app.command("demo")(demo_cmd.demo)
 
 
 def main() -> None:

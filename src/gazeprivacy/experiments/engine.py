@@ -326,6 +326,18 @@ def _worker_init() -> None:
         pass
 
 
+def _summary(ds: Dataset) -> dict[str, Any]:
+    """Public shape of a dataset for the report: counts, rates, missing data, labels."""
+    summ = ds.summary()
+    return {"recordings": len(ds), "participants": len(ds.participants),
+            "samples": ds.n_samples,
+            "sampling_rate_hz": sorted(set(summ["sampling_rate_hz"].to_list())),
+            "duration_s_total": round(float(summ["duration_s"].sum()), 2),
+            "missing_fraction": round(float(summ["missing_fraction"].mean()), 4),
+            "labels": {k: sorted({r.labels[k] for r in ds if k in r.labels})[:12]
+                       for k in ds.label_names()}}
+
+
 def _done(out: Path, cell: Cell) -> bool:
     c = out / "cells"
     return all((c / f"{cell.key}{ext}").is_file() for ext in (".parquet", ".npz", ".json"))
@@ -379,6 +391,8 @@ def run_experiment(
     for d in config.datasets:
         loaded[d.name] = (datasets[d.name] if datasets and d.name in datasets
                           else load_configured_dataset(d))
+    (out / "data_summary.json").write_text(json.dumps(
+        {name: _summary(ds) for name, ds in loaded.items()}, indent=2))
     featurize = featurizer or event_features_of
     raw_paths: dict[str, str] = {}
     for name, ds in loaded.items():
