@@ -6,7 +6,8 @@ The attacker wants a private attribute (e.g. gender) of a person it has never se
 *other* participants' recordings with their attribute labels and predicts the target's attribute
 from the target's recordings. Evaluation is leave-participants-out: in each fold the held-out
 participants' recordings are the only test data, their labels are never given to the classifier
-(they are read only to score the fold), and a participant's prediction is the majority vote over
+(they are read only to score the fold), the training participants are subsampled to an equal
+number per attribute value, and a participant's prediction is the majority vote over
 its recordings (ties broken at random). Features are per-recording aggregates of event features
 (:func:`gazeprivacy.features.aggregate.recording_features`). The threat model says which side is
 protected: seed 004's "trained on DP data" is ``ThreatModel.seed004()``, "trained on clean data"
@@ -116,14 +117,30 @@ def infer_attribute(
     folds = [order[i:i + participants_per_fold]
              for i in range(0, len(order), participants_per_fold)]
     predictions: dict[str, str] = {}
-    for held_out in folds:
+    # one stream per fold: a fold's draws never depend on what other folds consumed
+    for held_out, fold_rng in zip(folds, rng.spawn(len(folds)), strict=True):
         held = set(held_out)
-        tr = train_tab.filter(~pl.col("participant").is_in(list(held)))
+        # balance the training classes by participants (seed 004: "an equal distribution of
+        # samples for each of the respective classes"); without it, holding out one participant
+        # of a balanced set tips a signal-free classifier towards the other class and the
+        # leave-one-out accuracy falls far below chance
+        pool: dict[str, list[str]] = {}
+        for p in participants:
+            if p not in held:
+                pool.setdefault(attribute_of[p], []).append(p)
+        n_min = min(len(v) for v in pool.values()) if len(pool) == len(values) else 0
+        if n_min:
+            keep = [str(p) for v in pool.values() for p in fold_rng.permutation(v)[:n_min]]
+        else:  # a value has no training participant left: nothing to balance
+            keep = [p for v in pool.values() for p in v]
+        tr = train_tab.filter(pl.col("participant").is_in(keep))
         te = test_tab.filter(pl.col("participant").is_in(list(held)))
         if te.height == 0:
             continue
         # the attacker's labels: the training participants' only
         y_tr = np.array([attribute_of[p] for p in tr["participant"].to_list()])
+        if y_tr.size == 0:
+            continue
         if len(set(y_tr.tolist())) < 2:
             # one class left in training: the attacker can only answer that value
             for p in held_out:
@@ -131,14 +148,14 @@ def infer_attribute(
             continue
         X_tr = tr.select(feats).cast(pl.Float64).fill_nan(None).to_numpy()
         X_te = te.select(feats).cast(pl.Float64).fill_nan(None).to_numpy()
-        clf = make_classifier(classifier, rng=rng, n_train=X_tr.shape[0])
+        clf = make_classifier(classifier, rng=fold_rng, n_train=X_tr.shape[0])
         clf.fit(np.where(np.isfinite(X_tr), X_tr, np.nan), y_tr)
         pred = clf.predict(np.where(np.isfinite(X_te), X_te, np.nan))
         owners = te["participant"].to_list()
         for p in held_out:
             mine = [str(v) for v, o in zip(pred, owners, strict=True) if o == p]
             if mine:
-                predictions[p] = _vote(mine, rng)
+                predictions[p] = _vote(mine, fold_rng)
     scored = sorted(predictions)
     truth = [attribute_of[p] for p in scored]
     guess = [predictions[p] for p in scored]
