@@ -13,6 +13,7 @@ import sys
 import typer
 from rich.console import Console
 
+from gazeprivacy.cli import datasets as datasets_cmd
 from gazeprivacy.cli import demo as demo_cmd
 from gazeprivacy.cli import evaluate as evaluate_cmd
 from gazeprivacy.cli import info as info_cmd
@@ -37,6 +38,7 @@ def _root() -> None:
 app.command("info")(info_cmd.info)
 app.command("evaluate")(evaluate_cmd.evaluate)
 app.command("demo")(demo_cmd.demo)
+app.command("datasets")(datasets_cmd.datasets)
 
 
 def main() -> None:
