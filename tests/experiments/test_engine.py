@@ -7,8 +7,8 @@ import json
 import numpy as np
 import polars as pl
 import pytest
-from evaluate_helpers import fake_featurizer, fake_registry, tiny_dataset
 
+from evaluate_helpers import fake_featurizer, fake_registry, tiny_dataset
 from gazeprivacy.experiments.config import ConfigError, parse_config
 from gazeprivacy.experiments.engine import RESULT_SCHEMA, run_experiment
 

@@ -6,8 +6,8 @@ import base64
 import re
 
 import pytest
-from evaluate_helpers import fake_featurizer, fake_registry, tiny_dataset
 
+from evaluate_helpers import fake_featurizer, fake_registry, tiny_dataset
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.experiments.config import parse_config
 from gazeprivacy.experiments.engine import run_experiment

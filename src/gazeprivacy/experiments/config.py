@@ -12,7 +12,7 @@ value and the way out. Example (see ``configs/doves-sample.toml``)::
     [[datasets]]
     name = "doves-sample"
     source = "sample"            # sample | simulate | file | loader
-    group_label = "stimulus"     # attack splits by this label; omit to split per participant
+    group_label = "stimulus"     # attack splits by this label; "" splits per participant
 
     [[mechanisms]]
     name = "dpgazesynth"
@@ -100,6 +100,8 @@ class DatasetConfig:
     def __post_init__(self) -> None:
         if not self.name:
             raise ConfigError("datasets[].name must be a non-empty string")
+        if self.group_label == "":  # TOML has no null: "" means "split per participant"
+            object.__setattr__(self, "group_label", None)
         if self.source not in _SOURCES:
             raise ConfigError(f"datasets[{self.name!r}].source must be one of {_SOURCES}, got "
                               f"{self.source!r}")
