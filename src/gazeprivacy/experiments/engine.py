@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -240,7 +241,12 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
         spec = ctx.registry[cell.mechanism]
         params = _build_params(spec, cell)
         mode = _mode_of(params)
-        release = spec.protect(raw, params, rng=protect_rng, progress=False)
+        # the mechanism's warnings (e.g. NotFormallyPrivateWarning in paper mode) become notes;
+        # the guarantee record's flags carry the same facts into the report
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            release = spec.protect(raw, params, rng=protect_rng, progress=False)
+        notes += list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
         prot = release.output
         guarantee = release.guarantee.with_seed(cell.seed).to_dict()
         prot_events = featurize(prot)
@@ -410,16 +416,18 @@ def run_experiment(
     todo = [c for c in cells if not _done(out, c)]
     n_workers = workers if workers is not None else config.workers
     _execute(todo, ctx, n_workers, progress)
-    parts, guarantees, notes = [], [], []
+    parts, guarantees = [], []
+    seen_notes: dict[str, list[str]] = {}
     for c in cells:
         parts.append(pl.read_parquet(out / "cells" / f"{c.key}.parquet"))
         meta = json.loads((out / "cells" / f"{c.key}.json").read_text())
-        notes += [f"{c.dataset}/{c.label}/{c.parameters_json}/seed {c.seed}: {n}"
-                  for n in meta["notes"]]
+        for n in meta["notes"]:
+            seen_notes.setdefault(n, []).append(f"{c.label} {c.parameters_json} seed {c.seed}")
         if meta["guarantee"] is not None:
             guarantees.append({"key": c.key, "dataset": c.dataset, "mechanism": c.label,
                                "parameters": dict(c.parameters), "seed": c.seed,
                                "guarantee": meta["guarantee"]})
+    notes = [f"{n} [{len(where)} cell(s), e.g. {where[0]}]" for n, where in seen_notes.items()]
     results = pl.concat(parts, how="vertical") if parts else pl.DataFrame(schema=RESULT_SCHEMA)
     _atomic(out / "results.parquet", lambda p: results.write_parquet(p))
     (out / "guarantees.json").write_text(json.dumps(guarantees, indent=2, default=str))
