@@ -52,7 +52,8 @@ def synthetic_index(table: pl.DataFrame) -> pl.DataFrame:
 
 
 def tiny_dataset(*, n_participants: int = 4, n_stimuli: int = 4, n_samples: int = 400,
-                 rate_hz: float = 100.0, seed: int = 0, name: str = "tiny") -> Dataset:
+                 rate_hz: float = 100.0, seed: int = 0, name: str = "tiny",
+                 constant_task: bool = False) -> Dataset:
     """Random-walk gaze with participant-specific step size; labels stimulus, task, gender."""
     rng = np.random.default_rng(seed)
     geom = Geometry(x_min_deg=0.0, x_max_deg=30.0, y_min_deg=0.0, y_max_deg=20.0)
@@ -66,7 +67,7 @@ def tiny_dataset(*, n_participants: int = 4, n_stimuli: int = 4, n_samples: int 
             y = np.clip(xy[:, 1], 0, 20)
             recs.append(Recording.from_arrays(
                 recording=f"p{i}_s{j}", participant=f"p{i}", x=x, y=y, sampling_rate_hz=rate_hz,
-                labels={"stimulus": f"s{j}", "task": f"t{j % 2}",
+                labels={"stimulus": f"s{j}", "task": "free" if constant_task else f"t{j % 2}",
                         "gender": "f" if i % 2 else "m"}, geometry=geom))
     return Dataset(tuple(recs), name=name)
 

@@ -25,7 +25,7 @@ def fast(monkeypatch):
     monkeypatch.setattr(mechanisms, "MECHANISMS", fake_registry())
     monkeypatch.setattr(sample, "load_sample",
                         lambda: tiny_dataset(n_participants=3, n_stimuli=3, n_samples=200,
-                                             name="doves_sample"))
+                                             name="doves_sample", constant_task=True))
 
 
 def test_evaluate_writes_results_guarantees_and_report(tmp_path, fast):
@@ -85,3 +85,4 @@ def test_demo_runs_every_sample_mechanism_and_writes_the_report(tmp_path, fast):
     html = (out / "report.html").read_text()
     assert html.count('<img src="data:image/png;base64,') >= 4
     assert "identification rate" in res.output
+    assert "label 'task' missing or constant" in res.output  # like DOVES: free viewing only

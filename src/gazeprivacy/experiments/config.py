@@ -191,8 +191,11 @@ class UtilityConfig:
     direction: str = "train-original"
     n_splits: int = 5
     test_fraction: float = 0.3
+    n_trees: int = 100
 
     def __post_init__(self) -> None:
+        if not (isinstance(self.n_trees, int) and self.n_trees >= 1):
+            raise ConfigError(f"utility[].n_trees must be an integer >= 1, got {self.n_trees!r}")
         if self.kind != "task":
             raise ConfigError(f"utility[].kind must be 'task', got {self.kind!r}")
         if self.direction not in ("train-original", "train-protected"):
@@ -303,7 +306,7 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
         utility = []
         for i, u in enumerate(data.get("utility", [])):
             _check_keys(f"utility[{i}]", u, {"kind", "label", "direction", "n_splits",
-                                             "test_fraction"})
+                                             "test_fraction", "n_trees"})
             utility.append(UtilityConfig(**u))
         seeds = data["seeds"]
         if not isinstance(seeds, list):

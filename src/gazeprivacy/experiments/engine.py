@@ -279,7 +279,7 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
             continue
         res = task_classification(raw_rec, prot_rec, lab, rng=_utility_stream(attack_rng, u),
                                   task=u.label, direction=u.direction, n_splits=u.n_splits,
-                                  test_fraction=u.test_fraction)
+                                  test_fraction=u.test_fraction, n_trees=u.n_trees)
         rows += _rows(cell, mode, "utility", u.id, res.metrics())
     if prot is not None:
         fid = _fidelity(cfg.fidelity, raw, prot, notes)

@@ -46,7 +46,7 @@ def privacy_utility_curve(results: pl.DataFrame, *, dataset: str, kind: str, eva
     # one line per mechanism and setting of its other (non-epsilon) parameters
     rest = [_without_epsilon(p) for p in prot["parameters"].to_list()]
     prot = prot.with_columns(pl.Series("parameters_rest", rest, dtype=pl.String))
-    fig, ax = plt.subplots(figsize=(5.6, 3.8), dpi=110)
+    fig, ax = plt.subplots(figsize=(5.6, 3.8), dpi=90)
     groups = prot.group_by("mechanism", "parameters_rest", maintain_order=True)
     for keys, g in sorted(groups, key=lambda kg: str(kg[0])):
         agg = g.group_by("epsilon").agg(pl.col("value").mean().alias("m"),
@@ -85,7 +85,7 @@ def _without_epsilon(parameters_json: str) -> str:
 
 def path_overlay(preview: Mapping[str, np.ndarray], *, title: str, path: str | Path) -> Path:
     """Original (black) and protected (red) gaze path of one recording, x and y in degrees."""
-    fig, ax = plt.subplots(figsize=(5.6, 3.8), dpi=110)
+    fig, ax = plt.subplots(figsize=(5.6, 3.8), dpi=90)
     ax.plot(preview["x"], preview["y"], color="black", lw=0.8, alpha=0.8, label="original")
     if "px" in preview:
         ax.plot(preview["px"], preview["py"], color="tab:red", lw=0.6, alpha=0.7,
@@ -110,7 +110,7 @@ def density_maps(preview: Mapping[str, np.ndarray], *, title: str, path: str | P
     panels = [("original", preview["density_raw"])]
     if "density_protected" in preview:
         panels.append(("protected", preview["density_protected"]))
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels) + 0.4, 3.0), dpi=110,
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels) + 0.4, 3.0), dpi=90,
                              squeeze=False)
     b = preview["bounds"]
     for ax, (name, h) in zip(axes[0], panels, strict=True):
