@@ -114,3 +114,11 @@ def test_missing_attribute_label_becomes_a_note(tmp_path, tiny):
     assert res.results.height == 0
     assert any("label 'age'" in n for n in res.notes)
     assert np.isfinite(res.seconds)
+
+
+def test_unbuildable_parameter_point_fails_before_any_cell_runs(tmp_path, tiny):
+    cfg = _config(mechanisms=[{"name": "fake-noise", "grid": {"epsilon": [1.0]},
+                               "fixed": {"radius_deg": 2.0}}])
+    with pytest.raises(ConfigError, match="cannot build parameters"):
+        _run(cfg, tmp_path, tiny, workers=1)
+    assert not list((tmp_path / "cells").glob("*.json"))

@@ -43,9 +43,10 @@ from gazeprivacy.attacks.reidentification import reidentification_attack
 from gazeprivacy.attacks.splits import recording_index
 from gazeprivacy.attacks.threat import THREAT_MODELS, ThreatModel
 from gazeprivacy.data.recording import Dataset
-from gazeprivacy.exceptions import InvalidDataError
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.experiments.config import (
     AttackConfig,
+    ConfigError,
     DatasetConfig,
     ExperimentConfig,
     UtilityConfig,
@@ -390,6 +391,15 @@ def run_experiment(
         registry = MECHANISMS
     config.check_mechanisms(registry)
     registry = {m.name: registry[m.name] for m in config.mechanisms}
+    cells = expand_cells(config)
+    for c in cells:  # every parameter point must build before any work starts
+        if c.mechanism != "none":
+            try:
+                _build_params(registry[c.mechanism], c)
+            except (TypeError, InvalidParameterError) as exc:
+                raise ConfigError(
+                    f"mechanism {c.mechanism!r} cannot build parameters {c.parameters_json} "
+                    f"with preset {c.preset!r}: {exc}") from None
     out = Path(out_dir)
     (out / "cells").mkdir(parents=True, exist_ok=True)
     (out / "cache").mkdir(parents=True, exist_ok=True)
@@ -409,7 +419,6 @@ def run_experiment(
         if not path.is_file():
             _atomic(path, lambda p, ds=ds: featurize(ds).write_parquet(p))
         raw_paths[name] = str(path)
-    cells = expand_cells(config)
     n_combos = max(c.combo for c in cells) + 1
     ctx = _Context(config=config, out_dir=str(out), n_combos=n_combos, datasets=loaded,
                    raw_features=raw_paths, registry=registry, featurizer=featurizer)
