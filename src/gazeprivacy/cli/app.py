@@ -17,6 +17,7 @@ from gazeprivacy.cli import datasets as datasets_cmd
 from gazeprivacy.cli import demo as demo_cmd
 from gazeprivacy.cli import evaluate as evaluate_cmd
 from gazeprivacy.cli import info as info_cmd
+from gazeprivacy.cli import protect as protect_cmd
 from gazeprivacy.exceptions import GazePrivacyError
 
 __all__ = ["app", "main"]
@@ -39,6 +40,7 @@ app.command("info")(info_cmd.info)
 app.command("evaluate")(evaluate_cmd.evaluate)
 app.command("demo")(demo_cmd.demo)
 app.command("datasets")(datasets_cmd.datasets)
+app.command("protect")(protect_cmd.protect)
 
 
 def main() -> None:

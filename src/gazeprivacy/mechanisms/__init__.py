@@ -4,9 +4,13 @@
 
 from gazeprivacy._registry import Registry
 from gazeprivacy.mechanisms.base import MechanismSpec, protect_recordings
+from gazeprivacy.mechanisms.protect import build_params, protect
+from gazeprivacy.mechanisms.samples import dpgazesynth, kaleido
 
-__all__ = ["MECHANISMS", "MechanismSpec", "protect_recordings"]
+__all__ = ["MECHANISMS", "MechanismSpec", "build_params", "protect", "protect_recordings"]
 
 MECHANISMS: Registry[MechanismSpec] = Registry("mechanism", {
     # name: spec  -- one line per mechanism, added by the module that implements it
+    "dpgazesynth": dpgazesynth.SPEC,
+    "kaleido": kaleido.SPEC,
 })
