@@ -14,6 +14,8 @@ import typer
 from rich.console import Console
 
 from gazeprivacy.cli import datasets as datasets_cmd
+from gazeprivacy.cli import demo as demo_cmd
+from gazeprivacy.cli import evaluate as evaluate_cmd
 from gazeprivacy.cli import heatmap as heatmap_cmd
 from gazeprivacy.cli import info as info_cmd
 from gazeprivacy.cli import protect as protect_cmd
@@ -37,6 +39,8 @@ def _root() -> None:
     """Release eye-tracking data with formal privacy guarantees, and measure what it cost."""
 
 app.command("info")(info_cmd.info)
+app.command("evaluate")(evaluate_cmd.evaluate)
+app.command("demo")(demo_cmd.demo)
 app.command("datasets")(datasets_cmd.datasets)
 app.command("protect")(protect_cmd.protect)
 app.command("heatmap")(heatmap_cmd.heatmap)

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""report."""
+"""Report: privacy-utility plots and the self-contained HTML report of a run."""
 
-__all__: list[str] = []
+from gazeprivacy.report.html import build_report
+
+__all__ = ["build_report"]

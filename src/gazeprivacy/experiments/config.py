@@ -1,0 +1,343 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Experiment configuration: a TOML file -> frozen, validated dataclasses.
+
+A config names datasets, mechanisms with parameter grids, seeds, attacks, utility tasks and
+fidelity metrics. Every error names the key (``mechanisms[1].grid.epsilon``), the rule, the
+value and the way out. Example (see ``configs/doves-sample.toml``)::
+
+    name = "doves-sample"
+    seeds = [0, 1]
+
+    [[datasets]]
+    name = "doves-sample"
+    source = "sample"            # sample | simulate | file | loader
+    group_label = "stimulus"     # attack splits by this label; "" splits per participant
+
+    [[mechanisms]]
+    name = "dpgazesynth"
+    preset = "paper"             # params_type.paper(**point); "params": params_type(**point)
+    grid = { epsilon = [1, 2, 3] }
+
+    [[attacks]]
+    kind = "reidentification"    # or "attribute"
+    classifier = "rbfn"
+    threat = "seed000"
+
+    [[utility]]
+    kind = "task"
+    label = "task"
+
+    fidelity = ["rmse", "density_error"]
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gazeprivacy.attacks.classifiers import CLASSIFIERS
+from gazeprivacy.attacks.threat import THREAT_MODELS
+from gazeprivacy.exceptions import InvalidParameterError
+
+__all__ = [
+    "FIDELITY_METRICS",
+    "AttackConfig",
+    "ConfigError",
+    "DatasetConfig",
+    "ExperimentConfig",
+    "MechanismConfig",
+    "UtilityConfig",
+    "canonical_json",
+    "load_config",
+    "parse_config",
+]
+
+FIDELITY_METRICS = ("rmse", "rss_distance", "density_error")
+_SOURCES = ("sample", "simulate", "file", "loader", "injected")
+
+
+class ConfigError(InvalidParameterError):
+    """A configuration file breaks a rule; the message names the key."""
+
+
+def _check_keys(section: str, d: Mapping[str, Any], allowed: set[str],
+                required: set[str] = frozenset()) -> None:
+    if not isinstance(d, Mapping):
+        raise ConfigError(f"{section} must be a table, got {d!r}")
+    unknown = sorted(set(d) - allowed)
+    if unknown:
+        raise ConfigError(f"unknown key(s) {unknown} in {section}; valid keys: "
+                          f"{', '.join(sorted(allowed))}")
+    missing = sorted(required - set(d))
+    if missing:
+        raise ConfigError(f"{section} needs key(s) {missing}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class DatasetConfig:
+    """Where a dataset comes from and how attacks split it.
+
+    ``source``: ``sample`` (the bundled DOVES sample), ``simulate`` (the simulator, ``options``
+    are its keyword arguments, ``options.seed`` its seed), ``file`` (a long-format file at
+    ``path``), ``loader`` (``LOADERS[loader](path, **options)``) or ``injected`` (passed to the
+    runner in code).
+    """
+
+    name: str
+    source: str
+    path: str | None = None
+    loader: str | None = None
+    group_label: str | None = "stimulus"
+    task_label: str | None = "task"
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ConfigError("datasets[].name must be a non-empty string")
+        if self.group_label == "":  # TOML has no null: "" means "split per participant"
+            object.__setattr__(self, "group_label", None)
+        if self.source not in _SOURCES:
+            raise ConfigError(f"datasets[{self.name!r}].source must be one of {_SOURCES}, got "
+                              f"{self.source!r}")
+        if self.source in ("file", "loader") and not self.path:
+            raise ConfigError(f"datasets[{self.name!r}] with source={self.source!r} needs path")
+        if self.source == "loader" and not self.loader:
+            raise ConfigError(f"datasets[{self.name!r}] with source='loader' needs loader "
+                              "(a LOADERS name)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class MechanismConfig:
+    """A mechanism (a ``MECHANISMS`` name) and its parameter grid.
+
+    ``grid`` maps a parameter to the list of its values (the grid is their product); ``fixed``
+    holds parameters common to every point; ``preset="paper"`` builds the parameters with
+    ``params_type.paper(**point)``, ``preset="params"`` with ``params_type(**point)``.
+    """
+
+    name: str
+    grid: Mapping[str, tuple[Any, ...]]
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    preset: str = "paper"
+    label: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.preset not in ("paper", "params"):
+            raise ConfigError(f"mechanisms[{self.name!r}].preset must be 'paper' or 'params', "
+                              f"got {self.preset!r}")
+        for k, v in self.grid.items():
+            if not isinstance(v, tuple) or not v:
+                raise ConfigError(f"mechanisms[{self.name!r}].grid.{k} must be a non-empty list "
+                                  f"of values, got {v!r}")
+        both = sorted(set(self.grid) & set(self.fixed))
+        if both:
+            raise ConfigError(f"mechanisms[{self.name!r}]: {both} appear in both grid and fixed")
+
+    def points(self) -> list[dict[str, Any]]:
+        """The grid's points (each merged with ``fixed``), in a stable order."""
+        keys = list(self.grid)
+        return [{**self.fixed, **dict(zip(keys, combo, strict=True))}
+                for combo in itertools.product(*(self.grid[k] for k in keys))]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttackConfig:
+    """One attack: ``reidentification`` (George & Routray) or ``attribute`` inference."""
+
+    kind: str
+    classifier: str = "rbfn"
+    threat: str = "seed000"
+    n_splits: int = 20
+    test_fraction: float = 0.25
+    attribute: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("reidentification", "attribute"):
+            raise ConfigError(f"attacks[].kind must be 'reidentification' or 'attribute', got "
+                              f"{self.kind!r}")
+        if self.classifier not in set(CLASSIFIERS):  # Registry.__contains__ raises
+            raise ConfigError(f"attacks[].classifier must be one of {sorted(CLASSIFIERS)}, got "
+                              f"{self.classifier!r}")
+        if self.threat not in set(THREAT_MODELS):
+            raise ConfigError(f"attacks[].threat must be one of {sorted(THREAT_MODELS)}, got "
+                              f"{self.threat!r}")
+        if not (isinstance(self.n_splits, int) and self.n_splits >= 1):
+            raise ConfigError(f"attacks[].n_splits must be an integer >= 1, got {self.n_splits!r}")
+        if not (0 < self.test_fraction < 1):
+            raise ConfigError(f"attacks[].test_fraction must be in (0, 1), got "
+                              f"{self.test_fraction!r}")
+        if self.kind == "attribute" and not self.attribute:
+            raise ConfigError("attacks[] of kind 'attribute' needs attribute (a recording label, "
+                              "e.g. 'gender')")
+
+    @property
+    def id(self) -> str:
+        what = self.attribute if self.kind == "attribute" else "reid"
+        return f"{what}:{self.classifier}:{self.threat}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class UtilityConfig:
+    """One utility task: ``task`` classification with a random forest (seed 000)."""
+
+    kind: str = "task"
+    label: str = "task"
+    direction: str = "train-original"
+    n_splits: int = 5
+    test_fraction: float = 0.3
+    n_trees: int = 100
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.n_trees, int) and self.n_trees >= 1):
+            raise ConfigError(f"utility[].n_trees must be an integer >= 1, got {self.n_trees!r}")
+        if self.kind != "task":
+            raise ConfigError(f"utility[].kind must be 'task', got {self.kind!r}")
+        if self.direction not in ("train-original", "train-protected"):
+            raise ConfigError(f"utility[].direction must be 'train-original' or "
+                              f"'train-protected', got {self.direction!r}")
+        if not (isinstance(self.n_splits, int) and self.n_splits >= 1):
+            raise ConfigError(f"utility[].n_splits must be an integer >= 1, got "
+                              f"{self.n_splits!r}")
+        if not (0 < self.test_fraction < 1):
+            raise ConfigError(f"utility[].test_fraction must be in (0, 1), got "
+                              f"{self.test_fraction!r}")
+
+    @property
+    def id(self) -> str:
+        return f"{self.label}:rf:{self.direction}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExperimentConfig:
+    """A whole experiment: the grid datasets x mechanisms x parameter points x seeds."""
+
+    name: str
+    seeds: tuple[int, ...]
+    datasets: tuple[DatasetConfig, ...]
+    mechanisms: tuple[MechanismConfig, ...] = ()
+    attacks: tuple[AttackConfig, ...] = ()
+    utility: tuple[UtilityConfig, ...] = ()
+    fidelity: tuple[str, ...] = ()
+    workers: int = 2
+    include_raw: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.seeds or not all(isinstance(s, int) and s >= 0 for s in self.seeds):
+            raise ConfigError(f"seeds must be a non-empty list of integers >= 0, got "
+                              f"{list(self.seeds)!r}")
+        if len(set(self.seeds)) != len(self.seeds):
+            raise ConfigError(f"seeds must be distinct, got {list(self.seeds)!r}")
+        if not self.datasets:
+            raise ConfigError("the config needs at least one [[datasets]] entry")
+        names = [d.name for d in self.datasets]
+        if len(set(names)) != len(names):
+            raise ConfigError(f"dataset names must be distinct, got {names}")
+        for m in self.fidelity:
+            if m not in FIDELITY_METRICS:
+                raise ConfigError(f"fidelity metric {m!r} is unknown; choose from "
+                                  f"{', '.join(FIDELITY_METRICS)}")
+        if not (isinstance(self.workers, int) and self.workers >= 1):
+            raise ConfigError(f"workers must be an integer >= 1, got {self.workers!r}")
+        labels = [m.label or m.name for m in self.mechanisms]
+        if len(set(labels)) != len(labels):
+            raise ConfigError(f"two [[mechanisms]] entries share the name {labels}; give one a "
+                              "distinct label")
+
+    def check_mechanisms(self, registry: Mapping[str, Any]) -> None:
+        """Every mechanism name is in ``registry`` (the error lists the valid names)."""
+        for m in self.mechanisms:
+            if m.name not in set(registry):
+                raise ConfigError(f"mechanisms[].name {m.name!r} is not a registered mechanism; "
+                                  f"choose one of: {', '.join(sorted(registry)) or '(none yet)'}")
+
+
+def _tuple_grid(section: str, grid: Any) -> dict[str, tuple[Any, ...]]:
+    if not isinstance(grid, Mapping):
+        raise ConfigError(f"{section}.grid must be a table of lists, got {grid!r}")
+    out = {}
+    for k, v in grid.items():
+        if not isinstance(v, list) or not v:
+            raise ConfigError(f"{section}.grid.{k} must be a non-empty list of values, got {v!r}")
+        out[k] = tuple(v)
+    return out
+
+
+def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
+    """Validate a config already parsed from TOML (or built in code) into an ExperimentConfig.
+
+    Examples
+    --------
+    >>> cfg = parse_config({"name": "x", "seeds": [0],
+    ...                     "datasets": [{"name": "d", "source": "sample"}],
+    ...                     "mechanisms": [{"name": "m", "grid": {"epsilon": [1, 2]}}]})
+    >>> cfg.mechanisms[0].points()
+    [{'epsilon': 1}, {'epsilon': 2}]
+    >>> parse_config({"name": "x", "seeds": [0], "datasets": [], "colour": 1})
+    Traceback (most recent call last):
+    ...
+    gazeprivacy.experiments.config.ConfigError: unknown key(s) ['colour'] in the config; ...
+    """
+    top = {"name", "seeds", "datasets", "mechanisms", "attacks", "utility", "fidelity",
+           "workers", "include_raw"}
+    _check_keys("the config", data, top, {"name", "seeds", "datasets"})
+    try:
+        datasets = []
+        for i, d in enumerate(data["datasets"]):
+            _check_keys(f"datasets[{i}]", d, {"name", "source", "path", "loader", "group_label",
+                                              "task_label", "options"}, {"name", "source"})
+            datasets.append(DatasetConfig(**d))
+        mechanisms = []
+        for i, m in enumerate(data.get("mechanisms", [])):
+            sec = f"mechanisms[{i}]"
+            _check_keys(sec, m, {"name", "grid", "fixed", "preset", "label"}, {"name", "grid"})
+            mechanisms.append(MechanismConfig(**{**m, "grid": _tuple_grid(sec, m["grid"]),
+                                                 "fixed": dict(m.get("fixed", {}))}))
+        attacks = []
+        for i, a in enumerate(data.get("attacks", [])):
+            _check_keys(f"attacks[{i}]", a, {"kind", "classifier", "threat", "n_splits",
+                                             "test_fraction", "attribute"}, {"kind"})
+            attacks.append(AttackConfig(**a))
+        utility = []
+        for i, u in enumerate(data.get("utility", [])):
+            _check_keys(f"utility[{i}]", u, {"kind", "label", "direction", "n_splits",
+                                             "test_fraction", "n_trees"})
+            utility.append(UtilityConfig(**u))
+        seeds = data["seeds"]
+        if not isinstance(seeds, list):
+            raise ConfigError(f"seeds must be a list of integers, got {seeds!r}")
+        return ExperimentConfig(
+            name=str(data["name"]), seeds=tuple(seeds), datasets=tuple(datasets),
+            mechanisms=tuple(mechanisms), attacks=tuple(attacks), utility=tuple(utility),
+            fidelity=tuple(data.get("fidelity", ())), workers=data.get("workers", 2),
+            include_raw=bool(data.get("include_raw", True)))
+    except TypeError as exc:  # a wrongly typed value reaching a dataclass
+        raise ConfigError(f"invalid config: {exc}") from None
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read and validate a TOML experiment config.
+
+    Raises
+    ------
+    ConfigError
+        The file is missing, is not valid TOML, or breaks a rule (the message names the key).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {str(path)!r} is not valid TOML: {exc}") from None
+    return parse_config(data)
+
+
+def canonical_json(d: Mapping[str, Any]) -> str:
+    """Stable JSON of a parameter mapping (sorted keys), used in result tables and cell keys."""
+    return json.dumps(dict(d), sort_keys=True, default=str)

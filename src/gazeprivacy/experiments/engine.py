@@ -1,0 +1,482 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""The grid runner: datasets x mechanisms x parameter points x seeds -> one tidy table.
+
+* **Cells.** Each (dataset, mechanism, parameter point, seed) is a cell; with
+  ``include_raw`` every (dataset, seed) also gets a ``mechanism = "none"`` cell (the raw
+  baseline).
+* **Randomness.** Per seed ``s`` the base ``SeedSequence(s)`` spawns one child for the attacks
+  (shared by every cell of that seed, so raw and protected data meet the same splits) and one
+  child per (dataset, mechanism, point) for the protection. A cell's streams therefore do not
+  depend on the order, the process or the worker count it runs in: serial and parallel runs give
+  the same table.
+* **Caching.** Event features of each raw dataset are computed once per run (in the parent,
+  before the pool starts) and of each protected release once, inside its cell.
+* **Resumable.** A finished cell leaves ``OUT/cells/<key>.parquet`` (its rows), ``<key>.npz``
+  (a preview for the report) and ``<key>.json`` (meta and guarantee, written last); a rerun
+  skips cells whose three files exist.
+* **Output.** ``OUT/results.parquet`` -- columns ``dataset, mechanism, mode, parameters`` (JSON),
+  ``epsilon`` (flattened, null when the mechanism has none), ``seed, kind`` (privacy | utility |
+  fidelity), ``evaluation`` (e.g. ``reid:rbfn:seed000``), ``metric, value`` -- and
+  ``OUT/guarantees.json`` (one guarantee record per protected cell).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import warnings
+from collections.abc import Callable, Mapping
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from gazeprivacy.attacks.inference import infer_attribute
+from gazeprivacy.attacks.reidentification import reidentification_attack
+from gazeprivacy.attacks.splits import recording_index
+from gazeprivacy.attacks.threat import THREAT_MODELS, ThreatModel
+from gazeprivacy.data.recording import Dataset
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.experiments.config import (
+    AttackConfig,
+    ConfigError,
+    DatasetConfig,
+    ExperimentConfig,
+    UtilityConfig,
+    canonical_json,
+)
+from gazeprivacy.experiments.featurize import event_features_of, load_configured_dataset
+from gazeprivacy.features.aggregate import recording_features
+from gazeprivacy.metrics.utility import task_classification
+
+__all__ = ["RESULT_SCHEMA", "Cell", "ExperimentResult", "expand_cells", "run_experiment"]
+
+RESULT_SCHEMA = {
+    "dataset": pl.String, "mechanism": pl.String, "mode": pl.String, "parameters": pl.String,
+    "epsilon": pl.Float64, "seed": pl.Int64, "kind": pl.String, "evaluation": pl.String,
+    "metric": pl.String, "value": pl.Float64,
+}
+_PREVIEW_POINTS = 1500
+_DENSITY_GRID = 60
+
+Featurizer = Callable[[Dataset], pl.DataFrame]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One unit of work. ``combo`` indexes (dataset, mechanism, point) within a seed."""
+
+    dataset: str
+    mechanism: str
+    label: str
+    parameters: Mapping[str, Any]
+    preset: str
+    seed: int
+    combo: int
+
+    @property
+    def parameters_json(self) -> str:
+        return canonical_json(self.parameters)
+
+    @property
+    def key(self) -> str:
+        """Stable id of the cell (dataset, mechanism label, parameters, seed)."""
+        text = json.dumps([self.dataset, self.label, self.parameters_json, self.seed])
+        return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+    @property
+    def epsilon(self) -> float | None:
+        v = self.parameters.get("epsilon")
+        return float(v) if isinstance(v, int | float) else None
+
+
+def expand_cells(config: ExperimentConfig) -> list[Cell]:
+    """The config's cells in a stable order: seed, dataset, (raw first) mechanism, point."""
+    combos: list[tuple[str, str, str, dict[str, Any], str]] = []
+    for d in config.datasets:
+        if config.include_raw:
+            combos.append((d.name, "none", "none", {}, "none"))
+        for m in config.mechanisms:
+            for point in m.points():
+                combos.append((d.name, m.name, m.label or m.name, point, m.preset))
+    return [Cell(dataset=d, mechanism=mech, label=label, parameters=point, preset=preset,
+                 seed=s, combo=i)
+            for s in config.seeds for i, (d, mech, label, point, preset) in enumerate(combos)]
+
+
+def _streams(cell: Cell, n_combos: int) -> tuple[np.random.Generator, np.random.Generator]:
+    """(attack rng, protection rng) of a cell: children of SeedSequence(seed)."""
+    children = np.random.SeedSequence(cell.seed).spawn(n_combos + 1)
+    return np.random.default_rng(children[0]), np.random.default_rng(children[1 + cell.combo])
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What a worker needs besides its cell (picklable)."""
+
+    config: ExperimentConfig
+    out_dir: str
+    n_combos: int
+    datasets: Mapping[str, Dataset]
+    raw_features: Mapping[str, str]  # dataset -> cached parquet path
+    registry: Mapping[str, Any]
+    featurizer: Featurizer | None
+
+
+@dataclass
+class ExperimentResult:
+    """What :func:`run_experiment` produced."""
+
+    out_dir: Path
+    results: pl.DataFrame
+    guarantees: list[dict[str, Any]]
+    n_cells: int
+    n_run: int
+    n_skipped: int
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+
+
+def _build_params(spec: Any, cell: Cell) -> Any:
+    point = dict(cell.parameters)
+    if cell.preset == "paper":
+        return spec.params_type.paper(**point)
+    return spec.params_type(**point)
+
+
+def _mode_of(params: Any) -> str:
+    return str(getattr(params, "mode", "sound"))
+
+
+def _rows(cell: Cell, mode: str, kind: str, evaluation: str,
+          metrics: Mapping[str, float]) -> list[dict[str, Any]]:
+    return [{"dataset": cell.dataset, "mechanism": cell.label, "mode": mode,
+             "parameters": cell.parameters_json, "epsilon": cell.epsilon, "seed": cell.seed,
+             "kind": kind, "evaluation": evaluation, "metric": m,
+             "value": float(v) if v is not None else None}
+            for m, v in metrics.items()]
+
+
+def _labels(dataset: Dataset, name: str | None, by: str) -> dict[str, str] | None:
+    if name is None:
+        return None
+    out = {}
+    for r in dataset.recordings:
+        if name not in r.labels:
+            return None
+        key = r.recording if by == "recording" else r.participant
+        out[key] = r.labels[name]
+    return out
+
+
+def _fidelity(names: tuple[str, ...], raw: Dataset, prot: Dataset,
+              notes: list[str]) -> dict[str, float]:
+    if not names:
+        return {}
+    try:
+        from gazeprivacy.metrics import fidelity
+    except ImportError:
+        notes.append("fidelity metrics skipped: gazeprivacy.metrics.fidelity is not available")
+        return {}
+    out = {}
+    for name in names:
+        try:
+            out[name] = float(getattr(fidelity, name)(raw, prot))
+        except InvalidDataError as exc:
+            notes.append(f"fidelity {name} skipped: {exc}")
+    return out
+
+
+def _preview(raw: Dataset, prot: Dataset | None) -> dict[str, np.ndarray]:
+    """The first recording's path (original and protected) and both density grids."""
+    first = raw.recordings[0]
+    n = min(first.n_samples, _PREVIEW_POINTS)
+    out = {"t": first.t[:n], "x": first.x[:n], "y": first.y[:n]}
+    xs = np.concatenate([r.x for r in raw])
+    ys = np.concatenate([r.y for r in raw])
+    geo = first.geometry
+    if geo is not None:
+        bounds = [[geo.y_min_deg, geo.y_max_deg], [geo.x_min_deg, geo.x_max_deg]]
+    else:
+        bounds = [[float(np.nanmin(ys)), float(np.nanmax(ys))],
+                  [float(np.nanmin(xs)), float(np.nanmax(xs))]]
+    out["bounds"] = np.array(bounds, dtype=float).ravel()
+
+    def density(ds: Dataset) -> np.ndarray:
+        x = np.concatenate([r.x for r in ds])
+        y = np.concatenate([r.y for r in ds])
+        ok = np.isfinite(x) & np.isfinite(y)
+        h, _, _ = np.histogram2d(y[ok], x[ok], bins=_DENSITY_GRID, range=bounds)
+        return h
+
+    out["density_raw"] = density(raw)
+    if prot is not None:
+        p = prot[first.recording]
+        out["px"], out["py"] = p.x[:n], p.y[:n]
+        out["density_protected"] = density(prot)
+    return out
+
+
+def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
+    """Run one cell and write its three files; returns its meta record."""
+    t0 = time.perf_counter()
+    notes: list[str] = []
+    cfg = ctx.config
+    dcfg: DatasetConfig = next(d for d in cfg.datasets if d.name == cell.dataset)
+    raw = ctx.datasets[cell.dataset]
+    featurize = ctx.featurizer or event_features_of
+    raw_events = pl.read_parquet(ctx.raw_features[cell.dataset])
+    attack_rng, protect_rng = _streams(cell, ctx.n_combos)
+    guarantee: dict[str, Any] | None = None
+    mode = "none"
+    prot: Dataset | None = None
+    prot_events: pl.DataFrame | None = None
+    if cell.mechanism != "none":
+        spec = ctx.registry[cell.mechanism]
+        params = _build_params(spec, cell)
+        mode = _mode_of(params)
+        # the mechanism's warnings (e.g. NotFormallyPrivateWarning in paper mode) become notes;
+        # the guarantee record's flags carry the same facts into the report
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            release = spec.protect(raw, params, rng=protect_rng, progress=False)
+        notes += list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+        prot = release.output
+        guarantee = release.guarantee.with_seed(cell.seed).to_dict()
+        prot_events = featurize(prot)
+    rows: list[dict[str, Any]] = []
+    index = recording_index(raw, group_label=dcfg.group_label)
+    recs = [r.recording for r in raw.recordings]
+    raw_rec = recording_features(raw_events, recordings=recs)
+    prot_rec = None if prot_events is None else recording_features(prot_events, recordings=recs)
+    for a in cfg.attacks:
+        threat: ThreatModel = THREAT_MODELS[a.threat] if prot is not None else ThreatModel.raw()
+        rng = _attack_stream(attack_rng, a)
+        if a.kind == "reidentification":
+            res = reidentification_attack(raw_events, prot_events, index, threat=threat,
+                                          rng=rng, classifier=a.classifier, n_splits=a.n_splits,
+                                          test_fraction=a.test_fraction)
+            rows += _rows(cell, mode, "privacy", a.id, res.metrics())
+        else:
+            attr = _labels(raw, a.attribute, by="participant")
+            if attr is None:
+                notes.append(f"attack {a.id} skipped: not every recording has label "
+                             f"{a.attribute!r}")
+                continue
+            res = infer_attribute(raw_rec, prot_rec, attr, threat=threat, rng=rng,
+                                  attribute=a.attribute, classifier=a.classifier)
+            rows += _rows(cell, mode, "privacy", a.id, res.metrics())
+    for u in cfg.utility:
+        lab = _labels(raw, u.label, by="recording")
+        if lab is None or len(set(lab.values())) < 2:
+            notes.append(f"utility {u.id} skipped: label {u.label!r} missing or constant")
+            continue
+        res = task_classification(raw_rec, prot_rec, lab, rng=_utility_stream(attack_rng, u),
+                                  task=u.label, direction=u.direction, n_splits=u.n_splits,
+                                  test_fraction=u.test_fraction, n_trees=u.n_trees)
+        rows += _rows(cell, mode, "utility", u.id, res.metrics())
+    if prot is not None:
+        fid = _fidelity(cfg.fidelity, raw, prot, notes)
+        rows += _rows(cell, mode, "fidelity", "fidelity", fid)
+    table = pl.DataFrame(rows, schema=RESULT_SCHEMA) if rows else pl.DataFrame(
+        schema=RESULT_SCHEMA)
+    cells = Path(ctx.out_dir) / "cells"
+    _atomic(cells / f"{cell.key}.parquet", lambda p: table.write_parquet(p))
+    preview = _preview(raw, prot)
+    _atomic(cells / f"{cell.key}.npz", lambda p: np.savez_compressed(p, **preview),
+            suffix=".npz")
+    meta = {"key": cell.key, "cell": {**asdict(cell), "parameters": dict(cell.parameters)},
+            "mode": mode, "guarantee": guarantee, "notes": notes,
+            "seconds": round(time.perf_counter() - t0, 3)}
+    _atomic(cells / f"{cell.key}.json",
+            lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
+    return meta
+
+
+def _attack_stream(attack_rng: np.random.Generator, a: AttackConfig) -> np.random.Generator:
+    # Per attack, a stream derived from the seed's attack child and the attack's id, so adding an
+    # attack to the config does not change the others' splits.
+    seq = attack_rng.bit_generator.seed_seq
+    word = int(hashlib.sha1(a.id.encode()).hexdigest()[:8], 16)
+    return np.random.default_rng(np.random.SeedSequence(seq.entropy,
+                                                        spawn_key=(*seq.spawn_key, word)))
+
+
+def _utility_stream(attack_rng: np.random.Generator, u: UtilityConfig) -> np.random.Generator:
+    seq = attack_rng.bit_generator.seed_seq
+    word = int(hashlib.sha1(("utility:" + u.id).encode()).hexdigest()[:8], 16)
+    return np.random.default_rng(np.random.SeedSequence(seq.entropy,
+                                                        spawn_key=(*seq.spawn_key, word)))
+
+
+def _atomic(path: Path, write: Callable[[str], Any], suffix: str = "") -> None:
+    tmp = path.with_name(path.name + ".tmp" + suffix)
+    write(str(tmp))
+    os.replace(tmp, path)
+
+
+def _worker_init() -> None:
+    # One BLAS / OpenMP thread per worker process: the pool already uses the cores, and
+    # oversubscribed BLAS threads slow small least-squares problems down by 10x or more.
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except ImportError:  # threadpoolctl comes with scikit-learn; keep going without it
+        pass
+
+
+def _summary(ds: Dataset) -> dict[str, Any]:
+    """Public shape of a dataset for the report: counts, rates, missing data, labels."""
+    summ = ds.summary()
+    return {"recordings": len(ds), "participants": len(ds.participants),
+            "samples": ds.n_samples,
+            "sampling_rate_hz": sorted(set(summ["sampling_rate_hz"].to_list())),
+            "duration_s_total": round(float(summ["duration_s"].sum()), 2),
+            "missing_fraction": round(float(summ["missing_fraction"].mean()), 4),
+            "labels": {k: sorted({r.labels[k] for r in ds if k in r.labels})[:12]
+                       for k in ds.label_names()}}
+
+
+def _done(out: Path, cell: Cell) -> bool:
+    c = out / "cells"
+    return all((c / f"{cell.key}{ext}").is_file() for ext in (".parquet", ".npz", ".json"))
+
+
+def run_experiment(
+    config: ExperimentConfig,
+    out_dir: str | Path,
+    *,
+    workers: int | None = None,
+    registry: Mapping[str, Any] | None = None,
+    datasets: Mapping[str, Dataset] | None = None,
+    featurizer: Featurizer | None = None,
+    progress: bool = False,
+) -> ExperimentResult:
+    """Run every cell of ``config`` (skipping finished ones) and write the tidy results.
+
+    Parameters
+    ----------
+    config : ExperimentConfig
+    out_dir : path
+        Output folder (created); holds ``cells/``, ``cache/``, ``results.parquet``,
+        ``guarantees.json``.
+    workers : int, optional
+        Worker processes (default ``config.workers``); 1 runs in this process.
+    registry : mapping name -> MechanismSpec, optional
+        Mechanisms by name (default :data:`gazeprivacy.mechanisms.MECHANISMS`).
+    datasets : mapping name -> Dataset, optional
+        Datasets given in code (override the config's source for those names).
+    featurizer : callable Dataset -> event feature table, optional
+        Default :func:`~gazeprivacy.experiments.featurize.event_features_of`. Must be picklable
+        (a module-level function) when ``workers > 1``.
+    progress : bool
+        Show a Rich progress bar on stderr.
+
+    Returns
+    -------
+    ExperimentResult
+    """
+    t0 = time.perf_counter()
+    if registry is None:
+        from gazeprivacy.mechanisms import MECHANISMS
+
+        registry = MECHANISMS
+    config.check_mechanisms(registry)
+    registry = {m.name: registry[m.name] for m in config.mechanisms}
+    cells = expand_cells(config)
+    for c in cells:  # every parameter point must build before any work starts
+        if c.mechanism != "none":
+            try:
+                _build_params(registry[c.mechanism], c)
+            except (TypeError, InvalidParameterError) as exc:
+                raise ConfigError(
+                    f"mechanism {c.mechanism!r} cannot build parameters {c.parameters_json} "
+                    f"with preset {c.preset!r}: {exc}") from None
+    out = Path(out_dir)
+    (out / "cells").mkdir(parents=True, exist_ok=True)
+    (out / "cache").mkdir(parents=True, exist_ok=True)
+    loaded: dict[str, Dataset] = {}
+    for d in config.datasets:
+        loaded[d.name] = (datasets[d.name] if datasets and d.name in datasets
+                          else load_configured_dataset(d))
+    (out / "data_summary.json").write_text(json.dumps(
+        {name: _summary(ds) for name, ds in loaded.items()}, indent=2))
+    featurize = featurizer or event_features_of
+    raw_paths: dict[str, str] = {}
+    for name, ds in loaded.items():
+        digest = hashlib.sha1(repr((name, len(ds), ds.n_samples,
+                                    getattr(featurize, "__qualname__", str(featurize))))
+                              .encode()).hexdigest()[:12]
+        path = out / "cache" / f"{name}-{digest}-events.parquet"
+        if not path.is_file():
+            _atomic(path, lambda p, ds=ds: featurize(ds).write_parquet(p))
+        raw_paths[name] = str(path)
+    n_combos = max(c.combo for c in cells) + 1
+    ctx = _Context(config=config, out_dir=str(out), n_combos=n_combos, datasets=loaded,
+                   raw_features=raw_paths, registry=registry, featurizer=featurizer)
+    todo = [c for c in cells if not _done(out, c)]
+    n_workers = workers if workers is not None else config.workers
+    _execute(todo, ctx, n_workers, progress)
+    parts, guarantees = [], []
+    seen_notes: dict[str, list[str]] = {}
+    for c in cells:
+        parts.append(pl.read_parquet(out / "cells" / f"{c.key}.parquet"))
+        meta = json.loads((out / "cells" / f"{c.key}.json").read_text())
+        for n in meta["notes"]:
+            seen_notes.setdefault(n, []).append(f"{c.label} {c.parameters_json} seed {c.seed}")
+        if meta["guarantee"] is not None:
+            guarantees.append({"key": c.key, "dataset": c.dataset, "mechanism": c.label,
+                               "parameters": dict(c.parameters), "seed": c.seed,
+                               "guarantee": meta["guarantee"]})
+    notes = [f"{n} [{len(where)} cell(s), e.g. {where[0]}]" for n, where in seen_notes.items()]
+    results = pl.concat(parts, how="vertical") if parts else pl.DataFrame(schema=RESULT_SCHEMA)
+    _atomic(out / "results.parquet", lambda p: results.write_parquet(p))
+    (out / "guarantees.json").write_text(json.dumps(guarantees, indent=2, default=str))
+    (out / "run.json").write_text(json.dumps(
+        {"name": config.name, "cells": [c.key for c in cells], "notes": notes}, indent=2))
+    return ExperimentResult(out_dir=out, results=results, guarantees=guarantees,
+                            n_cells=len(cells), n_run=len(todo),
+                            n_skipped=len(cells) - len(todo),
+                            seconds=time.perf_counter() - t0, notes=notes)
+
+
+def _execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool) -> None:
+    if not todo:
+        return
+    bar = None
+    if progress:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        bar = Progress("[progress.description]{task.description}", BarColumn(),
+                       MofNCompleteColumn(), TimeElapsedColumn(),
+                       console=Console(stderr=True), transient=False)
+        bar.start()
+        task = bar.add_task("cells", total=len(todo))
+    try:
+        if n_workers <= 1 or len(todo) == 1:
+            for c in todo:
+                _run_cell(c, ctx)
+                if bar is not None:
+                    bar.advance(task)
+        else:
+            with ProcessPoolExecutor(max_workers=min(n_workers, len(todo)),
+                                     mp_context=get_context("spawn"),
+                                     initializer=_worker_init) as pool:
+                futures = [pool.submit(_run_cell, c, ctx) for c in todo]
+                for fut in as_completed(futures):
+                    fut.result()
+                    if bar is not None:
+                        bar.advance(task)
+    finally:
+        if bar is not None:
+            bar.stop()
+

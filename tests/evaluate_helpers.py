@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Shared test helpers for attacks, metrics, experiments and report tests.
+
+Importable as ``evaluate_helpers``: the ``conftest.py`` of each folder that uses it puts ``tests/``
+on ``sys.path`` (pytest runs in importlib mode); spawned worker processes inherit that path, so
+they can unpickle the fake mechanism below by reference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from gazeprivacy.data.geometry import Geometry
+from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.guarantees import Guarantee, Kind, Release, Unit
+from gazeprivacy.mechanisms.base import MechanismSpec, protect_recordings
+
+__all__ = ["FakeNoiseParams", "fake_featurizer", "fake_registry", "synthetic_events",
+           "tiny_dataset"]
+
+
+def synthetic_events(*, n_participants: int = 6, n_stimuli: int = 6, n_events: int = 12,
+                     n_features: int = 5, separation: float = 4.0, seed: int = 0,
+                     noise: float = 1.0) -> pl.DataFrame:
+    """A per-event feature table where each participant has its own feature mean.
+
+    ``separation`` is the distance between participant means in units of the within-participant
+    standard deviation ``noise``; recording ids are ``p{i}_s{j}``.
+    """
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0.0, separation, size=(n_participants, 2, n_features))
+    rows = []
+    for i in range(n_participants):
+        for j in range(n_stimuli):
+            for k, name in enumerate(("fixation", "saccade")):
+                X = centres[i, k] + rng.normal(0.0, noise, size=(n_events, n_features))
+                for e in range(n_events):
+                    row = {"recording": f"p{i}_s{j}", "participant": f"p{i}", "name": name,
+                           "onset_s": float(e), "n_samples": 10}
+                    row.update({f"f{m}": float(X[e, m]) for m in range(n_features)})
+                    rows.append(row)
+    return pl.DataFrame(rows)
+
+
+def synthetic_index(table: pl.DataFrame) -> pl.DataFrame:
+    idx = table.select("recording", "participant").unique(maintain_order=True)
+    return idx.with_columns(pl.col("recording").str.split("_").list.get(1).alias("group"))
+
+
+def tiny_dataset(*, n_participants: int = 4, n_stimuli: int = 4, n_samples: int = 400,
+                 rate_hz: float = 100.0, seed: int = 0, name: str = "tiny",
+                 constant_task: bool = False) -> Dataset:
+    """Random-walk gaze with participant-specific step size; labels stimulus, task, gender."""
+    rng = np.random.default_rng(seed)
+    geom = Geometry(x_min_deg=0.0, x_max_deg=30.0, y_min_deg=0.0, y_max_deg=20.0)
+    recs = []
+    for i in range(n_participants):
+        step = 0.05 + 0.1 * i
+        for j in range(n_stimuli):
+            walk = np.cumsum(rng.normal(0.0, step, size=(n_samples, 2)), axis=0)
+            xy = walk + np.array([15.0, 10.0])
+            x = np.clip(xy[:, 0], 0, 30)
+            y = np.clip(xy[:, 1], 0, 20)
+            recs.append(Recording.from_arrays(
+                recording=f"p{i}_s{j}", participant=f"p{i}", x=x, y=y, sampling_rate_hz=rate_hz,
+                labels={"stimulus": f"s{j}", "task": "free" if constant_task else f"t{j % 2}",
+                        "gender": "f" if i % 2 else "m"}, geometry=geom))
+    return Dataset(tuple(recs), name=name)
+
+
+def fake_featurizer(dataset: Dataset) -> pl.DataFrame:
+    """Cheap per-'event' features: fixed 50-sample chunks alternate fixation / saccade."""
+    rows = []
+    for r in dataset.recordings:
+        for k, start in enumerate(range(0, r.n_samples - 49, 50)):
+            x = r.x[start:start + 50]
+            y = r.y[start:start + 50]
+            dx = np.diff(x)
+            dy = np.diff(y)
+            rows.append({"recording": r.recording, "participant": r.participant,
+                         "name": "fixation" if k % 2 == 0 else "saccade",
+                         "onset_s": float(r.t[start]), "n_samples": 50,
+                         "step_mean": float(np.nanmean(np.hypot(dx, dy))),
+                         "step_std": float(np.nanstd(np.hypot(dx, dy))),
+                         "std_x": float(np.nanstd(x)), "std_y": float(np.nanstd(y))})
+    return pl.DataFrame(rows)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FakeNoiseParams:
+    """Gaussian jitter with std ``1 / epsilon`` degrees (a test-only 'mechanism')."""
+
+    epsilon: float
+    mode: str = "sound"
+
+    @classmethod
+    def paper(cls, *, epsilon: float) -> FakeNoiseParams:
+        return cls(epsilon=epsilon)
+
+
+def _fake_protect(dataset: Dataset, params: FakeNoiseParams, *, rng: np.random.Generator,
+                  progress: bool = False) -> Release[Dataset]:
+    def one(rec: Recording, child: np.random.Generator) -> Release[Recording]:
+        sd = 1.0 / params.epsilon
+        out = rec.with_gaze(rec.x + child.normal(0, sd, rec.n_samples),
+                            rec.y + child.normal(0, sd, rec.n_samples))
+        g = Guarantee(mechanism="fake-noise", kind=Kind.LOCAL_DP, unit=Unit.WINDOW,
+                      epsilon=params.epsilon, mode=params.mode,
+                      parameters={"epsilon": params.epsilon})
+        return Release(out, g)
+
+    return protect_recordings(dataset, one, rng=rng, units=lambda r: r.n_samples // 50,
+                              progress=progress)
+
+
+def fake_registry() -> dict[str, MechanismSpec]:
+    spec = MechanismSpec(name="fake-noise", level="samples", params_type=FakeNoiseParams,
+                         protect=_fake_protect, summary="test-only Gaussian jitter")
+    return {"fake-noise": spec}

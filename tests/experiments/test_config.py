@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gazeprivacy.experiments.config import ConfigError, load_config, parse_config
+from gazeprivacy.experiments.engine import expand_cells
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _base(**over):
+    d = {"name": "x", "seeds": [0, 1], "datasets": [{"name": "d", "source": "sample"}],
+         "mechanisms": [{"name": "m", "grid": {"epsilon": [1, 2], "grid_size": [30, 60]}}],
+         "attacks": [{"kind": "reidentification"}]}
+    d.update(over)
+    return d
+
+
+def test_grid_expands_datasets_mechanisms_points_and_seeds():
+    cfg = parse_config(_base())
+    cells = expand_cells(cfg)
+    # per seed: 1 raw cell + 2 x 2 grid points
+    assert len(cells) == 2 * (1 + 4)
+    assert {c.seed for c in cells} == {0, 1}
+    assert len({c.key for c in cells}) == len(cells)
+    assert [c.parameters for c in cells if c.seed == 0][1:] == [
+        {"epsilon": 1, "grid_size": 30}, {"epsilon": 1, "grid_size": 60},
+        {"epsilon": 2, "grid_size": 30}, {"epsilon": 2, "grid_size": 60}]
+
+
+@pytest.mark.parametrize("change, match", [
+    pytest.param({"seeds": []}, "seeds must be a non-empty list", id="no_seeds"),
+    pytest.param({"seeds": [1, 1]}, "seeds must be distinct", id="duplicate_seeds"),
+    pytest.param({"colour": "red"}, r"unknown key\(s\) \['colour'\] in the config",
+                 id="unknown_top_key"),
+    pytest.param({"datasets": [{"name": "d", "source": "ftp"}]}, "source must be one of",
+                 id="bad_source"),
+    pytest.param({"datasets": [{"name": "d", "source": "file"}]}, "needs path",
+                 id="file_without_path"),
+    pytest.param({"mechanisms": [{"name": "m", "grid": {"epsilon": 3}}]},
+                 r"mechanisms\[0\].grid.epsilon must be a non-empty list", id="scalar_grid"),
+    pytest.param({"mechanisms": [{"name": "m", "grid": {"epsilon": [1]},
+                                  "fixed": {"epsilon": 2}}]}, "both grid and fixed",
+                 id="grid_and_fixed"),
+    pytest.param({"attacks": [{"kind": "reidentification", "classifier": "cnn"}]},
+                 "classifier must be one of", id="bad_classifier"),
+    pytest.param({"attacks": [{"kind": "reidentification", "threat": "seed009"}]},
+                 "threat must be one of", id="bad_threat"),
+    pytest.param({"attacks": [{"kind": "attribute"}]}, "needs attribute",
+                 id="attribute_without_name"),
+    pytest.param({"attacks": [{"kind": "reidentification", "n_split": 3}]},
+                 r"unknown key\(s\) \['n_split'\] in attacks\[0\]", id="typo_in_attack"),
+    pytest.param({"fidelity": ["psnr"]}, "fidelity metric 'psnr' is unknown", id="bad_metric"),
+    pytest.param({"utility": [{"direction": "both"}]}, "direction must be", id="bad_direction"),
+    pytest.param({"workers": 0}, "workers must be an integer >= 1", id="zero_workers"),
+])
+def test_config_errors_name_the_key(change, match):
+    with pytest.raises(ConfigError, match=match):
+        parse_config(_base(**change))
+
+
+def test_unregistered_mechanism_lists_the_registered_ones():
+    cfg = parse_config(_base())
+    with pytest.raises(ConfigError, match="'m' is not a registered mechanism; choose one of: a, b"):
+        cfg.check_mechanisms({"a": 1, "b": 2})
+
+
+def test_load_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = [")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(bad)
+
+
+def test_example_configs_parse():
+    paths = sorted((REPO / "configs").glob("*.toml"))
+    assert paths
+    for p in paths:
+        cfg = load_config(p)
+        assert expand_cells(cfg)
