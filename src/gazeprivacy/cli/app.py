@@ -13,6 +13,7 @@ import sys
 import typer
 from rich.console import Console
 
+from gazeprivacy.cli import audit as audit_cmd
 from gazeprivacy.cli import info as info_cmd
 from gazeprivacy.exceptions import GazePrivacyError
 
@@ -33,6 +34,7 @@ def _root() -> None:
     """Release eye-tracking data with formal privacy guarantees, and measure what it cost."""
 
 app.command("info")(info_cmd.info)
+app.command("audit")(audit_cmd.audit)
 
 
 def main() -> None:
