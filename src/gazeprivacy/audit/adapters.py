@@ -402,6 +402,77 @@ def _kaleido_case(mode: str) -> AuditCase:
               f"{thresh:.4g} deg, screen [-1, 1] x [-1, 1] deg, samples {far:g} deg off-screen")
 
 
+def _heatmap_case(mode: str, *, name: str) -> AuditCase:
+    """Per heatmap (one observer's map replaced): the released noisy aggregate.
+
+    Small public shape (``n = 8`` observers, a ``4 x 4`` grid, cap ``m = 2``) so that draws are
+    cheap; the guarantee does not depend on the shape beyond the sensitivity. Features: the
+    projection of the output on ``b - a`` (the Gaussian log-likelihood ratio) and the L1
+    distance advantage (the Laplace one), both computed from the two public aggregates.
+    Mechanisms of kind ``none`` (noise-free, rs1, rs2) are audited against epsilon 0: any
+    positive lower bound exhibits a distinguishing event, as the paper's Theorems 3.2-3.3 say.
+    """
+    mod = mechanism_module(name)
+    spec = MECHANISMS[name]
+    from gazeprivacy.features.gaze_maps import GazeMaps, MapGrid
+
+    n_obs, side, cap = 8, 4, 2
+    grid = MapGrid(width_px=side, height_px=side)
+    eps, delta = 1.0, 1e-3
+    ptype = spec.params_type
+    kw: dict[str, Any] = {"cap": cap}
+    fields = set(getattr(ptype, "__dataclass_fields__", {}))
+    if "epsilon" in fields:
+        kw["epsilon"] = eps
+    if "delta" in fields:
+        kw["delta"] = delta
+    if "fraction" in fields:
+        kw["fraction"] = 0.5
+    if "mode" in fields:
+        kw["mode"] = mode
+    params = ptype(**kw)
+    record = mod.guarantee(params, n_observers=n_obs, n_cells=grid.n_cells)
+    claimed_eps = record.epsilon if record.epsilon is not None else 0.0
+    claimed_delta = record.delta or 0.0
+    base = np.random.default_rng(0).integers(0, cap + 1, (n_obs, side, side))
+
+    def maps_with(first: np.ndarray) -> Any:
+        counts = base.copy()
+        counts[0] = first
+        return GazeMaps(counts=counts, observers=tuple(map(str, range(n_obs))), stimulus="s",
+                        grid=grid)
+
+    def samplers(pair: NeighbourPair) -> tuple[Sampler, Sampler]:
+        ma, mb = maps_with(pair.a), maps_with(pair.b)
+        agg_a, agg_b = ma.aggregate(cap).ravel(), mb.aggregate(cap).ravel()
+        direction = agg_b - agg_a
+
+        def make(maps: Any) -> Sampler:
+            def s(n: int, rng: np.random.Generator) -> np.ndarray:
+                out = np.stack([spec.protect(maps, params, rng=rng).output.values.ravel()
+                                for _ in range(n)])
+                return np.column_stack([
+                    (out - agg_a) @ direction,
+                    np.abs(out - agg_a).sum(axis=1) - np.abs(out - agg_b).sum(axis=1)])
+            return s
+        return make(ma), make(mb)
+
+    zeros, full = np.zeros((side, side), dtype=np.int64), np.full((side, side), cap)
+
+    def rand(rng: np.random.Generator) -> NeighbourPair:
+        return NeighbourPair(rng.integers(0, cap + 1, (side, side)),
+                             rng.integers(0, cap + 1, (side, side)), "random maps for observer 0")
+
+    return AuditCase(
+        mechanism=name, mode=mode, unit="heatmap (one observer)", claimed_epsilon=claimed_eps,
+        claimed_delta=claimed_delta, neighbouring=record.neighbouring, guarantee=record,
+        strategy=NeighbourStrategy((NeighbourPair(zeros, full, "observer 0: empty map vs map "
+                                                  "at the cap everywhere"),), rand, 1),
+        samplers=samplers,
+        notes=f"n = {n_obs} observers, r = {grid.n_cells} cells, cap m = {cap}" + (
+            "; kind none: audited against epsilon 0" if record.epsilon is None else ""))
+
+
 # --------------------------------------------------------------------------------------------
 # registry
 
@@ -441,6 +512,15 @@ def _adapters() -> dict[str, AuditAdapter]:
                      expect_violation=("paper",),
                      description="Kaleido per w-window"),
     ]
+    for hm, modes, bad in (("heatmap-laplace", ("sound",), ()),
+                           ("heatmap-gaussian", ("sound", "paper"), ()),
+                           ("heatmap-analytic-gaussian", ("sound",), ()),
+                           ("heatmap-noise-free", ("baseline",), ("baseline",)),
+                           ("heatmap-rs1", ("baseline",), ("baseline",)),
+                           ("heatmap-rs2", ("baseline",), ("baseline",))):
+        a.append(AuditAdapter(hm, lambda m, hm=hm: _heatmap_case(m, name=hm), modes=modes,
+                              requires=hm, expect_violation=bad,
+                              description=f"{hm}: noisy aggregate gaze map"))
     return {x.name: x for x in a}
 
 
