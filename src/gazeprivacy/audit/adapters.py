@@ -353,7 +353,7 @@ def _kaleido_case(mode: str) -> AuditCase:
     ``r`` straight away from the corner.
     """
     mod = mechanism_module("kaleido")
-    r, w, eps, far = 10.0, 1, 4.0, 100.0
+    r, w, eps, far = 10.0, 1, 2.0, 150.0
     geo = _screen(2.0, 2.0, -1.0, -1.0)
     corner = np.array([-1.0, 1.0])
     g0 = np.array([-far, far])
