@@ -281,17 +281,25 @@ def _dpgazesynth_case(mode: str) -> AuditCase:
                                      x=np.tile(x, n), y=np.tile(y, n), sampling_rate_hz=rate,
                                      geometry=geo)
 
+    eps_report = params.epsilon_per_report(w)
+
+    def report_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The OUE input values of one window (a deterministic function of the window)."""
+        reps = mod._client(recording(x, y, 1), params, np.random.default_rng(0)).reports
+        if isinstance(reps, dict):  # grouped by report budget
+            return np.concatenate([reps[k] for k in sorted(reps)] or [np.zeros(0, np.int64)])
+        return np.asarray(reps)
+
     def samplers(pair: NeighbourPair) -> tuple[Sampler, Sampler]:
         (ax, ay), (bx, by) = pair.a, pair.b
         # the OUE index that tells the pair apart: the first transition of b (or of a)
-        one_b = mod._client(recording(bx, by, 1), params, np.random.default_rng(0))
-        one_a = mod._client(recording(ax, ay, 1), params, np.random.default_rng(0))
         d = 8 * g * g + 1
-        cands = [v for v in np.concatenate([one_b.reports, one_a.reports]) if v < d - 1]
+        cands = [v for v in np.concatenate([report_values(bx, by), report_values(ax, ay)])
+                 if v < d - 1]
         target = int(cands[0]) if cands else 0
 
         def make(x: np.ndarray, y: np.ndarray) -> Sampler:
-            values = mod._client(recording(x, y, 1), params, np.random.default_rng(0)).reports
+            values = report_values(x, y)
 
             def s(n: int, rng: np.random.Generator) -> np.ndarray:
                 r1, r2 = rng.spawn(2)
@@ -301,8 +309,8 @@ def _dpgazesynth_case(mode: str) -> AuditCase:
                 first_len = c.run_length[np.minimum(first, c.run_length.size - 1)]
                 k = values.size
                 if k:
-                    rep = oue_encode(np.tile(values, n), domain_size=d,
-                                     epsilon=c.epsilon_report, rng=r2)
+                    rep = oue_encode(np.tile(values, n), domain_size=d, epsilon=eps_report,
+                                     rng=r2)
                     hit = np.zeros(rep.n)
                     rows = np.repeat(np.arange(rep.n), np.diff(rep.indptr))
                     hit[rows[rep.indices == target]] = 1.0
