@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from gazeprivacy.cli import audit as audit_cmd
+from gazeprivacy.cli import datasets as datasets_cmd
 from gazeprivacy.cli import info as info_cmd
 from gazeprivacy.exceptions import GazePrivacyError
 
@@ -34,6 +35,7 @@ def _root() -> None:
     """Release eye-tracking data with formal privacy guarantees, and measure what it cost."""
 
 app.command("info")(info_cmd.info)
+app.command("datasets")(datasets_cmd.datasets)
 app.command("audit")(audit_cmd.audit)
 
 
