@@ -23,12 +23,15 @@ from gazeprivacy.mechanisms import MECHANISMS
 # margin, few enough for the suite to stay fast (Kaleido and the heatmaps run one Python call
 # per draw).
 TEST_TRIALS = {"kaleido": 1000, "dpgazesynth": 3000}
-HEATMAP_TRIALS = 1500
+HEATMAP_TRIALS = 1000  # heatmaps and feature series: one mechanism call per draw
 DEFAULT_TRIALS = 6000
 
 
+SERIES = ("series-lpa", "fpa", "dct", "cfpa", "dcfpa", "steil-exponential")
+
+
 def trials_for(name: str) -> int:
-    if name.startswith("heatmap-"):
+    if name.startswith("heatmap-") or name in SERIES:
         return HEATMAP_TRIALS
     return TEST_TRIALS.get(name, DEFAULT_TRIALS)
 
@@ -37,7 +40,7 @@ def cases() -> list:
     out = []
     for name in available_adapters():
         for mode in ADAPTERS[name].modes:
-            slow = name in ("kaleido",) or name.startswith("heatmap-")
+            slow = name in ("kaleido", *SERIES) or name.startswith("heatmap-")
             out.append(pytest.param(name, mode, id=f"{name}-{mode}",
                                     marks=[pytest.mark.slow] if slow else []))
     return out

@@ -481,6 +481,99 @@ def _heatmap_case(mode: str, *, name: str) -> AuditCase:
             "; kind none: audited against epsilon 0" if record.epsilon is None else ""))
 
 
+def _series_case(mode: str, *, name: str) -> AuditCase:
+    """Per block (one feature series, or one chunk of it): the released noisy series.
+
+    Sound mode: one recording, one feature with declared range ``[0, 1]``, 8 windows (chunks
+    of 4 for CFPA / DCFPA); the extreme pair is the unit (the series, or its first chunk) at the
+    bottom of the range against the unit at its top, everything else equal. Features: the mean
+    of the released unit (the DC direction, which every transform keeps) and its first value.
+
+    Paper mode reads the sensitivity from the data, and its neighbours are datasets in which one
+    participant's series is replaced by another's. Seven participants' constant series, ``0``,
+    five times ``1/2`` and ``1``, against the same dataset with the first replaced by ``1/2``: the
+    largest distance between participants halves, so does the noise of *every* recording, which
+    the released series of the six untouched participants show. Feature: the log of their total
+    absolute deviation from their (public, in an audit) inputs. Steil's paper mode keeps the
+    sensitivity fixed (both datasets span the same range) and exposes its own flaw instead:
+    every element moves by the same magnitude, so the differences between released elements
+    equal the true differences whenever two random signs agree.
+    """
+    spec = MECHANISMS[name]
+    from gazeprivacy.features.ranges import FeatureRange
+    from gazeprivacy.features.window_features import FeatureSeries
+
+    eps, n_win = 1.0, 8
+    names = {f for f in getattr(spec.params_type, "__dataclass_fields__", {})}
+    kw: dict[str, Any] = {"epsilon": eps, "mode": mode}
+    if mode == "sound":
+        kw["ranges"] = {"f": FeatureRange(0.0, 1.0, "natural", "audit")}
+    if "chunk_size" in names and name in ("cfpa", "dcfpa"):
+        kw["chunk_size"] = 4
+    if "subsample_w" in names:
+        kw["subsample_w"] = 1  # no subsampling: the audited unit is the whole series
+    params = spec.params_type(**kw)
+    steil = name == "steil-exponential"
+    chunked = "chunk_size" in kw
+    block = kw["chunk_size"] if chunked else n_win  # neighbours differ in one unit only
+
+    def dataset(values: list[np.ndarray]) -> list[Any]:
+        return [FeatureSeries(recording=f"r{i}", participant=f"p{i}",
+                              t_start=np.arange(n_win, dtype=float), values=v[:, None],
+                              feature_names=("f",)) for i, v in enumerate(values)]
+
+    def release(data: list[Any], rng: np.random.Generator) -> list[np.ndarray]:
+        return [s.values[:, 0] for s in spec.protect(data, params, rng=rng).output]
+
+    if mode == "sound" or steil:
+        if steil and mode == "paper":
+            a_vals = np.tile([0.0, 1.0], n_win // 2)
+            b_vals = 1.0 - a_vals
+            desc = "alternating 0/1 vs 1/0 (same range, so the same data-driven sensitivity)"
+        else:
+            a_vals, b_vals = np.zeros(n_win), np.zeros(n_win)
+            b_vals[:block] = 1.0
+            desc = ("first chunk at the bottom vs the top of the declared range" if chunked
+                    else "series at the bottom vs the top of the declared range")
+        data_a, data_b = dataset([a_vals]), dataset([b_vals])
+
+        def feats(out: list[np.ndarray]) -> np.ndarray:
+            r = out[0][:block]  # the unit: the first chunk (or the whole series)
+            if steil and mode == "paper":
+                diffs = np.diff(r)
+                return np.array([np.sum(np.isclose(diffs, np.diff(a_vals), atol=1e-9)),
+                                 np.sum(np.isclose(diffs, np.diff(b_vals), atol=1e-9))])
+            return np.array([r.mean(), r[0]])
+    else:
+        a_vals = [np.zeros(n_win), *[np.full(n_win, 0.5)] * 5, np.ones(n_win)]
+        b_vals = [np.full(n_win, 0.5), *a_vals[1:]]
+        data_a, data_b = dataset(a_vals), dataset(b_vals)
+        desc = "participant 0's series replaced by participant 1's (max distance halves)"
+
+        def feats(out: list[np.ndarray]) -> np.ndarray:
+            # the untouched participants' noise: its total size is the Laplace scale statistic
+            dev = sum(np.abs(r - v).sum() for r, v in zip(out[1:], a_vals[1:], strict=True))
+            return np.array([np.log(dev + 1e-300)])
+
+    def samplers(pair: NeighbourPair) -> tuple[Sampler, Sampler]:
+        def make(data: list[Any]) -> Sampler:
+            def s(n: int, rng: np.random.Generator) -> np.ndarray:
+                return np.stack([feats(release(data, rng)) for _ in range(n)])
+            return s
+        return make(pair.a), make(pair.b)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotFormallyPrivateWarning)
+        record = spec.protect(data_a, params, rng=np.random.default_rng(0)).guarantee
+    return AuditCase(
+        mechanism=name, mode=mode, unit=record.unit.value, claimed_epsilon=record.epsilon,
+        claimed_delta=0.0, neighbouring=record.neighbouring, guarantee=record,
+        strategy=NeighbourStrategy((NeighbourPair(data_a, data_b, desc),)),
+        samplers=samplers,
+        event_search=HistogramSearch() if steil and mode == "paper" else None,
+        notes=f"one feature, {n_win} windows" + (", chunks of 4" if "chunk_size" in kw else ""))
+
+
 # --------------------------------------------------------------------------------------------
 # registry
 
@@ -529,6 +622,10 @@ def _adapters() -> dict[str, AuditAdapter]:
         a.append(AuditAdapter(hm, lambda m, hm=hm: _heatmap_case(m, name=hm), modes=modes,
                               requires=hm, expect_violation=bad,
                               description=f"{hm}: noisy aggregate gaze map"))
+    for sr in ("series-lpa", "fpa", "dct", "cfpa", "dcfpa", "steil-exponential"):
+        a.append(AuditAdapter(sr, lambda m, sr=sr: _series_case(m, name=sr),
+                              modes=("sound", "paper"), requires=sr, expect_violation=("paper",),
+                              description=f"{sr}: feature-series release per block"))
     return {x.name: x for x in a}
 
 
