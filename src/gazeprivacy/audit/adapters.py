@@ -668,6 +668,9 @@ class MechanismAudit:
             "pair": self.search.worst.description, "event": r.event,
             "expected": "violation" if self.case.mode in self.adapter.expect_violation
             else "pass",
+            "claim": (f"{r.claimed_epsilon:.4g}" if self.case.guarantee is None
+                      or self.case.guarantee.epsilon is not None else "none (kind none: "
+                      "audited against 0)"),
         }
 
 
@@ -735,10 +738,12 @@ def markdown_table(audits: list[MechanismAudit | dict[str, Any]]) -> str:
     lines = []
     for a in audits:
         row = a.row() if isinstance(a, MechanismAudit) else a
+        p = row["p_value"]
         lines.append(
             f"| {row['mechanism']} | {row['mode']} | {row['unit']} | "
-            f"{row['claimed_epsilon']:.4g} | {row['claimed_delta']:.3g} | "
+            f"{row.get('claim', format(row['claimed_epsilon'], '.4g'))} | "
+            f"{row['claimed_delta']:.3g} | "
             f"{row['epsilon_lower_bound']:.3f} | {row['epsilon_estimate']:.3f} | "
-            f"**{row['verdict']}** | {row['p_value']:.2g} | {row['expected']} | "
-            f"{row['pair']} |")
+            f"**{row['verdict']}** | {'< 1e-300' if p == 0 else format(p, '.2g')} | "
+            f"{row['expected']} | {row['pair']} |")
     return head + "\n".join(lines) + "\n"
