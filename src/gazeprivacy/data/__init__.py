@@ -9,6 +9,7 @@ from gazeprivacy.data.geometry import (
     px_to_deg,
 )
 from gazeprivacy.data.io import dataset_from_table, read_dataset, write_dataset
+from gazeprivacy.data.pymovements_bridge import from_pymovements, to_pymovements
 from gazeprivacy.data.recording import CORE_COLUMNS, Dataset, Recording, repair_timestamps
 
 __all__ = [
@@ -18,9 +19,11 @@ __all__ = [
     "Recording",
     "dataset_from_table",
     "direction_to_angles_deg",
+    "from_pymovements",
     "pixels_per_degree",
     "px_to_deg",
     "read_dataset",
     "repair_timestamps",
+    "to_pymovements",
     "write_dataset",
 ]

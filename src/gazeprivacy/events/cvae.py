@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Conditional VAE of saccade velocity profiles (David-John et al., TVCG 2023, section 4.3.1).
+
+Architecture as in the paper (Fig. 3): the input is a 30-step velocity profile concatenated with
+the condition ``c = (amplitude, duration, participant one-hot)``; the encoder is one fully
+connected layer of 32 units with ReLU, giving 64 outputs (mean and log-variance of a 32-d latent);
+the decoder is one linear fully connected layer of 96 units on ``[z, c]`` followed by the linear
+read-out to the 30 steps (two linear maps, i.e. a linear decoder, as printed).
+
+Training settings are in the paper's supplement, which we do not have; ours (documented in
+``docs/privacy/event-synth-pd.md``): profiles scaled by 1/1000 deg/s (the PMF range), amplitude
+by 1/30 deg and duration by 1/0.1 s; loss = summed squared error + KL divergence; Adam, learning
+rate 3e-3, batch 128, ``epochs`` passes (default 60). Training runs in a forked torch RNG seeded
+from the caller's generator, single-threaded, so it is deterministic for a seed.
+
+PyTorch is an optional extra (``pip install 'gazeprivacy[deep]'``) imported lazily.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gazeprivacy._optional import import_optional
+from gazeprivacy.events.models import PROFILE_STEPS
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+
+__all__ = ["SaccadeCVAE"]
+
+PROFILE_SCALE = 1000.0
+AMPLITUDE_SCALE = 30.0
+DURATION_SCALE = 0.1
+LATENT = 32
+
+
+def _build(n_cond: int) -> Any:
+    torch = import_optional("torch")
+    nn = torch.nn
+
+    class _Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.enc = nn.Sequential(nn.Linear(PROFILE_STEPS + n_cond, 32), nn.ReLU(),
+                                     nn.Linear(32, 2 * LATENT))
+            self.dec = nn.Sequential(nn.Linear(LATENT + n_cond, 96), nn.Linear(96, PROFILE_STEPS))
+
+        def forward(self, x: Any, c: Any) -> tuple[Any, Any, Any]:
+            h = self.enc(torch.cat([x, c], dim=1))
+            mu, logvar = h[:, :LATENT], h[:, LATENT:]
+            z = mu + torch.randn_like(mu) * torch.exp(0.5 * logvar)
+            return self.dec(torch.cat([z, c], dim=1)), mu, logvar
+
+    return _Net()
+
+
+@dataclass
+class SaccadeCVAE:
+    """Train on saccade profiles and decode new ones for a condition (scikit-learn style).
+
+    Parameters
+    ----------
+    epochs : int
+        Passes over the training profiles.
+    learning_rate : float
+        Adam step size.
+    batch_size : int
+        Minibatch size.
+    """
+
+    epochs: int = 60
+    learning_rate: float = 3e-3
+    batch_size: int = 128
+    participants_: tuple[str, ...] = field(default=(), init=False)
+    net_: Any = field(default=None, init=False, repr=False)
+    loss_: list[float] = field(default_factory=list, init=False, repr=False)
+
+    def _cond(self, amplitude_deg: np.ndarray, duration_s: np.ndarray,
+              participants: np.ndarray) -> np.ndarray:
+        index = {p: i for i, p in enumerate(self.participants_)}
+        unknown = sorted({str(p) for p in participants} - set(index))
+        if unknown:
+            raise InvalidParameterError(
+                f"participant(s) {unknown[:5]} were not in the C-VAE's training data")
+        onehot = np.zeros((len(participants), len(self.participants_)), dtype=np.float32)
+        onehot[np.arange(len(participants)), [index[str(p)] for p in participants]] = 1.0
+        return np.column_stack([np.asarray(amplitude_deg) / AMPLITUDE_SCALE,
+                                np.asarray(duration_s) / DURATION_SCALE, onehot]).astype(
+                                    np.float32)
+
+    def fit(self, profiles: np.ndarray, amplitude_deg: np.ndarray, duration_s: np.ndarray,
+            participants: np.ndarray, *, rng: np.random.Generator) -> SaccadeCVAE:
+        """Fit on ``(n, 30)`` profiles (deg/s) with their conditions; returns ``self``."""
+        torch = import_optional("torch")
+        profiles = np.asarray(profiles, dtype=np.float64)
+        if profiles.ndim != 2 or profiles.shape[1] != PROFILE_STEPS or profiles.shape[0] < 2:
+            raise InvalidDataError(f"C-VAE training needs an (n >= 2, {PROFILE_STEPS}) profile "
+                                   f"array, got {profiles.shape}")
+        if not np.all(np.isfinite(profiles)):
+            raise InvalidDataError("C-VAE training profiles contain NaN or infinite values")
+        self.participants_ = tuple(dict.fromkeys(str(p) for p in participants))
+        cond = self._cond(amplitude_deg, duration_s, participants)
+        x = (profiles / PROFILE_SCALE).astype(np.float32)
+        seed = int(rng.integers(0, 2**31 - 1))
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(seed)
+                net = _build(cond.shape[1])
+                opt = torch.optim.Adam(net.parameters(), lr=self.learning_rate)
+                xt, ct = torch.from_numpy(x), torch.from_numpy(cond)
+                n = xt.shape[0]
+                gen = torch.Generator().manual_seed(seed)
+                self.loss_ = []
+                for _ in range(self.epochs):
+                    perm = torch.randperm(n, generator=gen)
+                    total = 0.0
+                    for start in range(0, n, self.batch_size):
+                        idx = perm[start:start + self.batch_size]
+                        recon, mu, logvar = net(xt[idx], ct[idx])
+                        rec = ((recon - xt[idx]) ** 2).sum()
+                        kl = -0.5 * (1 + logvar - mu**2 - logvar.exp()).sum()
+                        loss = (rec + kl) / len(idx)
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+                        total += loss.item() * len(idx)
+                    self.loss_.append(total / n)
+        finally:
+            torch.set_num_threads(threads)
+        self.net_ = net.eval()
+        return self
+
+    def sample(self, amplitude_deg: np.ndarray, duration_s: np.ndarray,
+               participants: np.ndarray, *, rng: np.random.Generator) -> np.ndarray:
+        """Decode one profile (deg/s, clipped at 0) per condition row, ``z ~ N(0, I)``."""
+        if self.net_ is None:
+            raise InvalidParameterError("SaccadeCVAE.sample needs fit() first")
+        torch = import_optional("torch")
+        cond = self._cond(amplitude_deg, duration_s, participants)
+        z = rng.standard_normal((cond.shape[0], LATENT)).astype(np.float32)
+        with torch.no_grad():
+            out = self.net_.dec(torch.from_numpy(np.hstack([z, cond]))).numpy()
+        return np.clip(out.astype(np.float64) * PROFILE_SCALE, 0.0, None)

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""k-same-synth: groups share parameters, rows and labels are kept, errors are named."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.guarantees import Kind
+from gazeprivacy.mechanisms.samples._event_synthesis import fit_events
+from gazeprivacy.mechanisms.samples.k_same_synth import KSameSynthParams, k_same_synth
+
+
+def _fitted_means(ds, events):
+    out = {}
+    for rec in ds:
+        f = fit_events(rec, events.filter(events["recording"] == rec.recording))
+        out[rec.recording] = f.fixation_params[:, :2]
+    return out
+
+
+def test_groups_release_identical_fixation_centres(rng, make_event_dataset):
+    ds, events = make_event_dataset(6, 2, rng=rng)
+    rel = k_same_synth(ds, KSameSynthParams(k=3), rng=np.random.default_rng(1), events=events)
+    assert [r.recording for r in rel.output] == [r.recording for r in ds]
+    assert [r.n_samples for r in rel.output] == [r.n_samples for r in ds]
+    # Fixation centres of the released data: each equals the centre of >= 2 other recordings.
+    centres = _fitted_means(rel.output, events)
+    for s in ("s0", "s1"):
+        ids = [r.recording for r in ds if r.labels["stimulus"] == s]
+        first = np.array([centres[i][0] for i in ids])
+        # three recordings per group: pairwise distances show two clusters of three
+        d = np.linalg.norm(first[:, None] - first[None], axis=-1)
+        close = (d < 0.15).sum(axis=1)  # sampling noise of 25 draws with sigma ~0.1
+        assert (close >= 3).all(), d.round(2)
+
+
+def test_released_samples_are_not_the_raw_ones(rng, make_event_dataset):
+    ds, events = make_event_dataset(4, 1, rng=rng)
+    rel = k_same_synth(ds, KSameSynthParams(k=2), rng=np.random.default_rng(2), events=events)
+    for a, b in zip(ds, rel.output, strict=True):
+        assert not np.any(np.isclose(a.x, b.x))
+
+
+def test_same_seed_same_output(rng, make_event_dataset):
+    ds, events = make_event_dataset(4, 1, rng=rng)
+    p = KSameSynthParams(k=2)
+    a = k_same_synth(ds, p, rng=np.random.default_rng(5), events=events).output
+    b = k_same_synth(ds, p, rng=np.random.default_rng(5), events=events).output
+    assert all(np.array_equal(r.x, s.x, equal_nan=True) for r, s in zip(a, b, strict=True))
+
+
+def test_guarantee_is_k_anonymity_with_timing_flag(rng, make_event_dataset):
+    ds, events = make_event_dataset(4, 2, rng=rng)
+    g = k_same_synth(ds, KSameSynthParams(k=2), rng=rng, events=events).guarantee
+    assert g.kind is Kind.K_ANONYMITY and g.k == 2
+    assert not g.formally_private
+    assert "timing" in g.flags[0].message
+    assert json.loads(g.to_json())["per_participant"]["p0"]["units"] == 2
+
+
+def test_too_few_participants_for_k_is_named(rng, make_event_dataset):
+    ds, events = make_event_dataset(3, 1, rng=rng)
+    with pytest.raises(InvalidDataError, match="stimulus='s0' has 3 participants, fewer than k=4"):
+        k_same_synth(ds, KSameSynthParams(k=4), rng=rng, events=events)
+
+
+def test_k_below_two_is_refused():
+    with pytest.raises(InvalidParameterError, match="k must be an integer >= 2"):
+        KSameSynthParams(k=1)
+
+
+def test_nan_rows_stay_missing(rng, make_event_dataset):
+    ds, events = make_event_dataset(2, 1, rng=rng)
+    rec = ds[0]
+    x = rec.x.copy()
+    y = rec.y.copy()
+    x[3:6] = np.nan
+    y[3:6] = np.nan
+    ds2 = ds.map(lambda r: r.with_gaze(x, y) if r.recording == rec.recording else r)
+    out = k_same_synth(ds2, KSameSynthParams(k=2), rng=rng, events=events).output
+    assert np.isnan(out[0].x[3:6]).all() and not np.isnan(out[0].x[6:]).any()
