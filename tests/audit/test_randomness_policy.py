@@ -10,15 +10,17 @@ the same output as a serial one for the same seed.
 from __future__ import annotations
 
 import ast
+import importlib.util
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.guarantees import FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms import protect_recordings
+from gazeprivacy.mechanisms import MECHANISMS, protect_recordings
 from gazeprivacy.rng import make_rng, seed_for_sklearn, spawn
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "gazeprivacy"
@@ -107,3 +109,33 @@ def test_no_module_uses_the_global_numpy_random_state(path):
                 and node.value.value.id in {"np", "numpy"} and node.attr not in allowed):
             bad.append(f"line {node.lineno}: np.random.{node.attr}")
     assert not bad, f"{path}: {bad}"
+
+
+HAS_PROTECT = importlib.util.find_spec("gazeprivacy.mechanisms.protect") is not None
+
+
+@pytest.mark.skipif(not HAS_PROTECT, reason="gazeprivacy.mechanisms.protect lands with sampledp")
+def test_protect_marks_a_fixed_seed_and_leaves_release_runs_unseeded():
+    from gazeprivacy.mechanisms.protect import protect
+
+    names = [n for n, s in MECHANISMS.items() if s.level == "samples"]
+    assert names, "no sample-level mechanism registered"
+    geo = Geometry(x_min_deg=-10, x_max_deg=10, y_min_deg=-10, y_max_deg=10)
+    ds = Dataset(tuple(
+        Recording.from_arrays(recording=f"r{i}", participant=f"p{i}", x=np.linspace(-5, 5, 60),
+                              y=np.zeros(60), sampling_rate_hz=100.0, geometry=geo)
+        for i in range(3)), name="toy")
+    kw = {"kaleido": {"epsilon": 1.0, "radius_deg": 2.0, "window_samples": 10},
+          "dpgazesynth": {"epsilon": 1.0, "grid_size": 5}}
+    for name in (n for n in names if n in kw):
+        a = protect(ds, mechanism=name, seed=3, **kw[name])
+        b = protect(ds, mechanism=name, seed=3, **kw[name])
+        assert a.guarantee.seed == 3
+        assert FlagCode.FIXED_SEED in {f.code for f in a.guarantee.flags}
+        for ra, rb in zip(a.output, b.output, strict=True):
+            np.testing.assert_array_equal(ra.x, rb.x)
+        rel1 = protect(ds, mechanism=name, **kw[name])
+        rel2 = protect(ds, mechanism=name, **kw[name])
+        assert rel1.guarantee.seed is None
+        assert FlagCode.FIXED_SEED not in {f.code for f in rel1.guarantee.flags}
+        assert not np.array_equal(rel1.output[0].x, rel2.output[0].x, equal_nan=True)
