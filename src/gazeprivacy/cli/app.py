@@ -15,7 +15,10 @@ from rich.console import Console
 
 from gazeprivacy.cli import audit as audit_cmd
 from gazeprivacy.cli import datasets as datasets_cmd
+from gazeprivacy.cli import heatmap as heatmap_cmd
 from gazeprivacy.cli import info as info_cmd
+from gazeprivacy.cli import protect as protect_cmd
+from gazeprivacy.cli import reproduce as reproduce_cmd
 from gazeprivacy.exceptions import GazePrivacyError
 
 __all__ = ["app", "main"]
@@ -37,6 +40,12 @@ def _root() -> None:
 app.command("info")(info_cmd.info)
 app.command("datasets")(datasets_cmd.datasets)
 app.command("audit")(audit_cmd.audit)
+app.command("protect")(protect_cmd.protect)
+app.command("heatmap")(heatmap_cmd.heatmap)
+
+# `gazeprivacy reproduce <paper>`: one subcommand per seed paper's experiment.
+reproduce_cmd.reproduce_app.command("seed003")(reproduce_cmd.seed003)
+app.add_typer(reproduce_cmd.reproduce_app, name="reproduce")
 
 
 def main() -> None:

@@ -4,9 +4,22 @@
 
 from gazeprivacy._registry import Registry
 from gazeprivacy.mechanisms.base import MechanismSpec, protect_recordings
+from gazeprivacy.mechanisms.heatmaps import analytic_gaussian as hm_analytic_gaussian
+from gazeprivacy.mechanisms.heatmaps import gaussian as hm_gaussian
+from gazeprivacy.mechanisms.heatmaps import laplacian, noise_free, random_selection
+from gazeprivacy.mechanisms.protect import build_params, protect
+from gazeprivacy.mechanisms.samples import dpgazesynth, kaleido
 
-__all__ = ["MECHANISMS", "MechanismSpec", "protect_recordings"]
+__all__ = ["MECHANISMS", "MechanismSpec", "build_params", "protect", "protect_recordings"]
 
 MECHANISMS: Registry[MechanismSpec] = Registry("mechanism", {
     # name: spec  -- one line per mechanism, added by the module that implements it
+    "dpgazesynth": dpgazesynth.SPEC,
+    "kaleido": kaleido.SPEC,
+    "heatmap-noise-free": noise_free.SPEC,
+    "heatmap-rs1": random_selection.RS1_SPEC,
+    "heatmap-rs2": random_selection.RS2_SPEC,
+    "heatmap-gaussian": hm_gaussian.SPEC,
+    "heatmap-laplace": laplacian.SPEC,
+    "heatmap-analytic-gaussian": hm_analytic_gaussian.SPEC,
 })

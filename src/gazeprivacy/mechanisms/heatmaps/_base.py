@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""What the heatmap mechanisms share: the output type, sensitivities and the record skeleton.
+
+The unit of privacy is one observer's (capped) gaze map on one stimulus, i.e. a recording.
+Neighbouring aggregates replace one observer's map by any other map with entries in ``[0, m]``;
+``n`` (observers) and ``r`` (cells) are public (Liu et al. 2019, Definition 3.1). Replacing one
+map moves the aggregate ``G = (1/n) sum_i min(G_i, m)`` by at most ``m / n`` per cell, so the L1
+sensitivity is ``m r / n`` and the L2 sensitivity ``m sqrt(r) / n``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from gazeprivacy._validation import check_int
+from gazeprivacy.features.gaze_maps import MapGrid
+from gazeprivacy.guarantees import Guarantee
+
+__all__ = [
+    "LIU_2019",
+    "NEIGHBOURING",
+    "AggregateMap",
+    "check_public_shape",
+    "l1_sensitivity",
+    "l2_sensitivity",
+    "per_observer",
+]
+
+NEIGHBOURING = ("replace one observer's capped gaze map on this stimulus by any map with entries "
+                "in [0, cap]; the number of observers n and of cells r are public")
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class AggregateMap:
+    """A released aggregate gaze map ``G`` (noisy or not), shape ``grid.shape``.
+
+    ``values`` may be negative after additive noise; clip or render as post-processing.
+    """
+
+    values: np.ndarray
+    stimulus: str
+    grid: MapGrid
+    n_observers: int
+    cap: int
+    noise_std: float = 0.0
+
+    def __post_init__(self) -> None:
+        v = np.array(self.values, dtype=np.float64)
+        v.flags.writeable = False
+        object.__setattr__(self, "values", v)
+
+
+def check_public_shape(*, n_observers: int, n_cells: int) -> None:
+    """Validate the public shape a privacy map needs."""
+    check_int(n_observers=n_observers)
+    check_int(n_cells=n_cells)
+
+
+def l1_sensitivity(*, cap: int, n_observers: int, n_cells: int) -> float:
+    """``m r / n``: the largest L1 change of the aggregate under replace-one."""
+    return cap * n_cells / n_observers
+
+
+def l2_sensitivity(*, cap: int, n_observers: int, n_cells: int) -> float:
+    """``m sqrt(r) / n``: the largest L2 change of the aggregate under replace-one."""
+    return cap * math.sqrt(n_cells) / n_observers
+
+
+def per_observer(g: Guarantee) -> Guarantee:
+    """Fill ``per_participant`` for one release: every observer contributed one map.
+
+    Participant ids are deliberately not listed (they are not part of the release); a
+    participant who appears in several released heatmaps composes sequentially over them.
+    """
+    return g.compose({"each observer": 1})
+
+
+#: The seed paper of the heatmap mechanisms.
+LIU_2019 = ("Liu, Xia, Duchowski, Bailey, Holmqvist, Jain. Differential privacy for eye-tracking "
+            "data. ETRA 2019")

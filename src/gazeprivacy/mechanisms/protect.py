@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""``protect``: the one entry point that runs any registered mechanism on a dataset.
+
+It is an entry point in the sense of the randomness policy: without ``rng`` it creates the
+generator, from OS entropy (a release) or from ``seed`` (a research run, which the record notes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+import numpy as np
+
+from gazeprivacy.data.recording import Dataset
+from gazeprivacy.exceptions import InvalidParameterError
+from gazeprivacy.guarantees import Release
+from gazeprivacy.rng import make_rng
+
+__all__ = ["build_params", "protect"]
+
+
+def build_params(mechanism: str, params: Any = None, /, **kwargs: Any) -> Any:
+    """The mechanism's parameter object from an instance or from keyword arguments.
+
+    Unknown keyword names raise an error that lists the valid ones.
+    """
+    from gazeprivacy.mechanisms import MECHANISMS
+
+    spec = MECHANISMS[mechanism]
+    if params is not None:
+        if kwargs:
+            raise InvalidParameterError("give params or keyword parameters, not both")
+        if not isinstance(params, spec.params_type):
+            raise InvalidParameterError(
+                f"params for {mechanism!r} must be a {spec.params_type.__name__}, got "
+                f"{type(params).__name__}")
+        return params
+    names = {f.name for f in fields(spec.params_type)}
+    unknown = sorted(set(kwargs) - names)
+    if unknown:
+        raise InvalidParameterError(
+            f"{mechanism} has no parameter(s) {', '.join(unknown)}; valid: "
+            f"{', '.join(sorted(names))}")
+    return spec.params_type(**kwargs)
+
+
+def protect(dataset: Dataset, *, mechanism: str, params: Any = None,
+            rng: np.random.Generator | None = None, seed: int | None = None,
+            progress: bool = False, **param_kwargs: Any) -> Release[Dataset]:
+    """Protect ``dataset`` with a registered mechanism.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    mechanism : str
+        A name in :data:`gazeprivacy.mechanisms.MECHANISMS` (e.g. ``"dpgazesynth"``,
+        ``"kaleido"``).
+    params : parameter object, optional
+        The mechanism's frozen ``*Params``; or give its fields as keyword arguments.
+    rng : numpy.random.Generator, optional
+        Randomness; when None, a generator is created from ``seed`` or, without a seed, from OS
+        entropy.
+    seed : int, optional
+        Fix the generator (research run); the record then carries the seed and a flag.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    Release[Dataset]
+        The protected dataset (same recordings, order and row counts) and its guarantee.
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown mechanism or parameter, or both ``rng`` and ``seed``.
+
+    Examples
+    --------
+    >>> from gazeprivacy.data import Dataset, Geometry, Recording
+    >>> geo = Geometry(x_min_deg=-10, x_max_deg=10, y_min_deg=-10, y_max_deg=10)
+    >>> rec = Recording.from_arrays(recording="r", participant="p", x=np.zeros(100),
+    ...                             y=np.zeros(100), sampling_rate_hz=100, geometry=geo)
+    >>> rel = protect(Dataset((rec,)), mechanism="kaleido", epsilon=1.0, radius_deg=2.0,
+    ...               window_samples=50, seed=1)
+    >>> rel.guarantee.seed, rel.guarantee.per_participant["p"].epsilon
+    (1, 2.0)
+    """
+    from gazeprivacy.mechanisms import MECHANISMS
+
+    spec = MECHANISMS[mechanism]
+    p = build_params(mechanism, params, **param_kwargs)
+    if rng is not None and seed is not None:
+        raise InvalidParameterError("give rng or seed, not both")
+    gen = rng if rng is not None else make_rng(seed)
+    rel = spec.protect(dataset, p, rng=gen, progress=progress)
+    return Release(rel.output, rel.guarantee.with_seed(seed))

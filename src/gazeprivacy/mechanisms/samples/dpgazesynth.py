@@ -1,0 +1,634 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""DPGazeSynth: event-level epsilon-LDP semi-synthetic gaze paths (per 0.5 s window).
+
+Ren, Fan, et al. DPGazeSynth: Enhancing eye-tracking virtual reality privacy with
+differentially private data synthesis. Section 4 (Algorithm 1, Theorem 1); implemented as
+SPEC section 2.
+
+Each participant's device (client) discretises gaze onto a ``G x G`` grid, splits it into windows
+of ``W`` samples and releases per window: the start point through planar Laplace
+(``eps1 / r``), the run lengths ("fixation times") through the Laplace mechanism (sensitivity
+``2W - 2``, ``eps2``) and its cell transitions through OUE (``eps3 / (W - 1)`` each). The curator
+estimates a first-order 8-neighbour transition model from all reports and synthesises every
+window (Algorithm 1). Guarantee: ``eps1 + eps2 + eps3`` per window (start points
+geo-indistinguishable within ``r``), ``T x eps`` for a participant with ``T`` windows.
+
+Deviations. *Paper mode* noises the ``m`` actual run lengths and sends ``m - 1`` OUE reports,
+which releases ``m`` exactly; its proof covers only neighbours with equal ``m`` and the record
+says so. *Sound mode* (default) pads the run-length series to ``W`` entries before the noise and
+pads the transition reports to ``W - 1`` per window with a "no transition" symbol (domain
+``8 G^2 + 1``), so ``m`` is protected. The radius default is ``3 min(H, V) / G`` (the paper's
+pairs G = 60 / r = 5 %, G = 30 / r = 10 %), not eq. (8)'s ``min(H, V) / (6 G)``. The option
+``transitions="one-per-window"`` (a "beyond" variant) sends one uniformly chosen transition (or
+the "no transition" symbol) per window at the full ``eps3``. Rounding keeps sums by largest
+remainder; a window whose noisy lengths all clip to 0 becomes one run. Missing samples: see
+``missing``. See docs/privacy/dpgazesynth.md.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from gazeprivacy._validation import check_in, check_int, check_positive
+from gazeprivacy.data.geometry import Geometry
+from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.exceptions import (
+    InvalidDataError,
+    InvalidParameterError,
+    NotFormallyPrivateWarning,
+)
+from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
+from gazeprivacy.mechanisms.base import MechanismSpec
+from gazeprivacy.mechanisms.noise.laplace import laplace_noise
+from gazeprivacy.mechanisms.noise.oue import (
+    oue_aggregate,
+    oue_curator_view,
+    oue_encode,
+    oue_estimate,
+)
+from gazeprivacy.mechanisms.noise.planar_laplace import planar_laplace
+
+__all__ = [
+    "SPEC",
+    "BudgetSplit",
+    "DPGazeSynthParams",
+    "TransitionModel",
+    "dpgazesynth",
+    "dpgazesynth_recording",
+    "guarantee",
+    "window_samples",
+]
+
+#: Direction k of the 8-neighbourhood: (dcol, drow) = (round(cos(k 45 deg)), round(sin(k 45 deg))).
+_DCOL = np.array([1, 1, 0, -1, -1, -1, 0, 1])
+_DROW = np.array([0, 1, 1, 1, 0, -1, -1, -1])
+
+
+@dataclass(frozen=True, kw_only=True)
+class BudgetSplit:
+    """Fractions of the per-window epsilon for start cells, fixation times and transitions.
+
+    The parts must be > 0 and sum to at most 1 (the record uses the sum actually spent).
+
+    >>> BudgetSplit().total
+    1.0
+    >>> BudgetSplit(start=0.8, times=0.2, transitions=0.2)
+    Traceback (most recent call last):
+    ...
+    gazeprivacy.exceptions.InvalidParameterError: split parts must sum to at most 1, got 1.2 \
+(start=0.8, times=0.2, transitions=0.2)
+    """
+
+    start: float = 0.6
+    times: float = 0.2
+    transitions: float = 0.2
+
+    def __post_init__(self) -> None:
+        for name in ("start", "times", "transitions"):
+            check_positive(**{f"split.{name}": getattr(self, name)})
+        total = self.start + self.times + self.transitions
+        if total > 1.0 + 1e-12:
+            raise InvalidParameterError(
+                f"split parts must sum to at most 1, got {total:g} (start={self.start:g}, "
+                f"times={self.times:g}, transitions={self.transitions:g})")
+
+    @property
+    def total(self) -> float:
+        return round(self.start + self.times + self.transitions, 12)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DPGazeSynthParams:
+    """Parameters of DPGazeSynth.
+
+    Parameters
+    ----------
+    epsilon : float, > 0
+        Budget per window (split by ``split``); no default.
+    grid_size : int, >= 2
+        ``G`` of the ``G x G`` grid (paper: 30 or 60).
+    window_s : float
+        Window length in seconds (paper: 0.5); ``W = round(window_s * rate)`` samples, >= 2.
+    radius_deg : float, optional
+        Protection radius ``r`` of the start point; default ``3 min(H, V) / G``.
+    split : BudgetSplit
+        Default 0.6 / 0.2 / 0.2 (the paper's).
+    mode : {"sound", "paper"}
+        See the module's Deviations.
+    transitions : {"all", "one-per-window"}
+        Report every transition at ``eps3 / (W - 1)`` (paper) or one per window at ``eps3``.
+    oue_path : {"curator-view", "client-reports"}
+        Simulate the curator's column sums in O(d) (exact in distribution), or have every client
+        emit real sparse OUE reports (O(d) per report; small data only).
+    missing : {"keep", "fill"}
+        ``keep``: NaN rows stay NaN and are skipped (the missing-sample mask is public);
+        ``fill``: NaN rows take the previous valid position before discretising, every row is
+        synthesised and the mask is protected too.
+    geometry : Geometry, optional
+        Screen bounds (public); default: each recording's own geometry.
+    """
+
+    epsilon: float
+    grid_size: int = 30
+    window_s: float = 0.5
+    radius_deg: float | None = None
+    split: BudgetSplit = field(default_factory=BudgetSplit)
+    mode: str = "sound"
+    transitions: str = "all"
+    oue_path: str = "curator-view"
+    missing: str = "keep"
+    geometry: Geometry | None = None
+
+    def __post_init__(self) -> None:
+        check_positive(epsilon=self.epsilon)
+        check_int(grid_size=self.grid_size, minimum=2)
+        check_positive(window_s=self.window_s)
+        if self.radius_deg is not None:
+            check_positive(radius_deg=self.radius_deg)
+        if not isinstance(self.split, BudgetSplit):
+            raise InvalidParameterError(f"split must be a BudgetSplit, got {self.split!r}")
+        check_in(mode=self.mode, options=("sound", "paper"))
+        check_in(transitions=self.transitions, options=("all", "one-per-window"))
+        check_in(oue_path=self.oue_path, options=("curator-view", "client-reports"))
+        check_in(missing=self.missing, options=("keep", "fill"))
+
+    @classmethod
+    def paper(cls, *, epsilon: float, grid_size: int = 60, **kw: Any) -> DPGazeSynthParams:
+        """The paper's setting (section 5.1): paper mode, W = 0.5 s, split 0.6 / 0.2 / 0.2."""
+        return cls(epsilon=epsilon, grid_size=grid_size, mode="paper", **kw)
+
+    @property
+    def epsilon_start(self) -> float:
+        return self.epsilon * self.split.start
+
+    @property
+    def epsilon_times(self) -> float:
+        return self.epsilon * self.split.times
+
+    @property
+    def epsilon_transitions(self) -> float:
+        return self.epsilon * self.split.transitions
+
+    def radius_for(self, geometry: Geometry) -> float:
+        """``r`` in degrees: the given one, else ``3 min(H, V) / G``."""
+        if self.radius_deg is not None:
+            return float(self.radius_deg)
+        return 3.0 * min(geometry.width_deg, geometry.height_deg) / self.grid_size
+
+    def epsilon_per_report(self, w: int) -> float:
+        """Budget of one OUE transition report for windows of ``w`` samples."""
+        if self.transitions == "one-per-window":
+            return self.epsilon_transitions
+        return self.epsilon_transitions / (w - 1)
+
+
+def window_samples(params: DPGazeSynthParams, sampling_rate_hz: float) -> int:
+    """``W = round(window_s * sampling_rate_hz)``; must be >= 2.
+
+    >>> window_samples(DPGazeSynthParams(epsilon=1.0), 200.0)
+    100
+    """
+    w = round(params.window_s * sampling_rate_hz)
+    if w < 2:
+        raise InvalidParameterError(
+            f"window_s={params.window_s:g} s at {sampling_rate_hz:g} Hz gives W={w} samples; "
+            "DPGazeSynth needs W >= 2: use a longer window_s")
+    return w
+
+
+def guarantee(params: DPGazeSynthParams, *, sampling_rate_hz: float,
+              geometry: Geometry | None = None) -> Guarantee:
+    """The privacy map: per-window record from public parameters only (never reads data).
+
+    >>> g = guarantee(DPGazeSynthParams(epsilon=2.0), sampling_rate_hz=200.0)
+    >>> g.kind.value, g.unit.value, g.epsilon, g.formally_private
+    ('epsilon-LDP', 'window', 2.0, True)
+    """
+    w = window_samples(params, sampling_rate_hz)
+    geometry = geometry or params.geometry
+    r = params.radius_for(geometry) if geometry is not None else params.radius_deg
+    eps = params.epsilon * params.split.total
+    flags: list[Flag] = []
+    if params.mode == "paper":
+        flags.append(Flag(FlagCode.PARTIAL_COVERAGE, (
+            "paper mode noises the m actual run lengths and sends m - 1 transition reports, "
+            "which releases the number of runs m of every window exactly; Theorem 1's proof "
+            "covers only neighbouring windows with the same m")))
+    neighbouring = (
+        f"two versions of one window of W = {w} samples (same recording, same position, same "
+        "missing-sample mask) whose first valid samples lie within r = "
+        f"{'3 min(H, V) / G' if r is None else f'{r:.6g} deg'} of each other; the cell sequence "
+        "is otherwise arbitrary" + (" but has the same number of runs" if params.mode == "paper"
+                                    else "") +
+        ". Start points further apart than r are distinguishable at eps1 x distance / r")
+    notes = [
+        f"eps1 = {params.epsilon_start:g} (planar Laplace start point, radius r), "
+        f"eps2 = {params.epsilon_times:g} (Laplace on run lengths, sensitivity 2W - 2 = "
+        f"{2 * w - 2}), eps3 = {params.epsilon_transitions:g} (OUE, "
+        f"{params.epsilon_per_report(w):.6g} per report)",
+        "the transition model is the curator's aggregate over all participants; synthesis is "
+        "post-processing",
+    ]
+    if params.missing == "keep":
+        notes.append("missing samples (NaN rows, blinks) stay NaN: the missing-sample mask is "
+                     "released as is and is not protected (use missing='fill' to protect it)")
+    return Guarantee(
+        mechanism="dpgazesynth",
+        kind=Kind.LOCAL_DP,
+        unit=Unit.WINDOW,
+        epsilon=eps,
+        mode=params.mode,
+        neighbouring=neighbouring,
+        parameters={
+            "epsilon": params.epsilon, "split": {"start": params.split.start,
+                                                 "times": params.split.times,
+                                                 "transitions": params.split.transitions},
+            "grid_size": params.grid_size, "window_s": params.window_s, "window_samples": w,
+            "radius_deg": r, "transitions": params.transitions,
+            "epsilon_per_report": params.epsilon_per_report(w), "oue_path": params.oue_path,
+            "missing": params.missing, "sampling_rate_hz": sampling_rate_hz,
+        },
+        flags=tuple(flags),
+        paper_claim="Theorem 1: event-level eps-LDP per window, eps = eps1 + eps2 + eps3",
+        notes=tuple(notes),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# client side
+# --------------------------------------------------------------------------------------------
+# Every client step reads one window of one participant only. The simulation runs all clients
+# of a dataset at once on concatenated arrays (global window ids), which is the same computation
+# vectorised across clients: a Python loop per recording cost 50 x a numpy pass.
+
+
+@dataclass(frozen=True)
+class _Clients:
+    """What the clients release (all already private), plus bookkeeping, over all recordings."""
+
+    valid_rows: np.ndarray      # rows (of the concatenated recordings) that get synthetic gaze
+    run_window: np.ndarray      # global window index of each noisy run (sorted)
+    run_length: np.ndarray      # noisy run lengths (> 0), sum per window = valid rows in it
+    start_cell: np.ndarray      # noisy start cell per window (-1 for windows without rows)
+    window_x0: np.ndarray       # per window: screen bounds and cell size (its recording's)
+    window_y0: np.ndarray
+    window_cw: np.ndarray
+    window_ch: np.ndarray
+    reports: dict[float, np.ndarray]  # OUE input values per report budget
+
+    @property
+    def all_reports(self) -> np.ndarray:
+        return np.concatenate([self.reports[k] for k in sorted(self.reports)] or [np.zeros(0)])
+
+
+def _geometry(rec: Recording, params: DPGazeSynthParams) -> Geometry:
+    geo = params.geometry or rec.geometry
+    if geo is None:
+        raise InvalidParameterError(
+            f"recording {rec.recording!r} has no geometry and DPGazeSynthParams.geometry is "
+            "None; the screen bounds are public parameters: pass geometry=Geometry(...)")
+    return geo
+
+
+def _cells(x: np.ndarray, y: np.ndarray, x0: np.ndarray, y0: np.ndarray, cw: np.ndarray,
+           ch: np.ndarray, g: int) -> tuple[np.ndarray, np.ndarray]:
+    """(col, row) of each point; off-screen points go to the nearest cell."""
+    col = np.clip(np.floor((x - x0) / cw), 0, g - 1).astype(np.int64)
+    row = np.clip(np.floor((y - y0) / ch), 0, g - 1).astype(np.int64)
+    return col, row
+
+
+def _fill_missing(x: np.ndarray, y: np.ndarray, rec: str) -> tuple[np.ndarray, np.ndarray]:
+    ok = ~np.isnan(x)
+    if not ok.any():
+        raise InvalidDataError(f"recording {rec!r} has no valid sample; missing='fill' needs one")
+    idx = np.where(ok, np.arange(x.size), 0)
+    idx = np.maximum.accumulate(idx)
+    first = int(np.argmax(ok))
+    idx[:first] = first
+    return x[idx], y[idx]
+
+
+def _round_keep_sum(values: np.ndarray, group: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """Clip at 0, scale each group to ``totals[group]``, round by largest remainder.
+
+    ``group`` is sorted. A group whose values are all 0 after clipping puts its whole total on
+    its first entry.
+    """
+    v = np.clip(values, 0.0, None)
+    n_groups = totals.shape[0]
+    s = np.bincount(group, weights=v, minlength=n_groups)
+    starts = np.searchsorted(group, np.arange(n_groups))
+    empty = (s <= 0) & (totals > 0)
+    if empty.any():
+        v = v.copy()
+        v[starts[empty]] = 1.0
+        s[empty] = 1.0
+    scaled = v * (totals[group] / np.where(s > 0, s, 1.0)[group])
+    fl = np.floor(scaled)
+    rem = scaled - fl
+    deficit = totals - np.bincount(group, weights=fl, minlength=n_groups)
+    order = np.lexsort((-rem, group))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size) - starts[group[order]]
+    out = fl + (rank < np.rint(deficit)[group])
+    return out.astype(np.int64)
+
+
+def _clients(recs: tuple[Recording, ...], params: DPGazeSynthParams,
+             rng: np.random.Generator) -> _Clients:
+    g = params.grid_size
+    d = 8 * g * g
+    geos = [_geometry(r, params) for r in recs]
+    ws = np.array([window_samples(params, r.sampling_rate_hz) for r in recs])
+    n_rows = np.array([r.n_samples for r in recs])
+    n_win = -(-n_rows // ws)
+    win_off = np.concatenate([[0], np.cumsum(n_win)[:-1]])
+    n_windows = int(n_win.sum())
+    xs, ys = [], []
+    for r in recs:
+        if params.missing == "fill":
+            fx, fy = _fill_missing(r.x, r.y, r.recording)
+        else:
+            fx, fy = r.x, r.y
+        xs.append(fx)
+        ys.append(fy)
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    rec_of_row = np.repeat(np.arange(len(recs)), n_rows)
+    local_row = np.arange(x.size) - np.repeat(np.concatenate([[0], np.cumsum(n_rows)[:-1]]),
+                                              n_rows)
+    # per-window public quantities (from the recording's geometry and rate)
+    rec_of_win = np.repeat(np.arange(len(recs)), n_win)
+    gx0 = np.array([q.x_min_deg for q in geos])
+    gy0 = np.array([q.y_min_deg for q in geos])
+    gx1 = np.array([q.x_max_deg for q in geos])
+    gy1 = np.array([q.y_max_deg for q in geos])
+    gcw = (gx1 - gx0) / g
+    gch = (gy1 - gy0) / g
+    radius = np.array([params.radius_for(q) for q in geos])
+    w_of_win = ws[rec_of_win]
+    rng_start, rng_times, rng_trans = rng.spawn(3)
+
+    valid_rows = np.flatnonzero(~np.isnan(x))
+    vx, vy = x[valid_rows], y[valid_rows]
+    vrec = rec_of_row[valid_rows]
+    vwin = win_off[vrec] + local_row[valid_rows] // ws[vrec]
+    col, row = _cells(vx, vy, gx0[vrec], gy0[vrec], gcw[vrec], gch[vrec], g)
+    cell = row * g + col
+
+    # windows and runs over the valid samples
+    n_valid = np.bincount(vwin, minlength=n_windows)
+    brk = np.ones(vwin.size, dtype=bool)
+    brk[1:] = (cell[1:] != cell[:-1]) | (vwin[1:] != vwin[:-1])
+    run_first = np.flatnonzero(brk)
+    run_len = np.diff(np.append(run_first, vwin.size))
+    run_win = vwin[run_first]
+    run_cell = cell[run_first]
+    run_col, run_row = col[run_first], row[run_first]
+
+    # 1. start point: planar Laplace at eps1 / r on the first valid sample, clamped (to the
+    #    nearest on-screen point: post-processing), discretised
+    has = n_valid > 0
+    first_idx = np.minimum(np.searchsorted(vwin, np.arange(n_windows)), max(vx.size - 1, 0))
+    sx = np.where(has, vx[first_idx] if vx.size else 0.0, 0.0)
+    sy = np.where(has, vy[first_idx] if vy.size else 0.0, 0.0)
+    dx, dy = planar_laplace(np.zeros(n_windows), np.zeros(n_windows), epsilon_per_unit=1.0,
+                            rng=rng_start)
+    scale = radius[rec_of_win] / params.epsilon_start
+    nx = np.clip(sx + dx * scale, gx0[rec_of_win], gx1[rec_of_win])
+    ny = np.clip(sy + dy * scale, gy0[rec_of_win], gy1[rec_of_win])
+    scol, srow = _cells(nx, ny, gx0[rec_of_win], gy0[rec_of_win], gcw[rec_of_win],
+                        gch[rec_of_win], g)
+    start_cell = np.where(has, srow * g + scol, -1)
+
+    # 2. fixation times: Laplace, sensitivity 2 W_v - 2 with W_v the window's valid rows
+    if params.mode == "paper":
+        vals = run_len.astype(np.float64)
+        grp = run_win
+    else:  # pad every window's series to W_v entries (runs first, then zeros)
+        grp = np.repeat(np.arange(n_windows), n_valid)
+        pad_start = np.concatenate([[0], np.cumsum(n_valid)[:-1]])
+        run_rank = np.arange(run_len.size) - np.searchsorted(run_win, run_win)
+        vals = np.zeros(grp.size)
+        vals[pad_start[run_win] + run_rank] = run_len
+    noise_scale = (2.0 * n_valid[grp] - 2.0) / params.epsilon_times
+    noisy = vals + laplace_noise(scale=1.0, size=vals.size, rng=rng_times) * noise_scale
+    lengths = _round_keep_sum(noisy, grp, n_valid)
+    keep = lengths > 0
+
+    # 3. transitions within windows -> (source cell, direction) index, OUE input values
+    same = run_win[1:] == run_win[:-1]
+    src = run_cell[:-1][same]
+    dcol = (run_col[1:] - run_col[:-1])[same]
+    drow = (run_row[1:] - run_row[:-1])[same]
+    direction = np.mod(np.rint(np.arctan2(drow, dcol) / (np.pi / 4)), 8).astype(np.int64)
+    trans = src * 8 + direction
+    trans_win = run_win[1:][same]
+    if params.transitions == "one-per-window":
+        # one report per window with >= 2 valid rows: a uniform transition or the dummy d
+        n_trans = np.bincount(trans_win, minlength=n_windows)
+        eligible = np.flatnonzero(n_valid >= 2)
+        u = rng_trans.random(eligible.size)
+        pick = np.full(eligible.size, d, dtype=np.int64)
+        cnt = n_trans[eligible]
+        pos = np.searchsorted(trans_win, eligible) + np.floor(u * cnt).astype(np.int64)
+        pick[cnt > 0] = trans[pos[cnt > 0]]
+        values, value_win = pick, eligible
+    elif params.mode == "paper":
+        values, value_win = trans, trans_win
+    else:  # pad to W_v - 1 reports per window with the "no transition" symbol d
+        n_dummy = np.clip(n_valid - 1, 0, None) - np.bincount(trans_win, minlength=n_windows)
+        dummy_win = np.repeat(np.arange(n_windows), n_dummy)
+        values = np.concatenate([trans, np.full(dummy_win.size, d, dtype=np.int64)])
+        value_win = np.concatenate([trans_win, dummy_win])
+    value_eps = np.zeros(0)
+    if value_win.size:  # reports share a budget per W; group them
+        uw, inv = np.unique(w_of_win[value_win], return_inverse=True)
+        value_eps = np.array([params.epsilon_per_report(int(w)) for w in uw])[inv]
+    reports = {float(e): values[value_eps == e] for e in np.unique(value_eps)}
+    return _Clients(valid_rows=valid_rows, run_window=grp[keep], run_length=lengths[keep],
+                    start_cell=start_cell, window_x0=gx0[rec_of_win], window_y0=gy0[rec_of_win],
+                    window_cw=gcw[rec_of_win], window_ch=gch[rec_of_win], reports=reports)
+
+
+def _client(rec: Recording, params: DPGazeSynthParams, rng: np.random.Generator) -> _Clients:
+    """The client step of one recording (for tests and single-client use)."""
+    return _clients((rec,), params, rng)
+
+
+# --------------------------------------------------------------------------------------------
+# curator side
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TransitionModel:
+    """Estimated 8-neighbour transition probabilities, ``probs[cell, direction]``."""
+
+    grid_size: int
+    probs: np.ndarray
+    n_reports: int
+
+    @property
+    def cumulative(self) -> np.ndarray:
+        c = np.cumsum(self.probs, axis=1)
+        return c / c[:, -1:]
+
+
+def _valid_directions(g: int) -> np.ndarray:
+    cells = np.arange(g * g)
+    col, row = cells % g, cells // g
+    nc = col[:, None] + _DCOL[None, :]
+    nr = row[:, None] + _DROW[None, :]
+    return (nc >= 0) & (nc < g) & (nr >= 0) & (nr < g)
+
+
+def transition_model_from_estimates(estimates: np.ndarray, g: int, n_reports: int
+                                    ) -> TransitionModel:
+    """Post-process OUE estimates (length ``8 G^2``): clip, zero off-grid, normalise per cell."""
+    valid = _valid_directions(g)
+    est = np.clip(np.asarray(estimates, dtype=np.float64).reshape(g * g, 8), 0.0, None)
+    est = np.where(valid, est, 0.0)
+    tot = est.sum(axis=1, keepdims=True)
+    uniform = valid / valid.sum(axis=1, keepdims=True)
+    probs = np.where(tot > 0, est / np.where(tot > 0, tot, 1.0), uniform)
+    return TransitionModel(grid_size=g, probs=probs, n_reports=n_reports)
+
+
+def _curate(clients: _Clients, params: DPGazeSynthParams,
+            rng: np.random.Generator) -> TransitionModel:
+    g = params.grid_size
+    d = 8 * g * g
+    est = np.zeros(d + 1)
+    n_total = 0
+    for eps in sorted(clients.reports):
+        values = clients.reports[eps]
+        n_total += values.size
+        if values.size == 0:
+            continue
+        if params.oue_path == "curator-view":
+            counts = np.bincount(values, minlength=d + 1)
+            sums = oue_curator_view(counts, epsilon=eps, rng=rng)
+            est += oue_estimate(sums, n=values.size, epsilon=eps)
+        else:
+            est += oue_aggregate(oue_encode(values, domain_size=d + 1, epsilon=eps, rng=rng))
+    return transition_model_from_estimates(est[:d], g, n_total)
+
+
+def _synthesise(n_rows: int, clients: _Clients, model: TransitionModel,
+                params: DPGazeSynthParams, rng: np.random.Generator
+                ) -> tuple[np.ndarray, np.ndarray]:
+    g = params.grid_size
+    win, length = clients.run_window, clients.run_length
+    m = win.size
+    cells = np.empty(m, dtype=np.int64)
+    rank = np.arange(m) - np.searchsorted(win, win)
+    first = rank == 0
+    cells[first] = clients.start_cell[win[first]]
+    cum = model.cumulative
+    u_all = rng.random(m)
+    # Markov steps run in parallel over windows: loop over the run rank (<= W), not the runs.
+    order = np.argsort(rank, kind="stable")
+    bounds = np.searchsorted(rank[order], np.arange(1, (rank.max() + 2) if m else 1))
+    for k in range(1, bounds.size):
+        idx = order[bounds[k - 1]:bounds[k]]
+        prev = cells[idx - 1]
+        direction = (u_all[idx, None] >= cum[prev]).sum(axis=1)
+        cells[idx] = prev + _DROW[direction] * g + _DCOL[direction]
+    col, row = cells % g, cells // g
+    px = clients.window_x0[win] + (col + rng.random(m)) * clients.window_cw[win]
+    py = clients.window_y0[win] + (row + rng.random(m)) * clients.window_ch[win]
+    x = np.full(n_rows, np.nan)
+    y = np.full(n_rows, np.nan)
+    x[clients.valid_rows] = np.repeat(px, length)
+    y[clients.valid_rows] = np.repeat(py, length)
+    return x, y
+
+
+def dpgazesynth(dataset: Dataset, params: DPGazeSynthParams, *, rng: np.random.Generator,
+                progress: bool = False) -> Release[Dataset]:
+    """Protect a dataset with DPGazeSynth (clients per recording, one curator for all).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Recordings with a geometry (or ``params.geometry``); any sampling rates.
+    params : DPGazeSynthParams
+    rng : numpy.random.Generator
+        Split into independent streams for the client steps, the curator and the synthesis.
+    progress : bool
+        Accepted for the registry contract; the run is one vectorised pass.
+
+    Returns
+    -------
+    Release[Dataset]
+        Same recordings, order, row counts, timestamps and labels; synthetic ``x, y``. The record
+        is per window, composed per participant over its windows.
+
+    Raises
+    ------
+    InvalidParameterError
+        No geometry, or a window shorter than 2 samples.
+
+    Examples
+    --------
+    >>> from gazeprivacy.data import Geometry, Recording, Dataset
+    >>> geo = Geometry(x_min_deg=0, x_max_deg=10, y_min_deg=0, y_max_deg=10)
+    >>> rec = Recording.from_arrays(recording="r", participant="p", x=np.linspace(1, 9, 400),
+    ...                             y=np.full(400, 5.0), sampling_rate_hz=200, geometry=geo)
+    >>> rel = dpgazesynth(Dataset((rec,)), DPGazeSynthParams(epsilon=2.0, grid_size=10),
+    ...                   rng=np.random.default_rng(0))
+    >>> rel.output[0].n_samples, rel.guarantee.per_participant["p"].epsilon
+    (400, 8.0)
+    """
+    if len(dataset) == 0:
+        raise InvalidDataError(f"dataset {dataset.name!r} has no recordings")
+    if params.mode == "paper":
+        warnings.warn("DPGazeSynth paper mode releases the number of runs per window; see the "
+                      "guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
+    recs = dataset.recordings
+    shapes = {(r.sampling_rate_hz, _geometry(r, params)) for r in recs}
+    rng_clients, rng_curator, rng_synth = rng.spawn(3)
+    clients = _clients(recs, params, rng_clients)
+    model = _curate(clients, params, rng_curator)
+    x, y = _synthesise(sum(r.n_samples for r in recs), clients, model, params, rng_synth)
+    cuts = np.cumsum([r.n_samples for r in recs])[:-1]
+    out = tuple(r.with_gaze(a, b) for r, a, b in
+                zip(recs, np.split(x, cuts), np.split(y, cuts), strict=True))
+    record = guarantee(params, sampling_rate_hz=recs[0].sampling_rate_hz,
+                       geometry=_geometry(recs[0], params))
+    if len(shapes) > 1:
+        record = _with_note(record, "recordings differ in sampling rate or geometry; window "
+                                    "samples and radius in 'parameters' are those of the first "
+                                    "recording")
+    units = dataset.units_per_participant(
+        lambda r: -(-r.n_samples // window_samples(params, r.sampling_rate_hz)))
+    record = record.compose(units)
+    return Release(Dataset(out, name=dataset.name, info=dataset.info), record)
+
+
+def dpgazesynth_recording(recording: Recording, params: DPGazeSynthParams, *,
+                          rng: np.random.Generator) -> Release[Recording]:
+    """DPGazeSynth on one recording whose own reports are the curator's whole input."""
+    rel = dpgazesynth(Dataset((recording,), name=recording.recording), params, rng=rng)
+    return Release(rel.output[0], rel.guarantee)
+
+
+def _with_note(g: Guarantee, note: str) -> Guarantee:
+    return replace(g, notes=(*g.notes, note))
+
+
+SPEC = MechanismSpec(
+    name="dpgazesynth", level="samples", params_type=DPGazeSynthParams, protect=dpgazesynth,
+    summary="local-DP semi-synthetic gaze paths: noisy start cells, run lengths and an OUE "
+            "transition model per 0.5 s window (epsilon-LDP per window)",
+    citation="Ren, Fan et al., DPGazeSynth (seed 000), section 4",
+    options={"grid_size": "G of the G x G grid (30, 60)", "mode": "sound | paper",
+             "transitions": "all | one-per-window", "radius_deg": "default 3 min(H, V) / G",
+             "window_s": "window length in s (0.5)", "missing": "keep | fill"},
+)

@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""``gazeprivacy protect``: formats, row order, labels, guarantee record, seeds, real data."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from gazeprivacy.cli.app import app
+from gazeprivacy.data import Dataset, Geometry, Recording, read_dataset, write_dataset
+from gazeprivacy.data.loaders import load_doves, load_vr_selfcalib
+from gazeprivacy.guarantees import Guarantee
+
+GEO = Geometry(x_min_deg=0.0, x_max_deg=16.0, y_min_deg=0.0, y_max_deg=12.0)
+runner = CliRunner()
+
+
+def small_dataset() -> Dataset:
+    g = np.random.default_rng(0)
+    recs = []
+    for i in range(4):
+        n = 150 + 20 * i
+        x = np.clip(8 + np.cumsum(g.normal(0, 0.2, n)), 0, 16)
+        y = np.clip(6 + np.cumsum(g.normal(0, 0.2, n)), 0, 12)
+        x[10:14] = np.nan
+        y[10:14] = np.nan
+        recs.append(Recording.from_arrays(recording=f"rec{3 - i}", participant=f"p{i % 2}",
+                                          x=x, y=y, sampling_rate_hz=100, geometry=GEO,
+                                          labels={"task": f"task{i}", "stimulus": "s"}))
+    return Dataset(tuple(recs), name="small")
+
+
+def invoke(*args: str) -> None:
+    res = runner.invoke(app, ["protect", *args])
+    assert res.exit_code == 0, res.output + repr(res.exception)
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+@pytest.mark.parametrize("mechanism", ["dpgazesynth", "kaleido"])
+def test_round_trip_keeps_rows_order_labels_and_writes_the_record(tmp_path, suffix, mechanism):
+    src = write_dataset(small_dataset(), tmp_path / f"in.{suffix}")
+    out = tmp_path / f"out.{suffix}"
+    extra = ["--radius-deg", "1.0"] if mechanism == "kaleido" else ["--grid-size", "20"]
+    invoke(str(src), str(out), "--mechanism", mechanism, "--epsilon", "2", "--seed", "7", *extra)
+    a = read_dataset(src).to_table()
+    b = read_dataset(out).to_table()
+    assert a.height == b.height
+    assert a.columns == b.columns
+    for col in ("participant", "recording", "t", "task", "stimulus"):
+        assert a[col].to_list() == b[col].to_list()
+    np.testing.assert_array_equal(np.isnan(a["x"].to_numpy()), np.isnan(b["x"].to_numpy()))
+    assert not np.allclose(np.nan_to_num(a["x"].to_numpy()), np.nan_to_num(b["x"].to_numpy()))
+    record = json.loads((tmp_path / f"out.{suffix}.guarantee.json").read_text())
+    g = Guarantee.from_dict(record)
+    assert g.mechanism == mechanism and g.seed == 7 and g.epsilon == 2.0
+    assert set(g.per_participant) == {"p0", "p1"}
+    assert record["unit"] in ("window", "w-window") and record["mode"] == "sound"
+    assert "fixed-seed" in [f["code"] for f in record["flags"]]
+
+
+def test_seed_is_deterministic_and_os_entropy_is_not(tmp_path):
+    src = write_dataset(small_dataset(), tmp_path / "in.parquet")
+    outs = {}
+    for name, seed in (("a", ["--seed", "3"]), ("b", ["--seed", "3"]), ("c", []), ("d", [])):
+        invoke(str(src), str(tmp_path / f"{name}.parquet"), "--mechanism", "kaleido",
+               "--epsilon", "1", "--radius-deg", "2", *seed)
+        outs[name] = pl.read_parquet(tmp_path / f"{name}.parquet")["x"].to_numpy()
+    np.testing.assert_array_equal(outs["a"], outs["b"])
+    assert not np.array_equal(outs["c"], outs["d"], equal_nan=True)
+    rec = json.loads((tmp_path / "c.parquet.guarantee.json").read_text())
+    assert rec["seed"] is None and rec["formally_private"]
+
+
+def test_paper_mode_and_extra_parameters(tmp_path):
+    src = write_dataset(small_dataset(), tmp_path / "in.csv")
+    invoke(str(src), str(tmp_path / "o.csv"), "--mechanism", "dpgazesynth", "--epsilon", "1",
+           "--mode", "paper", "--param", "transitions=one-per-window", "--seed", "1")
+    rec = json.loads((tmp_path / "o.csv.guarantee.json").read_text())
+    assert rec["mode"] == "paper" and not rec["formally_private"]
+    assert rec["parameters"]["transitions"] == "one-per-window"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--mechanism", "nope", "--epsilon", "1"], "unknown mechanism 'nope'"),
+    (["--mechanism", "kaleido", "--epsilon", "1", "--radius-deg", "1", "--param", "zzz=1"],
+     "kaleido has no parameter(s) zzz"),
+    (["--mechanism", "dpgazesynth", "--epsilon", "-1"], "epsilon must be > 0"),
+], ids=["unknown_mechanism", "unknown_param", "negative_epsilon"])
+def test_bad_options_give_named_errors(tmp_path, args, message):
+    src = write_dataset(small_dataset(), tmp_path / "in.csv")
+    res = runner.invoke(app, ["protect", str(src), str(tmp_path / "o.csv"), *args])
+    assert res.exit_code != 0
+    assert message in str(res.exception)
+
+
+# ------------------------------------------------------------------------------ real data
+
+
+def _check_real(tmp_path, ds: Dataset, mechanism: str) -> None:
+    src = write_dataset(ds, tmp_path / "real.parquet")
+    out = tmp_path / f"real_{mechanism}.parquet"
+    invoke(str(src), str(out), "--mechanism", mechanism, "--epsilon", "2", "--radius-frac",
+           "0.05", "--seed", "11", *(["--grid-size", "60"] if mechanism == "dpgazesynth" else []))
+    a, b = read_dataset(src), read_dataset(out)
+    assert [r.recording for r in a] == [r.recording for r in b]
+    assert [r.n_samples for r in a] == [r.n_samples for r in b]
+    for ra, rb in zip(a, b, strict=True):
+        np.testing.assert_array_equal(np.isnan(ra.x), np.isnan(rb.x))
+        assert ra.labels == rb.labels
+        assert not np.array_equal(ra.x, rb.x, equal_nan=True)
+    g = Guarantee.from_json((tmp_path / f"real_{mechanism}.parquet.guarantee.json").read_text())
+    assert g.formally_private  # the fixed-seed flag is informational
+    windows = sum(-(-r.n_samples // round(0.5 * r.sampling_rate_hz)) for r in a)
+    assert sum(b.epsilon for b in g.per_participant.values()) == pytest.approx(2.0 * windows)
+
+
+@pytest.mark.realdata
+@pytest.mark.slow  # reading the DOVES file takes ~10 s
+def test_protect_works_on_doves_for_both_mechanisms(tmp_path, data_dir):
+    ds = load_doves(data_dir, observers=["ABT2", "CE2"], images=[1, 2])
+    for mechanism in ("dpgazesynth", "kaleido"):
+        _check_real(tmp_path, ds, mechanism)
+
+
+@pytest.mark.realdata
+def test_protect_works_on_the_vr_set_for_both_mechanisms(tmp_path, data_dir):
+    ds = load_vr_selfcalib(data_dir, participants=[10], environments=["office", "supermarket"])
+    assert np.isnan(ds[0].x).any()  # blinks are NaN rows, kept through the release
+    for mechanism in ("dpgazesynth", "kaleido"):
+        _check_real(tmp_path, ds, mechanism)

@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Kaleido: budget per w samples, stream == batch, test-noise scale, policies, records."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from gazeprivacy.data import Dataset, Geometry, Recording
+from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
+from gazeprivacy.guarantees import FlagCode, Guarantee
+from gazeprivacy.mechanisms.samples.kaleido import (
+    KaleidoParams,
+    KaleidoStream,
+    guarantee,
+    kaleido,
+    kaleido_arrays,
+    kaleido_dataset,
+)
+
+GEO = Geometry(x_min_deg=-20.0, x_max_deg=20.0, y_min_deg=-15.0, y_max_deg=15.0)
+
+
+def stream(n: int, seed: int, nan_every: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    g = np.random.default_rng(seed)
+    jumps = (g.random((n, 1)) < 0.02) * g.normal(0, 5, (n, 2))
+    xy = np.clip(np.cumsum(g.normal(0, 0.1, (n, 2)) + jumps, 0), -25, 25)
+    if nan_every:
+        xy[g.random(n) < 1 / nan_every] = np.nan
+    return xy[:, 0], xy[:, 1]
+
+
+def max_window_sum(spent: np.ndarray, w: int) -> float:
+    c = np.concatenate([[0.0], np.cumsum(spent)])
+    return float((c[w:] - c[:-w]).max())
+
+
+@pytest.mark.parametrize(("eps", "w", "t_skip", "h", "mode", "r"), [
+    (1.0, 50, 5, 2.0, "sound", 2.0),
+    (3.0, 100, 1, 2.0, "sound", 0.6),
+    (0.5, 37, 4, 3.0, "sound", 10.0),
+    (2.0, 50, 5, 2.0, "paper", 0.5),
+], ids=["seed001", "t_skip_1", "odd_w", "paper_r_below_1"])
+def test_no_w_consecutive_samples_spend_more_than_epsilon(eps, w, t_skip, h, mode, r):
+    p = KaleidoParams(epsilon=eps, radius_deg=r, window_samples=w, t_skip_samples=t_skip, h=h,
+                      mode=mode)
+    for seed in range(3):
+        x, y = stream(20000, seed, nan_every=50 if seed == 2 else 0)
+        _, _, spent = kaleido_arrays(x, y, p, rng=np.random.default_rng(seed), geometry=GEO)
+        assert max_window_sum(spent, w) <= eps * (1 + 1e-12)
+        # the budget is really used: windows come close to eps - eps / h at least
+        assert max_window_sum(spent, w) > 0.5 * (eps - eps / h)
+
+
+def test_testing_spends_at_most_epsilon_over_h_per_window():
+    p = KaleidoParams(epsilon=1.0, radius_deg=2.0, window_samples=50)
+    x, y = stream(5000, 1)
+    s = KaleidoStream(p, rng=np.random.default_rng(0))
+    s.push(x, y)
+    spent = s.epsilon_spent
+    test_only = np.where(np.isclose(spent, p.epsilon_test(50)), spent, 0.0)
+    assert max_window_sum(test_only, 50) <= 0.5 + 1e-12
+
+
+def test_stream_in_random_chunks_equals_batch(rng):
+    p = KaleidoParams(epsilon=2.0, radius_deg=2.0, window_samples=40, missing="hold")
+    x, y = stream(6000, 4, nan_every=30)
+    bx, by, bs = kaleido_arrays(x, y, p, rng=np.random.default_rng(9), geometry=GEO)
+    s = KaleidoStream(p, rng=np.random.default_rng(9), geometry=GEO)
+    cuts = np.sort(rng.choice(np.arange(1, 6000), 80, replace=False))
+    parts = [s.push(a, b) for a, b in zip(np.split(x, cuts), np.split(y, cuts), strict=True)]
+    np.testing.assert_array_equal(np.concatenate([a for a, _ in parts]), bx)
+    np.testing.assert_array_equal(np.concatenate([b for _, b in parts]), by)
+    np.testing.assert_array_equal(s.epsilon_spent, bs)
+
+
+def test_first_sample_is_published_and_skips_repeat_the_last_point():
+    p = KaleidoParams(epsilon=1.0, radius_deg=1.0, window_samples=20, t_skip_samples=5)
+    x, y = stream(200, 2)
+    ox, oy, spent = kaleido_arrays(x, y, p, rng=np.random.default_rng(0), geometry=GEO)
+    assert spent[0] == pytest.approx((1.0 - 0.5) / 2)
+    tested = np.arange(0, 200, 5)
+    assert np.all(spent[np.setdiff1d(np.arange(200), tested)] == 0)
+    # between tests the output is constant
+    for k in range(0, 195, 5):
+        assert np.all(ox[k:k + 5] == ox[k]) and np.all(oy[k:k + 5] == oy[k])
+
+
+def test_test_noise_scale_sound_and_paper():
+    s = KaleidoParams(epsilon=1.0, radius_deg=4.0, window_samples=50)
+    assert s.epsilon_test(50) == pytest.approx(1.0 / (2 * 10))
+    assert s.test_scale(50) == pytest.approx(4.0 * 20)
+    p = KaleidoParams.paper(epsilon=1.0, radius_deg=4.0)
+    assert p.test_scale(50) == pytest.approx(20)
+    g = guarantee(p, sampling_rate_hz=100.0)
+    assert [f.code for f in g.flags] == [FlagCode.PROOF_GAP] and not g.formally_private
+    assert guarantee(s, sampling_rate_hz=100.0).formally_private
+
+
+def test_outputs_are_clamped_to_the_geometry_and_nan_policy():
+    x, y = stream(3000, 3, nan_every=20)
+    rec = Recording.from_arrays(recording="r", participant="p", x=x, y=y, sampling_rate_hz=100,
+                                geometry=GEO)
+    p = KaleidoParams(epsilon=0.5, radius_deg=10.0, window_samples=50)
+    out = kaleido(rec, p, rng=np.random.default_rng(0)).output
+    ok = ~np.isnan(out.x)
+    np.testing.assert_array_equal(ok, ~np.isnan(x))
+    assert GEO.contains(out.x[ok], out.y[ok]).all()
+    held = kaleido(rec, KaleidoParams(epsilon=0.5, radius_deg=10.0, window_samples=50,
+                                      missing="hold"), rng=np.random.default_rng(0)).output
+    assert np.isnan(held.x).sum() == 0
+
+
+def test_without_clamping_points_leave_the_screen_but_stay_in_range():
+    x, y = stream(3000, 3)
+    rec = Recording.from_arrays(recording="r", participant="p", x=x, y=y, sampling_rate_hz=100,
+                                geometry=GEO)
+    p = KaleidoParams(epsilon=0.5, radius_deg=10.0, window_samples=50, clamp=False)
+    out = kaleido(rec, p, rng=np.random.default_rng(0))
+    assert not GEO.contains(out.output.x, out.output.y).all()
+    assert np.abs(out.output.x).max() <= 360
+    assert out.guarantee.parameters["clamp"] is False
+
+
+def test_high_epsilon_output_is_close_to_input():
+    x, y = stream(2000, 5)
+    p = KaleidoParams(epsilon=1e5, radius_deg=1.0, window_samples=50, l_thresh_deg=0.0)
+    ox, oy, _ = kaleido_arrays(x, y, p, rng=np.random.default_rng(0), geometry=GEO)
+    tested = np.arange(0, 2000, 5)
+    inside = GEO.contains(x[tested], y[tested])
+    assert np.nanmax(np.hypot(ox[tested] - x[tested], oy[tested] - y[tested])[inside]) < 0.1
+
+
+def test_dataset_record_composes_over_windows_per_participant():
+    recs = []
+    for i, n in enumerate([120, 250, 99]):
+        x, y = stream(n, i)
+        recs.append(Recording.from_arrays(recording=f"r{i}", participant=f"p{i % 2}", x=x, y=y,
+                                          sampling_rate_hz=100, geometry=GEO))
+    ds = Dataset(tuple(recs))
+    rel = kaleido_dataset(ds, KaleidoParams(epsilon=2.0, radius_deg=2.0, window_s=0.5),
+                          rng=np.random.default_rng(0))
+    g = rel.guarantee
+    assert g.per_participant["p0"].epsilon == pytest.approx(2.0 * (3 + 2))
+    assert g.per_participant["p1"].epsilon == pytest.approx(2.0 * 5)
+    assert Guarantee.from_json(g.to_json()) == g
+    assert [r.n_samples for r in rel.output] == [120, 250, 99]
+
+
+def test_paper_mode_dataset_warns():
+    x, y = stream(100, 0)
+    rec = Recording.from_arrays(recording="r", participant="p", x=x, y=y, sampling_rate_hz=100,
+                                geometry=GEO)
+    with pytest.warns(NotFormallyPrivateWarning):
+        kaleido_dataset(Dataset((rec,)), KaleidoParams.paper(epsilon=1.0, radius_deg=2.0),
+                        rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(("kw", "match"), [
+    ({"epsilon": -1.0, "radius_deg": 1.0, "window_samples": 5}, "epsilon must be > 0"),
+    ({"epsilon": 1.0, "radius_deg": 0.0, "window_samples": 5}, "radius_deg must be > 0"),
+    ({"epsilon": 1.0, "radius_deg": 1.0}, "exactly one of window_samples and window_s"),
+    ({"epsilon": 1.0, "radius_deg": 1.0, "window_samples": 5, "h": 1.0}, "h must be > 1"),
+], ids=["negative_epsilon", "zero_radius", "no_window", "h_one"])
+def test_bad_parameters_raise_named_errors(kw, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        KaleidoParams(**kw)
+
+
+def test_missing_geometry_raises():
+    rec = Recording.from_arrays(recording="r", participant="p", x=[1.0] * 10, y=[1.0] * 10,
+                                sampling_rate_hz=100)
+    with pytest.raises(InvalidParameterError, match="pass geometry=Geometry"):
+        kaleido(rec, KaleidoParams(epsilon=1.0, radius_deg=1.0, window_samples=5),
+                rng=np.random.default_rng(0))
+
+
+def test_great_circle_distance_is_used_for_vr_geometry():
+    vr = Geometry(x_min_deg=-90, x_max_deg=90, y_min_deg=-80, y_max_deg=80, kind="vr")
+    s = KaleidoStream(KaleidoParams(epsilon=1.0, radius_deg=1.0, window_samples=5),
+                      rng=np.random.default_rng(0), geometry=vr)
+    assert s.test_distance == "great-circle"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s.push(np.linspace(0, 10, 50), np.full(50, 70.0))
+    assert math.isfinite(s.epsilon_spent.sum())
