@@ -258,3 +258,38 @@ def test_series_mechanisms_keep_recordings_and_window_counts(name, n_rec, n_win,
     assert [s.n_windows for s in rel.output] == [-(-s.n_windows // w) for s in series]
     assert all(np.isfinite(s.values).all() for s in rel.output)
     assert rel.guarantee.to_json()
+
+
+# ---------------------------------------------------------------------------------------------
+# a dataset-specific loader, fed fuzzed files in its on-disk layout
+
+_cell = st.one_of(st.floats(-0.3, 1.5, allow_nan=False).map(repr),
+                  st.floats(-0.3, 1.5, allow_nan=False).map(repr),
+                  st.sampled_from(["nan", "", "1e9", "-inf", "abc", "0.5,0.5"]))
+
+
+@SETTINGS
+@given(files=st.lists(st.tuples(st.integers(1, 3), st.sampled_from(["READ", "WATCH", "JUMP"]),
+                                st.lists(st.tuples(_cell, _cell), max_size=12)),
+                      max_size=3, unique_by=lambda f: (f[0], f[1])))
+def test_gazegraph_loader_on_fuzzed_files_keeps_every_row_or_raises_a_documented_error(files):
+    import tempfile
+    from pathlib import Path
+
+    from gazeprivacy.data.loaders.gazegraph import load_gazegraph
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "gazegraph_desktop_activity"
+        root.mkdir()
+        expected = {}
+        for p, act, rows in files:
+            (root / f"P{p}").mkdir(exist_ok=True)
+            (root / f"P{p}" / f"P{p}_{act}.csv").write_text(
+                "".join(f"{a},{b}\n" for a, b in rows))
+            if act != "JUMP":  # not an activity of the dataset: ignored by the loader
+                expected[f"P{p}_{act.lower()}"] = len(rows)
+        try:
+            ds = quietly(load_gazegraph, tmp)
+        except GazePrivacyError:
+            return
+        assert {r.recording: r.n_samples for r in ds} == expected
