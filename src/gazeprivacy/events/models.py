@@ -44,9 +44,11 @@ __all__ = [
 
 PROFILE_STEPS = 30
 BOX_HALF_WIDTH_DEG = 0.01
-#: Floor of a fitted fixation's standard deviation (deg): a fixation of identical samples would
-#: otherwise give a degenerate normal whose box probability is 0 or 1.
-MIN_SIGMA_DEG = 1e-3
+#: Floor of a fitted fixation's standard deviation (deg). A fixation of (nearly) identical
+#: samples would otherwise give a degenerate normal whose box probabilities are 0 or 1; 0.05 deg
+#: is about the precision of good video trackers, and it keeps the box half width at most a fifth
+#: of sigma, where :func:`fixation_log_prob_approx` is accurate (event-synth-PD relies on it).
+MIN_SIGMA_DEG = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +81,7 @@ def fit_fixation(x: np.ndarray, y: np.ndarray) -> FixationParams:
 
     >>> p = fit_fixation(np.array([0.0, 2.0]), np.array([1.0, 1.0]))
     >>> (p.mu_x, p.mu_y, p.sigma_x, p.sigma_y)
-    (1.0, 1.0, 1.0, 0.001)
+    (1.0, 1.0, 1.0, 0.05)
     """
     ok = ~(np.isnan(x) | np.isnan(y))
     if not ok.any():

@@ -3,11 +3,12 @@
 """Shared machinery of the event-level synthesisers (k-same-synth, event-synth-PD).
 
 A recording's events (from I-VT) are fitted once (:func:`fit_events`): every fixation gets its
-2-D normal, every saccade its 30-step velocity profile, Gaussian-profile parameters, amplitude and
-duration. :func:`render` turns per-event synthetic parameters back into samples with the input's
+2-D normal, every saccade its 30-step velocity profile, amplitude and duration (both mechanisms
+work on the profiles themselves, so the three-parameter Gaussian fit is not needed here).
+:func:`render` turns per-event synthetic parameters back into samples with the input's
 timestamps and row count:
 
-* fixation rows: draws from the (synthetic) normal;
+* fixation rows: draws from the (synthetic) normal, or given samples (a tested candidate);
 * saccade rows: a profile integrated from the previous synthetic sample towards the next
   synthetic fixation's centre (or the saccade's own landing point when no fixation follows),
   each step ``speed * dt`` (seed 001, section 4.3.1);
@@ -27,7 +28,6 @@ import polars as pl
 from gazeprivacy.data.recording import Recording
 from gazeprivacy.events.models import (
     fit_fixation,
-    fit_saccade_profile,
     integrate_profile,
     resample_profile,
     velocity_profile_deg_s,
@@ -46,7 +46,6 @@ class FittedEvents:
     offset: np.ndarray  # exclusive end index
     fixation_params: np.ndarray  # (n_fix, 4) mu_x, mu_y, sigma_x, sigma_y
     saccade_profiles: np.ndarray  # (n_sacc, 30) deg/s
-    saccade_params: np.ndarray  # (n_sacc, 3) a, b, c
     saccade_amplitude_deg: np.ndarray
     saccade_duration_s: np.ndarray
     saccade_landing: np.ndarray  # (n_sacc, 2) last sample of the saccade
@@ -71,7 +70,7 @@ def fit_events(recording: Recording, events: pl.DataFrame) -> FittedEvents:
     n = recording.n_samples
     x, y = recording.x, recording.y
     names, on, off = [], [], []
-    fix, prof, sacc_p, amp, dur, land = [], [], [], [], [], []
+    fix, prof, amp, dur, land = [], [], [], [], []
     for name, a, b in ev.select("name", "onset", "offset").iter_rows():
         if not (0 <= a < b <= n):
             raise InvalidDataError(f"recording {recording.recording!r}: event [{a}, {b}) is "
@@ -86,9 +85,7 @@ def fit_events(recording: Recording, events: pl.DataFrame) -> FittedEvents:
             if ok.sum() < 2 or not (ok[0] and ok[-1]):
                 continue
             v = velocity_profile_deg_s(xs[ok], ys[ok], recording.sampling_rate_hz)
-            p = resample_profile(v)
-            prof.append(p)
-            sacc_p.append(fit_saccade_profile(p).as_array())
+            prof.append(resample_profile(v))
             amp.append(float(np.hypot(xs[-1] - xs[0], ys[-1] - ys[0])))
             dur.append((b - a) / recording.sampling_rate_hz)
             land.append((xs[-1], ys[-1]))
@@ -102,7 +99,6 @@ def fit_events(recording: Recording, events: pl.DataFrame) -> FittedEvents:
         offset=np.array(off, dtype=np.int64),
         fixation_params=np.array(fix, dtype=np.float64).reshape(-1, 4),
         saccade_profiles=np.array(prof, dtype=np.float64).reshape(-1, 30),
-        saccade_params=np.array(sacc_p, dtype=np.float64).reshape(-1, 3),
         saccade_amplitude_deg=np.array(amp, dtype=np.float64),
         saccade_duration_s=np.array(dur, dtype=np.float64),
         saccade_landing=np.array(land, dtype=np.float64).reshape(-1, 2),
@@ -111,12 +107,15 @@ def fit_events(recording: Recording, events: pl.DataFrame) -> FittedEvents:
 
 def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarray,
            saccade_profiles: np.ndarray, *, rng: np.random.Generator,
-           suppressed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+           suppressed: np.ndarray | None = None,
+           fixation_samples: dict[int, tuple[np.ndarray, np.ndarray]] | None = None,
+           ) -> tuple[np.ndarray, np.ndarray]:
     """Synthetic ``x, y`` for ``recording`` from per-event parameters (see module docstring).
 
     ``fixation_params`` is ``(n_fixations, 4)`` and ``saccade_profiles`` ``(n_saccades, 30)``, in
     the order of ``fitted``; ``suppressed`` (one flag per event) marks events whose rows become
-    missing.
+    missing; ``fixation_samples`` gives, by fixation index, samples to release as they are (a
+    candidate that passed a privacy test) instead of fresh draws.
     """
     n = recording.n_samples
     out_x = np.full(n, np.nan)
@@ -132,9 +131,12 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
         blank[a:b] |= gone
         if name == "fixation":
             if not gone:
-                p = fixation_params[fix_i]
-                out_x[a:b] = rng.normal(p[0], p[2], b - a)
-                out_y[a:b] = rng.normal(p[1], p[3], b - a)
+                if fixation_samples is not None and fix_i in fixation_samples:
+                    out_x[a:b], out_y[a:b] = fixation_samples[fix_i]
+                else:
+                    p = fixation_params[fix_i]
+                    out_x[a:b] = rng.normal(p[0], p[2], b - a)
+                    out_y[a:b] = rng.normal(p[1], p[3], b - a)
                 done[a:b] = True
             fix_i += 1
             continue

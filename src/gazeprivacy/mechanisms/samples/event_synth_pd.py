@@ -48,7 +48,6 @@ import polars as pl
 from gazeprivacy._validation import check_in, check_int, check_positive, check_range
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.events.models import (
-    BOX_HALF_WIDTH_DEG,
     PROFILE_STEPS,
     fixation_log_prob,
     fixation_log_prob_approx,
@@ -214,10 +213,14 @@ def _bins(profiles: np.ndarray) -> np.ndarray:
 
 def _fixation_scores(x: np.ndarray, y: np.ndarray, pop: _Population, seed_lp: float,
                      band: float) -> tuple[np.ndarray, np.ndarray]:
-    """Exact log-probabilities of the candidate under every model near ``seed_lp`` (+ owners)."""
+    """Exact log-probabilities of the candidate under every model near ``seed_lp`` (+ owners).
+
+    Fitted sigmas are at least 0.05 deg (five box half widths), where the closed-form
+    approximation is accurate to well under the margin near the seed; only models within
+    ``band + margin`` of the seed are recomputed exactly.
+    """
     approx = fixation_log_prob_approx(x, y, pop.fix_params)
-    coarse = (pop.fix_params[:, 2:] < 10 * BOX_HALF_WIDTH_DEG).any(axis=1)
-    near = coarse | (np.abs(approx - seed_lp) <= band + _PREFILTER_MARGIN)
+    near = np.abs(approx - seed_lp) <= band + _PREFILTER_MARGIN
     idx = np.flatnonzero(near)
     return fixation_log_prob(x, y, pop.fix_params[idx]), pop.fix_owner[idx]
 
@@ -279,10 +282,11 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
     children = spawn(test_rng, len(dataset))
     for rec, fit, child in zip(_track(dataset.recordings, progress, "testing events"), fitted,
                                children, strict=True):
-        fix_out, sac_out, failed = _synthesise_recording(rec, fit, pop, cvae, index[
-            rec.participant], params, child, stats)
+        fix_out, sac_out, samples, failed = _synthesise_recording(
+            rec, fit, pop, cvae, index[rec.participant], params, child, stats)
         bad = failed if params.on_failure == "suppress" else None
-        x, y = render(rec, fit, fix_out, sac_out, rng=child, suppressed=bad)
+        x, y = render(rec, fit, fix_out, sac_out, rng=child, suppressed=bad,
+                      fixation_samples=samples)
         recs.append(rec.with_gaze(x, y))
     info = {**dataset.info, "event-synth-pd": stats}
     record = guarantee(params).compose(_events_per_participant(dataset, fitted))
@@ -312,48 +316,59 @@ def _train_cvae(dataset: Dataset, fitted: list[FittedEvents], params: EventSynth
 
 def _synthesise_recording(rec: Recording, fit: FittedEvents, pop: _Population, cvae,
                           owner: int, params: EventSynthPDParams, rng: np.random.Generator,
-                          stats: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                          stats: dict[str, int],
+                          ) -> tuple[np.ndarray, np.ndarray, dict[int, tuple], np.ndarray]:
+    """Test candidates event by event; returns fixation params, profiles, released fixation
+    samples (by fixation index) and the per-event failure flags.
+
+    All ``max_tries`` candidates of an event are drawn and scored at once (vectorised); the first
+    that passes is released, exactly as a loop that stops at the first pass would release it.
+    """
     fix_out = fit.fixation_params.copy()
     sac_out = fit.saccade_profiles.copy()
+    samples: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     failed = np.zeros(len(fit.names), dtype=bool)
     ln_gamma = math.log(params.gamma)
+    tries = params.max_tries
     fi = si = 0
     for e, name in enumerate(fit.names):
-        stats["events"] += 1
         n = int(fit.offset[e] - fit.onset[e])
-        passed = False
+        winner = None
         if name == "fixation":
             p = fit.fixation_params[fi]
-            for _ in range(params.max_tries):
-                stats["tries"] += 1
-                cx = rng.normal(p[0], p[2], n)
-                cy = rng.normal(p[1], p[3], n)
-                seed_lp = float(fixation_log_prob(cx, cy, p))
-                lps, owners = _fixation_scores(cx, cy, pop, seed_lp, ln_gamma)
-                passed = _passes(lps, owners, seed_lp, owner, params, rng)
-                if passed:
+            cx = rng.normal(p[0], p[2], (tries, n))
+            cy = rng.normal(p[1], p[3], (tries, n))
+            for j in range(tries):
+                seed_lp = float(fixation_log_prob(cx[j], cy[j], p))
+                lps, owners = _fixation_scores(cx[j], cy[j], pop, seed_lp, ln_gamma)
+                if _passes(lps, owners, seed_lp, owner, params, rng):
+                    winner = j
                     break
-            if not passed:
+            if winner is not None:
+                samples[fi] = (cx[winner], cy[winner])
+                fix_out[fi] = [cx[winner].mean(), cy[winner].mean(), p[2], p[3]]
+            else:
                 fix_out[fi] = pop.fix_params.mean(axis=0)
             fi += 1
         else:
-            cond = (np.array([fit.saccade_amplitude_deg[si]]),
-                    np.array([fit.saccade_duration_s[si]]), np.array([pop.participants[owner]]))
-            for _ in range(params.max_tries if cvae is not None else 0):
-                stats["tries"] += 1
-                cand = cvae.sample(*cond, rng=rng)[0]
-                lp = pop.log_pmf[:, np.arange(PROFILE_STEPS), _bins(cand)].sum(axis=1)
-                passed = _passes(lp, np.arange(lp.shape[0]), float(lp[owner]), owner, params,
-                                 rng)
-                if passed:
-                    sac_out[si] = cand
-                    break
-            if not passed:
-                sac_out[si] = _population_profile(pop)
+            if cvae is not None:
+                cands = cvae.sample(np.full(tries, fit.saccade_amplitude_deg[si]),
+                                    np.full(tries, fit.saccade_duration_s[si]),
+                                    np.full(tries, pop.participants[owner]), rng=rng)
+                # (tries, participants): summed log-PMF over the 30 steps
+                lp = pop.log_pmf[:, np.arange(PROFILE_STEPS)[None, :], _bins(cands)].sum(axis=2).T
+                everyone = np.arange(lp.shape[1])
+                for j in range(tries):
+                    if _passes(lp[j], everyone, float(lp[j, owner]), owner, params, rng):
+                        winner = j
+                        break
+            sac_out[si] = cands[winner] if winner is not None else _population_profile(pop)
             si += 1
-        failed[e] = not passed
-        stats["released" if passed else "failed"] += 1
-    return fix_out, sac_out, failed
+        failed[e] = winner is None
+        stats["events"] += 1
+        stats["tries"] += tries if winner is None else winner + 1
+        stats["failed" if winner is None else "released"] += 1
+    return fix_out, sac_out, samples, failed
 
 
 def _population_profile(pop: _Population) -> np.ndarray:
