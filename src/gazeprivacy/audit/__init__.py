@@ -1,5 +1,26 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""audit."""
+"""Empirical privacy auditing: a black-box lower bound on epsilon for every mechanism.
 
-__all__: list[str] = []
+:func:`~gazeprivacy.audit.auditor.audit` audits one neighbouring pair;
+:func:`~gazeprivacy.audit.neighbours.search_worst_pair` searches for the worst pair;
+:func:`~gazeprivacy.audit.adapters.audit_mechanism` audits a registered mechanism through its
+adapter. See ``docs/audit.md``.
+"""
+
+from gazeprivacy.audit.adapters import ADAPTERS, MechanismAudit, audit_mechanism, markdown_table
+from gazeprivacy.audit.auditor import AuditResult, audit, epsilon_lower_bound
+from gazeprivacy.audit.neighbours import NeighbourPair, NeighbourStrategy, search_worst_pair
+
+__all__ = [
+    "ADAPTERS",
+    "AuditResult",
+    "MechanismAudit",
+    "NeighbourPair",
+    "NeighbourStrategy",
+    "audit",
+    "audit_mechanism",
+    "epsilon_lower_bound",
+    "markdown_table",
+    "search_worst_pair",
+]

@@ -13,6 +13,7 @@ import sys
 import typer
 from rich.console import Console
 
+from gazeprivacy.cli import audit as audit_cmd
 from gazeprivacy.cli import datasets as datasets_cmd
 from gazeprivacy.cli import demo as demo_cmd
 from gazeprivacy.cli import evaluate as evaluate_cmd
@@ -42,6 +43,7 @@ app.command("info")(info_cmd.info)
 app.command("evaluate")(evaluate_cmd.evaluate)
 app.command("demo")(demo_cmd.demo)
 app.command("datasets")(datasets_cmd.datasets)
+app.command("audit")(audit_cmd.audit)
 app.command("protect")(protect_cmd.protect)
 app.command("heatmap")(heatmap_cmd.heatmap)
 
