@@ -20,8 +20,8 @@ class Registry(Mapping[str, T], Generic[T]):
     Examples
     --------
     >>> r = Registry("colours", {"red": 1})
-    >>> r["red"]
-    1
+    >>> r["red"], "blue" in r
+    (1, False)
     >>> r["blue"]
     Traceback (most recent call last):
     ...
@@ -40,6 +40,10 @@ class Registry(Mapping[str, T], Generic[T]):
             raise InvalidParameterError(
                 f"unknown {self._what} {name!r}; choose one of: {valid}"
             ) from None
+
+    def __contains__(self, name: object) -> bool:
+        # Mapping.__contains__ catches only KeyError; our lookup error is a named one.
+        return name in self._entries
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)

@@ -108,7 +108,7 @@ class AuditAdapter:
             except ModuleNotFoundError:
                 return False
         # set(): Registry.__contains__ raises instead of returning False for unknown names
-        return self.requires is None or self.requires in set(MECHANISMS)
+        return self.requires is None or self.requires in MECHANISMS
 
 
 def mechanism_module(name: str) -> ModuleType:

@@ -161,10 +161,10 @@ class AttackConfig:
         if self.kind not in ("reidentification", "attribute"):
             raise ConfigError(f"attacks[].kind must be 'reidentification' or 'attribute', got "
                               f"{self.kind!r}")
-        if self.classifier not in set(CLASSIFIERS):  # Registry.__contains__ raises
+        if self.classifier not in CLASSIFIERS:
             raise ConfigError(f"attacks[].classifier must be one of {sorted(CLASSIFIERS)}, got "
                               f"{self.classifier!r}")
-        if self.threat not in set(THREAT_MODELS):
+        if self.threat not in THREAT_MODELS:
             raise ConfigError(f"attacks[].threat must be one of {sorted(THREAT_MODELS)}, got "
                               f"{self.threat!r}")
         if not (isinstance(self.n_splits, int) and self.n_splits >= 1):
@@ -252,7 +252,7 @@ class ExperimentConfig:
     def check_mechanisms(self, registry: Mapping[str, Any]) -> None:
         """Every mechanism name is in ``registry`` (the error lists the valid names)."""
         for m in self.mechanisms:
-            if m.name not in set(registry):
+            if m.name not in registry:
                 raise ConfigError(f"mechanisms[].name {m.name!r} is not a registered mechanism; "
                                   f"choose one of: {', '.join(sorted(registry)) or '(none yet)'}")
 
