@@ -62,5 +62,6 @@ def test_protect_errors_name_the_problem(kw, match):
 
 
 def test_build_params_without_privacy_parameter_fails():
-    with pytest.raises(TypeError, match="epsilon"):
+    with pytest.raises(InvalidParameterError,
+                       match="dpgazesynth needs epsilon .privacy parameters have no defaults"):
         build_params("dpgazesynth", grid_size=30)
