@@ -19,10 +19,12 @@ def fast(monkeypatch):
     """Cheap features, the test-only mechanism and a tiny 'bundled sample'."""
     import gazeprivacy.data.sample as sample
     import gazeprivacy.mechanisms as mechanisms
-    from gazeprivacy.experiments import engine
+    from gazeprivacy.experiments import demo, engine
 
     monkeypatch.setattr(engine, "event_features_of", fake_featurizer)
     monkeypatch.setattr(mechanisms, "MECHANISMS", fake_registry())
+    monkeypatch.setattr(demo, "DEMO_SETTINGS", {
+        "fake-noise": {"preset": "paper", "grid": "epsilon", "fixed": {}}})
     monkeypatch.setattr(sample, "load_sample",
                         lambda: tiny_dataset(n_participants=3, n_stimuli=3, n_samples=200,
                                              name="doves_sample", constant_task=True))

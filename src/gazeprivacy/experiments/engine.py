@@ -151,10 +151,6 @@ def _build_params(spec: Any, cell: Cell) -> Any:
     return spec.params_type(**point)
 
 
-def _mode_of(params: Any) -> str:
-    return str(getattr(params, "mode", "sound"))
-
-
 def _rows(cell: Cell, mode: str, kind: str, evaluation: str,
           metrics: Mapping[str, float]) -> list[dict[str, Any]]:
     return [{"dataset": cell.dataset, "mechanism": cell.label, "mode": mode,
@@ -241,7 +237,6 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     if cell.mechanism != "none":
         spec = ctx.registry[cell.mechanism]
         params = _build_params(spec, cell)
-        mode = _mode_of(params)
         # the mechanism's warnings (e.g. NotFormallyPrivateWarning in paper mode) become notes;
         # the guarantee record's flags carry the same facts into the report
         with warnings.catch_warnings(record=True) as caught:
@@ -250,6 +245,7 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
         notes += list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
         prot = release.output
         guarantee = release.guarantee.with_seed(cell.seed).to_dict()
+        mode = release.guarantee.mode  # the record says which path ran, not a params default
         prot_events = featurize(prot)
     rows: list[dict[str, Any]] = []
     index = recording_index(raw, group_label=dcfg.group_label)

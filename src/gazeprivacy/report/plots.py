@@ -34,6 +34,8 @@ def privacy_utility_curve(results: pl.DataFrame, *, dataset: str, kind: str, eva
                           metric: str, path: str | Path) -> Path | None:
     """``metric`` of ``evaluation`` against epsilon, one line per mechanism (mean +/- std over
     seeds), the raw data's value as a dashed line and the chance level as a dotted line.
+    Mechanisms without an epsilon (k-anonymity, plausible deniability) are drawn as thin
+    horizontal lines, one per setting, labelled with it.
 
     Returns None when no protected cell with an epsilon has this metric.
     """
@@ -55,6 +57,12 @@ def privacy_utility_curve(results: pl.DataFrame, *, dataset: str, kind: str, eva
         label = " ".join(str(k) for k in keys if k)
         ax.errorbar(agg["epsilon"].to_numpy(), agg["m"].to_numpy(), yerr=agg["s"].to_numpy(),
                     marker="o", capsize=3, label=label)
+    flat = vals.filter((pl.col("mechanism") != "none") & pl.col("epsilon").is_null())
+    for (mech, params), g in sorted(flat.group_by("mechanism", "parameters",
+                                                   maintain_order=True), key=lambda kg: str(kg[0])):
+        ax.axhline(float(g["value"].mean()), lw=1.2, alpha=0.8, ls="-.",
+                   label=f"{mech} {_without_epsilon(params)} (no epsilon)",
+                   color=f"C{2 + len(ax.lines) % 8}")
     raw = vals.filter(pl.col("mechanism") == "none")["value"]
     if raw.len():
         ax.axhline(float(raw.mean()), color="black", ls="--", lw=1, label="raw data")
