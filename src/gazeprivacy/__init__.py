@@ -16,7 +16,7 @@ from gazeprivacy.exceptions import (
     NotFormallyPrivateWarning,
 )
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms import MECHANISMS
+from gazeprivacy.mechanisms import MECHANISMS, protect
 from gazeprivacy.rng import make_rng
 
 __version__ = "0.1.0"
@@ -42,6 +42,7 @@ __all__ = [
     "load",
     "load_sample",
     "make_rng",
+    "protect",
     "read_dataset",
     "write_dataset",
 ]
