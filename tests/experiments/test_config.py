@@ -84,3 +84,14 @@ def test_example_configs_parse():
     for p in paths:
         cfg = load_config(p)
         assert expand_cells(cfg)
+
+
+def test_non_sample_mechanisms_are_refused_with_the_way_out():
+    from gazeprivacy.mechanisms import MECHANISMS
+
+    cfg = parse_config({"name": "x", "seeds": [0],
+                        "datasets": [{"name": "d", "source": "sample"}],
+                        "mechanisms": [{"name": "heatmap-laplace", "grid": {"epsilon": [1.0]}}]})
+    with pytest.raises(ConfigError, match="is a heatmap-level mechanism; the runner protects "
+                                          "gaze samples"):
+        cfg.check_mechanisms(MECHANISMS)

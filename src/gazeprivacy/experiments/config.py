@@ -250,11 +250,21 @@ class ExperimentConfig:
                               "distinct label")
 
     def check_mechanisms(self, registry: Mapping[str, Any]) -> None:
-        """Every mechanism name is in ``registry`` (the error lists the valid names)."""
+        """Every mechanism name is a registered sample-level mechanism (the error lists them).
+
+        Heatmap- and series-level mechanisms release other objects than gaze samples; they run
+        through their own experiments (``gazeprivacy reproduce seed002 | seed003 | seed004``).
+        """
+        samples = sorted(n for n, spec in registry.items()
+                         if getattr(spec, "level", "samples") == "samples")
         for m in self.mechanisms:
-            if m.name not in registry:
-                raise ConfigError(f"mechanisms[].name {m.name!r} is not a registered mechanism; "
-                                  f"choose one of: {', '.join(sorted(registry)) or '(none yet)'}")
+            if m.name not in samples:
+                what = ("is not a registered mechanism" if m.name not in registry else
+                        f"is a {registry[m.name].level}-level mechanism; the runner protects "
+                        "gaze samples (heatmap and series mechanisms run in `gazeprivacy "
+                        "reproduce`)")
+                raise ConfigError(f"mechanisms[].name {m.name!r} {what}; choose one of: "
+                                  f"{', '.join(samples) or '(none yet)'}")
 
 
 def _tuple_grid(section: str, grid: Any) -> dict[str, tuple[Any, ...]]:
