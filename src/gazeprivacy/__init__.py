@@ -6,6 +6,8 @@ The public facade; modules inside the package never import it.
 """
 
 from gazeprivacy.data import Dataset, Geometry, Recording, read_dataset, write_dataset
+from gazeprivacy.data.loaders import LOADERS, load
+from gazeprivacy.data.sample import load_sample
 from gazeprivacy.exceptions import (
     DataPolicyWarning,
     GazePrivacyError,
@@ -20,6 +22,7 @@ from gazeprivacy.rng import make_rng
 __version__ = "0.1.0"
 
 __all__ = [
+    "LOADERS",
     "MECHANISMS",
     "DataPolicyWarning",
     "Dataset",
@@ -36,6 +39,8 @@ __all__ = [
     "Release",
     "Unit",
     "__version__",
+    "load",
+    "load_sample",
     "make_rng",
     "read_dataset",
     "write_dataset",

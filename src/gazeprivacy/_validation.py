@@ -30,7 +30,8 @@ def check_positive(*, allow_zero: bool = False, **kwargs: float) -> float:
     ok = isinstance(value, int | float) and math.isfinite(value)
     ok = ok and (value >= 0 if allow_zero else value > 0)
     if not ok:
-        raise InvalidParameterError(f"{name} must be {'>=' if allow_zero else '>'} 0, got {value!r}")
+        rule = ">=" if allow_zero else ">"
+        raise InvalidParameterError(f"{name} must be {rule} 0, got {value!r}")
     return float(value)
 
 
@@ -39,7 +40,8 @@ def check_range(*, lo: float, hi: float, lo_open: bool = False, hi_open: bool = 
     """``lo <= value <= hi`` (brackets open as asked)."""
     name, value = _one(kwargs)
     ok = isinstance(value, int | float) and not math.isnan(value)
-    ok = ok and (value > lo if lo_open else value >= lo) and (value < hi if hi_open else value <= hi)
+    ok = ok and (value > lo if lo_open else value >= lo)
+    ok = ok and (value < hi if hi_open else value <= hi)
     if not ok:
         brackets = ("(" if lo_open else "[") + f"{lo}, {hi}" + (")" if hi_open else "]")
         raise InvalidParameterError(f"{name} must be in {brackets}, got {value!r}")

@@ -13,6 +13,7 @@ import sys
 import typer
 from rich.console import Console
 
+from gazeprivacy.cli import datasets as datasets_cmd
 from gazeprivacy.cli import info as info_cmd
 from gazeprivacy.exceptions import GazePrivacyError
 
@@ -27,7 +28,13 @@ app = typer.Typer(
 )
 err = Console(stderr=True)
 
+
+@app.callback()
+def _root() -> None:
+    """Release eye-tracking data with formal privacy guarantees, and measure what it cost."""
+
 app.command("info")(info_cmd.info)
+app.command("datasets")(datasets_cmd.datasets)
 
 
 def main() -> None:

@@ -31,7 +31,8 @@ class Geometry:
     width_px, height_px : int, optional
         Pixel grid of the screen or image, for pixel-defined mechanisms (heatmaps).
     kind : str
-        ``"screen"``, ``"image"``, ``"vr"`` (angles of a direction vector) or ``"eye-camera"``
+        ``"screen"``, ``"image"``, ``"vr"`` (angles of a direction vector), ``"scene-camera"``
+        (head-mounted world camera, e.g. GazeGraph) or ``"eye-camera"``
         (uncalibrated, e.g. MPIIDPEye pupil positions scaled to pseudo-degrees).
 
     Examples

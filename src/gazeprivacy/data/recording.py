@@ -47,7 +47,8 @@ def _frozen(a: np.ndarray | None, name: str, rec: str) -> np.ndarray | None:
     try:
         out = np.array(a, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as exc:
-        raise InvalidDataError(f"recording {rec!r}: column {name!r} is not numeric ({exc})") from None
+        raise InvalidDataError(
+            f"recording {rec!r}: column {name!r} is not numeric ({exc})") from None
     if out.ndim != 1:
         raise InvalidDataError(f"recording {rec!r}: column {name!r} must be 1-D, got {out.shape}")
     out.setflags(write=False)
@@ -151,6 +152,9 @@ class Recording:
             t = np.arange(x.shape[0]) / float(sampling_rate_hz)
         else:
             t = np.asarray(t, dtype=np.float64) * _TIME_SCALE[time_unit]
+        if t.shape[0] == 0:
+            raise InvalidDataError(
+                f"recording {recording!r} has no samples; drop it before loading")
         _check_timestamps(t, str(recording))
         if t.shape[0] >= 2:
             dt = float(np.median(np.diff(t)))
@@ -229,15 +233,15 @@ def _check_timestamps(t: np.ndarray, rec: str) -> None:
     bad = np.flatnonzero(~np.isfinite(t))
     if bad.size:
         raise InvalidDataError(f"recording {rec!r}: timestamp at row {int(bad[0])} is "
-                               f"{t[bad[0]]!r}; timestamps must be finite")
+                               f"{float(t[bad[0]])}; timestamps must be finite")
     d = np.diff(t)
     bad = np.flatnonzero(d <= 0)
     if bad.size:
         i = int(bad[0]) + 1
         what = "duplicates" if d[bad[0]] == 0 else "goes back from"
         raise InvalidDataError(
-            f"recording {rec!r}: timestamps must be strictly increasing; row {i} (t={t[i]!r}) "
-            f"{what} row {i - 1} (t={t[i - 1]!r}); {bad.size} such rows. Sort or de-duplicate "
+            f"recording {rec!r}: timestamps must be strictly increasing; row {i} (t={float(t[i])}) "
+            f"{what} row {i - 1} (t={float(t[i - 1])}); {bad.size} such rows. Sort or de-duplicate "
             "with gazeprivacy.data.repair_timestamps(table, how='sort'|'drop-duplicates')")
 
 

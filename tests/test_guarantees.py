@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Guarantee records: composition, flags, JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Unit
+
+
+def window_record() -> Guarantee:
+    return Guarantee(mechanism="dpgazesynth", kind=Kind.LOCAL_DP, unit=Unit.WINDOW, epsilon=2.0,
+                     parameters={"grid": 30})
+
+
+def test_sequential_composition_per_participant():
+    g = window_record().compose({"p1": 10, "p2": 3})
+    assert g.per_participant["p1"].epsilon == pytest.approx(20.0)
+    assert g.per_participant["p2"].units == 3
+    assert g.max_participant_epsilon == pytest.approx(20.0)
+
+
+def test_delta_composes_and_caps_at_one():
+    g = Guarantee(mechanism="gauss", kind=Kind.APPROX_DP, unit=Unit.CHUNK, epsilon=1.0,
+                  delta=0.4).compose({"p": 3})
+    assert g.per_participant["p"].delta == 1.0
+
+
+def test_k_anonymity_does_not_compose_into_an_epsilon():
+    g = Guarantee(mechanism="ks", kind=Kind.K_ANONYMITY, unit=Unit.EVENT, k=4).compose({"p": 9})
+    assert g.per_participant["p"].epsilon is None
+    assert "no composition theorem" in g.per_participant["p"].rule
+
+
+def test_flags_break_the_guarantee_but_a_fixed_seed_does_not():
+    g = window_record().with_seed(7)
+    assert g.formally_private and g.seed == 7
+    g2 = g.with_flags(Flag(FlagCode.DATA_DEPENDENT_SENSITIVITY, "sensitivity read from data"))
+    assert not g2.formally_private
+    assert "NOT FORMALLY PRIVATE (data-dependent-sensitivity)" in g2.summary()
+
+
+def test_not_private_kind_says_so():
+    g = Guarantee(mechanism="noise-free", kind=Kind.NONE, unit=Unit.PARTICIPANT, mode="baseline")
+    assert not g.formally_private and "NOT PRIVATE" in g.summary()
+
+
+def test_json_round_trip_with_everything():
+    g = (window_record().with_seed(3)
+         .with_flags(Flag(FlagCode.PROOF_GAP, "m released"))
+         .compose({"p1": 2}))
+    d = json.loads(g.to_json())
+    assert d["kind"] == "epsilon-LDP" and d["formally_private"] is False
+    assert d["per_participant"]["p1"]["epsilon"] == 4.0
+    assert Guarantee.from_json(g.to_json()) == g
