@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import typing
+
 import numpy as np
 import pytest
 
@@ -26,7 +28,7 @@ def _series(n_people: int = 6, n: int = 40):
 
 
 class _Spy:
-    calls: list = []
+    calls: typing.ClassVar[list] = []
 
     def fit(self, X, y):
         self.train = X.copy()

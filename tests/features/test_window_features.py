@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -23,7 +25,7 @@ from gazeprivacy.features.window_features import (
     window_features,
 )
 
-P = WindowFeatureParams.mpiidpeye()
+P = WindowFeatureParams.mpiidpeye(velocity_threshold=0.15, large_saccade_amplitude=0.03)
 
 
 def _reading(rng: np.random.Generator, seconds: float = 70.0, hz: float = 30.0):
@@ -70,7 +72,7 @@ def test_blinks_are_invalid_runs_of_blink_duration() -> None:
 def test_vectorised_windows_equal_brute_force() -> None:
     rng = np.random.default_rng(3)
     t, x, y, valid, pupil = _reading(rng)
-    p = WindowFeatureParams.mpiidpeye(window_s=10.0, step_s=2.5)
+    p = replace(P, window_s=10.0, step_s=2.5)
     starts, values = window_features(t, x, y, valid, pupil, p)
     ev = detect_events(t, x, y, valid, pupil, p)
     n_expected = int(np.floor((t[-1] + 1 / 30 - t[0] - 10.0) / 2.5 + 1e-9)) + 1

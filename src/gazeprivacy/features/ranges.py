@@ -60,7 +60,7 @@ def default_ranges(params: WindowFeatureParams, *, max_saccade_rate_hz: float = 
     --------
     >>> r = default_ranges(WindowFeatureParams.mpiidpeye())
     >>> len(r), r["ratio_small_saccades"].hi, r["rate_fixations"].hi
-    (52, 1.0, 10.0)
+    (52, 1, 10.0)
     """
     check_positive(max_saccade_rate_hz=max_saccade_rate_hz)
     check_positive(max_fixation_s=max_fixation_s)

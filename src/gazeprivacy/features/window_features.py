@@ -28,13 +28,18 @@ Event detection (written here, vectorised, for ~30 Hz uncalibrated pupil positio
   ``blink_max_s`` (longer runs are tracking loss, not blinks).
 
 Units: MPIIDPEye has *no calibration*: positions are normalised eye-camera coordinates (0..1,
-"eye-image units", eiu). :meth:`WindowFeatureParams.mpiidpeye` therefore states its thresholds in
-eiu: ``velocity_threshold = 0.15 eiu/s`` and ``large_saccade_amplitude = 0.03 eiu``. With a
-typical eye-camera field of view, 1 eiu is very roughly 150-200 degrees of eye rotation, so these
-are about 25 deg/s and 5 degrees; this mapping is an assumption (no calibration exists) and is
-documented, not used. :meth:`WindowFeatureParams.degrees` gives the calibrated-gaze version
-(30 deg/s, 5 degrees). Rates are per second; durations in seconds; amplitudes and position
-variances in position units (squared); diameters in the tracker's unit (eye-camera pixels).
+"eye-image units", eiu), which the shared loader maps to pseudo-degrees (100 per eiu; see
+:mod:`gazeprivacy.data.loaders.mpiidpeye`). :meth:`WindowFeatureParams.mpiidpeye` states its
+thresholds in that unit: ``velocity_threshold = 15 pseudo-deg/s`` (0.15 eiu/s, about the 85th
+percentile of sample-to-sample speeds in MPIIDPEye) and ``large_saccade_amplitude = 3 pseudo-deg``
+(0.03 eiu; ~20 % of the detected saccades are "large"). They were set by looking at the speed and
+amplitude distributions of one recording, not tuned on any task. A real eye rotation per eiu is
+unknown (very roughly 150-200 degrees for a typical eye camera), so these are not physiological
+thresholds; they are only comparable within this dataset. The velocity threshold is below the
+usual 30 deg/s because at ~30 Hz a reading saccade spans one or two samples and its measured mean
+speed is low. :meth:`WindowFeatureParams.degrees` gives the calibrated-gaze version (30 deg/s, 5
+degrees). Rates are per second; durations in seconds; amplitudes and position variances in
+position units (squared); diameters in the tracker's unit (eye-camera pixels).
 
 Window policy: window ``j`` covers ``[t0 + j step_s, t0 + j step_s + window_s)``; only complete
 windows are produced. An event belongs to the window that contains its onset; a wordbook word (n
@@ -59,6 +64,7 @@ import numpy as np
 import polars as pl
 
 from gazeprivacy._validation import check_positive
+from gazeprivacy.data.loaders.mpiidpeye import FOLDER, load_mpiidpeye
 from gazeprivacy.data.recording import Recording
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 
@@ -107,7 +113,7 @@ class WindowFeatureParams:
     large_saccade_amplitude : float
         Saccades with a larger amplitude (position units) are "large" (> 0).
     position_unit : str
-        Name of the position unit, recorded with the features ("eye-image" or "deg").
+        Name of the position unit, recorded with the features ("pseudo-deg" or "deg").
     window_s, step_s : float
         Window length and step (s); 30 and 0.5 as in MPIIDPEye.
     min_fixation_s : float
@@ -120,7 +126,7 @@ class WindowFeatureParams:
 
     velocity_threshold: float
     large_saccade_amplitude: float
-    position_unit: str = "eye-image"
+    position_unit: str = "deg"
     window_s: float = 30.0
     step_s: float = 0.5
     min_fixation_s: float = 0.1
@@ -142,9 +148,9 @@ class WindowFeatureParams:
 
     @classmethod
     def mpiidpeye(cls, **changes: Any) -> WindowFeatureParams:
-        """Thresholds for MPIIDPEye's uncalibrated pupil positions (eye-image units, ~30 Hz)."""
-        return replace(cls(velocity_threshold=0.15, large_saccade_amplitude=0.03,
-                           position_unit="eye-image"), **changes)
+        """Thresholds for MPIIDPEye's uncalibrated pupil positions (pseudo-degrees, ~30 Hz)."""
+        return replace(cls(velocity_threshold=15.0, large_saccade_amplitude=3.0,
+                           position_unit="pseudo-deg"), **changes)
 
     @classmethod
     def degrees(cls, **changes: Any) -> WindowFeatureParams:
@@ -162,7 +168,7 @@ class FeatureSeries:
     >>> fs = FeatureSeries(recording="r", participant="p", t_start=np.array([0.0, 0.5]),
     ...                    values=np.zeros((2, 52)), labels={"document": "comic"})
     >>> fs.n_windows, fs.to_table().shape
-    (2, (2, 57))
+    (2, (2, 56))
     """
 
     recording: str
@@ -285,10 +291,10 @@ def detect_events(t: np.ndarray, x: np.ndarray, y: np.ndarray, valid: np.ndarray
     Examples
     --------
     >>> t = np.arange(60) / 30.0
-    >>> x = np.where(t < 1.0, 0.30, 0.40); y = np.zeros(60)
+    >>> x = np.where(t < 1.0, 30.0, 40.0); y = np.zeros(60)
     >>> ev = detect_events(t, x, y, np.ones(60, bool), None, WindowFeatureParams.mpiidpeye())
     >>> len(ev["fix_onset"]), len(ev["sac_onset"]), round(float(ev["sac_amplitude"][0]), 2)
-    (2, 1, 0.1)
+    (2, 1, 10.0)
     """
     t = np.asarray(t, np.float64)
     n = t.shape[0]
@@ -561,48 +567,14 @@ def recording_features(recording: Recording, params: WindowFeatureParams, *,
 
 # --------------------------------------------------------------------------- MPIIDPEye
 
-_DOCUMENTS = {"1": "comic", "2": "newspaper", "3": "textbook"}
-CONFIDENCE_THRESHOLD = 0.6
-
-
-def _read_mpiidpeye_raw(data_dir: Path) -> list[dict[str, Any]]:
-    """MPIIDPEye's 60 raw files as dicts (private stop-gap until the shared loader lands).
-
-    Columns (Readme.txt): pupil_x, pupil_y (eye-image units), timestamp (s), confidence,
-    pupil diameter (eye-camera px); ';'-separated, no header. Samples with confidence < 0.6 are
-    marked invalid (PROVENANCE.md), never removed.
-    """
-    root = Path(data_dir)
-    if (root / "mpiidpeye").is_dir():
-        root = root / "mpiidpeye"
-    files = sorted((root / "Eye_Tracking_Data").glob("Data_P*_R*.csv*"))
-    if not files:
-        raise InvalidDataError(f"no MPIIDPEye files Data_P*_R*.csv(.gz) under {root}; pass "
-                               "data_dir=<shared data>/mpiidpeye")
-    gender = {str(r["Participant"]): str(r["Gender"])
-              for r in pl.read_csv(root / "Ground_Truth.csv").iter_rows(named=True)}
-    out = []
-    for f in files:
-        stem = f.name.split(".")[0]  # Data_P1_R2
-        _, p, r = stem.split("_")
-        df = pl.read_csv(f, separator=";", has_header=False,
-                         new_columns=["pupil_x", "pupil_y", "t", "confidence", "diameter"])
-        pid = p[1:]
-        out.append({"recording": f"P{pid}_R{r[1:]}", "participant": f"P{pid}",
-                    "labels": {"document": _DOCUMENTS[r[1:]], "gender": gender[pid]},
-                    "t": df["t"].to_numpy(), "x": df["pupil_x"].to_numpy(),
-                    "y": df["pupil_y"].to_numpy(),
-                    "valid": df["confidence"].to_numpy() >= CONFIDENCE_THRESHOLD,
-                    "pupil": df["diameter"].to_numpy()})
-    out.sort(key=lambda d: (int(d["participant"][1:]), d["recording"]))
-    return out
-
-
 def load_mpiidpeye_features(data_dir: str | Path, *, params: WindowFeatureParams | None = None,
                             cache_dir: str | Path | None = None) -> list[FeatureSeries]:
     """MPIIDPEye's 60 feature series (recomputed from raw samples), cached as Parquet.
 
-    The cache file name encodes the parameters; a stale cache is never reused.
+    Samples come from :func:`gazeprivacy.data.loaders.mpiidpeye.load_mpiidpeye` (pseudo-degrees,
+    low-confidence rows NaN = invalid). ``data_dir`` is the shared data folder or its
+    ``mpiidpeye`` subfolder. The cache file name encodes the parameters; a stale cache is never
+    reused.
     """
     params = params or WindowFeatureParams.mpiidpeye()
     cache = None
@@ -613,13 +585,9 @@ def load_mpiidpeye_features(data_dir: str | Path, *, params: WindowFeatureParams
         if cache.is_file():
             return series_from_table(pl.read_parquet(cache), feature_names=FEATURE_NAMES,
                                      window_s=params.window_s)
-    out = []
-    for raw in _read_mpiidpeye_raw(Path(data_dir)):
-        t_start, values = window_features(raw["t"], raw["x"], raw["y"], raw["valid"],
-                                          raw["pupil"], params)
-        out.append(FeatureSeries(recording=raw["recording"], participant=raw["participant"],
-                                 t_start=t_start, values=values, labels=raw["labels"],
-                                 window_s=params.window_s))
+    root = Path(data_dir)
+    dataset = load_mpiidpeye(root.parent if root.name == FOLDER else root)
+    out = [recording_features(rec, params) for rec in dataset]
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
         feature_table(out).write_parquet(cache)

@@ -52,7 +52,7 @@ def test_fpa_kernel_reconstructs_exactly_without_noise(n: int) -> None:
 def test_dcfpa_reconstruction_from_noiseless_differences_is_exact() -> None:
     rng = np.random.default_rng(1)
     values = [rng.normal(size=(100, 2)), rng.normal(size=(45, 2))]
-    out, blocks, ks, _ = _core.run_blocks(
+    out, blocks, _ks, _ = _core.run_blocks(
         values, chunk=32, sens_of=lambda b: np.ones(b.X.shape[0]), k_rule=1.0,
         transform="dft", scale_fn=lambda L, k, s: np.zeros_like(s), difference=True, rng=rng)
     for a, b in zip(values, out, strict=True):
