@@ -176,7 +176,10 @@ def paper_block_sensitivity(values: Sequence[np.ndarray], groups: list[list[int]
         B = X.reshape(len(g), n_chunks, c, X.shape[2])
         if difference:
             B = to_differences(B, axis=2)
-        sens = pairwise_max(B, w) if len(g) > 1 else np.abs(B).sum(axis=2)[0]
+        if len(g) > 1:
+            sens = pairwise_max(B, w)
+        else:  # one recording: its distance to the all-zero padding series
+            sens = (np.abs(B).sum(axis=2) if w == 1 else np.sqrt((B * B).sum(axis=2)))[0]
         for i in g:
             out[i] = sens[: math.ceil(values[i].shape[0] / c)]
     return out
