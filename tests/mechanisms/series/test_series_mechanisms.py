@@ -216,3 +216,12 @@ def test_protect_series_on_tables_and_registry(rng) -> None:
                ("series-lpa", "fpa", "dct", "cfpa", "dcfpa", "steil-exponential"))
     with pytest.raises(InvalidParameterError, match="params for 'fpa' must be FPAParams"):
         protect_series(S, "fpa", LPAParams(epsilon=1.0), rng=rng)
+
+
+def test_paper_sensitivity_is_eq_7_with_zero_padding() -> None:
+    values = [np.array([[0.0], [1.0]]), np.array([[3.0], [1.0]]), np.array([[0.0]])]
+    l2 = _core.paper_block_sensitivity(values, [[0, 1, 2]], None, 2, False)
+    l1 = _core.paper_block_sensitivity(values, [[0, 1, 2]], None, 1, False)
+    # worst pair: recording 1 vs recording 2 padded to [0, 0]
+    assert l2[0][0, 0] == pytest.approx(np.sqrt(10.0)) and l1[1][0, 0] == pytest.approx(4.0)
+    assert l2[2].shape == (1, 1)
