@@ -225,3 +225,17 @@ def test_paper_sensitivity_is_eq_7_with_zero_padding() -> None:
     # worst pair: recording 1 vs recording 2 padded to [0, 0]
     assert l2[0][0, 0] == pytest.approx(np.sqrt(10.0)) and l1[1][0, 0] == pytest.approx(4.0)
     assert l2[2].shape == (1, 1)
+
+
+def test_steil_sound_mode_is_laplace_with_the_subsampled_sensitivity() -> None:
+    n, w = 8000, 2
+    s = FeatureSeries(recording="r", participant="p", t_start=np.arange(n * 1.0),
+                      values=np.full((n, 1), 0.5), feature_names=("a",))
+    # n_sub = 4000 windows, width 1: scale = 4000 / epsilon = 1 for epsilon = 4000
+    rel = steil_exponential([s], SteilParams(epsilon=4000.0, subsample_w=w,
+                                             ranges={"a": RANGES["a"]}),
+                            rng=np.random.default_rng(11))
+    noise = rel.output[0].values[:, 0] - 0.5
+    assert noise.shape == (4000,)
+    assert abs(noise.var() - 2.0) < 4 * np.sqrt((24.0 - 4.0) / 4000)
+    assert rel.guarantee.formally_private and rel.guarantee.mode == "sound"
