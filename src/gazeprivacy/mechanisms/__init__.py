@@ -3,6 +3,7 @@
 """Randomised releases. Every mechanism is listed here, in one place, in ``MECHANISMS``."""
 
 from gazeprivacy._registry import Registry
+from gazeprivacy.mechanisms import series as _series
 from gazeprivacy.mechanisms.base import MechanismSpec, protect_recordings
 from gazeprivacy.mechanisms.heatmaps import analytic_gaussian as hm_analytic_gaussian
 from gazeprivacy.mechanisms.heatmaps import gaussian as hm_gaussian
@@ -24,4 +25,10 @@ MECHANISMS: Registry[MechanismSpec] = Registry("mechanism", {
     "heatmap-gaussian": hm_gaussian.SPEC,
     "heatmap-laplace": laplacian.SPEC,
     "heatmap-analytic-gaussian": hm_analytic_gaussian.SPEC,
+    "series-lpa": _series.LPA_SPEC,
+    "fpa": _series.FPA_SPEC,
+    "dct": _series.DCT_SPEC,
+    "cfpa": _series.CFPA_SPEC,
+    "dcfpa": _series.DCFPA_SPEC,
+    "steil-exponential": _series.STEIL_SPEC,
 })
