@@ -15,10 +15,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from gazeprivacy.experiments.reproduce.seed002 import reproduce_seed002
 from gazeprivacy.experiments.reproduce.seed003 import reproduce_seed003
+from gazeprivacy.experiments.reproduce.seed004 import reproduce_seed004
 from gazeprivacy.rng import make_rng
 
-__all__ = ["reproduce_app", "seed003"]
+__all__ = ["reproduce_app", "seed002", "seed003", "seed004"]
 
 reproduce_app = typer.Typer(help="Reproduce a seed paper's experiment.", no_args_is_help=True)
 
@@ -61,3 +63,58 @@ def seed003(
                   f"{row['mse']:.3e}")
     console.print(t)
     console.print(f"figure: {res.figure}; tables and guarantee records in {out}")
+
+
+_DATA_HELP = ("Folder with mpiidpeye/ (default $GAZEPRIVACY_DATA or ../shared/data).")
+
+
+def _print_accuracy(table, group: list[str]) -> None:
+    import polars as pl
+
+    summary = (table.filter(pl.col("metric") == "accuracy")
+               .group_by(group).agg(pl.col("value").mean().alias("accuracy")).sort(group))
+    t = Table(*group, "accuracy")
+    for row in summary.iter_rows():
+        t.add_row(*(f"{v:g}" if isinstance(v, float) else str(v) for v in row[:-1]),
+                  f"{row[-1]:.3f}")
+    Console().print(t)
+
+
+def seed002(
+    out: Annotated[Path, typer.Option(help="Output folder (also caches the features).")],
+    data_dir: Annotated[Path | None, typer.Option(help=_DATA_HELP)] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the run (research run).")] = 0,
+    repetitions: Annotated[int, typer.Option(help="Noisy runs per setting (paper: 100).")] = 1,
+    subsample_lopo: Annotated[int, typer.Option(
+        help="One window in N for document / gender (paper: 10).")] = 30,
+    subsample_person: Annotated[int, typer.Option(
+        help="One window in N for person id (paper: 5).")] = 15,
+    classifier: Annotated[list[str] | None, typer.Option(
+        help="svm, dt, rf, knn (repeatable; default all four).")] = None,
+) -> None:
+    """Bozkir et al. (PLOS ONE 2021): LPA / FPA / CFPA / DCFPA on MPIIDPEye, Tables 1-3."""
+    kw = {"classifiers": tuple(classifier)} if classifier else {}
+    table = reproduce_seed002(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
+                              repetitions=repetitions, subsample_lopo=subsample_lopo,
+                              subsample_person=subsample_person, **kw)
+    if "method" in table.columns and "task" in table.columns:
+        _print_accuracy(table.filter(table["classifier"] == "svm") if "classifier" in
+                        table.columns else table, ["task", "method", "epsilon"])
+    Console().print(f"tables, plots and guarantee records in {out}")
+
+
+def seed004(
+    out: Annotated[Path, typer.Option(help="Output folder (also caches the features).")],
+    data_dir: Annotated[Path | None, typer.Option(help=_DATA_HELP)] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the run (research run).")] = 0,
+    repetitions: Annotated[int, typer.Option(help="Noisy runs per setting (paper: 5).")] = 1,
+    protocol_subsample: Annotated[int, typer.Option(
+        help="Further window subsampling in the classifier protocols.")] = 2,
+) -> None:
+    """Steil et al. (ETRA 2019): the exponential-mechanism method on MPIIDPEye, Figs 6-8."""
+    table = reproduce_seed004(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
+                              repetitions=repetitions, protocol_subsample=protocol_subsample)
+    if {"task", "method", "epsilon", "threat_model"} <= set(table.columns):
+        _print_accuracy(table.filter(table["majority_vote"]) if "majority_vote" in
+                        table.columns else table, ["threat_model", "task", "method", "epsilon"])
+    Console().print(f"tables, plots and guarantee records in {out}")

@@ -105,8 +105,8 @@ class DatasetConfig:
         if self.source not in _SOURCES:
             raise ConfigError(f"datasets[{self.name!r}].source must be one of {_SOURCES}, got "
                               f"{self.source!r}")
-        if self.source in ("file", "loader") and not self.path:
-            raise ConfigError(f"datasets[{self.name!r}] with source={self.source!r} needs path")
+        if self.source == "file" and not self.path:
+            raise ConfigError(f"datasets[{self.name!r}] with source='file' needs path")
         if self.source == "loader" and not self.loader:
             raise ConfigError(f"datasets[{self.name!r}] with source='loader' needs loader "
                               "(a LOADERS name)")

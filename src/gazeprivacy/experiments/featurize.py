@@ -53,9 +53,9 @@ def load_configured_dataset(cfg: DatasetConfig) -> Dataset:
 
         return read_dataset(cfg.path, **opts)
     if cfg.source == "loader":
-        from gazeprivacy.data.loaders import LOADERS
+        from gazeprivacy.data.loaders import load
 
-        return LOADERS[cfg.loader](cfg.path, **opts)
+        return load(cfg.loader, cfg.path, **opts)
     raise InvalidParameterError(
         f"dataset {cfg.name!r} has source={cfg.source!r}: pass it to the runner in code "
         "(run_experiment(..., datasets={name: Dataset}))")
