@@ -11,7 +11,8 @@ from gazeprivacy.exceptions import MissingDependencyError
 
 __all__ = ["import_optional"]
 
-_EXTRAS = {"torch": "deep", "dask": "distributed", "distributed": "distributed"}
+_EXTRAS = {"torch": "deep", "dask": "distributed", "distributed": "distributed",
+           "opendp": "opendp"}
 
 
 def import_optional(name: str) -> ModuleType:

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gazeprivacy._optional import import_optional
 from gazeprivacy._validation import check_positive
-from gazeprivacy.exceptions import MissingDependencyError
 
 __all__ = ["laplace_mechanism", "laplace_noise", "laplace_noise_opendp", "laplace_scale"]
 
@@ -88,14 +88,10 @@ def laplace_noise_opendp(*, scale: float, size: int) -> np.ndarray:
     Raises
     ------
     MissingDependencyError
-        OpenDP is not installed (``pip install opendp``).
+        OpenDP is not installed (``pip install 'gazeprivacy[opendp]'``).
     """
     check_positive(scale=scale)
-    try:
-        import opendp.prelude as dp
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise MissingDependencyError(
-            "laplace_noise_opendp needs OpenDP: pip install opendp") from None
+    dp = import_optional("opendp.prelude")
     dp.enable_features("contrib")
     meas = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)),
                              dp.l1_distance(T=float), scale=float(scale))
