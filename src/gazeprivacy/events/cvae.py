@@ -142,6 +142,11 @@ class SaccadeCVAE:
         torch = import_optional("torch")
         cond = self._cond(amplitude_deg, duration_s, participants)
         z = rng.standard_normal((cond.shape[0], LATENT)).astype(np.float32)
-        with torch.no_grad():
-            out = self.net_.dec(torch.from_numpy(np.hstack([z, cond]))).numpy()
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # tiny matmuls: threads only add contention
+        try:
+            with torch.no_grad():
+                out = self.net_.dec(torch.from_numpy(np.hstack([z, cond]))).numpy()
+        finally:
+            torch.set_num_threads(threads)
         return np.clip(out.astype(np.float64) * PROFILE_SCALE, 0.0, None)

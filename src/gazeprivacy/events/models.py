@@ -37,6 +37,7 @@ __all__ = [
     "fixation_log_prob_approx",
     "gaussian_profile",
     "integrate_profile",
+    "log_box_mass_1d",
     "resample_profile",
     "sample_fixation",
     "velocity_profile_deg_s",
@@ -98,7 +99,7 @@ def sample_fixation(params: FixationParams | np.ndarray, n: int, *,
     return rng.normal(p[0], p[2], n), rng.normal(p[1], p[3], n)
 
 
-def _log_box_1d(v: np.ndarray, mu: np.ndarray, sigma: np.ndarray, h: float) -> np.ndarray:
+def log_box_mass_1d(v: np.ndarray, mu: np.ndarray, sigma: np.ndarray, h: float) -> np.ndarray:
     """log(Phi(b) - Phi(a)) for a = (v - h - mu)/sigma, b = (v + h - mu)/sigma, tail-stable.
 
     On the upper side both CDFs are near 1, so use the mirror image (Phi(-a) - Phi(-b)); then
@@ -130,8 +131,8 @@ def fixation_log_prob(x: np.ndarray, y: np.ndarray, params: np.ndarray,
     p = np.atleast_2d(np.asarray(params, dtype=np.float64))
     x = np.asarray(x, dtype=np.float64)[None, :]
     y = np.asarray(y, dtype=np.float64)[None, :]
-    lx = _log_box_1d(x, p[:, [0]], p[:, [2]], half_width_deg)
-    ly = _log_box_1d(y, p[:, [1]], p[:, [3]], half_width_deg)
+    lx = log_box_mass_1d(x, p[:, [0]], p[:, [2]], half_width_deg)
+    ly = log_box_mass_1d(y, p[:, [1]], p[:, [3]], half_width_deg)
     out = (lx + ly).sum(axis=1)
     return out if np.ndim(params) == 2 else out[0]
 
@@ -225,18 +226,31 @@ def fixation_log_prob_approx(x: np.ndarray, y: np.ndarray, params: np.ndarray,
     With ``z = (v - mu) / sigma`` and ``e = h / sigma`` the box mass is
     ``2 e phi(z) (1 + e^2 (z^2 - 1) / 6 + O(e^4 z^4))``, so the log-probability of the sample
     set needs only ``n, sum v, sum v^2`` per axis: O(1) per model instead of O(n). Accurate to
-    well under 0.01 per sample for ``e <= 0.1`` and moderate ``z``; callers use it to prefilter
+    well under 0.01 per sample for ``e <= 0.2`` and moderate ``z``; callers use it to prefilter
     and recompute candidates exactly (event-synth-PD does).
+
+    ``x, y`` are one sample set ``(n,)`` (NaN samples ignored) or a batch of complete sets
+    ``(c, n)``; the result is ``(m,)`` or ``(c, m)`` for ``(m, 4)`` params (scalar / ``(c,)`` for
+    one model).
     """
     p = np.atleast_2d(np.asarray(params, dtype=np.float64))
-    ok = ~(np.isnan(x) | np.isnan(y))
-    x, y = x[ok], y[ok]
-    n = x.shape[0]
-    total = np.zeros(p.shape[0])
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.ndim == 1:
+        ok = ~(np.isnan(x) | np.isnan(y))
+        x, y = x[ok][None, :], y[ok][None, :]
+        single = True
+    else:
+        single = False
+    n = x.shape[1]
+    total = np.zeros((x.shape[0], p.shape[0]))
     for v, mu, sd in ((x, p[:, 0], p[:, 2]), (y, p[:, 1], p[:, 3])):
-        s1, s2 = v.sum(), (v * v).sum()
+        s1 = v.sum(axis=1)[:, None]
+        s2 = (v * v).sum(axis=1)[:, None]
         sum_z2 = (s2 - 2 * mu * s1 + n * mu * mu) / (sd * sd)
         e2 = (half_width_deg / sd) ** 2
         total += (n * np.log(2 * half_width_deg / sd) - 0.5 * n * np.log(2 * np.pi)
                   - (0.5 - e2 / 6) * sum_z2 - n * e2 / 6)
-    return total if np.ndim(params) == 2 else total[0]
+    if single:
+        total = total[0]
+    return total if np.ndim(params) == 2 else total[..., 0]

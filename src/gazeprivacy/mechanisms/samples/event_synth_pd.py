@@ -40,6 +40,7 @@ paper) and flagged. See ``docs/privacy/event-synth-pd.md``.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,9 +49,11 @@ import polars as pl
 from gazeprivacy._validation import check_in, check_int, check_positive, check_range
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.events.models import (
+    BOX_HALF_WIDTH_DEG,
     PROFILE_STEPS,
     fixation_log_prob,
     fixation_log_prob_approx,
+    log_box_mass_1d,
 )
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
@@ -211,18 +214,28 @@ def _bins(profiles: np.ndarray) -> np.ndarray:
     return np.clip(b, 0, PMF_BINS - 1)
 
 
-def _fixation_scores(x: np.ndarray, y: np.ndarray, pop: _Population, seed_lp: float,
-                     band: float) -> tuple[np.ndarray, np.ndarray]:
-    """Exact log-probabilities of the candidate under every model near ``seed_lp`` (+ owners).
+def _fixation_candidates(cx: np.ndarray, cy: np.ndarray, seed_params: np.ndarray,
+                         pop: _Population, band: float,
+                         ) -> tuple[np.ndarray, Iterator[tuple[np.ndarray, np.ndarray]]]:
+    """Seed log-probabilities of a batch of candidates ``(c, n)``, and, lazily per candidate, the
+    exact log-probabilities (with owners) of every model near its seed value.
 
     Fitted sigmas are at least 0.05 deg (five box half widths), where the closed-form
     approximation is accurate to well under the margin near the seed; only models within
     ``band + margin`` of the seed are recomputed exactly.
     """
-    approx = fixation_log_prob_approx(x, y, pop.fix_params)
-    near = np.abs(approx - seed_lp) <= band + _PREFILTER_MARGIN
-    idx = np.flatnonzero(near)
-    return fixation_log_prob(x, y, pop.fix_params[idx]), pop.fix_owner[idx]
+    h = BOX_HALF_WIDTH_DEG
+    seed_lp = (log_box_mass_1d(cx, seed_params[0], seed_params[2], h)
+               + log_box_mass_1d(cy, seed_params[1], seed_params[3], h)).sum(axis=1)
+    approx = fixation_log_prob_approx(cx, cy, pop.fix_params)  # (c, M)
+    near = np.abs(approx - seed_lp[:, None]) <= band + _PREFILTER_MARGIN
+
+    def exact() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for j in range(cx.shape[0]):
+            idx = np.flatnonzero(near[j])
+            yield fixation_log_prob(cx[j], cy[j], pop.fix_params[idx]), pop.fix_owner[idx]
+
+    return seed_lp, exact()
 
 
 def _passes(lps: np.ndarray, owners: np.ndarray, seed_lp: float, seed_owner: int,
@@ -338,10 +351,9 @@ def _synthesise_recording(rec: Recording, fit: FittedEvents, pop: _Population, c
             p = fit.fixation_params[fi]
             cx = rng.normal(p[0], p[2], (tries, n))
             cy = rng.normal(p[1], p[3], (tries, n))
-            for j in range(tries):
-                seed_lp = float(fixation_log_prob(cx[j], cy[j], p))
-                lps, owners = _fixation_scores(cx[j], cy[j], pop, seed_lp, ln_gamma)
-                if _passes(lps, owners, seed_lp, owner, params, rng):
+            seed_lps, scored = _fixation_candidates(cx, cy, p, pop, ln_gamma)
+            for j, (lps, owners) in enumerate(scored):
+                if _passes(lps, owners, float(seed_lps[j]), owner, params, rng):
                     winner = j
                     break
             if winner is not None:
