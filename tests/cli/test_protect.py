@@ -162,3 +162,30 @@ def test_missing_privacy_parameter_is_named(tmp_path):
                               "--mechanism", "k-same-synth"])
     assert res.exit_code != 0
     assert "k-same-synth needs k (privacy parameters have no defaults" in str(res.exception)
+
+
+def test_feature_table_through_the_cli_with_declared_ranges(tmp_path):
+    g = np.random.default_rng(0)
+    tab = pl.DataFrame({"participant": ["p1"] * 64 + ["p2"] * 64,
+                        "recording": ["r1"] * 64 + ["r2"] * 64,
+                        "t_start": np.tile(np.arange(64) * 0.5, 2),
+                        "ratio": g.uniform(0, 1, 128), "document": ["comic"] * 128})
+    src = tmp_path / "features.parquet"
+    tab.write_parquet(src)
+    ranges = tmp_path / "ranges.json"
+    ranges.write_text(json.dumps({"ratio": [0, 1]}))
+    out = tmp_path / "out.parquet"
+    invoke(str(src), str(out), "--mechanism", "series-lpa", "--epsilon", "1",
+           "--ranges", str(ranges), "--seed", "2")
+    back = pl.read_parquet(out)
+    assert back.height == 128 and back["recording"].to_list() == tab["recording"].to_list()
+    assert not np.allclose(back["ratio"].to_numpy(), tab["ratio"].to_numpy())
+    g2 = Guarantee.from_json((tmp_path / "out.parquet.guarantee.json").read_text())
+    assert g2.mechanism.lower().endswith("lpa") and g2.epsilon == 1.0 and g2.seed == 2
+
+
+def test_heatmap_mechanisms_are_pointed_to_the_heatmap_command(tmp_path):
+    src = write_dataset(small_dataset(), tmp_path / "in.parquet")
+    res = runner.invoke(app, ["protect", str(src), str(tmp_path / "o.parquet"),
+                              "--mechanism", "heatmap-laplace", "--epsilon", "1"])
+    assert res.exit_code != 0 and "use `gazeprivacy heatmap`" in str(res.exception)

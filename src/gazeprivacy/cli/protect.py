@@ -21,7 +21,7 @@ from rich.console import Console
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.io import read_dataset, write_dataset
 from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
-from gazeprivacy.mechanisms import MECHANISMS
+from gazeprivacy.mechanisms import MECHANISMS, build_params
 from gazeprivacy.mechanisms import protect as protect_dataset
 
 __all__ = ["guarantee_path", "protect"]
@@ -78,9 +78,25 @@ def protect(
     time_unit: Annotated[str, typer.Option(help="Unit of the t column: s, ms or us.")] = "s",
     seed: Annotated[int | None, typer.Option(
         help="Fix the generator (research run; noted in the record). Default: OS entropy.")] = None,
+    ranges: Annotated[str | None, typer.Option(
+        help="Feature-series mechanisms, sound mode: declared feature ranges, a JSON file "
+             "{feature: [lo, hi]} or catalogue:mpiidpeye / catalogue:degrees (the built-in "
+             "ranges of the 52 window features).")] = None,
 ) -> None:
-    """Protect a gaze data file and write the guarantee record beside it."""
+    """Protect a gaze data file (or, for feature-series mechanisms, a window feature table) and
+    write the guarantee record beside it."""
     spec = MECHANISMS[mechanism]
+    if spec.level == "series":
+        _protect_series_table(input, output, mechanism, seed=seed, ranges=ranges,
+                              kw={name: value for name, value in (("epsilon", epsilon),
+                                                                  ("mode", mode))
+                                  if value is not None} | dict(_parse_param(p)
+                                                               for p in param or ()))
+        return
+    if spec.level != "samples":
+        raise InvalidParameterError(
+            f"{mechanism} is a {spec.level}-level mechanism; protect takes gaze samples or "
+            "feature tables (heatmaps: use `gazeprivacy heatmap`)")
     geo = _parse_geometry(geometry) if geometry else None
     ds = read_dataset(input, time_unit=time_unit, geometry=geo)
     kw: dict[str, Any] = {name: value for name, value in
@@ -116,4 +132,61 @@ def protect(
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     console.print(f"[bold]{out}[/]: {len(rel.output)} recordings, {rel.output.n_samples} rows")
     console.print(rel.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
+    console.print(f"guarantee record: {gpath}", highlight=False)
+
+
+def _declared_ranges(text: str) -> dict[str, Any]:
+    from gazeprivacy.features.ranges import FeatureRange, default_ranges
+    from gazeprivacy.features.window_features import WindowFeatureParams
+
+    if text.startswith("catalogue:"):
+        which = text.split(":", 1)[1]
+        presets = {"mpiidpeye": WindowFeatureParams.mpiidpeye,
+                   "degrees": WindowFeatureParams.degrees}
+        if which not in presets:
+            raise InvalidParameterError(f"--ranges catalogue must be one of "
+                                        f"{', '.join(presets)}, got {which!r}")
+        return default_ranges(presets[which]())
+    try:
+        raw = json.loads(Path(text).read_text())
+        return {name: FeatureRange(float(lo), float(hi), "declared", "--ranges file")
+                for name, (lo, hi) in raw.items()}
+    except (OSError, ValueError, TypeError) as exc:
+        raise InvalidParameterError(
+            f"--ranges must be catalogue:NAME or a JSON file {{feature: [lo, hi]}}: {exc}"
+        ) from None
+
+
+def _protect_series_table(input: Path, output: Path, mechanism: str, *, seed: int | None,
+                          ranges: str | None, kw: dict[str, Any]) -> None:
+    """Feature-series mechanisms on a window feature table (CSV or Parquet)."""
+    import polars as pl
+
+    from gazeprivacy.mechanisms.series import protect_series
+    from gazeprivacy.rng import make_rng
+
+    try:
+        table = (pl.read_parquet(input) if input.suffix in (".parquet", ".pq")
+                 else pl.read_csv(input))
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise InvalidParameterError(f"cannot read feature table {str(input)!r}: {exc}") from None
+    if ranges is not None:
+        kw["ranges"] = _declared_ranges(ranges)
+    params = build_params(mechanism, **kw)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NotFormallyPrivateWarning)
+        rel = protect_series(table, mechanism, params, rng=make_rng(seed))
+    record = rel.guarantee.with_seed(seed)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if output.suffix in (".parquet", ".pq"):
+        rel.output.write_parquet(output)
+    else:
+        rel.output.write_csv(output)
+    gpath = guarantee_path(output)
+    gpath.write_text(record.to_json())
+    console = Console()
+    for w in caught:
+        console.print(f"[yellow]warning:[/] {w.message}", highlight=False, soft_wrap=True)
+    console.print(f"[bold]{output}[/]: {rel.output.height} windows")
+    console.print(record.summary(), highlight=False, markup=False, soft_wrap=True)
     console.print(f"guarantee record: {gpath}", highlight=False)
