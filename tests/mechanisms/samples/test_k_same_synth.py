@@ -84,3 +84,15 @@ def test_nan_rows_stay_missing(rng, make_event_dataset):
     ds2 = ds.map(lambda r: r.with_gaze(x, y) if r.recording == rec.recording else r)
     out = k_same_synth(ds2, KSameSynthParams(k=2), rng=rng, events=events).output
     assert np.isnan(out[0].x[3:6]).all() and not np.isnan(out[0].x[6:]).any()
+
+
+def test_overshooting_saccades_are_clamped_to_the_geometry(rng, make_event_dataset):
+    from gazeprivacy.data import Geometry
+
+    ds, events = make_event_dataset(2, 1, rng=rng)
+    tight = Geometry(x_min_deg=2.0, x_max_deg=6.0, y_min_deg=2.0, y_max_deg=6.0)
+    ds = ds.map(lambda r: r.with_gaze(r.x, r.y, geometry=tight))
+    out = k_same_synth(ds, KSameSynthParams(k=2), rng=rng, events=events).output
+    for r in out:
+        ok = ~np.isnan(r.x)
+        assert tight.contains(r.x[ok], r.y[ok]).all()

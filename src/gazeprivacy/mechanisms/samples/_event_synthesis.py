@@ -15,7 +15,10 @@ timestamps and row count:
 * rows in no event (short sub-threshold runs, samples beside blinks) are interpolated linearly in
   time between synthetic samples (nearest synthetic sample at the edges), so no raw position
   is released; a recording without any event is released as all-missing;
-* missing input rows (NaN) stay missing.
+* missing input rows (NaN) stay missing;
+* finally every sample is clamped to the recording's geometry (post-processing; without a
+  geometry to +-180 x +-90 degrees): a saccade integrated with another person's speed profile
+  can overshoot its target, and the clamp keeps it where gaze can be.
 """
 
 from __future__ import annotations
@@ -154,6 +157,10 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
             done[a:b] = True
         sacc_i += 1
     _interpolate_rest(recording.t, out_x, out_y, done)
+    if recording.geometry is not None:
+        out_x, out_y = recording.geometry.clamp(out_x, out_y)
+    else:
+        out_x, out_y = np.clip(out_x, -180.0, 180.0), np.clip(out_y, -90.0, 90.0)
     missing = recording.missing | blank
     out_x[missing] = np.nan
     out_y[missing] = np.nan
