@@ -34,6 +34,7 @@ from gazeprivacy.mechanisms.heatmaps._base import (
     AggregateMap,
     check_public_shape,
     per_observer,
+    release_map,
 )
 
 __all__ = [
@@ -151,9 +152,8 @@ def _select(maps: GazeMaps, params: RS1Params | RS2Params, *, rng: np.random.Gen
         raise InvalidParameterError(f"rs1 cannot select {k} of {n} maps without replacement")
     idx = rng.choice(n, size=k, replace=replace)
     values = maps.capped(params.cap)[idx].sum(axis=0, dtype=np.float64) / k
-    out = AggregateMap(values=values, stimulus=maps.stimulus, grid=maps.grid, n_observers=n,
+    return release_map(maps, values, guarantee(params, n_observers=n, n_cells=maps.n_cells),
                        cap=params.cap)
-    return Release(out, guarantee(params, n_observers=n, n_cells=maps.n_cells))
 
 
 def rs1(maps: GazeMaps, params: RS1Params, *, rng: np.random.Generator) -> Release[AggregateMap]:
