@@ -27,6 +27,7 @@ __all__ = [
     "NEIGHBOURING",
     "AggregateMap",
     "check_public_shape",
+    "gaussian_release",
     "l1_sensitivity",
     "l2_sensitivity",
     "observer_record",
@@ -103,6 +104,14 @@ def release_map(maps: GazeMaps, values: np.ndarray, g: Guarantee, *, cap: int,
     out = AggregateMap(values=values, stimulus=maps.stimulus, grid=maps.grid,
                        n_observers=maps.n_observers, cap=cap, noise_std=noise_std)
     return Release(out, g)
+
+
+def gaussian_release(maps: GazeMaps, g: Guarantee, *, cap: int,
+                     rng: np.random.Generator) -> Release[AggregateMap]:
+    """Capped aggregate plus i.i.d. ``N(0, sigma^2)`` per cell, ``sigma`` from the record ``g``."""
+    sigma = float(g.parameters["noise_std"])
+    values = maps.aggregate(cap) + rng.normal(0.0, sigma, size=maps.grid.shape)
+    return release_map(maps, values, g, cap=cap, noise_std=sigma)
 
 
 #: The seed paper of the heatmap mechanisms.

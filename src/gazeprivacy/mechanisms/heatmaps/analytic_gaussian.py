@@ -29,9 +29,9 @@ from gazeprivacy.mechanisms.heatmaps._base import (
     LIU_2019,
     AggregateMap,
     check_public_shape,
+    gaussian_release,
     l2_sensitivity,
     observer_record,
-    release_map,
 )
 from gazeprivacy.mechanisms.noise.analytic_gaussian import analytic_gaussian_sigma, gaussian_delta
 
@@ -128,9 +128,7 @@ def analytic_gaussian(maps: GazeMaps, params: AnalyticGaussianParams, *,
     ((2, 2), '(epsilon,delta)-DP')
     """
     g = guarantee(params, n_observers=maps.n_observers, n_cells=maps.n_cells)
-    sigma = float(g.parameters["noise_std"])
-    values = maps.aggregate(params.cap) + rng.normal(0.0, sigma, size=maps.grid.shape)
-    return release_map(maps, values, g, cap=params.cap, noise_std=sigma)
+    return gaussian_release(maps, g, cap=params.cap, rng=rng)
 
 
 SPEC = MechanismSpec(
