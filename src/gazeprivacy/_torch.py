@@ -42,15 +42,6 @@ def train_loop(build: Callable[[Any], Any], arrays: Sequence[np.ndarray],
     -------
     net, history
         The model in eval mode and the mean training loss per epoch.
-
-    Examples
-    --------
-    >>> x = np.arange(8, dtype=np.float32)[:, None]
-    >>> net, hist = train_loop(lambda torch: torch.nn.Linear(1, 1), [x, 2 * x],
-    ...                        lambda net, xb, yb: ((net(xb) - yb) ** 2).mean(), epochs=2,
-    ...                        batch_size=4, learning_rate=0.1, rng=np.random.default_rng(0))
-    >>> len(hist), net.training
-    (2, False)
     """
     torch = import_optional("torch")
     seed = int(rng.integers(0, 2**31 - 1))
