@@ -12,7 +12,8 @@ Training settings are in the paper's supplement, which we do not have; ours (doc
 ``docs/privacy/event-synth-pd.md``): profiles scaled by 1/1000 deg/s (the PMF range), amplitude
 by 1/30 deg and duration by 1/0.1 s; loss = summed squared error + KL divergence; Adam, learning
 rate 3e-3, batch 128, ``epochs`` passes (default 60). Training runs in a forked torch RNG seeded
-from the caller's generator, single-threaded, so it is deterministic for a seed.
+from the caller's generator, single-threaded, so it is deterministic for a seed
+(:func:`gazeprivacy._torch.train_loop`).
 
 PyTorch is an optional extra (``pip install 'gazeprivacy[deep]'``) imported lazily.
 """
@@ -25,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from gazeprivacy._optional import import_optional
+from gazeprivacy._torch import train_loop
 from gazeprivacy.events.models import PROFILE_STEPS
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 
@@ -93,7 +95,7 @@ class SaccadeCVAE:
     def fit(self, profiles: np.ndarray, amplitude_deg: np.ndarray, duration_s: np.ndarray,
             participants: np.ndarray, *, rng: np.random.Generator) -> SaccadeCVAE:
         """Fit on ``(n, 30)`` profiles (deg/s) with their conditions; returns ``self``."""
-        torch = import_optional("torch")
+        import_optional("torch")  # fail early when the extra is missing
         profiles = np.asarray(profiles, dtype=np.float64)
         if profiles.ndim != 2 or profiles.shape[1] != PROFILE_STEPS or profiles.shape[0] < 2:
             raise InvalidDataError(f"C-VAE training needs an (n >= 2, {PROFILE_STEPS}) profile "
@@ -103,35 +105,16 @@ class SaccadeCVAE:
         self.participants_ = tuple(dict.fromkeys(str(p) for p in participants))
         cond = self._cond(amplitude_deg, duration_s, participants)
         x = (profiles / PROFILE_SCALE).astype(np.float32)
-        seed = int(rng.integers(0, 2**31 - 1))
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            with torch.random.fork_rng(devices=[]):
-                torch.manual_seed(seed)
-                net = _build(cond.shape[1])
-                opt = torch.optim.Adam(net.parameters(), lr=self.learning_rate)
-                xt, ct = torch.from_numpy(x), torch.from_numpy(cond)
-                n = xt.shape[0]
-                gen = torch.Generator().manual_seed(seed)
-                self.loss_ = []
-                for _ in range(self.epochs):
-                    perm = torch.randperm(n, generator=gen)
-                    total = 0.0
-                    for start in range(0, n, self.batch_size):
-                        idx = perm[start:start + self.batch_size]
-                        recon, mu, logvar = net(xt[idx], ct[idx])
-                        rec = ((recon - xt[idx]) ** 2).sum()
-                        kl = -0.5 * (1 + logvar - mu**2 - logvar.exp()).sum()
-                        loss = (rec + kl) / len(idx)
-                        opt.zero_grad()
-                        loss.backward()
-                        opt.step()
-                        total += loss.item() * len(idx)
-                    self.loss_.append(total / n)
-        finally:
-            torch.set_num_threads(threads)
-        self.net_ = net.eval()
+
+        def batch_loss(net: Any, xb: Any, cb: Any) -> Any:
+            recon, mu, logvar = net(xb, cb)
+            rec = ((recon - xb) ** 2).sum()
+            kl = -0.5 * (1 + logvar - mu**2 - logvar.exp()).sum()
+            return (rec + kl) / len(xb)
+
+        self.net_, self.loss_ = train_loop(
+            lambda torch: _build(cond.shape[1]), (x, cond), batch_loss, epochs=self.epochs,
+            batch_size=self.batch_size, learning_rate=self.learning_rate, rng=rng)
         return self
 
     def sample(self, amplitude_deg: np.ndarray, duration_s: np.ndarray,

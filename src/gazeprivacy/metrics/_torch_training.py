@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""A small, deterministic PyTorch training loop shared by the learned utility models.
+"""Supervised training and prediction for the learned utility models.
 
-Training runs in a forked torch RNG seeded from the caller's numpy generator, with one thread, so
-the same seed gives the same model; PyTorch is imported lazily (extra ``deep``).
+The loop itself is :func:`gazeprivacy._torch.train_loop` (deterministic: forked torch RNG seeded
+from the caller's numpy generator, one thread); PyTorch is imported lazily (extra ``deep``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from gazeprivacy._optional import import_optional
+from gazeprivacy._torch import train_loop
 
 __all__ = ["predict", "train"]
 
@@ -26,39 +27,15 @@ def train(build: Callable[[Any], Any], x: np.ndarray, y: np.ndarray, *, loss: st
     Returns the model in eval mode and the mean training loss per epoch.
     """
     torch = import_optional("torch")
-    seed = int(rng.integers(0, 2**31 - 1))
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            net = build(torch)
-            opt = torch.optim.Adam(net.parameters(), lr=learning_rate)
-            xt = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
-            if loss in ("mse", "l1"):
-                yt = torch.from_numpy(np.ascontiguousarray(y, dtype=np.float32))
-                crit = torch.nn.MSELoss() if loss == "mse" else torch.nn.L1Loss()
-            else:
-                yt = torch.from_numpy(np.ascontiguousarray(y, dtype=np.int64))
-                crit = torch.nn.CrossEntropyLoss()
-            gen = torch.Generator().manual_seed(seed)
-            history: list[float] = []
-            n = xt.shape[0]
-            for _ in range(epochs):
-                net.train()
-                perm = torch.randperm(n, generator=gen)
-                total = 0.0
-                for start in range(0, n, batch_size):
-                    idx = perm[start:start + batch_size]
-                    out = crit(net(xt[idx]), yt[idx])
-                    opt.zero_grad()
-                    out.backward()
-                    opt.step()
-                    total += out.item() * len(idx)
-                history.append(total / max(n, 1))
-    finally:
-        torch.set_num_threads(threads)
-    return net.eval(), history
+    xa = np.ascontiguousarray(x, dtype=np.float32)
+    if loss in ("mse", "l1"):
+        ya = np.ascontiguousarray(y, dtype=np.float32)
+        crit = torch.nn.MSELoss() if loss == "mse" else torch.nn.L1Loss()
+    else:
+        ya = np.ascontiguousarray(y, dtype=np.int64)
+        crit = torch.nn.CrossEntropyLoss()
+    return train_loop(build, (xa, ya), lambda net, xb, yb: crit(net(xb), yb), epochs=epochs,
+                      batch_size=batch_size, learning_rate=learning_rate, rng=rng)
 
 
 def predict(net: Any, x: np.ndarray, batch_size: int = 4096) -> np.ndarray:

@@ -12,22 +12,27 @@ sensitivity is ``m r / n`` and the L2 sensitivity ``m sqrt(r) / n``.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from gazeprivacy._validation import check_int
-from gazeprivacy.features.gaze_maps import MapGrid
-from gazeprivacy.guarantees import Guarantee
+from gazeprivacy.features.gaze_maps import GazeMaps, MapGrid
+from gazeprivacy.guarantees import Guarantee, Kind, Release, Unit
 
 __all__ = [
     "LIU_2019",
     "NEIGHBOURING",
     "AggregateMap",
     "check_public_shape",
+    "gaussian_release",
     "l1_sensitivity",
     "l2_sensitivity",
+    "observer_record",
     "per_observer",
+    "release_map",
 ]
 
 NEIGHBOURING = ("replace one observer's capped gaze map on this stimulus by any map with entries "
@@ -77,6 +82,36 @@ def per_observer(g: Guarantee) -> Guarantee:
     participant who appears in several released heatmaps composes sequentially over them.
     """
     return g.compose({"each observer": 1})
+
+
+def observer_record(*, mechanism: str, kind: Kind, cap: int, n_observers: int, n_cells: int,
+                    parameters: Mapping[str, object] | None = None, **fields: Any) -> Guarantee:
+    """The record of one heatmap release, composed by :func:`per_observer`.
+
+    Unit one observer's map (a recording), the replace-one relation :data:`NEIGHBOURING`, and
+    ``parameters`` that start with the public ``cap``, ``n_observers`` and ``n_cells`` followed by
+    the mechanism's own; ``fields`` go to :class:`~gazeprivacy.guarantees.Guarantee` unchanged.
+    """
+    g = Guarantee(mechanism=mechanism, kind=kind, unit=Unit.RECORDING, neighbouring=NEIGHBOURING,
+                  parameters={"cap": cap, "n_observers": n_observers, "n_cells": n_cells,
+                              **(parameters or {})}, **fields)
+    return per_observer(g)
+
+
+def release_map(maps: GazeMaps, values: np.ndarray, g: Guarantee, *, cap: int,
+                noise_std: float = 0.0) -> Release[AggregateMap]:
+    """Wrap released ``values`` on ``maps``' grid as an :class:`AggregateMap` with its record."""
+    out = AggregateMap(values=values, stimulus=maps.stimulus, grid=maps.grid,
+                       n_observers=maps.n_observers, cap=cap, noise_std=noise_std)
+    return Release(out, g)
+
+
+def gaussian_release(maps: GazeMaps, g: Guarantee, *, cap: int,
+                     rng: np.random.Generator) -> Release[AggregateMap]:
+    """Capped aggregate plus i.i.d. ``N(0, sigma^2)`` per cell, ``sigma`` from the record ``g``."""
+    sigma = float(g.parameters["noise_std"])
+    values = maps.aggregate(cap) + rng.normal(0.0, sigma, size=maps.grid.shape)
+    return release_map(maps, values, g, cap=cap, noise_std=sigma)
 
 
 #: The seed paper of the heatmap mechanisms.

@@ -23,15 +23,15 @@ import numpy as np
 
 from gazeprivacy._validation import check_int, check_positive, check_probability
 from gazeprivacy.features.gaze_maps import GazeMaps
-from gazeprivacy.guarantees import Guarantee, Kind, Release, Unit
+from gazeprivacy.guarantees import Guarantee, Kind, Release
 from gazeprivacy.mechanisms.base import MechanismSpec
 from gazeprivacy.mechanisms.heatmaps._base import (
     LIU_2019,
-    NEIGHBOURING,
     AggregateMap,
     check_public_shape,
+    gaussian_release,
     l2_sensitivity,
-    per_observer,
+    observer_record,
 )
 from gazeprivacy.mechanisms.noise.analytic_gaussian import analytic_gaussian_sigma, gaussian_delta
 
@@ -102,16 +102,15 @@ def guarantee(params: AnalyticGaussianParams, *, n_observers: int, n_cells: int)
     """
     sigma = noise_std(params, n_observers=n_observers, n_cells=n_cells)
     sens = l2_sensitivity(cap=params.cap, n_observers=n_observers, n_cells=n_cells)
-    g = Guarantee(
-        mechanism="heatmap-analytic-gaussian", kind=Kind.APPROX_DP, unit=Unit.RECORDING,
-        epsilon=float(params.epsilon), delta=float(params.delta), neighbouring=NEIGHBOURING,
-        parameters={"cap": params.cap, "n_observers": n_observers, "n_cells": n_cells,
-                    "noise_std": sigma, "l2_sensitivity": sens,
+    return observer_record(
+        mechanism="heatmap-analytic-gaussian", kind=Kind.APPROX_DP, cap=params.cap,
+        n_observers=n_observers, n_cells=n_cells,
+        parameters={"noise_std": sigma, "l2_sensitivity": sens,
                     "exact_delta": gaussian_delta(epsilon=params.epsilon, sigma=sigma,
                                                   sensitivity=sens)},
+        epsilon=float(params.epsilon), delta=float(params.delta),
         notes=("sigma calibrated with Balle & Wang (2018), Algorithm 1; not in Liu et al. 2019",),
     )
-    return per_observer(g)
 
 
 def analytic_gaussian(maps: GazeMaps, params: AnalyticGaussianParams, *,
@@ -129,11 +128,7 @@ def analytic_gaussian(maps: GazeMaps, params: AnalyticGaussianParams, *,
     ((2, 2), '(epsilon,delta)-DP')
     """
     g = guarantee(params, n_observers=maps.n_observers, n_cells=maps.n_cells)
-    sigma = float(g.parameters["noise_std"])
-    values = maps.aggregate(params.cap) + rng.normal(0.0, sigma, size=maps.grid.shape)
-    out = AggregateMap(values=values, stimulus=maps.stimulus, grid=maps.grid,
-                       n_observers=maps.n_observers, cap=params.cap, noise_std=sigma)
-    return Release(out, g)
+    return gaussian_release(maps, g, cap=params.cap, rng=rng)
 
 
 SPEC = MechanismSpec(

@@ -33,15 +33,15 @@ import numpy as np
 from gazeprivacy._validation import check_in, check_int, check_positive, check_probability
 from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.features.gaze_maps import GazeMaps
-from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
+from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release
 from gazeprivacy.mechanisms.base import MechanismSpec
 from gazeprivacy.mechanisms.heatmaps._base import (
     LIU_2019,
-    NEIGHBOURING,
     AggregateMap,
     check_public_shape,
+    gaussian_release,
     l2_sensitivity,
-    per_observer,
+    observer_record,
 )
 from gazeprivacy.mechanisms.noise.analytic_gaussian import gaussian_delta
 
@@ -173,15 +173,13 @@ def guarantee(params: GaussianParams, *, n_observers: int, n_cells: int) -> Guar
                       f"paper mode: Theorem 3.4's sigma gives only delta'={actual:.3g} > "
                       f"delta={params.delta:.3g} at epsilon={params.epsilon:g} for r={n_cells}, "
                       f"n={n_observers}; the paper's proof does not hold here"),)
-    g = Guarantee(
-        mechanism="heatmap-gaussian", kind=Kind.APPROX_DP, unit=Unit.RECORDING,
+    return observer_record(
+        mechanism="heatmap-gaussian", kind=Kind.APPROX_DP, cap=params.cap,
+        n_observers=n_observers, n_cells=n_cells,
+        parameters={"noise_std": sigma, "l2_sensitivity": sens, "exact_delta": actual},
         epsilon=float(params.epsilon), delta=float(params.delta), mode=params.mode,
-        neighbouring=NEIGHBOURING,
-        parameters={"cap": params.cap, "n_observers": n_observers, "n_cells": n_cells,
-                    "noise_std": sigma, "l2_sensitivity": sens, "exact_delta": actual},
         flags=flags, paper_claim="(epsilon, delta)-DP, Theorem 3.4", notes=tuple(notes),
     )
-    return per_observer(g)
 
 
 def gaussian(maps: GazeMaps, params: GaussianParams, *,
@@ -199,11 +197,7 @@ def gaussian(maps: GazeMaps, params: GaussianParams, *,
     ((30, 40), 6.595)
     """
     g = guarantee(params, n_observers=maps.n_observers, n_cells=maps.n_cells)
-    sigma = float(g.parameters["noise_std"])
-    values = maps.aggregate(params.cap) + rng.normal(0.0, sigma, size=maps.grid.shape)
-    out = AggregateMap(values=values, stimulus=maps.stimulus, grid=maps.grid,
-                       n_observers=maps.n_observers, cap=params.cap, noise_std=sigma)
-    return Release(out, g)
+    return gaussian_release(maps, g, cap=params.cap, rng=rng)
 
 
 SPEC = MechanismSpec(

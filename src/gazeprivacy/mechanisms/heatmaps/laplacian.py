@@ -23,15 +23,15 @@ import numpy as np
 
 from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.features.gaze_maps import GazeMaps
-from gazeprivacy.guarantees import Guarantee, Kind, Release, Unit
+from gazeprivacy.guarantees import Guarantee, Kind, Release
 from gazeprivacy.mechanisms.base import MechanismSpec
 from gazeprivacy.mechanisms.heatmaps._base import (
     LIU_2019,
-    NEIGHBOURING,
     AggregateMap,
     check_public_shape,
     l1_sensitivity,
-    per_observer,
+    observer_record,
+    release_map,
 )
 
 __all__ = ["LaplacianParams", "guarantee", "laplacian", "noise_std", "theorem_3_5_scale"]
@@ -87,16 +87,14 @@ def guarantee(params: LaplacianParams, *, n_observers: int, n_cells: int) -> Gua
     """
     b = theorem_3_5_scale(epsilon=params.epsilon, cap=params.cap, n_observers=n_observers,
                           n_cells=n_cells)
-    g = Guarantee(
-        mechanism="heatmap-laplace", kind=Kind.PURE_DP, unit=Unit.RECORDING,
-        epsilon=float(params.epsilon), neighbouring=NEIGHBOURING,
-        parameters={"cap": params.cap, "n_observers": n_observers, "n_cells": n_cells,
-                    "laplace_scale": b, "noise_std": math.sqrt(2.0) * b,
+    return observer_record(
+        mechanism="heatmap-laplace", kind=Kind.PURE_DP, cap=params.cap,
+        n_observers=n_observers, n_cells=n_cells,
+        parameters={"laplace_scale": b, "noise_std": math.sqrt(2.0) * b,
                     "l1_sensitivity": l1_sensitivity(cap=params.cap, n_observers=n_observers,
                                                      n_cells=n_cells)},
-        paper_claim="(epsilon, 0)-DP, Theorem 3.5",
+        epsilon=float(params.epsilon), paper_claim="(epsilon, 0)-DP, Theorem 3.5",
     )
-    return per_observer(g)
 
 
 def laplacian(maps: GazeMaps, params: LaplacianParams, *,
@@ -115,10 +113,7 @@ def laplacian(maps: GazeMaps, params: LaplacianParams, *,
     g = guarantee(params, n_observers=maps.n_observers, n_cells=maps.n_cells)
     b = float(g.parameters["laplace_scale"])
     values = maps.aggregate(params.cap) + rng.laplace(0.0, b, size=maps.grid.shape)
-    out = AggregateMap(values=values, stimulus=maps.stimulus, grid=maps.grid,
-                       n_observers=maps.n_observers, cap=params.cap,
-                       noise_std=math.sqrt(2.0) * b)
-    return Release(out, g)
+    return release_map(maps, values, g, cap=params.cap, noise_std=math.sqrt(2.0) * b)
 
 
 SPEC = MechanismSpec(

@@ -22,14 +22,14 @@ import numpy as np
 
 from gazeprivacy._validation import check_int
 from gazeprivacy.features.gaze_maps import GazeMaps
-from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
+from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release
 from gazeprivacy.mechanisms.base import MechanismSpec
 from gazeprivacy.mechanisms.heatmaps._base import (
     LIU_2019,
-    NEIGHBOURING,
     AggregateMap,
     check_public_shape,
-    per_observer,
+    observer_record,
+    release_map,
 )
 
 __all__ = ["NoiseFreeParams", "guarantee", "noise_free"]
@@ -65,17 +65,15 @@ def guarantee(params: NoiseFreeParams, *, n_observers: int, n_cells: int) -> Gua
     False
     """
     check_public_shape(n_observers=n_observers, n_cells=n_cells)
-    g = Guarantee(
-        mechanism="heatmap-noise-free", kind=Kind.NONE, unit=Unit.RECORDING,
-        neighbouring=NEIGHBOURING,
-        parameters={"cap": params.cap, "n_observers": n_observers, "n_cells": n_cells},
+    return observer_record(
+        mechanism="heatmap-noise-free", kind=Kind.NONE, cap=params.cap, n_observers=n_observers,
+        n_cells=n_cells,
         flags=(Flag(FlagCode.NOT_PRIVATE,
                     "the exact aggregate is released: with the other observers' maps known, "
                     "G_i = n G - sum_{j != i} G_j; neighbouring maps give outputs of probability "
                     "1 and 0 (Liu et al. 2019, section 3.3), so no delta < 1 holds"),),
         paper_claim="poor privacy (delta >= 1), section 3.3",
     )
-    return per_observer(g)
 
 
 def noise_free(maps: GazeMaps, params: NoiseFreeParams, *,
@@ -91,9 +89,9 @@ def noise_free(maps: GazeMaps, params: NoiseFreeParams, *,
     >>> rel.output.values.tolist(), rel.guarantee.kind.value
     ([[1.0]], 'none')
     """
-    out = AggregateMap(values=maps.aggregate(params.cap), stimulus=maps.stimulus, grid=maps.grid,
-                       n_observers=maps.n_observers, cap=params.cap)
-    return Release(out, guarantee(params, n_observers=maps.n_observers, n_cells=maps.n_cells))
+    return release_map(maps, maps.aggregate(params.cap),
+                       guarantee(params, n_observers=maps.n_observers, n_cells=maps.n_cells),
+                       cap=params.cap)
 
 
 SPEC = MechanismSpec(

@@ -20,6 +20,7 @@ record states ``k``. See docs/privacy/heatmap-baselines.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Self
 
 import numpy as np
 
@@ -34,6 +35,7 @@ from gazeprivacy.mechanisms.heatmaps._base import (
     AggregateMap,
     check_public_shape,
     per_observer,
+    release_map,
 )
 
 __all__ = [
@@ -48,7 +50,25 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RS1Params:
+class _SelectionParams:
+    """Fields and checks shared by :class:`RS1Params` and :class:`RS2Params` (not siblings'
+    instances: each mechanism accepts only its own type)."""
+
+    cap: int
+    fraction: float
+
+    def __post_init__(self) -> None:
+        check_int(cap=self.cap)
+        check_range(fraction=self.fraction, lo=0.0, hi=1.0, lo_open=True)
+
+    @classmethod
+    def paper(cls, *, fraction: float) -> Self:
+        """Cap ``m = 1`` as in the paper's Figure 3; ``c`` from the caller."""
+        return cls(cap=1, fraction=fraction)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RS1Params(_SelectionParams):
     """rs1(c): ``round(c n)`` maps without replacement.
 
     Parameters
@@ -59,34 +79,10 @@ class RS1Params:
         ``c`` in (0, 1].
     """
 
-    cap: int
-    fraction: float
-
-    def __post_init__(self) -> None:
-        check_int(cap=self.cap)
-        check_range(fraction=self.fraction, lo=0.0, hi=1.0, lo_open=True)
-
-    @classmethod
-    def paper(cls, *, fraction: float) -> RS1Params:
-        """Cap ``m = 1`` as in the paper's Figure 3; ``c`` from the caller."""
-        return cls(cap=1, fraction=fraction)
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RS2Params:
+class RS2Params(_SelectionParams):
     """rs2(c): ``round(c n)`` maps with replacement (same fields as :class:`RS1Params`)."""
-
-    cap: int
-    fraction: float
-
-    def __post_init__(self) -> None:
-        check_int(cap=self.cap)
-        check_range(fraction=self.fraction, lo=0.0, hi=1.0, lo_open=True)
-
-    @classmethod
-    def paper(cls, *, fraction: float) -> RS2Params:
-        """Cap ``m = 1`` as in the paper's Figure 3; ``c`` from the caller."""
-        return cls(cap=1, fraction=fraction)
 
 
 def n_selected(fraction: float, n_observers: int) -> int:
@@ -151,9 +147,8 @@ def _select(maps: GazeMaps, params: RS1Params | RS2Params, *, rng: np.random.Gen
         raise InvalidParameterError(f"rs1 cannot select {k} of {n} maps without replacement")
     idx = rng.choice(n, size=k, replace=replace)
     values = maps.capped(params.cap)[idx].sum(axis=0, dtype=np.float64) / k
-    out = AggregateMap(values=values, stimulus=maps.stimulus, grid=maps.grid, n_observers=n,
+    return release_map(maps, values, guarantee(params, n_observers=n, n_cells=maps.n_cells),
                        cap=params.cap)
-    return Release(out, guarantee(params, n_observers=n, n_cells=maps.n_cells))
 
 
 def rs1(maps: GazeMaps, params: RS1Params, *, rng: np.random.Generator) -> Release[AggregateMap]:

@@ -20,10 +20,12 @@ import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Self
 
 import numpy as np
 import scipy.fft
 
+from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.exceptions import (
     InvalidDataError,
     InvalidParameterError,
@@ -409,6 +411,56 @@ def series_guarantee(*, mechanism: str, params: object, shape: SeriesShape, unit
         parameters=dict(parameters), flags=tuple(flags), paper_claim=paper_claim,
         notes=tuple(notes))
     return g.compose(shape.units_per_participant(units_per_series))
+
+
+# ------------------------------------------------------------- chunked FPA (CFPA, DCFPA)
+
+@dataclass(frozen=True, kw_only=True)
+class ChunkParams:
+    """Fields and checks shared by ``CFPAParams`` and ``DCFPAParams`` (documented there)."""
+
+    epsilon: float
+    chunk_size: int
+    k: int | float | str = 0.1
+    mode: str = "sound"
+    ranges: Mapping[str, FeatureRange] | None = None
+    sensitivity_group: str | None = None
+
+    def __post_init__(self) -> None:
+        check_positive(epsilon=self.epsilon)
+        check_int(minimum=2, chunk_size=self.chunk_size)
+        check_mode(self.mode)
+        check_k(self.k)
+
+    @classmethod
+    def paper(cls, *, epsilon: float, chunk_size: int) -> Self:
+        """Seed 002: data-driven chunk sensitivities per document type, k tuned per chunk."""
+        return cls(epsilon=epsilon, chunk_size=chunk_size, k="tuned", mode="paper",
+                   sensitivity_group="document")
+
+
+def n_chunks(n_windows: int, chunk_size: int) -> int:
+    """Chunks of a series (the last may be shorter).
+
+    >>> n_chunks(100, 32)
+    4
+    """
+    return -(-n_windows // chunk_size)
+
+
+def chunk_guarantee(params: ChunkParams, shape: SeriesShape, *, mechanism: str,
+                    difference: bool, paper_claim: str) -> Guarantee:
+    """The CFPA / DCFPA privacy map (reads only the public shape)."""
+    c = params.chunk_size
+    return series_guarantee(
+        mechanism=mechanism, params=params, shape=shape, unit=Unit.CHUNK,
+        units_per_series=lambda n: n_chunks(n, c), epsilon=params.epsilon, mode=params.mode,
+        parameters={"epsilon": params.epsilon, "chunk_size": c, "k": params.k,
+                    "differences": difference, "scale": "sqrt(L) sqrt(2k-1) Delta_2 / epsilon",
+                    "sensitivity_group": params.sensitivity_group},
+        extra_flags=k_flags(params.k), paper_claim=paper_claim,
+        notes=("per participant the chunks, features and recordings compose sequentially: "
+               "epsilon x chunks x features x recordings",))
 
 
 # --------------------------------------------------------------------------- transform family

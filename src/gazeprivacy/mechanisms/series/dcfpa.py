@@ -21,79 +21,32 @@ See docs/privacy/series_dcfpa.md.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from gazeprivacy._validation import check_int, check_positive
-from gazeprivacy.features.ranges import FeatureRange
 from gazeprivacy.features.window_features import FeatureSeries
-from gazeprivacy.guarantees import Guarantee, Release, Unit
+from gazeprivacy.guarantees import Guarantee, Release
 from gazeprivacy.mechanisms.series import _core
 
 __all__ = ["DCFPAParams", "dcfpa", "guarantee", "n_chunks"]
 
 
 @dataclass(frozen=True, kw_only=True)
-class DCFPAParams:
-    """DCFPA settings.
-
-    Parameters
-    ----------
-    epsilon : float
-        Budget per chunk of one feature series (> 0).
-    chunk_size : int
-        Windows per chunk (seed 002: 32, 64 or 128).
-    k : int, float or "tuned"
-        Coefficients kept per chunk (count capped at the chunk length, fraction, or "tuned").
-    mode, ranges, sensitivity_group
-        As in :class:`~gazeprivacy.mechanisms.series.fpa.FPAParams`.
-    """
-
-    epsilon: float
-    chunk_size: int
-    k: int | float | str = 0.1
-    mode: str = "sound"
-    ranges: Mapping[str, FeatureRange] | None = None
-    sensitivity_group: str | None = None
-
-    def __post_init__(self) -> None:
-        check_positive(epsilon=self.epsilon)
-        check_int(minimum=2, chunk_size=self.chunk_size)
-        _core.check_mode(self.mode)
-        _core.check_k(self.k)
-
-    @classmethod
-    def paper(cls, *, epsilon: float, chunk_size: int) -> DCFPAParams:
-        """Seed 002: data-driven chunk sensitivities per document type, k tuned per chunk."""
-        return cls(epsilon=epsilon, chunk_size=chunk_size, k="tuned", mode="paper",
-                   sensitivity_group="document")
+class DCFPAParams(_core.ChunkParams):
+    """DCFPA settings (fields as in :class:`~gazeprivacy.mechanisms.series.cfpa.CFPAParams`)."""
 
 
-def n_chunks(n_windows: int, chunk_size: int) -> int:
-    """Chunks of a series (the last may be shorter).
-
-    >>> n_chunks(100, 32)
-    4
-    """
-    return -(-n_windows // chunk_size)
+n_chunks = _core.n_chunks
 
 
 def guarantee(params: DCFPAParams, shape: _core.SeriesShape) -> Guarantee:
     """The privacy map (reads only the public shape)."""
-    c = params.chunk_size
-    return _core.series_guarantee(
-        mechanism="dcfpa", params=params, shape=shape, unit=Unit.CHUNK,
-        units_per_series=lambda n: n_chunks(n, c), epsilon=params.epsilon, mode=params.mode,
-        parameters={"epsilon": params.epsilon, "chunk_size": c, "k": params.k,
-                    "differences": True, "scale": "sqrt(L) sqrt(2k-1) Delta_2 / epsilon",
-                    "sensitivity_group": params.sensitivity_group},
-        extra_flags=_core.k_flags(params.k),
+    return _core.chunk_guarantee(
+        params, shape, mechanism="dcfpa", difference=True,
         paper_claim=("seed 002: epsilon-DP by Theorem 1 when consecutive differences are "
-                     "assumed independent"),
-        notes=("per participant the chunks, features and recordings compose sequentially: "
-               "epsilon x chunks x features x recordings",))
+                     "assumed independent"))
 
 
 def dcfpa(series: Sequence[FeatureSeries], params: DCFPAParams, *,
