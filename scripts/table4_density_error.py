@@ -16,7 +16,8 @@ Usage::
     GAZEPRIVACY_DATA=../shared/data PYTHONPATH=src python scripts/table4_density_error.py \
         --doves-images 20 --reps 3 --out results/table4
 
-Later part of ``gazeprivacy reproduce seed000``.
+``gazeprivacy reproduce seed000`` computes the paper-mode columns through the experiment engine
+(``docs/reproduce/seed000.md``); this script keeps the sound-mode and one-transition variants.
 """
 
 from __future__ import annotations

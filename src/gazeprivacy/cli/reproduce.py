@@ -15,12 +15,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from gazeprivacy.experiments.reproduce.seed000 import reproduce_seed000
 from gazeprivacy.experiments.reproduce.seed002 import reproduce_seed002
 from gazeprivacy.experiments.reproduce.seed003 import reproduce_seed003
 from gazeprivacy.experiments.reproduce.seed004 import reproduce_seed004
 from gazeprivacy.rng import make_rng
 
-__all__ = ["reproduce_app", "seed002", "seed003", "seed004"]
+__all__ = ["reproduce_app", "seed000", "seed002", "seed003", "seed004"]
 
 reproduce_app = typer.Typer(help="Reproduce a seed paper's experiment.", no_args_is_help=True)
 
@@ -30,6 +31,34 @@ def _default_data_dir() -> Path:
 
     env = os.environ.get("GAZEPRIVACY_DATA")
     return Path(env) if env else Path("../shared/data")
+
+
+def seed000(
+    out: Annotated[Path, typer.Option(help="Output folder (cells are cached: a rerun resumes).")],
+    data_dir: Annotated[Path | None, typer.Option(
+        help="Folder with doves/, vr_selfcalib_office_supermarket/ and "
+             "gazegraph_desktop_activity/ (default $GAZEPRIVACY_DATA or ../shared/data).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the run (research run).")] = 0,
+    quick: Annotated[bool, typer.Option(
+        help="Tiny run for tests (4 DOVES observers x 4 images, 4 VR users, 2 splits).")] = False,
+    n_seeds: Annotated[int | None, typer.Option(
+        help="Repetitions (default 3; quick 1; paper 10 / 5).")] = None,
+    n_splits: Annotated[int | None, typer.Option(
+        help="Attack / classifier splits per repetition (default 20; quick 2).")] = None,
+    n_seeds_reid: Annotated[int, typer.Option(
+        help="How many of the seeds the DOVES re-identification run uses (default 1).")] = 1,
+    workers: Annotated[int, typer.Option(help="Worker processes.")] = 2,
+) -> None:
+    """Ren, Fan et al. (DPGazeSynth) section 5: Fig. 2 and Tables 2-4 on DOVES, VR, GazeGraph."""
+    res = reproduce_seed000(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
+                            quick=quick, n_seeds=n_seeds, n_splits=n_splits,
+                            n_seeds_reid=n_seeds_reid, workers=workers,
+                            progress=not quick)
+    console = Console()
+    for key in ("fig2", "table2", "table4"):
+        console.print(res.tables[key].read_text())
+    console.print(f"tables (seed000_*.md), figure {res.figure.name} and report {res.report} "
+                  f"in {out}")
 
 
 def seed003(

@@ -7,7 +7,8 @@
 ``OUT/report.html`` with the same figures embedded as base64 data URIs. Sections: the guarantee
 table (per unit and per participant, not-formally-private rows flagged in red), privacy-utility
 curves (attack success and utility vs epsilon with raw and chance lines), gaze-path overlays and
-density maps of original vs protected data, and the results table (mean and std over seeds).
+density maps of original vs protected data, and the results table (mean and std over seeds);
+optionally a "Paper comparison" section (a reproduction's tables beside the paper's numbers).
 """
 
 from __future__ import annotations
@@ -124,7 +125,8 @@ def _results_table(results: pl.DataFrame) -> str:
                    "mean", "std", "seeds"], rows)
 
 
-def build_report(out_dir: str | Path, *, title: str | None = None) -> Path:
+def build_report(out_dir: str | Path, *, title: str | None = None,
+                 paper_comparison: str | None = None) -> Path:
     """Write ``OUT/report.html`` (self-contained) and ``OUT/figures/*.png`` from a run's files.
 
     Parameters
@@ -133,6 +135,9 @@ def build_report(out_dir: str | Path, *, title: str | None = None) -> Path:
         A folder written by :func:`gazeprivacy.experiments.engine.run_experiment`.
     title : str, optional
         Report title (default: the run's name).
+    paper_comparison : str, optional
+        An HTML fragment (tables, embedded figures) shown as a "Paper comparison" section after
+        the data summary; ``gazeprivacy reproduce`` puts the paper's printed numbers there.
 
     Returns
     -------
@@ -224,6 +229,7 @@ def build_report(out_dir: str | Path, *, title: str | None = None) -> Path:
         "Chance levels: 1 / participants for re-identification, the majority class share for "
         "classification tasks.</p>",
         data_html,
+        *(["<h2>Paper comparison</h2>", paper_comparison] if paper_comparison else []),
         "<h2>Guarantees</h2>",
         "<p class='note'>Per unit as the mechanism states it; per participant under basic "
         "sequential composition over the participant's units. Rows in red are not formally "
