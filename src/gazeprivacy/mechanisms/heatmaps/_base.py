@@ -26,6 +26,7 @@ __all__ = [
     "LIU_2019",
     "NEIGHBOURING",
     "AggregateMap",
+    "LiuPrivacyLevels",
     "check_public_shape",
     "gaussian_release",
     "l1_sensitivity",
@@ -117,3 +118,24 @@ def gaussian_release(maps: GazeMaps, g: Guarantee, *, cap: int,
 #: The seed paper of the heatmap mechanisms.
 LIU_2019 = ("Liu, Xia, Duchowski, Bailey, Holmqvist, Jain. Differential privacy for eye-tracking "
             "data. ETRA 2019")
+
+
+class LiuPrivacyLevels:
+    """The named (epsilon, delta) levels of Liu et al. (section 3.2), for approximate-DP params.
+
+    A mixin of frozen parameter dataclasses with ``epsilon``, ``delta`` and ``cap`` fields.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def okay(cls, *, n_observers: int, cap: int):
+        """"Okay privacy": ``epsilon = 3``, ``delta = n^-1.5``."""
+        check_int(n_observers=n_observers)
+        return cls(epsilon=3.0, delta=n_observers ** -1.5, cap=cap)
+
+    @classmethod
+    def good(cls, *, n_observers: int, cap: int):
+        """"Good privacy": ``epsilon = 1``, ``delta = n^-1.5``."""
+        check_int(n_observers=n_observers)
+        return cls(epsilon=1.0, delta=n_observers ** -1.5, cap=cap)

@@ -28,6 +28,7 @@ from gazeprivacy.mechanisms.base import MechanismSpec
 from gazeprivacy.mechanisms.heatmaps._base import (
     LIU_2019,
     AggregateMap,
+    LiuPrivacyLevels,
     check_public_shape,
     gaussian_release,
     l2_sensitivity,
@@ -39,7 +40,7 @@ __all__ = ["AnalyticGaussianParams", "analytic_gaussian", "guarantee", "noise_st
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AnalyticGaussianParams:
+class AnalyticGaussianParams(LiuPrivacyLevels):
     """Parameters of the analytic Gaussian heatmap mechanism.
 
     Parameters
@@ -66,18 +67,6 @@ class AnalyticGaussianParams:
         """Liu et al.'s Figure 3 setting for comparison: ``delta = n^-1.5``, cap 1."""
         check_int(n_observers=n_observers)
         return cls(epsilon=epsilon, delta=n_observers ** -1.5, cap=cap)
-
-    @classmethod
-    def okay(cls, *, n_observers: int, cap: int) -> AnalyticGaussianParams:
-        """"Okay privacy" of Liu et al.: ``epsilon = 3``, ``delta = n^-1.5``."""
-        check_int(n_observers=n_observers)
-        return cls(epsilon=3.0, delta=n_observers ** -1.5, cap=cap)
-
-    @classmethod
-    def good(cls, *, n_observers: int, cap: int) -> AnalyticGaussianParams:
-        """"Good privacy" of Liu et al.: ``epsilon = 1``, ``delta = n^-1.5``."""
-        check_int(n_observers=n_observers)
-        return cls(epsilon=1.0, delta=n_observers ** -1.5, cap=cap)
 
 
 def noise_std(params: AnalyticGaussianParams, *, n_observers: int, n_cells: int) -> float:

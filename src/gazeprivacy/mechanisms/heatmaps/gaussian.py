@@ -38,6 +38,7 @@ from gazeprivacy.mechanisms.base import MechanismSpec
 from gazeprivacy.mechanisms.heatmaps._base import (
     LIU_2019,
     AggregateMap,
+    LiuPrivacyLevels,
     check_public_shape,
     gaussian_release,
     l2_sensitivity,
@@ -63,7 +64,7 @@ class Theorem34RangeError(InvalidParameterError):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GaussianParams:
+class GaussianParams(LiuPrivacyLevels):
     """Parameters of the Theorem 3.4 Gaussian mechanism.
 
     Parameters
@@ -96,18 +97,6 @@ class GaussianParams:
         """The paper's Figure 3 setting: ``delta = n^-1.5``, cap 1 (Algorithm 1's choice there)."""
         check_int(n_observers=n_observers)
         return cls(epsilon=epsilon, delta=n_observers ** -1.5, cap=cap, mode="paper")
-
-    @classmethod
-    def okay(cls, *, n_observers: int, cap: int) -> GaussianParams:
-        """"Okay privacy": ``epsilon = 3``, ``delta = n^-1.5`` (section 3.2)."""
-        check_int(n_observers=n_observers)
-        return cls(epsilon=3.0, delta=n_observers ** -1.5, cap=cap)
-
-    @classmethod
-    def good(cls, *, n_observers: int, cap: int) -> GaussianParams:
-        """"Good privacy": ``epsilon = 1``, ``delta = n^-1.5`` (section 3.2)."""
-        check_int(n_observers=n_observers)
-        return cls(epsilon=1.0, delta=n_observers ** -1.5, cap=cap)
 
 
 def theorem_3_4_sigma(*, epsilon: float, delta: float, cap: int, n_observers: int,
