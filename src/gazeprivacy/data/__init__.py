@@ -9,6 +9,7 @@ from gazeprivacy.data.geometry import (
     px_to_deg,
 )
 from gazeprivacy.data.io import dataset_from_table, read_dataset, write_dataset
+from gazeprivacy.data.partitioned import PartitionedDataset, PartitionWriter, write_partitioned
 from gazeprivacy.data.pymovements_bridge import from_pymovements, to_pymovements
 from gazeprivacy.data.recording import CORE_COLUMNS, Dataset, Recording, repair_timestamps
 
@@ -16,6 +17,8 @@ __all__ = [
     "CORE_COLUMNS",
     "Dataset",
     "Geometry",
+    "PartitionWriter",
+    "PartitionedDataset",
     "Recording",
     "dataset_from_table",
     "direction_to_angles_deg",
@@ -26,4 +29,5 @@ __all__ = [
     "repair_timestamps",
     "to_pymovements",
     "write_dataset",
+    "write_partitioned",
 ]

@@ -1,0 +1,258 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Datasets too large for memory: a folder of Parquet partitions, read one at a time.
+
+A *partitioned dataset* is a folder holding
+
+* ``part-00000.parquet``, ``part-00001.parquet``, ... -- each an ordinary long-format Parquet
+  file (:func:`gazeprivacy.data.io.write_dataset`) with whole recordings; a participant's
+  recordings may span partitions;
+* ``_gazeprivacy.json`` -- the manifest: dataset name and info, and for every partition its
+  file, recordings, participants and sample count. It is written **last**, so a folder whose
+  writer was interrupted has no manifest and is refused rather than read half.
+
+Reading a partition costs memory for that partition only; the manifest answers questions about
+the whole dataset (participants, recordings per participant, sample count) without reading any
+samples. Recording ids must be unique across partitions.
+
+>>> import tempfile
+>>> import numpy as np
+>>> from gazeprivacy.data.simulate import simulate_dataset
+>>> ds = simulate_dataset(n_participants=3, tasks=("reading",), duration_s=2.0,
+...                       sampling_rate_hz=100, rng=np.random.default_rng(0))
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     pds = write_partitioned(ds, tmp, recordings_per_partition=2)
+...     (pds.n_partitions, pds.n_recordings, pds.n_samples == ds.n_samples)
+(2, 3, True)
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gazeprivacy.data.io import read_dataset, write_dataset
+from gazeprivacy.data.recording import Dataset
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+
+__all__ = [
+    "MANIFEST",
+    "PartitionInfo",
+    "PartitionWriter",
+    "PartitionedDataset",
+    "is_partitioned",
+    "split_dataset",
+    "write_partitioned",
+]
+
+#: File name of the manifest inside a partitioned-dataset folder.
+MANIFEST = "_gazeprivacy.json"
+_FORMAT = "gazeprivacy-partitioned"
+_VERSION = 1
+
+
+@dataclass(frozen=True)
+class PartitionInfo:
+    """What the manifest says of one partition."""
+
+    file: str
+    recordings: tuple[str, ...]
+    participants: tuple[str, ...]  # one entry per recording, aligned with ``recordings``
+    n_samples: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "recordings": list(self.recordings),
+                "participants": list(self.participants), "n_samples": self.n_samples}
+
+
+def is_partitioned(path: str | Path) -> bool:
+    """Whether ``path`` is a folder with a partitioned-dataset manifest."""
+    return (Path(path) / MANIFEST).is_file()
+
+
+class PartitionedDataset:
+    """A partitioned dataset on disk (see the module docstring). Iterating yields the partitions
+    as :class:`~gazeprivacy.data.Dataset` objects, one in memory at a time.
+
+    Raises
+    ------
+    InvalidDataError
+        ``path`` has no manifest (not a partitioned dataset, or its writer did not finish), the
+        manifest is corrupt, or a partition file it lists is missing.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        manifest = self.path / MANIFEST
+        if not manifest.is_file():
+            raise InvalidDataError(
+                f"{str(self.path)!r} is not a partitioned dataset: it has no {MANIFEST} (write "
+                "one with write_partitioned; a folder whose writer was interrupted has none)")
+        try:
+            meta = json.loads(manifest.read_text())
+            if meta.get("format") != _FORMAT:
+                raise ValueError(f"format is {meta.get('format')!r}, not {_FORMAT!r}")
+            self.partitions = tuple(
+                PartitionInfo(file=p["file"], recordings=tuple(p["recordings"]),
+                              participants=tuple(p["participants"]),
+                              n_samples=int(p["n_samples"]))
+                for p in meta["partitions"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InvalidDataError(f"{str(manifest)!r} is corrupt: {exc}") from None
+        self.name: str = meta.get("name", self.path.name)
+        self.info: dict[str, Any] = meta.get("info", {})
+        for p in self.partitions:
+            if not (self.path / p.file).is_file():
+                raise InvalidDataError(f"{str(self.path)!r}: partition file {p.file!r} listed "
+                                       "in the manifest is missing")
+
+    def __len__(self) -> int:
+        return len(self.partitions)
+
+    @property
+    def n_partitions(self) -> int:
+        return len(self.partitions)
+
+    @property
+    def n_recordings(self) -> int:
+        return sum(len(p.recordings) for p in self.partitions)
+
+    @property
+    def n_samples(self) -> int:
+        return sum(p.n_samples for p in self.partitions)
+
+    @property
+    def participants(self) -> tuple[str, ...]:
+        """Participant ids in order of first appearance."""
+        return tuple(dict.fromkeys(q for p in self.partitions for q in p.participants))
+
+    def recordings_per_participant(self) -> dict[str, int]:
+        """Number of recordings of each participant over all partitions (for composing a
+        per-recording guarantee into a per-participant one)."""
+        return dict(Counter(q for p in self.partitions for q in p.participants))
+
+    def partition(self, i: int) -> Dataset:
+        """Read partition ``i`` into memory."""
+        if not 0 <= i < len(self.partitions):
+            raise IndexError(f"partition {i} out of range (0..{len(self.partitions) - 1})")
+        return read_dataset(self.path / self.partitions[i].file, name=self.name)
+
+    def __iter__(self) -> Iterator[Dataset]:
+        for i in range(len(self.partitions)):
+            yield self.partition(i)
+
+    def __repr__(self) -> str:
+        return (f"PartitionedDataset({str(self.path)!r}: {self.n_partitions} partitions, "
+                f"{self.n_recordings} recordings, {len(self.participants)} participants, "
+                f"{self.n_samples:,} samples)")
+
+
+class PartitionWriter:
+    """Write a partitioned dataset one partition at a time; the manifest is written by
+    :meth:`close` (or on leaving a ``with`` block without an exception).
+
+    Parameters
+    ----------
+    path
+        Target folder; created if missing. It must be empty unless ``overwrite``.
+    name, info
+        Dataset name and info stored in the manifest.
+    overwrite
+        Remove earlier partitions and manifest in ``path`` first.
+    """
+
+    def __init__(self, path: str | Path, *, name: str = "dataset",
+                 info: dict[str, Any] | None = None, overwrite: bool = False) -> None:
+        self.path = Path(path)
+        self.name = name
+        self.info = dict(info or {})
+        self._parts: list[PartitionInfo] = []
+        self._seen: set[str] = set()
+        self._closed = False
+        if self.path.exists() and not self.path.is_dir():
+            raise InvalidParameterError(f"{str(self.path)!r} exists and is not a folder")
+        old = sorted(self.path.glob("part-*.parquet")) if self.path.is_dir() else []
+        if (old or is_partitioned(self.path)) and not overwrite:
+            raise InvalidParameterError(
+                f"{str(self.path)!r} already holds a partitioned dataset; pass overwrite=True "
+                "(CLI: --overwrite) or choose another folder")
+        for f in old:
+            f.unlink()
+        (self.path / MANIFEST).unlink(missing_ok=True)
+        self.path.mkdir(parents=True, exist_ok=True)
+
+    def write(self, part: Dataset) -> PartitionInfo:
+        """Append one partition (a whole-recordings :class:`Dataset`)."""
+        if self._closed:
+            raise InvalidParameterError("this PartitionWriter is closed")
+        ids = [r.recording for r in part]
+        if not ids:
+            raise InvalidDataError("cannot write an empty partition (it has no recordings)")
+        clash = self._seen.intersection(ids)
+        if clash:
+            raise InvalidDataError(f"recording id(s) {sorted(clash)[:5]} already written to an "
+                                   "earlier partition; recording ids must be unique")
+        self._seen.update(ids)
+        file = f"part-{len(self._parts):05d}.parquet"
+        write_dataset(Dataset(part.recordings, name=self.name, info=self.info), self.path / file)
+        info = PartitionInfo(file=file, recordings=tuple(ids),
+                             participants=tuple(r.participant for r in part),
+                             n_samples=part.n_samples)
+        self._parts.append(info)
+        return info
+
+    def close(self) -> PartitionedDataset:
+        """Write the manifest and return the finished dataset."""
+        if not self._closed:
+            meta = {"format": _FORMAT, "version": _VERSION, "name": self.name,
+                    "info": self.info, "partitions": [p.to_dict() for p in self._parts]}
+            (self.path / MANIFEST).write_text(json.dumps(meta, indent=1, default=str))
+            self._closed = True
+        return PartitionedDataset(self.path)
+
+    def __enter__(self) -> PartitionWriter:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.close()
+
+
+def split_dataset(ds: Dataset, recordings_per_partition: int) -> list[Dataset]:
+    """Cut ``ds`` into consecutive partitions of at most ``recordings_per_partition``
+    recordings (order kept)."""
+    if recordings_per_partition < 1:
+        raise InvalidParameterError(
+            f"recordings_per_partition must be >= 1, got {recordings_per_partition}")
+    recs = ds.recordings
+    return [Dataset(recs[i:i + recordings_per_partition], name=ds.name, info=ds.info)
+            for i in range(0, len(recs), recordings_per_partition)]
+
+
+def write_partitioned(data: Dataset | Iterable[Dataset], path: str | Path, *,
+                      recordings_per_partition: int | None = None,
+                      overwrite: bool = False) -> PartitionedDataset:
+    """Write a dataset (cut into partitions of ``recordings_per_partition`` recordings) or an
+    iterable of partitions (written as given, e.g. generated one at a time) to ``path``."""
+    if isinstance(data, Dataset):
+        if recordings_per_partition is None:
+            raise InvalidParameterError(
+                "recordings_per_partition is required when writing a whole Dataset")
+        name, info = data.name, data.info
+        parts: Iterable[Dataset] = split_dataset(data, recordings_per_partition)
+    else:
+        name, info, parts = None, None, data
+    writer: PartitionWriter | None = None
+    for part in parts:
+        if writer is None:
+            writer = PartitionWriter(path, name=name or part.name, info=info or part.info,
+                                     overwrite=overwrite)
+        writer.write(part)
+    if writer is None:
+        raise InvalidDataError("nothing to write: no partitions (or no recordings)")
+    return writer.close()
+
