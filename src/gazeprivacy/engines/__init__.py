@@ -8,6 +8,12 @@ process, one partition in memory at a time; ``gazeprivacy.engines.dask`` runs it
 cluster (optional extra ``distributed``). See docs/scale.md.
 """
 
+from gazeprivacy.engines.local import (
+    iter_protected,
+    protect_partitioned,
+    read_guarantee,
+    run_plan_local,
+)
 from gazeprivacy.engines.plan import (
     PartitionPlan,
     PartitionStreams,
@@ -20,6 +26,10 @@ __all__ = [
     "PartitionPlan",
     "PartitionStreams",
     "combine_guarantees",
+    "iter_protected",
     "partition_streams",
     "plan_for",
+    "protect_partitioned",
+    "read_guarantee",
+    "run_plan_local",
 ]

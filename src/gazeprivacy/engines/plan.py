@@ -87,6 +87,8 @@ class PartitionPlan(Protocol):
     """A mechanism in three phases (see the module docstring); one per (mechanism, params)."""
 
     mechanism: str
+    #: False when client and curator do nothing (engines may then skip phase 1)
+    two_phase: bool
 
     def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
         """Client phase on one partition -> ``(state, message)``."""
@@ -251,6 +253,7 @@ class PerRecordingPlan:
 
     mechanism: str
     params: Any
+    two_phase: bool = False  # nothing to curate: engines may skip phase 1
 
     def client(self, part: Dataset, rng: np.random.Generator) -> tuple[None, None]:
         _check_part(part)
@@ -279,6 +282,7 @@ class DPGazeSynthPlan:
 
     params: Any
     mechanism: str = "dpgazesynth"
+    two_phase: bool = True
 
     def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
         from gazeprivacy.mechanisms.samples import dpgazesynth as m
@@ -346,6 +350,7 @@ class KSameSynthPlan:
 
     params: Any
     mechanism: str = "k-same-synth"
+    two_phase: bool = True
 
     def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
         import polars as pl
