@@ -58,7 +58,7 @@ __all__ = [
     "parse_config",
 ]
 
-FIDELITY_METRICS = ("rmse", "rss_distance", "density_error")
+FIDELITY_METRICS = ("rmse", "rss_distance", "density_error", "suppressed_fraction")
 _SOURCES = ("sample", "simulate", "file", "loader", "injected")
 
 
