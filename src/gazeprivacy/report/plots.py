@@ -26,7 +26,7 @@ __all__ = ["CURVE_METRICS", "density_maps", "path_overlay", "privacy_utility_cur
 CURVE_METRICS: Sequence[tuple[str, str]] = (
     ("privacy", "identification_rate"), ("privacy", "f1_macro"), ("privacy", "accuracy"),
     ("utility", "accuracy"), ("fidelity", "rmse"), ("fidelity", "density_error"),
-    ("fidelity", "rss_distance"),
+    ("fidelity", "rss_distance"), ("fidelity", "suppressed_fraction"),
 )
 
 
