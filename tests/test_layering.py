@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "gazeprivacy"
-ORDER = ["data", "events", "features", "mechanisms", "attacks|metrics|audit",
+ORDER = ["data", "events", "features", "mechanisms", "attacks|metrics|audit|engines",
          "experiments|report", "cli"]
 RANK = {name: i for i, group in enumerate(ORDER) for name in group.split("|")}
 

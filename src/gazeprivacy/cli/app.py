@@ -19,6 +19,7 @@ from gazeprivacy.cli import demo as demo_cmd
 from gazeprivacy.cli import evaluate as evaluate_cmd
 from gazeprivacy.cli import heatmap as heatmap_cmd
 from gazeprivacy.cli import info as info_cmd
+from gazeprivacy.cli import partition as partition_cmd
 from gazeprivacy.cli import protect as protect_cmd
 from gazeprivacy.cli import reproduce as reproduce_cmd
 from gazeprivacy.exceptions import GazePrivacyError
@@ -46,6 +47,7 @@ app.command("datasets")(datasets_cmd.datasets)
 app.command("audit")(audit_cmd.audit)
 app.command("protect")(protect_cmd.protect)
 app.command("heatmap")(heatmap_cmd.heatmap)
+app.command("partition")(partition_cmd.partition)
 
 # `gazeprivacy reproduce <paper>`: one subcommand per seed paper's experiment.
 reproduce_cmd.reproduce_app.command("seed000")(reproduce_cmd.seed000)

@@ -5,6 +5,10 @@
 Reads CSV or Parquet (long format), runs one registered mechanism, writes the same format with the
 same recordings, row count, order and labels, and the guarantee record as
 ``OUTPUT.guarantee.json``. Without ``--seed`` the generator is seeded from OS entropy.
+
+When INPUT is a partitioned folder (``gazeprivacy partition``), OUTPUT is a partitioned folder
+too, written one partition at a time (``--engine local``, bounded memory) or on Dask
+(``--engine dask [--scheduler ADDRESS]``), with the record in ``OUTPUT/guarantee.json``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from rich.console import Console
 
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.io import read_dataset, write_dataset
+from gazeprivacy.data.partitioned import PartitionedDataset, is_partitioned
 from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
 from gazeprivacy.mechanisms import MECHANISMS, build_params
 from gazeprivacy.mechanisms import protect as protect_dataset
@@ -53,8 +58,10 @@ def _parse_param(item: str) -> tuple[str, Any]:
 
 
 def protect(
-    input: Annotated[Path, typer.Argument(help="Long-format CSV or Parquet file.")],
-    output: Annotated[Path, typer.Argument(help="Output file (.csv, .csv.gz or .parquet).")],
+    input: Annotated[Path, typer.Argument(
+        help="Long-format CSV or Parquet file, or a partitioned folder.")],
+    output: Annotated[Path, typer.Argument(
+        help="Output file (.csv, .csv.gz or .parquet); a folder for a partitioned INPUT.")],
     mechanism: Annotated[str, typer.Option(help=f"One of: {', '.join(MECHANISMS)}.")],
     epsilon: Annotated[float | None, typer.Option(
         help="Privacy budget, per the mechanism's unit (DP mechanisms).")] = None,
@@ -82,6 +89,13 @@ def protect(
         help="Feature-series mechanisms, sound mode: declared feature ranges, a JSON file "
              "{feature: [lo, hi]} or catalogue:mpiidpeye / catalogue:degrees (the built-in "
              "ranges of the 52 window features).")] = None,
+    engine: Annotated[str, typer.Option(
+        help="Partitioned INPUT: local (one process, one partition in memory) or dask.")
+    ] = "local",
+    scheduler: Annotated[str | None, typer.Option(
+        help="--engine dask: scheduler address (default: a local cluster).")] = None,
+    overwrite: Annotated[bool, typer.Option(
+        help="Partitioned INPUT: replace an existing OUTPUT folder.")] = False,
 ) -> None:
     """Protect a gaze data file (or, for feature-series mechanisms, a window feature table) and
     write the guarantee record beside it."""
@@ -98,7 +112,19 @@ def protect(
             f"{mechanism} is a {spec.level}-level mechanism; protect takes gaze samples or "
             "feature tables (heatmaps: use `gazeprivacy heatmap`)")
     geo = _parse_geometry(geometry) if geometry else None
-    ds = read_dataset(input, time_unit=time_unit, geometry=geo)
+    partitioned = is_partitioned(input)
+    if not partitioned and (engine != "local" or scheduler is not None):
+        raise InvalidParameterError(
+            "--engine / --scheduler apply to a partitioned INPUT folder; make one with "
+            "`gazeprivacy partition INPUT OUTDIR --recordings-per-partition N`")
+    if partitioned:
+        if time_unit != "s":
+            raise InvalidParameterError("--time-unit does not apply to a partitioned INPUT "
+                                        "(its Parquet partitions are in seconds)")
+        pds = PartitionedDataset(input)
+        ds = pds.partition(0)  # for --radius-frac's default geometry only
+    else:
+        ds = read_dataset(input, time_unit=time_unit, geometry=geo)
     kw: dict[str, Any] = {name: value for name, value in
                           (("epsilon", epsilon), ("k", k), ("gamma", gamma), ("mode", mode))
                           if value is not None}
@@ -118,6 +144,16 @@ def protect(
     if "window_s" in names and "window_samples" in names and "window_s" not in kw \
             and "window_samples" not in kw:
         kw["window_s"] = 0.5  # seed 000's window, for Kaleido too
+    if partitioned:
+        if geo is not None:
+            if "geometry" not in names:
+                raise InvalidParameterError(f"{mechanism} takes no geometry parameter; "
+                                            "drop --geometry for a partitioned INPUT")
+            kw["geometry"] = geo
+        del ds
+        _protect_partitioned(pds, output, mechanism, seed=seed, engine=engine,
+                             scheduler=scheduler, overwrite=overwrite, kw=kw)
+        return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", NotFormallyPrivateWarning)
         rel = protect_dataset(ds, mechanism=mechanism, seed=seed, **kw)
@@ -133,6 +169,27 @@ def protect(
     console.print(f"[bold]{out}[/]: {len(rel.output)} recordings, {rel.output.n_samples} rows")
     console.print(rel.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
     console.print(f"guarantee record: {gpath}", highlight=False)
+
+
+def _protect_partitioned(pds: PartitionedDataset, output: Path, mechanism: str, *,
+                         seed: int | None, engine: str, scheduler: str | None, overwrite: bool,
+                         kw: dict[str, Any]) -> None:
+    """A partitioned folder in, a partitioned folder out (gazeprivacy.engines)."""
+    from gazeprivacy.engines import protect_partitioned
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NotFormallyPrivateWarning)
+        rel = protect_partitioned(pds, output, mechanism=mechanism, seed=seed, engine=engine,
+                                  scheduler=scheduler, overwrite=overwrite, **kw)
+    console = Console()
+    for msg in dict.fromkeys(str(w.message) for w in caught
+                             if issubclass(w.category, NotFormallyPrivateWarning)):
+        console.print(f"[yellow]warning:[/] {msg}", highlight=False, soft_wrap=True)
+    out = rel.output
+    console.print(f"[bold]{out.path}[/]: {out.n_partitions} partitions, {out.n_recordings} "
+                  f"recordings, {out.n_samples} rows (engine {engine})", highlight=False)
+    console.print(rel.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
+    console.print(f"guarantee record: {out.path / 'guarantee.json'}", highlight=False)
 
 
 def _declared_ranges(text: str) -> dict[str, Any]:

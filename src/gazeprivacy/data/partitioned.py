@@ -46,6 +46,7 @@ __all__ = [
     "PartitionedDataset",
     "is_partitioned",
     "split_dataset",
+    "write_manifest",
     "write_partitioned",
 ]
 
@@ -208,9 +209,7 @@ class PartitionWriter:
     def close(self) -> PartitionedDataset:
         """Write the manifest and return the finished dataset."""
         if not self._closed:
-            meta = {"format": _FORMAT, "version": _VERSION, "name": self.name,
-                    "info": self.info, "partitions": [p.to_dict() for p in self._parts]}
-            (self.path / MANIFEST).write_text(json.dumps(meta, indent=1, default=str))
+            write_manifest(self.path, self._parts, name=self.name, info=self.info)
             self._closed = True
         return PartitionedDataset(self.path)
 
@@ -220,6 +219,21 @@ class PartitionWriter:
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if exc_type is None:
             self.close()
+
+
+def write_manifest(path: str | Path, partitions: Iterable[PartitionInfo], *,
+                   name: str = "dataset", info: dict[str, Any] | None = None
+                   ) -> PartitionedDataset:
+    """Write the manifest of partition files already in ``path`` (e.g. written by parallel
+    workers with :func:`~gazeprivacy.data.io.write_dataset`), last, and open the result."""
+    parts = list(partitions)
+    ids = [r for p in parts for r in p.recordings]
+    if len(set(ids)) != len(ids):
+        raise InvalidDataError("recording ids must be unique across partitions")
+    meta = {"format": _FORMAT, "version": _VERSION, "name": name, "info": dict(info or {}),
+            "partitions": [p.to_dict() for p in parts]}
+    (Path(path) / MANIFEST).write_text(json.dumps(meta, indent=1, default=str))
+    return PartitionedDataset(path)
 
 
 def split_dataset(ds: Dataset, recordings_per_partition: int) -> list[Dataset]:

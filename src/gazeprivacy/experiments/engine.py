@@ -15,6 +15,9 @@
 * **Resumable.** A finished cell leaves ``OUT/cells/<key>.parquet`` (its rows), ``<key>.npz``
   (a preview for the report) and ``<key>.json`` (meta and guarantee, written last); a rerun
   skips cells whose three files exist.
+* **Partitioned datasets.** A dataset whose path is a partitioned folder is streamed: raw and
+  protected features are computed partition by partition (see
+  :mod:`gazeprivacy.experiments.streaming` for what differs from an in-memory run).
 * **Output.** ``OUT/results.parquet`` -- columns ``dataset, mechanism, mode, parameters`` (JSON),
   ``epsilon`` (flattened, null when the mechanism has none), ``seed, kind`` (privacy | utility |
   fidelity), ``evaluation`` (e.g. ``reid:rbfn:seed000``), ``metric, value`` -- and
@@ -42,6 +45,7 @@ from gazeprivacy.attacks.inference import infer_attribute
 from gazeprivacy.attacks.reidentification import reidentification_attack
 from gazeprivacy.attacks.splits import recording_index
 from gazeprivacy.attacks.threat import THREAT_MODELS, ThreatModel
+from gazeprivacy.data.partitioned import PartitionedDataset
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.experiments.config import (
@@ -53,6 +57,7 @@ from gazeprivacy.experiments.config import (
     canonical_json,
 )
 from gazeprivacy.experiments.featurize import event_features_of, load_configured_dataset
+from gazeprivacy.experiments.streaming import partitioned_source, protected_pass, raw_pass
 from gazeprivacy.features.aggregate import recording_features
 from gazeprivacy.metrics.utility import task_classification
 
@@ -128,6 +133,7 @@ class _Context:
     raw_features: Mapping[str, str]  # dataset -> cached parquet path
     registry: Mapping[str, Any]
     featurizer: Featurizer | None
+    streamed: Mapping[str, PartitionedDataset] = field(default_factory=dict)  # partitioned
 
 
 @dataclass
@@ -226,7 +232,9 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     notes: list[str] = []
     cfg = ctx.config
     dcfg: DatasetConfig = next(d for d in cfg.datasets if d.name == cell.dataset)
-    raw = ctx.datasets[cell.dataset]
+    raw = ctx.datasets[cell.dataset]  # a metadata-only skeleton when the dataset is streamed
+    streamed = ctx.streamed.get(cell.dataset)
+    preview: dict[str, np.ndarray] | None = None
     featurize = ctx.featurizer or event_features_of
     raw_events = pl.read_parquet(ctx.raw_features[cell.dataset])
     attack_rng, protect_rng = _streams(cell, ctx.n_combos)
@@ -241,19 +249,26 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
         # the guarantee record's flags carry the same facts into the report
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            release = spec.protect(raw, params, rng=protect_rng, progress=False)
+            if streamed is None:
+                release = spec.protect(raw, params, rng=protect_rng, progress=False)
+                prot, record = release.output, release.guarantee
+            else:  # partition by partition; only the features are kept
+                record, prot_events, preview = protected_pass(
+                    streamed, cell.mechanism, params, rng=protect_rng, featurize=featurize,
+                    preview=_preview)
         notes += list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
-        prot = release.output
-        guarantee = release.guarantee.with_seed(cell.seed).to_dict()
-        mode = release.guarantee.mode  # the record says which path ran, not a params default
-        prot_events = featurize(prot)
+        guarantee = record.with_seed(cell.seed).to_dict()
+        mode = record.mode  # the record says which path ran, not a params default
+        if prot is not None:
+            prot_events = featurize(prot)
     rows: list[dict[str, Any]] = []
     index = recording_index(raw, group_label=dcfg.group_label)
     recs = [r.recording for r in raw.recordings]
     raw_rec = recording_features(raw_events, recordings=recs)
     prot_rec = None if prot_events is None else recording_features(prot_events, recordings=recs)
     for a in cfg.attacks:
-        threat: ThreatModel = THREAT_MODELS[a.threat] if prot is not None else ThreatModel.raw()
+        threat: ThreatModel = (THREAT_MODELS[a.threat] if prot_events is not None
+                               else ThreatModel.raw())
         rng = _attack_stream(attack_rng, a)
         if a.kind == "reidentification":
             res = reidentification_attack(raw_events, prot_events, index, threat=threat,
@@ -281,11 +296,15 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     if prot is not None:
         fid = _fidelity(cfg.fidelity, raw, prot, notes)
         rows += _rows(cell, mode, "fidelity", "fidelity", fid)
+    elif streamed is not None and cell.mechanism != "none" and cfg.fidelity:
+        notes.append("fidelity metrics skipped: the dataset is partitioned (streamed) and they "
+                     "compare whole datasets sample by sample")
     table = pl.DataFrame(rows, schema=RESULT_SCHEMA) if rows else pl.DataFrame(
         schema=RESULT_SCHEMA)
     cells = Path(ctx.out_dir) / "cells"
     _atomic(cells / f"{cell.key}.parquet", lambda p: table.write_parquet(p))
-    preview = _preview(raw, prot)
+    if preview is None:
+        preview = _preview(raw if streamed is None else streamed.partition(0), prot)
     _atomic(cells / f"{cell.key}.npz", lambda p: np.savez_compressed(p, **preview),
             suffix=".npz")
     meta = {"key": cell.key, "cell": {**asdict(cell), "parameters": dict(cell.parameters)},
@@ -400,24 +419,44 @@ def run_experiment(
     (out / "cells").mkdir(parents=True, exist_ok=True)
     (out / "cache").mkdir(parents=True, exist_ok=True)
     loaded: dict[str, Dataset] = {}
+    streamed: dict[str, PartitionedDataset] = {}
     for d in config.datasets:
-        loaded[d.name] = (datasets[d.name] if datasets and d.name in datasets
-                          else load_configured_dataset(d))
-    (out / "data_summary.json").write_text(json.dumps(
-        {name: _summary(ds) for name, ds in loaded.items()}, indent=2))
+        given = datasets[d.name] if datasets and d.name in datasets else None
+        source = given if given is not None else (partitioned_source(d)
+                                                  or load_configured_dataset(d))
+        if isinstance(source, PartitionedDataset):
+            streamed[d.name] = source
+        else:
+            loaded[d.name] = source
+    _check_streamable(cells, streamed, registry, config)
     featurize = featurizer or event_features_of
     raw_paths: dict[str, str] = {}
-    for name, ds in loaded.items():
-        digest = hashlib.sha1(repr((name, len(ds), ds.n_samples,
+    summaries: dict[str, Any] = {}
+    for name in [d.name for d in config.datasets]:
+        ds = loaded.get(name)
+        size = ((len(ds), ds.n_samples) if ds is not None
+                else (streamed[name].n_recordings, streamed[name].n_samples))
+        digest = hashlib.sha1(repr((name, *size,
                                     getattr(featurize, "__qualname__", str(featurize))))
                               .encode()).hexdigest()[:12]
         path = out / "cache" / f"{name}-{digest}-events.parquet"
-        if not path.is_file():
-            _atomic(path, lambda p, ds=ds: featurize(ds).write_parquet(p))
+        if ds is None:  # streamed: one pass gives the skeleton, summary and raw features
+            tmp = path.with_name(path.name + ".tmp")
+            loaded[name], summaries[name] = raw_pass(
+                streamed[name], None if path.is_file() else featurize,
+                None if path.is_file() else tmp)
+            if tmp.is_file():
+                os.replace(tmp, path)
+        else:
+            summaries[name] = _summary(ds)
+            if not path.is_file():
+                _atomic(path, lambda p, ds=ds: featurize(ds).write_parquet(p))
         raw_paths[name] = str(path)
+    (out / "data_summary.json").write_text(json.dumps(summaries, indent=2))
     n_combos = max(c.combo for c in cells) + 1
     ctx = _Context(config=config, out_dir=str(out), n_combos=n_combos, datasets=loaded,
-                   raw_features=raw_paths, registry=registry, featurizer=featurizer)
+                   raw_features=raw_paths, registry=registry, featurizer=featurizer,
+                   streamed=streamed)
     todo = [c for c in cells if not _done(out, c)]
     n_workers = workers if workers is not None else config.workers
     _execute(todo, ctx, n_workers, progress)
@@ -442,6 +481,28 @@ def run_experiment(
                             n_cells=len(cells), n_run=len(todo),
                             n_skipped=len(cells) - len(todo),
                             seconds=time.perf_counter() - t0, notes=notes)
+
+
+def _check_streamable(cells: list[Cell], streamed: Mapping[str, PartitionedDataset],
+                      registry: Mapping[str, Any], config: ExperimentConfig) -> None:
+    """Every mechanism applied to a partitioned dataset must have a partition-wise plan, and
+    every evaluation must work from event features (the streamed path keeps only those)."""
+    from gazeprivacy.engines import plan_for
+
+    if streamed:
+        odd = [a.kind for a in config.attacks if a.kind not in ("reidentification", "attribute")]
+        odd += [f"utility {u.id}" for u in config.utility if getattr(u, "learned", False)]
+        if odd:
+            raise ConfigError(
+                f"dataset(s) {sorted(streamed)} are partitioned (streamed), which supports only "
+                f"evaluations on event features; {', '.join(odd)} need(s) whole datasets in "
+                "memory: evaluate those on an in-memory file")
+    for c in cells:
+        if c.dataset in streamed and c.mechanism != "none":
+            try:
+                plan_for(c.mechanism, _build_params(registry[c.mechanism], c))
+            except InvalidParameterError as exc:
+                raise ConfigError(f"dataset {c.dataset!r} is partitioned: {exc}") from None
 
 
 def _execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool) -> None:

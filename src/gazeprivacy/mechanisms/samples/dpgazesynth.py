@@ -46,7 +46,6 @@ from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Uni
 from gazeprivacy.mechanisms.base import MechanismSpec
 from gazeprivacy.mechanisms.noise.laplace import laplace_noise
 from gazeprivacy.mechanisms.noise.oue import (
-    oue_aggregate,
     oue_curator_view,
     oue_encode,
     oue_estimate,
@@ -500,24 +499,49 @@ def transition_model_from_estimates(estimates: np.ndarray, g: int, n_reports: in
     return TransitionModel(grid_size=g, probs=probs, n_reports=n_reports)
 
 
-def _curate(clients: _Clients, params: DPGazeSynthParams,
-            rng: np.random.Generator) -> TransitionModel:
-    g = params.grid_size
-    d = 8 * g * g
-    est = np.zeros(d + 1)
-    n_total = 0
+def _perturb(clients: _Clients, params: DPGazeSynthParams,
+             rng: np.random.Generator) -> dict[float, tuple[np.ndarray, int]]:
+    """The clients' OUE perturbation, aggregated: per report budget the column sums of the
+    ``n`` perturbed reports (length ``8 G^2 + 1``) and ``n``. Column sums of disjoint groups of
+    clients add up to those of the union, so partitions may each run this step and the curator
+    sums the results (:func:`_estimate`)."""
+    d = 8 * params.grid_size ** 2
+    out: dict[float, tuple[np.ndarray, int]] = {}
     for eps in sorted(clients.reports):
         values = clients.reports[eps]
-        n_total += values.size
         if values.size == 0:
-            continue
-        if params.oue_path == "curator-view":
+            out[eps] = (np.zeros(d + 1), 0)
+        elif params.oue_path == "curator-view":
             counts = np.bincount(values, minlength=d + 1)
-            sums = oue_curator_view(counts, epsilon=eps, rng=rng)
-            est += oue_estimate(sums, n=values.size, epsilon=eps)
+            out[eps] = (oue_curator_view(counts, epsilon=eps, rng=rng), int(values.size))
         else:
-            est += oue_aggregate(oue_encode(values, domain_size=d + 1, epsilon=eps, rng=rng))
-    return transition_model_from_estimates(est[:d], g, n_total)
+            rep = oue_encode(values, domain_size=d + 1, epsilon=eps, rng=rng)
+            sums = np.bincount(rep.indices, minlength=d + 1).astype(np.float64)
+            out[eps] = (sums, int(rep.n))
+    return out
+
+
+def _estimate(messages: list[dict[float, tuple[np.ndarray, int]]],
+              params: DPGazeSynthParams) -> TransitionModel:
+    """Curator: add the column sums of all :func:`_perturb` messages per budget, estimate."""
+    g = params.grid_size
+    d = 8 * g * g
+    sums: dict[float, np.ndarray] = {}
+    counts: dict[float, int] = {}
+    for msg in messages:
+        for eps, (s, n) in msg.items():
+            sums[eps] = sums.get(eps, 0.0) + np.asarray(s, dtype=np.float64)
+            counts[eps] = counts.get(eps, 0) + int(n)
+    est = np.zeros(d + 1)
+    for eps in sorted(sums):
+        if counts[eps]:
+            est += oue_estimate(sums[eps], n=counts[eps], epsilon=eps)
+    return transition_model_from_estimates(est[:d], g, sum(counts.values()))
+
+
+def _curate(clients: _Clients, params: DPGazeSynthParams,
+            rng: np.random.Generator) -> TransitionModel:
+    return _estimate([_perturb(clients, params, rng)], params)
 
 
 def _synthesise(n_rows: int, clients: _Clients, model: TransitionModel,

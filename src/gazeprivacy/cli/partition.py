@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""``gazeprivacy partition INPUT OUTDIR --recordings-per-partition N``: cut a data file into a
+partitioned folder (Parquet partitions of whole recordings and a manifest), the input of
+``protect`` and ``evaluate`` on data larger than memory (docs/scale.md).
+
+The file itself is read into memory once; datasets that do not fit are written partition by
+partition from code (:class:`gazeprivacy.data.partitioned.PartitionWriter`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from gazeprivacy.data.io import read_dataset
+from gazeprivacy.data.partitioned import write_partitioned
+from gazeprivacy.exceptions import InvalidParameterError
+
+__all__ = ["partition"]
+
+
+def partition(
+    input: Annotated[Path, typer.Argument(help="Long-format CSV or Parquet file.")],
+    outdir: Annotated[Path, typer.Argument(help="Output folder (created).")],
+    recordings_per_partition: Annotated[int, typer.Option(
+        help="Whole recordings per partition (memory needed ~ one partition).")],
+    time_unit: Annotated[str, typer.Option(help="Unit of the t column: s, ms or us.")] = "s",
+    overwrite: Annotated[bool, typer.Option(help="Replace a partitioned OUTDIR.")] = False,
+) -> None:
+    """Cut a gaze data file into a partitioned folder for bounded-memory protect / evaluate."""
+    if recordings_per_partition < 1:
+        raise InvalidParameterError(
+            f"--recordings-per-partition must be >= 1, got {recordings_per_partition}")
+    ds = read_dataset(input, time_unit=time_unit)
+    pds = write_partitioned(ds, outdir, recordings_per_partition=recordings_per_partition,
+                            overwrite=overwrite)
+    Console().print(f"[bold]{pds.path}[/]: {pds.n_partitions} partitions, {pds.n_recordings} "
+                    f"recordings, {len(pds.participants)} participants, {pds.n_samples:,} "
+                    "samples", highlight=False)

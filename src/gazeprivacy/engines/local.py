@@ -1,0 +1,363 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Engine ``local``: run a partition-wise plan in one process, one partition in memory at a time.
+
+Two passes over the partitions: phase 1 runs the client step of every partition and keeps only
+the (small) messages; the curator reduces them; phase 2 reads every partition again, recomputes
+its client state from the same random stream (same state, nothing new released) and releases it.
+Plans without a curator (per-recording mechanisms such as Kaleido) skip phase 1. Peak memory is
+one partition and its client state plus the messages -- it does not grow with the number of
+partitions (``benchmarks/memory.py`` measures it; docs/scale.md).
+
+* :func:`protect_partitioned` -- partitioned folder in, partitioned folder out
+  (``dest/part-*.parquet``, manifest, ``dest/guarantee.json``); ``engine="dask"`` hands the plan
+  to ``gazeprivacy.engines.dask.run_plan``.
+* :func:`iter_protected` -- the protected partitions as an iterator (for ``evaluate``), the
+  combined guarantee once it is exhausted.
+* :func:`run_plan_local` -- the engine itself. ``engines.dask.run_plan(source_path, plan,
+  streams, *, scheduler, write_to)`` mirrors it: it writes ``write_to/part-%05d.parquet`` (as
+  :class:`~gazeprivacy.data.partitioned.PartitionWriter` does) and the manifest last
+  (:func:`~gazeprivacy.data.partitioned.write_manifest`), and returns the partitions' guarantee
+  records in partition order; :func:`protect_partitioned` combines them and writes
+  ``guarantee.json``. Plans may have ``two_phase = False`` (skip phase 1) and ``merge``
+  (associative reduction of messages).
+
+The output depends only on the seed and the partitioning (streams from
+:func:`~gazeprivacy.engines.plan.partition_streams`), not on the engine or the order of work.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gazeprivacy.data.partitioned import (
+    PartitionedDataset,
+    PartitionWriter,
+    is_partitioned,
+)
+from gazeprivacy.data.recording import Dataset
+from gazeprivacy.engines.plan import (
+    PartitionPlan,
+    PartitionStreams,
+    combine_guarantees,
+    partition_streams,
+    plan_for,
+)
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.guarantees import Guarantee, Release
+
+__all__ = [
+    "ENGINES",
+    "GUARANTEE_FILE",
+    "ProtectedPartitions",
+    "iter_protected",
+    "iter_release",
+    "protect_partitioned",
+    "read_guarantee",
+    "run_plan_local",
+]
+
+#: The guarantee record of a partitioned release, inside its folder.
+GUARANTEE_FILE = "guarantee.json"
+#: Engine names accepted by :func:`protect_partitioned`.
+ENGINES = ("local", "dask")
+
+Source = PartitionedDataset | str | Path | Sequence[Dataset]
+
+
+class _Parts:
+    """A partitioned folder or an in-memory sequence of partitions, read on demand."""
+
+    def __init__(self, source: Source) -> None:
+        if isinstance(source, str | Path):
+            source = PartitionedDataset(source)
+        if isinstance(source, PartitionedDataset):
+            self.pds: PartitionedDataset | None = source
+            self.n = source.n_partitions
+            self.name, self.info = source.name, dict(source.info)
+            self._get: Callable[[int], Dataset] = source.partition
+        elif isinstance(source, Sequence) and all(isinstance(p, Dataset) for p in source):
+            self.pds = None
+            self.n = len(source)
+            self.name = source[0].name if source else "dataset"
+            self.info = dict(source[0].info) if source else {}
+            self._get = source.__getitem__
+        else:
+            raise InvalidParameterError(
+                "source must be a PartitionedDataset, the path of a partitioned folder or a "
+                f"sequence of Dataset partitions, got {type(source).__name__}")
+        if self.n == 0:
+            raise InvalidDataError("the partitioned dataset has no partitions")
+
+    def __getitem__(self, i: int) -> Dataset:
+        return self._get(i)
+
+
+def _two_phase(plan: PartitionPlan) -> bool:
+    return getattr(plan, "two_phase", True)
+
+
+def iter_release(source: Source, plan: PartitionPlan, streams: PartitionStreams
+                 ) -> Iterator[tuple[int, Dataset, Release[Dataset]]]:
+    """Run ``plan`` and yield ``(i, raw partition, release of partition i)`` in order.
+
+    Phase 1 (all client messages, then the curator) runs before the first item. Only the
+    current partition (raw and released) is held.
+    """
+    parts = _Parts(source)
+    if streams.n_partitions != parts.n:
+        raise InvalidParameterError(f"streams are for {streams.n_partitions} partitions, the "
+                                    f"source has {parts.n}")
+    if _two_phase(plan):
+        merge = getattr(plan, "merge", None)
+        messages: list[Any] = []
+        for i in range(parts.n):
+            _, msg = plan.client(parts[i], streams.client(i))
+            messages.append(msg)
+            if merge is not None:  # fold as we go: memory O(model), not O(partitions)
+                messages = [merge(messages)]
+        model = plan.curate(messages, streams.curator())
+        del messages
+    else:
+        model = plan.curate([], streams.curator())
+    for i in range(parts.n):
+        part = parts[i]
+        state, _ = plan.client(part, streams.client(i))
+        rel = plan.release(part, state, model, streams.release(i))
+        del state
+        if [r.n_samples for r in rel.output] != [r.n_samples for r in part]:
+            raise AssertionError(f"{plan.mechanism} changed recordings or row counts of "
+                                 f"partition {i}")
+        yield i, part, rel
+
+
+def run_plan_local(source: Source, plan: PartitionPlan, streams: PartitionStreams, *,
+                   write_to: str | Path | None = None, overwrite: bool = False,
+                   progress: bool = False) -> list[Guarantee]:
+    """Engine "local": run ``plan`` over ``source``; write the released partitions to
+    ``write_to`` (``part-%05d.parquet`` and the manifest, last) when given.
+
+    Returns
+    -------
+    list of Guarantee
+        Each partition's record (composed over its own participants), in partition order;
+        :func:`~gazeprivacy.engines.plan.combine_guarantees` makes them one.
+    """
+    parts = _Parts(source)
+    writer = None if write_to is None else PartitionWriter(
+        write_to, name=parts.name, info=parts.info, overwrite=overwrite)
+    records: list[Guarantee] = []
+    items = iter_release(source if not isinstance(source, str | Path) else parts.pds,
+                         plan, streams)
+    if progress:
+        from rich.progress import track
+
+        items = track(items, total=parts.n, description=f"{plan.mechanism} (local)",
+                      transient=True)
+    for _, _, rel in items:
+        if writer is not None:
+            writer.write(rel.output)
+        records.append(rel.guarantee)
+    if writer is not None:
+        writer.close()
+    return records
+
+
+def _check_dest(source: Source, dest: Path, overwrite: bool) -> None:
+    if isinstance(source, PartitionedDataset | str | Path):
+        src = Path(source.path if isinstance(source, PartitionedDataset) else source)
+        if src.resolve() == dest.resolve():
+            raise InvalidParameterError(f"the output folder {str(dest)!r} is the input folder; "
+                                        "choose another OUTPUT")
+    if dest.exists() and not dest.is_dir():
+        raise InvalidParameterError(f"{str(dest)!r} exists and is not a folder")
+    if dest.is_dir() and any(dest.iterdir()) and not overwrite:
+        raise InvalidParameterError(f"{str(dest)!r} is not empty; pass overwrite=True (CLI: "
+                                    "--overwrite) or choose another folder")
+
+
+def _run_dask(source: Source, plan: PartitionPlan, streams: PartitionStreams,
+              scheduler: str | None, dest: Path) -> list[Guarantee]:
+    from gazeprivacy._optional import import_optional
+
+    import_optional("dask")
+    import_optional("distributed")
+    try:
+        mod = importlib.import_module("gazeprivacy.engines.dask")
+    except ModuleNotFoundError as exc:
+        if exc.name != "gazeprivacy.engines.dask":
+            raise
+        raise InvalidParameterError(
+            "engine 'dask' is not available in this build (gazeprivacy.engines.dask is missing); "
+            "use engine='local' (CLI: --engine local)") from None
+    if not isinstance(source, PartitionedDataset | str | Path):
+        raise InvalidParameterError("engine 'dask' reads partitions from a folder: give the "
+                                    "path of a partitioned dataset")
+    src = source.path if isinstance(source, PartitionedDataset) else Path(source)
+    out = mod.run_plan(src, plan, streams, scheduler=scheduler, write_to=dest)
+    if isinstance(out, Release):
+        out = [out.guarantee]
+    return [r.guarantee if isinstance(r, Release) else r for r in out]
+
+
+def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
+                        params: Any = None, seed: int | None = None, engine: str = "local",
+                        scheduler: str | None = None, overwrite: bool = False,
+                        progress: bool = False, **param_kwargs: Any
+                        ) -> Release[PartitionedDataset]:
+    """Protect a partitioned dataset partition by partition into the folder ``dest``.
+
+    Parameters
+    ----------
+    source : PartitionedDataset or path
+        The input (see :mod:`gazeprivacy.data.partitioned`).
+    dest : path
+        Output folder: ``part-*.parquet`` with the same recordings, order and row counts, the
+        manifest, and ``guarantee.json`` (the combined record). Must be empty unless
+        ``overwrite``.
+    mechanism : str
+        ``"dpgazesynth"``, ``"kaleido"`` or ``"k-same-synth"`` (see
+        :func:`~gazeprivacy.engines.plan.plan_for`).
+    params : parameter object, optional
+        The mechanism's ``*Params``, or its fields as keyword arguments.
+    seed : int, optional
+        Research run (the record notes it); None draws OS entropy once for all partitions.
+    engine : {"local", "dask"}
+        Where the plan runs; the output for a seed is the same.
+    scheduler : str, optional
+        Dask scheduler address (engine "dask"; default a local cluster).
+    overwrite : bool
+    progress : bool
+
+    Returns
+    -------
+    Release[PartitionedDataset]
+        The written dataset and the guarantee (per-participant budgets over all partitions).
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown engine, mechanism that cannot run partition-wise, ``dest`` not empty, or engine
+        "dask" unavailable.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from gazeprivacy.data.partitioned import write_partitioned
+    >>> from gazeprivacy.data.simulate import simulate_dataset
+    >>> ds = simulate_dataset(n_participants=2, tasks=("reading",), duration_s=2.0,
+    ...                       sampling_rate_hz=100, rng=np.random.default_rng(0))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     src = write_partitioned(ds, f"{tmp}/in", recordings_per_partition=1)
+    ...     rel = protect_partitioned(src, f"{tmp}/out", mechanism="dpgazesynth", epsilon=2.0,
+    ...                               grid_size=10, seed=1)
+    ...     rel.output.n_partitions, rel.output.n_samples == ds.n_samples
+    (2, True)
+    """
+    if engine not in ENGINES:
+        raise InvalidParameterError(f"engine must be one of {', '.join(ENGINES)}, got "
+                                    f"{engine!r}")
+    if scheduler is not None and engine != "dask":
+        raise InvalidParameterError("scheduler is an option of engine 'dask'; pass "
+                                    "engine='dask' (CLI: --engine dask)")
+    if isinstance(source, str | Path) and not is_partitioned(source):
+        raise InvalidParameterError(
+            f"{str(source)!r} is not a partitioned dataset (no manifest); make one with "
+            "`gazeprivacy partition INPUT OUTDIR` or protect the file in memory")
+    parts = _Parts(source)
+    dest = Path(dest)
+    _check_dest(source, dest, overwrite)
+    plan = plan_for(mechanism, params, **param_kwargs)
+    streams = partition_streams(seed, parts.n)
+    if engine == "local":
+        records = run_plan_local(parts.pds if parts.pds is not None else source, plan,
+                                 streams, write_to=dest, overwrite=overwrite,
+                                 progress=progress)
+    else:
+        if dest.is_dir() and overwrite:
+            PartitionWriter(dest, overwrite=True)  # clears old partitions and manifest
+        records = _run_dask(source, plan, streams, scheduler, dest)
+    record = combine_guarantees(records).with_seed(seed)
+    record = _with_engine_note(record, engine, parts.n)
+    (dest / GUARANTEE_FILE).write_text(record.to_json())
+    return Release(PartitionedDataset(dest), record)
+
+
+def _with_engine_note(g: Guarantee, engine: str, n: int) -> Guarantee:
+    from dataclasses import replace
+
+    note = (f"released partition-wise ({n} partition(s), engine {engine!r}); per-participant "
+            "budgets compose every participant's units over all partitions")
+    return replace(g, notes=(*g.notes, note))
+
+
+class ProtectedPartitions:
+    """The protected partitions of a source, computed lazily (see :func:`iter_protected`).
+
+    Iterate once to get ``(raw partition, protected partition)`` pairs; afterwards
+    :attr:`guarantee` is the combined record.
+    """
+
+    def __init__(self, source: Source, plan: PartitionPlan, streams: PartitionStreams,
+                 seed: int | None = None) -> None:
+        self._source, self._plan, self._streams, self._seed = source, plan, streams, seed
+        self._records: list[Guarantee] | None = None
+
+    def __len__(self) -> int:
+        return self._streams.n_partitions
+
+    def __iter__(self) -> Iterator[tuple[Dataset, Dataset]]:
+        records: list[Guarantee] = []
+        for _, part, rel in iter_release(self._source, self._plan, self._streams):
+            records.append(rel.guarantee)
+            yield part, rel.output
+        self._records = records
+
+    @property
+    def guarantee(self) -> Guarantee:
+        if self._records is None:
+            raise InvalidParameterError("the guarantee is known once every partition has been "
+                                        "released: iterate over all partitions first")
+        return combine_guarantees(self._records).with_seed(self._seed)
+
+
+def iter_protected(source: Source, *, mechanism: str, params: Any = None,
+                   seed: int | np.random.SeedSequence | None = None,
+                   **param_kwargs: Any) -> ProtectedPartitions:
+    """The protected partitions of ``source`` as a lazy iterable (one partition in memory).
+
+    ``seed`` may be a :class:`numpy.random.SeedSequence` (e.g. a cell's protection stream); the
+    record notes an ``int`` seed only.
+
+    >>> import numpy as np
+    >>> from gazeprivacy.data.partitioned import split_dataset
+    >>> from gazeprivacy.data.simulate import simulate_dataset
+    >>> ds = simulate_dataset(n_participants=2, tasks=("reading",), duration_s=2.0,
+    ...                       sampling_rate_hz=100, rng=np.random.default_rng(0))
+    >>> stream = iter_protected(split_dataset(ds, 1), mechanism="kaleido", epsilon=1.0,
+    ...                         radius_deg=2.0, window_samples=25, seed=3)
+    >>> [prot.n_samples for _, prot in stream] == [p.n_samples for p in split_dataset(ds, 1)]
+    True
+    >>> stream.guarantee.seed
+    3
+    """
+    parts = _Parts(source)
+    plan = plan_for(mechanism, params, **param_kwargs)
+    streams = partition_streams(seed, parts.n)
+    return ProtectedPartitions(parts.pds if parts.pds is not None else source, plan, streams,
+                               seed if isinstance(seed, int) else None)
+
+
+def read_guarantee(path: str | Path) -> Guarantee:
+    """The guarantee record of a partitioned release folder."""
+    f = Path(path) / GUARANTEE_FILE
+    if not f.is_file():
+        raise InvalidDataError(f"{str(path)!r} has no {GUARANTEE_FILE}")
+    return Guarantee.from_dict(json.loads(f.read_text()))

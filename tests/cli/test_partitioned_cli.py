@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""``gazeprivacy partition`` and ``gazeprivacy protect`` on a partitioned folder."""
+
+from __future__ import annotations
+
+import numpy as np
+from typer.testing import CliRunner
+
+from gazeprivacy.cli.app import app
+from gazeprivacy.data import write_dataset
+from gazeprivacy.data.partitioned import PartitionedDataset
+from gazeprivacy.data.simulate import simulate_dataset
+from gazeprivacy.engines import read_guarantee
+from gazeprivacy.mechanisms import protect
+
+runner = CliRunner()
+
+
+def test_partition_then_protect_folder(tmp_path):
+    ds = simulate_dataset(n_participants=2, tasks=("reading", "free-viewing"), duration_s=2.0,
+                          sampling_rate_hz=100, rng=np.random.default_rng(0))
+    f = write_dataset(ds, tmp_path / "d.parquet")
+    res = runner.invoke(app, ["partition", str(f), str(tmp_path / "parts"),
+                              "--recordings-per-partition", "3"])
+    assert res.exit_code == 0, res.output
+    pds = PartitionedDataset(tmp_path / "parts")
+    assert pds.n_partitions == 2 and pds.n_samples == ds.n_samples
+    res = runner.invoke(app, ["protect", str(tmp_path / "parts"), str(tmp_path / "out"),
+                              "--mechanism", "dpgazesynth", "--epsilon", "2", "--grid-size",
+                              "10", "--seed", "3"])
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    out = PartitionedDataset(tmp_path / "out")
+    assert [p.recordings for p in out.partitions] == [p.recordings for p in pds.partitions]
+    assert out.n_samples == ds.n_samples
+    g = read_guarantee(tmp_path / "out")
+    whole = protect(ds, mechanism="dpgazesynth", epsilon=2.0, grid_size=10, seed=3).guarantee
+    assert {k: b.epsilon for k, b in g.per_participant.items()} == {
+        k: b.epsilon for k, b in whole.per_participant.items()}
+    text = " ".join(res.output.split()).replace(".jso n", ".json")
+    assert "2 partitions" in text and "guarantee record" in text
+    # kaleido with the default window (0.5 s) and --radius-frac from the partitions' geometry
+    res = runner.invoke(app, ["protect", str(tmp_path / "parts"), str(tmp_path / "k"),
+                              "--mechanism", "kaleido", "--epsilon", "1", "--radius-frac",
+                              "0.05"])
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    # the output folder exists: refused without --overwrite, then replaced with it
+    again = ["protect", str(tmp_path / "parts"), str(tmp_path / "out"), "--mechanism",
+             "dpgazesynth", "--epsilon", "2"]
+    res = runner.invoke(app, again)
+    assert res.exit_code != 0 and "overwrite" in str(res.exception)
+    res = runner.invoke(app, [*again, "--overwrite"])
+    assert res.exit_code == 0, res.output + repr(res.exception)
+
+
+def test_engine_option_needs_a_partitioned_input_and_unsupported_mechanisms(tmp_path):
+    ds = simulate_dataset(n_participants=2, tasks=("reading",), duration_s=1.0,
+                          sampling_rate_hz=100, rng=np.random.default_rng(1))
+    f = write_dataset(ds, tmp_path / "d.parquet")
+    res = runner.invoke(app, ["protect", str(f), str(tmp_path / "o.parquet"), "--mechanism",
+                              "kaleido", "--epsilon", "1", "--radius-deg", "1", "--engine",
+                              "dask"])
+    assert res.exit_code != 0 and "partitioned INPUT" in str(res.exception)
+    runner.invoke(app, ["partition", str(f), str(tmp_path / "p"), "--recordings-per-partition",
+                        "1"])
+    res = runner.invoke(app, ["protect", str(tmp_path / "p"), str(tmp_path / "o"),
+                              "--mechanism", "event-synth-pd", "--k", "2", "--gamma", "2"])
+    assert res.exit_code != 0 and "partition-wise" in str(res.exception)
