@@ -58,7 +58,7 @@ def test_plans_satisfy_the_protocol():
 
 @pytest.mark.parametrize("mechanism, kwargs, match", [
     ("event-synth-pd", {"k": 2, "gamma": 2.0}, "C-VAE"),
-    ("fpa", None, "series"),
+    ("series-fpa", None, "series"),
     ("heatmap-gaussian", None, "heatmap"),
 ])
 def test_unsupported_mechanisms_name_why_and_the_way_out(mechanism, kwargs, match):
