@@ -19,9 +19,11 @@ What runs where (see docs/distributed.md):
 Every partition gets the streams of :func:`~gazeprivacy.engines.plan.partition_streams`, so
 the output for a seed equals engine ``local``'s bit for bit, whatever the number of workers,
 the order tasks finish in, or a task re-run after a lost worker. Warnings raised in a task
-(e.g. paper mode's ``NotFormallyPrivateWarning``) are re-raised on the driver, once each. An
-error in a task is re-raised on the driver naming the partition, its file and the phase, with
-the original message and the worker's traceback chained.
+(e.g. paper mode's ``NotFormallyPrivateWarning``) are re-raised on the driver, once each
+(worker processes with one thread each, as :func:`local_cluster` starts and docs/distributed.md
+recommends; see :func:`_capture`). An error in a task is re-raised on the driver naming the
+partition, its file and the phase, with the original message and the worker's traceback
+chained.
 
 Input and output folders must be visible at the same path to the driver and every worker (one
 machine, or a shared file system). Workers need the same gazeprivacy version installed.
@@ -29,6 +31,7 @@ machine, or a shared file system). Workers need the same gazeprivacy version ins
 
 from __future__ import annotations
 
+import os
 import uuid
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -72,18 +75,30 @@ class _Job:
     plan: PartitionPlan
     streams: PartitionStreams
     write_to: str | None
+    driver_pid: int
 
     def read(self, i: int) -> Dataset:
         # exactly what PartitionedDataset.partition(i) reads (without re-parsing the manifest)
         return read_dataset(Path(self.source) / self.files[i], name=self.name)
 
 
-def _capture(fn: Callable[[], Any]) -> tuple[Any, _Warnings]:
-    """Run ``fn`` recording its warnings (returned, to be re-raised on the driver).
+def _capture(job: _Job, fn: Callable[[], Any]) -> tuple[Any, _Warnings]:
+    """Run ``fn``; in a worker process with one thread, record its warnings (returned, to be
+    re-raised on the driver).
 
-    ``warnings.catch_warnings`` is process-global: with several threads per worker a warning may
-    be recorded by a neighbouring task; it is still re-raised on the driver, only once.
+    ``warnings.catch_warnings`` changes process-global state and is not thread-safe: with several
+    task threads in one process (``dask worker --nthreads 2``, or in-process workers) concurrent
+    captures would corrupt each other's and the driver's warning filters. There warnings are
+    left alone: in-process workers emit them into the driver's process directly, worker processes
+    with several threads into their own logs.
     """
+    distributed = import_optional("distributed")
+    try:
+        nthreads = distributed.get_worker().state.nthreads
+    except ValueError:  # not on a worker (called directly)
+        nthreads = 0
+    if nthreads != 1 or os.getpid() == job.driver_pid:
+        return fn(), []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = fn()
@@ -96,7 +111,7 @@ def _client_task(job: _Job, i: int) -> tuple[Any, _Warnings]:
         _, message = job.plan.client(job.read(i), job.streams.client(i))
         return message
 
-    return _capture(run)
+    return _capture(job, run)
 
 
 def _release_task(job: _Job, i: int, model: Any
@@ -114,17 +129,19 @@ def _release_task(job: _Job, i: int, model: Any
         entry = write_partition(job.write_to, i, rel.output, name=job.name, info=job.info)
         return entry, rel.guarantee
 
-    (out, record), caught = _capture(run)
+    (out, record), caught = _capture(job, run)
     return out, record, caught
 
 
-def local_cluster(n_workers: int | None = None, *, processes: bool = True) -> Any:
+def local_cluster(n_workers: int | None = None, *, processes: bool = True,
+                  **kwargs: Any) -> Any:
     """A ``distributed.LocalCluster`` as this engine starts it: one thread per worker (the
     kernels are numpy; processes sidestep the GIL), ``n_workers`` default one per core, the
-    dashboard on a free port (never a fixed one that a second cluster would clash on)."""
+    dashboard on a free port (never the fixed 8787 that a second cluster would clash on).
+    ``kwargs`` go to ``LocalCluster`` (e.g. ``protocol="tcp://"`` with ``processes=False``)."""
     distributed = import_optional("distributed")
-    return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
-                                    processes=processes, dashboard_address=":0")
+    opts: dict[str, Any] = {"threads_per_worker": 1, "dashboard_address": ":0"} | kwargs
+    return distributed.LocalCluster(n_workers=n_workers, processes=processes, **opts)
 
 
 @contextmanager
@@ -254,7 +271,7 @@ def run_plan(source: PartitionedDataset | str | Path, plan: PartitionPlan,
         PartitionWriter(out, name=pds.name, info=pds.info, overwrite=overwrite)
     job = _Job(source=str(pds.path.resolve()), name=pds.name, info=dict(pds.info),
                files=tuple(p.file for p in pds.partitions), plan=plan, streams=streams,
-               write_to=None if out is None else str(out))
+               write_to=None if out is None else str(out), driver_pid=os.getpid())
     n = pds.n_partitions
     run = uuid.uuid4().hex[:8]
     two_phase = getattr(plan, "two_phase", True)
