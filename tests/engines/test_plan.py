@@ -269,3 +269,18 @@ def test_k_same_synth_groups_across_partitions():
     combined = combine_guarantees([r.guarantee for r in rels])
     assert combined.kind is Kind.K_ANONYMITY and combined.k == 2
     assert set(combined.per_participant) == set(ds.participants)
+
+
+def test_merged_messages_give_the_same_model_in_any_grouping(ds):
+    parts = split_dataset(ds, 1)
+    plan = plan_for("dpgazesynth", PARAMS)
+    streams = partition_streams(12, len(parts))
+    msgs = [plan.client(p, streams.client(i))[1] for i, p in enumerate(parts)]
+    ref = plan.curate(msgs, streams.curator())
+    folded = [msgs[0]]
+    for m in msgs[1:]:
+        folded = [plan.merge([*folded, m])]
+    tree = plan.merge([plan.merge(msgs[:3]), plan.merge(msgs[3:])])
+    for got in (plan.curate(folded, streams.curator()), plan.curate([tree], streams.curator())):
+        np.testing.assert_array_equal(got.probs, ref.probs)
+        assert got.n_reports == ref.n_reports

@@ -109,10 +109,13 @@ def iter_release(source: Source, plan: PartitionPlan, streams: PartitionStreams
         raise InvalidParameterError(f"streams are for {streams.n_partitions} partitions, the "
                                     f"source has {parts.n}")
     if _two_phase(plan):
-        messages = []
+        merge = getattr(plan, "merge", None)
+        messages: list[Any] = []
         for i in range(parts.n):
             _, msg = plan.client(parts[i], streams.client(i))
             messages.append(msg)
+            if merge is not None:  # fold as we go: memory O(model), not O(partitions)
+                messages = [merge(messages)]
         model = plan.curate(messages, streams.curator())
         del messages
     else:

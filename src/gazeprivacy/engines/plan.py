@@ -98,6 +98,10 @@ class PartitionPlan(Protocol):
         """Curator: reduce all partitions' messages (in partition order) to a model."""
         ...
 
+    # Optional: ``merge(messages) -> message``, an associative reduction with
+    # ``curate([merge(ms)]) == curate(ms)``; engines that find it may fold messages as they
+    # arrive instead of keeping one per partition (DPGazeSynth has it).
+
     def release(self, part: Dataset, state: Any, model: Any,
                 rng: np.random.Generator) -> Release[Dataset]:
         """Release phase on one partition (same recordings, order, row counts)."""
@@ -291,6 +295,19 @@ class DPGazeSynthPlan:
         rng_clients, rng_perturb = rng.spawn(2)
         state = m._clients(part.recordings, self.params, rng_clients)
         return state, m._perturb(state, self.params, rng_perturb)
+
+    def merge(self, messages: Sequence[Any]) -> Any:
+        """Several messages as one (column sums and counts added per budget): ``curate`` of
+        the merged message equals ``curate`` of the parts exactly (integer-valued sums), so
+        engines may reduce messages as they arrive, in any grouping."""
+        out: dict[float, tuple[np.ndarray, int]] = {}
+        for msg in messages:
+            for eps, (s, n) in msg.items():
+                if eps in out:
+                    out[eps] = (out[eps][0] + s, out[eps][1] + int(n))
+                else:
+                    out[eps] = (np.array(s, dtype=np.float64), int(n))
+        return out
 
     def curate(self, messages: Sequence[Any], rng: np.random.Generator) -> Any:
         from gazeprivacy.mechanisms.samples import dpgazesynth as m
