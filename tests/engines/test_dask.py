@@ -94,7 +94,7 @@ def test_dask_output_equals_local_bit_for_bit(mechanism, src, scheduler, tmp_pat
 def test_another_seed_gives_another_output(src, scheduler, tmp_path):
     plan = plan_for("dpgazesynth", **CASES["dpgazesynth"])
     one = run_plan(src, plan, partition_streams(1, 3), scheduler=scheduler)
-    two = run_plan(src, plan, partition_streams(2, 3), scheduler=scheduler)
+    two = run_plan(src, plan, partition_streams(2, 3), scheduler=scheduler, progress=True)
     # without write_to: the releases come back to the driver, in partition order
     assert [[r.recording for r in rel.output] for rel in one] == [
         list(p.recordings) for p in src.partitions]

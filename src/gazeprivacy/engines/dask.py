@@ -183,22 +183,27 @@ def _partition_error(exc: BaseException, i: int, file: str, phase: str) -> BaseE
 
 
 def _collect(client: Any, futures: Sequence[Any], job: _Job, phase: str,
-             advance: Callable[[], None]) -> list[Any]:
-    """Results of one future per partition, in partition order; the first failure cancels the
-    rest and is raised naming its partition."""
+              advance: Callable[[], None], consume: Callable[[int, Any], None]) -> None:
+    """Hand every partition's result to ``consume(i, result)`` in partition order (results that
+    finish early wait until their predecessors have been consumed, so reductions happen in the
+    same order as in engine ``local``). The first failure cancels the rest and is raised naming
+    its partition."""
     distributed = import_optional("distributed")
     index = {f.key: i for i, f in enumerate(futures)}
-    results: list[Any] = [None] * len(futures)
+    pending: dict[int, Any] = {}
+    next_i = 0
     for fut in distributed.as_completed(futures):
         i = index[fut.key]
         try:
-            results[i] = fut.result()
+            pending[i] = fut.result()
         except Exception as exc:
             client.cancel(list(futures))
             raise _partition_error(exc, i, job.files[i], phase) from exc
         fut.release()
         advance()
-    return results
+        while next_i in pending:
+            consume(next_i, pending.pop(next_i))
+            next_i += 1
 
 
 def _reraise(caught: Sequence[_Warnings]) -> None:
@@ -281,10 +286,20 @@ def run_plan(source: PartitionedDataset | str | Path, plan: PartitionPlan,
         if two_phase:
             futures = [client.submit(_client_task, job, i, key=f"gp-client-{run}-{i:05d}",
                                      pure=False) for i in range(n)]
-            gathered = _collect(client, futures, job, "client", advance["client"])
-            _reraise([w for _, w in gathered])
-            model = plan.curate([m for m, _ in gathered], streams.curator())
-            del gathered
+            merge = getattr(plan, "merge", None)
+            messages: list[Any] = []
+            caught: list[_Warnings] = []
+
+            def take(i: int, result: tuple[Any, _Warnings]) -> None:
+                messages.append(result[0])
+                caught.append(result[1])
+                if merge is not None:  # fold as they arrive, in order (as engine local does)
+                    messages[:] = [merge(messages)]
+
+            _collect(client, futures, job, "client", advance["client"], take)
+            _reraise(caught)
+            model = plan.curate(messages, streams.curator())
+            del messages
         else:
             model = plan.curate([], streams.curator())
         # in a list: scatter would otherwise split a dict or list model into parts
@@ -292,7 +307,9 @@ def run_plan(source: PartitionedDataset | str | Path, plan: PartitionPlan,
         futures = [client.submit(_release_task, job, i, model_ref,
                                  key=f"gp-release-{run}-{i:05d}", pure=False)
                    for i in range(n)]
-        results = _collect(client, futures, job, "release", advance["release"])
+        results: list[Any] = []
+        _collect(client, futures, job, "release", advance["release"],
+                 lambda i, result: results.append(result))
         client.cancel(model_ref)
     _reraise([w for *_, w in results])
     if out is None:
