@@ -29,6 +29,8 @@ samples. Recording ids must be unique across partitions.
 from __future__ import annotations
 
 import json
+import os
+import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -242,7 +244,14 @@ def write_partition(path: str | Path, index: int, part: Dataset, *, name: str = 
     if not len(part):
         raise InvalidDataError("cannot write an empty partition (it has no recordings)")
     file = partition_file(index)
-    write_dataset(Dataset(part.recordings, name=name, info=dict(info or {})), Path(path) / file)
+    # written beside, then renamed: a reader (or a second worker re-running the same task after
+    # a lost heartbeat) never sees a half-written partition file
+    tmp = Path(path) / f".{file}.{uuid.uuid4().hex[:12]}.parquet"
+    try:
+        write_dataset(Dataset(part.recordings, name=name, info=dict(info or {})), tmp)
+        os.replace(tmp, Path(path) / file)
+    finally:
+        tmp.unlink(missing_ok=True)
     return PartitionInfo(file=file, recordings=tuple(r.recording for r in part),
                          participants=tuple(r.participant for r in part),
                          n_samples=part.n_samples)
