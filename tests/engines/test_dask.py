@@ -70,6 +70,10 @@ def test_dask_output_equals_local_bit_for_bit(mechanism, src, scheduler, tmp_pat
     a, b = PartitionedDataset(tmp_path / "local"), PartitionedDataset(tmp_path / "dask")
     assert a.partitions == b.partitions and (a.name, a.info) == (b.name, b.info)
     assert b.n_partitions == src.n_partitions == 3
+    # each task wrote its file (beside, then renamed: no temporary files left), driver the rest
+    assert sorted(f.name for f in (tmp_path / "dask").iterdir()) == [
+        MANIFEST, "guarantee.json", "part-00000.parquet", "part-00001.parquet",
+        "part-00002.parquet"]
     for pa, pb, raw in zip(a, b, src, strict=True):
         for ra, rb, rr in zip(pa, pb, raw, strict=True):
             assert ra.recording == rb.recording
