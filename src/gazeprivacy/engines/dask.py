@@ -31,6 +31,7 @@ machine, or a shared file system). Workers need the same gazeprivacy version ins
 
 from __future__ import annotations
 
+import logging
 import os
 import uuid
 import warnings
@@ -144,6 +145,15 @@ def local_cluster(n_workers: int | None = None, *, processes: bool = True,
     return distributed.LocalCluster(n_workers=n_workers, processes=processes, **opts)
 
 
+class _DropSlowClose(logging.Filter):
+    """Drops the nanny's "Worker process still alive after 4.0 seconds, killing" while our own
+    local cluster closes: on a busy machine a worker takes longer than the nanny's fixed grace
+    to exit, after every result is in; the kill is harmless and the warning would alarm."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Worker process still alive after")
+
+
 @contextmanager
 def _client(scheduler: Any, n_workers: int | None) -> Iterator[Any]:
     distributed = import_optional("distributed")
@@ -151,8 +161,15 @@ def _client(scheduler: Any, n_workers: int | None) -> Iterator[Any]:
         yield scheduler  # the caller's client: theirs to close
         return
     if scheduler is None:
-        with local_cluster(n_workers) as cluster, distributed.Client(cluster) as client:
-            yield client
+        nanny = logging.getLogger("distributed.nanny")
+        quiet = _DropSlowClose()
+        try:
+            with local_cluster(n_workers) as cluster:
+                with distributed.Client(cluster) as client:
+                    yield client
+                nanny.addFilter(quiet)  # from here on the cluster is closing
+        finally:
+            nanny.removeFilter(quiet)
         return
     if not isinstance(scheduler, str):
         raise InvalidParameterError(
