@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PYTHON ?= python3
 OUT ?= demo-report
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench bench-memory clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ test: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run.py
+
+# peak RSS and time of partition-wise protect / featurize at 1x, 10x, 50x EHTask (~1 h, a few GB
+# of temporary Parquet in /tmp, deleted afterwards)
+bench-memory: $(VENV)/.installed
+	$(PY) benchmarks/memory.py --scales 1 10 50
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache

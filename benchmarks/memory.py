@@ -184,7 +184,8 @@ def main() -> None:
     def row(scale: float, step: str, r: dict) -> None:
         n = r["samples"]
         rate = f"{n / r['cpu']:,.0f}" if n else "-"
-        rows.append(f"| {scale:g}x | {step} | {n:,} | {r['peak_rss_mb']:,.0f} | "
+        label = f"{scale:g}x" if scale else "-"
+        rows.append(f"| {label} | {step} | {n:,} | {r['peak_rss_mb']:,.0f} | "
                     f"{r['seconds']:.1f} | {r['cpu']:.1f} | {rate} |")
         print(rows[-1], flush=True)
 

@@ -85,3 +85,21 @@ def test_iterable_of_partitions_and_bad_sizes(ds, tmp_path):
         write_partitioned(iter(()), tmp_path / "r")
     with pytest.raises(IndexError):
         pds.partition(5)
+
+
+def test_write_manifest_for_partitions_written_by_parallel_workers(ds, tmp_path):
+    from gazeprivacy.data.io import write_dataset
+    from gazeprivacy.data.partitioned import PartitionInfo, write_manifest
+
+    infos = []
+    for i, part in enumerate(split_dataset(ds, 4)):
+        write_dataset(part, tmp_path / f"part-{i:05d}.parquet")
+        infos.append(PartitionInfo(file=f"part-{i:05d}.parquet",
+                                   recordings=tuple(r.recording for r in part),
+                                   participants=tuple(r.participant for r in part),
+                                   n_samples=part.n_samples))
+    pds = write_manifest(tmp_path, infos, name="w", info={"a": 1})
+    assert pds.n_recordings == len(ds) and pds.name == "w" and pds.info == {"a": 1}
+    assert [r.recording for part in pds for r in part] == [r.recording for r in ds]
+    with pytest.raises(InvalidDataError, match="unique"):
+        write_manifest(tmp_path, [infos[0], infos[0]])

@@ -14,7 +14,13 @@ partitions (``benchmarks/memory.py`` measures it; docs/scale.md).
   to ``gazeprivacy.engines.dask.run_plan``.
 * :func:`iter_protected` -- the protected partitions as an iterator (for ``evaluate``), the
   combined guarantee once it is exhausted.
-* :func:`run_plan_local` -- the engine itself (the signature ``engines.dask.run_plan`` mirrors).
+* :func:`run_plan_local` -- the engine itself. ``engines.dask.run_plan(source_path, plan,
+  streams, *, scheduler, write_to)`` mirrors it: it writes ``write_to/part-%05d.parquet`` (as
+  :class:`~gazeprivacy.data.partitioned.PartitionWriter` does) and the manifest last
+  (:func:`~gazeprivacy.data.partitioned.write_manifest`), and returns the partitions' guarantee
+  records in partition order; :func:`protect_partitioned` combines them and writes
+  ``guarantee.json``. Plans may have ``two_phase = False`` (skip phase 1) and ``merge``
+  (associative reduction of messages).
 
 The output depends only on the seed and the partitioning (streams from
 :func:`~gazeprivacy.engines.plan.partition_streams`), not on the engine or the order of work.

@@ -428,7 +428,7 @@ def run_experiment(
             streamed[d.name] = source
         else:
             loaded[d.name] = source
-    _check_streamable(cells, streamed, registry)
+    _check_streamable(cells, streamed, registry, config)
     featurize = featurizer or event_features_of
     raw_paths: dict[str, str] = {}
     summaries: dict[str, Any] = {}
@@ -484,10 +484,19 @@ def run_experiment(
 
 
 def _check_streamable(cells: list[Cell], streamed: Mapping[str, PartitionedDataset],
-                      registry: Mapping[str, Any]) -> None:
-    """Every mechanism applied to a partitioned dataset must have a partition-wise plan."""
+                      registry: Mapping[str, Any], config: ExperimentConfig) -> None:
+    """Every mechanism applied to a partitioned dataset must have a partition-wise plan, and
+    every evaluation must work from event features (the streamed path keeps only those)."""
     from gazeprivacy.engines import plan_for
 
+    if streamed:
+        odd = [a.kind for a in config.attacks if a.kind not in ("reidentification", "attribute")]
+        odd += [f"utility {u.id}" for u in config.utility if getattr(u, "learned", False)]
+        if odd:
+            raise ConfigError(
+                f"dataset(s) {sorted(streamed)} are partitioned (streamed), which supports only "
+                f"evaluations on event features; {', '.join(odd)} need(s) whole datasets in "
+                "memory: evaluate those on an in-memory file")
     for c in cells:
         if c.dataset in streamed and c.mechanism != "none":
             try:
