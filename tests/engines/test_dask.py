@@ -33,6 +33,8 @@ from gazeprivacy.exceptions import (
 CASES = {
     "dpgazesynth": {"epsilon": 3.0, "grid_size": 8},
     "kaleido": {"epsilon": 1.0, "radius_deg": 2.0, "window_samples": 25},
+    # its curator's model is a dict over all recordings (scattered whole, not split)
+    "k-same-synth": {"k": 2, "group_by": "task"},
 }
 
 
