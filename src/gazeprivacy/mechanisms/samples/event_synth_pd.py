@@ -58,7 +58,12 @@ from gazeprivacy.events.models import (
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
 from gazeprivacy.mechanisms.base import MechanismSpec, _track
-from gazeprivacy.mechanisms.samples._event_synthesis import FittedEvents, fit_events, render
+from gazeprivacy.mechanisms.samples._event_synthesis import (
+    FittedEvents,
+    fit_events,
+    group_events,
+    render,
+)
 from gazeprivacy.rng import spawn
 
 __all__ = ["SPEC", "EventSynthPDParams", "event_synth_pd", "guarantee"]
@@ -285,7 +290,8 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
 
         events = detect_events_dataset(dataset)
     model_rng, test_rng = spawn(rng, 2)
-    fitted = [fit_events(rec, events.filter(pl.col("recording") == rec.recording))
+    by_rec = group_events(events, [r.recording for r in dataset.recordings])
+    fitted = [fit_events(rec, by_rec[rec.recording])
               for rec in _track(dataset.recordings, progress, "fitting events")]
     pop = _build_population(dataset, fitted, params)
     cvae = _train_cvae(dataset, fitted, params, model_rng)
