@@ -226,13 +226,15 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
     target = np.zeros((se.size, 2))
     target[has_next] = fixation_params[nxt[has_next], :2]
     target[~has_next] = fitted.saccade_landing[si[~has_next]]
-    # rounds: a saccade can be integrated once its predecessor's last sample is known
-    prev_is_sacc = (prev >= 0) & ~is_fix[np.maximum(prev, 0)]
-    todo = np.ones(se.size, dtype=bool)
-    while todo.any():
-        ready = todo & ~(prev_is_sacc & np.isin(prev, se[todo]))
-        _integrate(ready, se, prev, target, si, saccade_profiles, on, off, out_x, out_y, dt)
-        todo &= ~ready
+    # rounds: a saccade can be integrated once its predecessor's last sample is known, so
+    # round r takes the saccades preceded by r rendered saccades in a row
+    r_sacc = ~is_fix[rendered]
+    idx = np.arange(rendered.size)
+    last_fix = np.maximum.accumulate(np.where(r_sacc, -1, idx)) if idx.size else idx
+    depth = (idx - last_fix - 1)[pos] if se.size else np.zeros(0, dtype=np.int64)
+    for r in range(int(depth.max()) + 1 if depth.size else 0):
+        _integrate(depth == r, se, prev, target, si, saccade_profiles, on, off, out_x, out_y,
+                   dt)
     done = np.zeros(n, dtype=bool)
     rows, _, _ = _segments(on[rendered], off[rendered])
     done[rows] = True
