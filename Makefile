@@ -22,7 +22,8 @@ test: $(VENV)/.installed
 	$(PY) -m pytest -n 2 --durations=15
 
 bench: $(VENV)/.installed
-	$(PY) benchmarks/run.py
+	$(PY) -m pip install -q -e ".[bench]"
+	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache

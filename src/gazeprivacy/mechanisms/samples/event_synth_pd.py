@@ -307,6 +307,66 @@ def _axis_radius(n: np.ndarray, var: np.ndarray, target: np.ndarray) -> np.ndarr
     return np.sqrt(np.clip(q - var, 0.0, None))
 
 
+def _fixation_round(cx: np.ndarray, cy: np.ndarray, seg: np.ndarray, n: np.ndarray,
+                    p: np.ndarray, owner: np.ndarray, pop: _Population, tree,
+                    params: EventSynthPDParams, rng: np.random.Generator) -> np.ndarray:
+    """Which candidates pass: candidate ``i`` has the samples ``cx[seg == i], cy[seg == i]``
+    (``n[i]`` of them, contiguous), seed model ``p[i]`` and participant ``owner[i]``; ``tree``
+    is a :class:`scipy.spatial.cKDTree` of the population's model means.
+
+    The same decision as scoring every model exactly and calling :func:`_passes` per candidate:
+    the k-d tree returns a superset of the models the prefilter keeps (an upper bound of the
+    prefilter's value over every sigma, see :func:`_axis_radius`), the prefilter keeps every
+    model within ``ln(gamma) + margin`` of the seed, and the survivors are scored exactly.
+    """
+    ln_gamma = math.log(params.gamma)
+    band = ln_gamma + _PREFILTER_MARGIN
+    h = BOX_HALF_WIDTH_DEG
+    m = n.shape[0]
+    seed_lp = np.bincount(seg, weights=log_box_mass_1d(cx, p[seg, 0], p[seg, 2], h)
+                          + log_box_mass_1d(cy, p[seg, 1], p[seg, 3], h),
+                          minlength=m)
+    nf = n.astype(np.float64)
+    s1x = np.bincount(seg, weights=cx, minlength=m)
+    s1y = np.bincount(seg, weights=cy, minlength=m)
+    s2x = np.bincount(seg, weights=cx * cx, minlength=m)
+    s2y = np.bincount(seg, weights=cy * cy, minlength=m)
+    mx, my = s1x / nf, s1y / nf
+    vx = np.bincount(seg, weights=(cx - mx[seg]) ** 2, minlength=m) / nf
+    vy = np.bincount(seg, weights=(cy - my[seg]) ** 2, minlength=m) / nf
+    # models whose prefilter value can reach seed_lp - band: bound over sigma on each axis,
+    # the other axis at its best (mean distance 0); slack against rounding
+    target = seed_lp - band
+    rx = _axis_radius(nf, vx, target - _axis_bound(nf, vy))
+    ry = _axis_radius(nf, vy, target - _axis_bound(nf, vx))
+    radius = np.maximum(rx, ry) * (1 + 1e-9) + 1e-12
+    hits = tree.query_ball_point(np.column_stack([mx, my]), r=radius, p=np.inf,
+                                 return_sorted=False)
+    cnt = np.fromiter((len(a) for a in hits), dtype=np.int64, count=m)
+    cand = np.repeat(np.arange(m), cnt)
+    model = (np.concatenate([np.asarray(a, dtype=np.int64) for a in hits])
+             if cand.size else np.zeros(0, dtype=np.int64))
+    # the prefilter: fixation_log_prob_approx from sufficient statistics, per pair
+    q = pop.fix_params[model]
+    approx = np.zeros(cand.size)
+    for s1, s2, mu, sd in ((s1x, s2x, q[:, 0], q[:, 2]), (s1y, s2y, q[:, 1], q[:, 3])):
+        nn = nf[cand]
+        sum_z2 = (s2[cand] - 2 * mu * s1[cand] + nn * mu * mu) / (sd * sd)
+        e2 = (h / sd) ** 2
+        approx += (nn * np.log(2 * h / sd) - 0.5 * nn * math.log(2 * math.pi)
+                   - (0.5 - e2 / 6) * sum_z2 - nn * e2 / 6)
+    near = np.abs(approx - seed_lp[cand]) <= band
+    cand, model = cand[near], model[near]
+    # exact log-probabilities of the near pairs (every sample of the candidate)
+    start = np.cumsum(n) - n
+    prow, pseg, _ = _segments(start[cand], start[cand] + n[cand])
+    qm = pop.fix_params[model][pseg]
+    lp = np.bincount(pseg, weights=log_box_mass_1d(cx[prow], qm[:, 0], qm[:, 2], h)
+                     + log_box_mass_1d(cy[prow], qm[:, 1], qm[:, 3], h),
+                     minlength=cand.size)
+    return _passes_batch(lp, pop.fix_owner[model], cand, seed_lp, owner, params, rng)
+
+
 def _test_fixations(events: _FixationEvents, pop: _Population, params: EventSynthPDParams,
                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                        np.ndarray]:
@@ -322,8 +382,6 @@ def _test_fixations(events: _FixationEvents, pop: _Population, params: EventSynt
     """
     from scipy.spatial import cKDTree
 
-    ln_gamma = math.log(params.gamma)
-    band = ln_gamma + _PREFILTER_MARGIN
     n_ev = events.params.shape[0]
     winner = np.full(n_ev, -1, dtype=np.int64)
     tries = np.zeros(n_ev, dtype=np.int64)
@@ -331,7 +389,6 @@ def _test_fixations(events: _FixationEvents, pop: _Population, params: EventSynt
     out_y = np.full_like(out_x, np.nan)
     ev_start = np.cumsum(events.n) - events.n
     tree = cKDTree(pop.fix_params[:, :2]) if pop.fix_params.shape[0] else None
-    h = BOX_HALF_WIDTH_DEG
     active = np.arange(n_ev)
     for j in range(params.max_tries):
         if active.size == 0 or tree is None:
@@ -343,52 +400,11 @@ def _test_fixations(events: _FixationEvents, pop: _Population, params: EventSynt
         z = rng.standard_normal((2, rows.size))
         cx = p[seg, 0] + p[seg, 2] * z[0]
         cy = p[seg, 1] + p[seg, 3] * z[1]
-        seed_lp = np.bincount(seg, weights=log_box_mass_1d(cx, p[seg, 0], p[seg, 2], h)
-                              + log_box_mass_1d(cy, p[seg, 1], p[seg, 3], h),
-                              minlength=active.size)
-        nf = n.astype(np.float64)
-        s1x = np.bincount(seg, weights=cx, minlength=active.size)
-        s1y = np.bincount(seg, weights=cy, minlength=active.size)
-        s2x = np.bincount(seg, weights=cx * cx, minlength=active.size)
-        s2y = np.bincount(seg, weights=cy * cy, minlength=active.size)
-        mx, my = s1x / nf, s1y / nf
-        vx = np.bincount(seg, weights=(cx - mx[seg]) ** 2, minlength=active.size) / nf
-        vy = np.bincount(seg, weights=(cy - my[seg]) ** 2, minlength=active.size) / nf
-        # models whose prefilter value can reach seed_lp - band: bound over sigma on each axis,
-        # the other axis at its best (mean distance 0); slack against rounding
-        target = seed_lp - band
-        rx = _axis_radius(nf, vx, target - _axis_bound(nf, vy))
-        ry = _axis_radius(nf, vy, target - _axis_bound(nf, vx))
-        radius = np.maximum(rx, ry) * (1 + 1e-9) + 1e-12
-        hits = tree.query_ball_point(np.column_stack([mx, my]), r=radius, p=np.inf,
-                                     return_sorted=False)
-        cnt = np.fromiter((len(a) for a in hits), dtype=np.int64, count=active.size)
-        cand = np.repeat(np.arange(active.size), cnt)
-        model = (np.concatenate([np.asarray(a, dtype=np.int64) for a in hits])
-                 if cand.size else np.zeros(0, dtype=np.int64))
-        # the prefilter: fixation_log_prob_approx from sufficient statistics, per pair
-        q = pop.fix_params[model]
-        approx = np.zeros(cand.size)
-        for s1, s2, mu, sd in ((s1x, s2x, q[:, 0], q[:, 2]), (s1y, s2y, q[:, 1], q[:, 3])):
-            nn = nf[cand]
-            sum_z2 = (s2[cand] - 2 * mu * s1[cand] + nn * mu * mu) / (sd * sd)
-            e2 = (h / sd) ** 2
-            approx += (nn * np.log(2 * h / sd) - 0.5 * nn * math.log(2 * math.pi)
-                       - (0.5 - e2 / 6) * sum_z2 - nn * e2 / 6)
-        near = np.abs(approx - seed_lp[cand]) <= band
-        cand, model = cand[near], model[near]
-        # exact log-probabilities of the near pairs (every sample of the candidate)
-        start = np.cumsum(n) - n
-        prow, pseg, _ = _segments(start[cand], start[cand] + n[cand])
-        qm = pop.fix_params[model][pseg]
-        lp = np.bincount(pseg, weights=log_box_mass_1d(cx[prow], qm[:, 0], qm[:, 2], h)
-                         + log_box_mass_1d(cy[prow], qm[:, 1], qm[:, 3], h),
-                         minlength=cand.size)
-        ok = _passes_batch(lp, pop.fix_owner[model], cand, seed_lp, events.owner[active],
-                           params, rng)
+        ok = _fixation_round(cx, cy, seg, n, p, events.owner[active], pop, tree, params, rng)
         won = active[ok]
         winner[won] = j
         # keep the winners' samples
+        start = np.cumsum(n) - n
         wrow, wseg, wrank = _segments(start[ok], start[ok] + n[ok])
         dst = ev_start[won][wseg] + wrank
         out_x[dst] = cx[wrow]
