@@ -45,7 +45,12 @@ from gazeprivacy.mechanisms.samples.event_synth_pd import (
     _passes_batch,
     _Population,
 )
-from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams, KaleidoStream, kaleido_arrays
+from gazeprivacy.mechanisms.samples.kaleido import (
+    KaleidoParams,
+    KaleidoStream,
+    _tested_with_missing,
+    kaleido_arrays,
+)
 
 GEO = Geometry(x_min_deg=-20.0, x_max_deg=20.0, y_min_deg=-15.0, y_max_deg=15.0)
 
@@ -363,3 +368,22 @@ def test_kaleido_stream_equals_the_sample_by_sample_reference(missing):
     s = KaleidoStream(p, rng=np.random.default_rng(8), geometry=GEO)
     one = np.concatenate([s.push(xy[i:i + 1, 0], xy[i:i + 1, 1])[0] for i in range(n)])
     np.testing.assert_array_equal(one, fast[0])
+
+
+def test_tested_positions_with_gaps_equal_the_sample_loop():
+    def reference(ok, j0, skip):
+        out, j = [], j0
+        while j < ok.size:
+            while j < ok.size and not ok[j]:
+                j += 1
+            if j < ok.size:
+                out.append(j)
+                j += skip
+        return out
+
+    g = np.random.default_rng(0)
+    for _ in range(2000):
+        n = int(g.integers(0, 80))
+        ok = g.random(n) < g.uniform(0.2, 1.0)
+        j0, skip = int(g.integers(0, 10)), int(g.integers(1, 7))
+        assert _tested_with_missing(ok, j0, skip).tolist() == reference(ok, j0, skip)

@@ -406,19 +406,21 @@ class KaleidoStream:
 
 def _tested_with_missing(ok: np.ndarray, j0: int, skip: int) -> np.ndarray:
     """Tested positions of a chunk with missing samples: from ``j0``, the next valid sample,
-    then the next valid one at least ``skip`` later, and so on."""
-    n = ok.size
-    valid_idx = np.flatnonzero(ok)
-    nxt = np.append(valid_idx, n)[np.searchsorted(valid_idx, np.arange(n + 1))].tolist()
-    found: list[int] = []
-    j = j0
-    while j < n:
-        j = nxt[j]
-        if j >= n:
-            break
-        found.append(j)
-        j += skip
-    return np.array(found, dtype=np.int64)
+    then the next valid one at least ``skip`` later, and so on.
+
+    Within a run of valid samples the tests are ``skip`` apart, so the loop is over the runs
+    (one per gap), not over the tests.
+    """
+    edges = np.flatnonzero(np.diff(np.concatenate([[False], ok, [False]]).astype(np.int8)))
+    parts: list[np.ndarray] = []
+    pending = j0
+    for s, e in zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True):
+        if e <= pending:
+            continue
+        tests = np.arange(max(s, pending), e, skip)
+        parts.append(tests)
+        pending = int(tests[-1]) + skip
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def kaleido_arrays(x: np.ndarray, y: np.ndarray, params: KaleidoParams, *,
