@@ -31,10 +31,13 @@ import polars as pl
 
 from gazeprivacy.data.recording import Recording
 from gazeprivacy.events.kinematics import angular_distance_deg
-from gazeprivacy.events.models import MIN_SIGMA_DEG, PROFILE_STEPS
+from gazeprivacy.events.models import MIN_SIGMA_DEG, PROFILE_STEPS, integrate_profile
 from gazeprivacy.exceptions import InvalidDataError
 
 __all__ = ["FittedEvents", "fit_events", "group_events", "render"]
+
+#: Saccade rounds rendered vectorised (see render); deeper ones, rare, one by one.
+_VECTOR_ROUNDS = 8
 
 
 @dataclass(frozen=True)
@@ -232,9 +235,17 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
     idx = np.arange(rendered.size)
     last_fix = np.maximum.accumulate(np.where(r_sacc, -1, idx)) if idx.size else idx
     depth = (idx - last_fix - 1)[pos] if se.size else np.zeros(0, dtype=np.int64)
-    for r in range(int(depth.max()) + 1 if depth.size else 0):
+    for r in range(min(int(depth.max()) + 1 if depth.size else 0, _VECTOR_ROUNDS)):
         _integrate(depth == r, se, prev, target, si, saccade_profiles, on, off, out_x, out_y,
                    dt)
+    # the few saccades deeper in a run (many events suppressed in a row): one at a time, in
+    # order, each from the end of the one before
+    for j in np.flatnonzero(depth >= _VECTOR_ROUNDS).tolist():
+        a, b = int(on[se[j]]), int(off[se[j]])
+        last = int(off[prev[j]]) - 1
+        start = np.array([out_x[last], out_y[last]])
+        out_x[a:b], out_y[a:b] = integrate_profile(saccade_profiles[si[j]], b - a, start,
+                                                   target[j], step_s=dt)
     done = np.zeros(n, dtype=bool)
     rows, _, _ = _segments(on[rendered], off[rendered])
     done[rows] = True

@@ -356,6 +356,8 @@ def _fixation_round(cx: np.ndarray, cy: np.ndarray, seg: np.ndarray, n: np.ndarr
         approx += (nn * np.log(2 * h / sd) - 0.5 * nn * math.log(2 * math.pi)
                    - (0.5 - e2 / 6) * sum_z2 - nn * e2 / 6)
     near = np.abs(approx - seed_lp[cand]) <= band
+    if params.mode == "paper":  # records of the seed's own participant never count
+        near &= pop.fix_owner[model] != owner[cand]
     cand, model = cand[near], model[near]
     # exact log-probabilities of the near pairs (every sample of the candidate)
     start = np.cumsum(n) - n
