@@ -36,6 +36,7 @@ from gazeprivacy.mechanisms.samples._event_synthesis import (
     group_events,
     render,
 )
+from gazeprivacy.mechanisms.samples.dpgazesynth import _round_keep_sum
 from gazeprivacy.mechanisms.samples.event_synth_pd import (
     EventSynthPDParams,
     _axis_bound,
@@ -387,3 +388,35 @@ def test_tested_positions_with_gaps_equal_the_sample_loop():
         ok = g.random(n) < g.uniform(0.2, 1.0)
         j0, skip = int(g.integers(0, 10)), int(g.integers(1, 7))
         assert _tested_with_missing(ok, j0, skip).tolist() == reference(ok, j0, skip)
+
+
+def test_largest_remainder_rounding_equals_the_lexsort_form():
+    def reference(values, group, totals):
+        v = np.clip(values, 0.0, None)
+        ng = totals.shape[0]
+        s = np.bincount(group, weights=v, minlength=ng)
+        starts = np.searchsorted(group, np.arange(ng))
+        empty = (s <= 0) & (totals > 0)
+        v = v.copy()
+        v[starts[empty]] = 1.0
+        s[empty] = 1.0
+        scaled = v * (totals[group] / np.where(s > 0, s, 1.0)[group])
+        fl = np.floor(scaled)
+        rem = scaled - fl
+        deficit = totals - np.bincount(group, weights=fl, minlength=ng)
+        order = np.lexsort((-rem, group))
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size) - starts[group[order]]
+        return (fl + (rank < np.rint(deficit)[group])).astype(np.int64)
+
+    g = np.random.default_rng(6)
+    for _ in range(50):
+        ng = int(g.integers(1, 40))
+        sizes = g.integers(1, 12, ng)
+        group = np.repeat(np.arange(ng), sizes)
+        values = g.normal(1.0, 3.0, group.size)
+        values[g.random(group.size) < 0.2] = 2.0  # ties
+        totals = np.array([int(g.integers(0, 3 * s + 1)) for s in sizes])
+        out = _round_keep_sum(values, group, totals)
+        assert out.tolist() == reference(values, group, totals).tolist()
+        assert np.bincount(group, weights=out, minlength=ng).tolist() == totals.tolist()

@@ -71,6 +71,12 @@ def _segments(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     return a[seg] + rank, seg, rank
 
 
+def _covered(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Mask of the rows in any of the ranges ``[a, b)`` (a running count of open ranges)."""
+    d = np.bincount(a, minlength=n + 1) - np.bincount(b, minlength=n + 1)
+    return np.cumsum(d[:n]) > 0
+
+
 def _interp_rows(profiles: np.ndarray, seg: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Linear interpolation of each row's profile ``profiles[seg]`` at fractional step ``q``
     (in [0, steps - 1]); the same as :func:`numpy.interp` per row, vectorised."""
@@ -206,11 +212,11 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
     saccade_profiles = np.asarray(saccade_profiles, dtype=np.float64).reshape(-1, PROFILE_STEPS)
     # fixations: one draw for all rows, then the given samples
     fe = np.flatnonzero(is_fix & ~gone)
-    rows, seg, _ = _segments(on[fe], off[fe])
-    p = fixation_params[fix_idx[fe]]
+    rows, _, _ = _segments(on[fe], off[fe])
+    p = np.repeat(fixation_params[fix_idx[fe]], off[fe] - on[fe], axis=0)
     z = rng.standard_normal((2, rows.size))
-    out_x[rows] = p[seg, 0] + p[seg, 2] * z[0]
-    out_y[rows] = p[seg, 1] + p[seg, 3] * z[1]
+    out_x[rows] = p[:, 0] + p[:, 2] * z[0]
+    out_y[rows] = p[:, 1] + p[:, 3] * z[1]
     if fixation_samples:
         fix_events = np.flatnonzero(is_fix)
         for f, (gx, gy) in fixation_samples.items():
@@ -246,12 +252,8 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
         start = np.array([out_x[last], out_y[last]])
         out_x[a:b], out_y[a:b] = integrate_profile(saccade_profiles[si[j]], b - a, start,
                                                    target[j], step_s=dt)
-    done = np.zeros(n, dtype=bool)
-    rows, _, _ = _segments(on[rendered], off[rendered])
-    done[rows] = True
-    blank = np.zeros(n, dtype=bool)
-    rows, _, _ = _segments(on[gone], off[gone])
-    blank[rows] = True
+    done = _covered(n, on[rendered], off[rendered])
+    blank = _covered(n, on[gone], off[gone])
     _interpolate_rest(recording.t, out_x, out_y, done)
     if recording.geometry is not None:
         out_x, out_y = recording.geometry.clamp(out_x, out_y)

@@ -333,9 +333,17 @@ def _round_keep_sum(values: np.ndarray, group: np.ndarray, totals: np.ndarray) -
     fl = np.floor(scaled)
     rem = scaled - fl
     deficit = totals - np.bincount(group, weights=fl, minlength=n_groups)
-    order = np.lexsort((-rem, group))
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size) - starts[group[order]]
+    # rank of each remainder within its group, largest first, ties in index order (a stable
+    # lexsort by (group, -rem)); entries with remainder 0 (half of them in sound mode: the
+    # clipped padding) rank last in index order, so only the others need sorting
+    pos = np.flatnonzero(rem > 0)
+    order = pos[np.lexsort((-rem[pos], group[pos]))]
+    n_pos = np.bincount(group[pos], minlength=n_groups)
+    rank = np.empty(rem.size, dtype=np.int64)
+    rank[order] = np.arange(order.size) - (np.cumsum(n_pos) - n_pos)[group[order]]
+    zero = np.flatnonzero(rem <= 0)
+    zg = group[zero]
+    rank[zero] = n_pos[zg] + np.arange(zero.size) - np.searchsorted(zg, zg)
     out = fl + (rank < np.rint(deficit)[group])
     return out.astype(np.int64)
 
