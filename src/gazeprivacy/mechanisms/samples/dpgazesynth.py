@@ -333,17 +333,17 @@ def _round_keep_sum(values: np.ndarray, group: np.ndarray, totals: np.ndarray) -
     fl = np.floor(scaled)
     rem = scaled - fl
     deficit = totals - np.bincount(group, weights=fl, minlength=n_groups)
-    # rank of each remainder within its group, largest first, ties in index order (a stable
-    # lexsort by (group, -rem)); entries with remainder 0 (half of them in sound mode: the
-    # clipped padding) rank last in index order, so only the others need sorting
-    pos = np.flatnonzero(rem > 0)
-    order = pos[np.lexsort((-rem[pos], group[pos]))]
-    n_pos = np.bincount(group[pos], minlength=n_groups)
-    rank = np.empty(rem.size, dtype=np.int64)
-    rank[order] = np.arange(order.size) - (np.cumsum(n_pos) - n_pos)[group[order]]
-    zero = np.flatnonzero(rem <= 0)
-    zg = group[zero]
-    rank[zero] = n_pos[zg] + np.arange(zero.size) - np.searchsorted(zg, zg)
+    # rank of each remainder within its group, largest first, ties in index order (what a
+    # stable lexsort by (group, -rem) gives): groups are short (at most W entries), so sort the
+    # rows of a padded (groups x longest) matrix instead of the whole array
+    col = np.arange(rem.size) - starts[group]
+    width = int(col.max()) + 1 if rem.size else 0
+    mat = np.full((n_groups, width), 2.0)  # padding sorts last (remainders are < 1)
+    mat[group, col] = -rem
+    order = np.argsort(mat, axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(width)[None, :], axis=1)
+    rank = ranks[group, col]
     out = fl + (rank < np.rint(deficit)[group])
     return out.astype(np.int64)
 
