@@ -42,6 +42,7 @@ from gazeprivacy.mechanisms.samples.event_synth_pd import (
     _axis_bound,
     _axis_radius,
     _fixation_round,
+    _ModelGrid,
     _passes,
     _passes_batch,
     _Population,
@@ -280,10 +281,25 @@ def test_axis_bound_bounds_the_prefilter_and_the_radius_inverts_it():
                                                                        abs=1e-7)
 
 
-def test_fixation_test_equals_exact_scoring_of_every_model():
-    """The k-d tree and the prefilter never change a decision: score every model exactly."""
+def test_model_grid_returns_what_a_kd_tree_returns():
     from scipy.spatial import cKDTree
 
+    g = np.random.default_rng(12)
+    xy = np.column_stack([g.uniform(-20, 20, 3000), g.uniform(-15, 15, 3000)])
+    xy[:50] = xy[50:100]  # duplicates
+    grid, tree = _ModelGrid(xy), cKDTree(xy)
+    qx, qy = g.uniform(-22, 22, 500), g.uniform(-17, 17, 500)
+    radius = np.exp(g.uniform(np.log(0.01), np.log(3.0), 500))
+    q, m = grid.pairs(qx, qy, radius)
+    got = sorted(zip(q.tolist(), m.tolist(), strict=True))
+    want = sorted((i, j) for i, hits in enumerate(tree.query_ball_point(
+        np.column_stack([qx, qy]), r=radius, p=np.inf)) for j in hits)
+    assert got == want and len(want) > 500
+
+
+def test_fixation_test_equals_exact_scoring_of_every_model():
+    """The spatial index and the prefilter never change a decision: score every model
+    exactly."""
     g = np.random.default_rng(9)
     m = 240  # crowded models of 8 participants, so that both outcomes occur
     p = np.column_stack([g.uniform(0, 3, m), g.uniform(0, 2, m),
@@ -296,7 +312,7 @@ def test_fixation_test_equals_exact_scoring_of_every_model():
         seg = np.repeat(np.arange(m), n)
         cx = p[seg, 0] + p[seg, 2] * g.standard_normal(seg.size)
         cy = p[seg, 1] + p[seg, 3] * g.standard_normal(seg.size)
-        fast = _fixation_round(cx, cy, seg, n, p, pop.fix_owner, pop, cKDTree(p[:, :2]),
+        fast = _fixation_round(cx, cy, seg, n, p, pop.fix_owner, pop, _ModelGrid(p[:, :2]),
                                params, np.random.default_rng(0))
         start = np.cumsum(n) - n
         ref = []
@@ -420,3 +436,12 @@ def test_largest_remainder_rounding_equals_the_lexsort_form():
         out = _round_keep_sum(values, group, totals)
         assert out.tolist() == reference(values, group, totals).tolist()
         assert np.bincount(group, weights=out, minlength=ng).tolist() == totals.tolist()
+
+
+def test_oue_reports_do_not_depend_on_the_block_size():
+    from gazeprivacy.mechanisms.noise.oue import oue_encode
+
+    items = np.random.default_rng(0).integers(0, 300, 200)
+    a = oue_encode(items, domain_size=300, epsilon=1.0, rng=np.random.default_rng(1), chunk=7)
+    b = oue_encode(items, domain_size=300, epsilon=1.0, rng=np.random.default_rng(1))
+    assert np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)

@@ -307,15 +307,85 @@ def _axis_radius(n: np.ndarray, var: np.ndarray, target: np.ndarray) -> np.ndarr
     return np.sqrt(np.clip(q - var, 0.0, None))
 
 
+#: Largest radius, in grid cells, looked up cell by cell; wider queries scan every model.
+_GRID_REACH = 4
+
+
+class _ModelGrid:
+    """Model means in a uniform grid: all models within a per-query Chebyshev radius.
+
+    Hand-written (not :class:`scipy.spatial.cKDTree`) because the queries come in vectorised
+    batches of thousands with tiny radii, where the tree's per-query Python lists cost more than
+    the whole test: here a query batch is a few :func:`numpy.searchsorted` calls per
+    neighbouring cell. ``pairs`` returns every ``(query, model)`` with
+    ``max(|dx|, |dy|) <= radius[query]``, as ``cKDTree.query_ball_point(p=inf)`` would.
+    """
+
+    def __init__(self, xy: np.ndarray, cell: float = 0.25) -> None:
+        self.xy = np.asarray(xy, dtype=np.float64)
+        self.cell = cell
+        self.origin = self.xy.min(axis=0) if self.xy.size else np.zeros(2)
+        ix, iy = self._index(self.xy[:, 0], self.xy[:, 1])
+        self.stride = int(iy.max()) + 3 if iy.size else 3
+        key = ix * self.stride + iy
+        self.order = np.argsort(key, kind="stable")
+        self.key = key[self.order]
+
+    def _index(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return (np.floor((x - self.origin[0]) / self.cell).astype(np.int64),
+                np.floor((y - self.origin[1]) / self.cell).astype(np.int64))
+
+    def pairs(self, x: np.ndarray, y: np.ndarray, radius: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """``(query, model)`` index pairs within each query's radius (Chebyshev)."""
+        qx, qy = self._index(x, y)
+        # cells to visit: a margin of one beyond ceil(r / cell) covers any rounding
+        reach = np.floor(radius / self.cell).astype(np.int64) + 1
+        max_iy = self.stride - 3
+        out_q: list[np.ndarray] = []
+        out_m: list[np.ndarray] = []
+        far = np.flatnonzero(reach > _GRID_REACH)
+        for a in range(0, far.size, 256):  # wide radii (rare): against every model
+            q = far[a:a + 256]
+            d = np.maximum(np.abs(self.xy[None, :, 0] - x[q, None]),
+                           np.abs(self.xy[None, :, 1] - y[q, None]))
+            qi, mi = np.nonzero(d <= radius[q, None])
+            out_q.append(q[qi])
+            out_m.append(mi)
+        for k in np.unique(reach[reach <= _GRID_REACH]).tolist():
+            sel = np.flatnonzero(reach == k)
+            for dx in range(-k, k + 1):
+                for dy in range(-k, k + 1):
+                    cy = qy[sel] + dy
+                    ok = (cy >= 0) & (cy <= max_iy)  # keys must not wrap to the next column
+                    q = sel[ok]
+                    key = (qx[q] + dx) * self.stride + cy[ok]
+                    lo = np.searchsorted(self.key, key, "left")
+                    cnt = np.searchsorted(self.key, key, "right") - lo
+                    hit = cnt > 0
+                    if not hit.any():
+                        continue
+                    q, lo, cnt = q[hit], lo[hit], cnt[hit]
+                    rep = np.repeat(np.arange(q.size), cnt)
+                    pos = lo[rep] + np.arange(rep.size) - (np.cumsum(cnt) - cnt)[rep]
+                    out_q.append(q[rep])
+                    out_m.append(self.order[pos])
+        qq = np.concatenate(out_q) if out_q else np.zeros(0, dtype=np.int64)
+        mm = np.concatenate(out_m) if out_m else np.zeros(0, dtype=np.int64)
+        d = np.maximum(np.abs(self.xy[mm, 0] - x[qq]), np.abs(self.xy[mm, 1] - y[qq]))
+        keep = d <= radius[qq]
+        return qq[keep], mm[keep]
+
+
 def _fixation_round(cx: np.ndarray, cy: np.ndarray, seg: np.ndarray, n: np.ndarray,
-                    p: np.ndarray, owner: np.ndarray, pop: _Population, tree,
+                    p: np.ndarray, owner: np.ndarray, pop: _Population, tree: _ModelGrid,
                     params: EventSynthPDParams, rng: np.random.Generator) -> np.ndarray:
     """Which candidates pass: candidate ``i`` has the samples ``cx[seg == i], cy[seg == i]``
     (``n[i]`` of them, contiguous), seed model ``p[i]`` and participant ``owner[i]``; ``tree``
-    is a :class:`scipy.spatial.cKDTree` of the population's model means.
+    indexes the population's model means (:class:`_ModelGrid`).
 
     The same decision as scoring every model exactly and calling :func:`_passes` per candidate:
-    the k-d tree returns a superset of the models the prefilter keeps (an upper bound of the
+    the spatial index returns a superset of the models the prefilter keeps (an upper bound of the
     prefilter's value over every sigma, see :func:`_axis_radius`), the prefilter keeps every
     model within ``ln(gamma) + margin`` of the seed, and the survivors are scored exactly.
     """
@@ -340,12 +410,7 @@ def _fixation_round(cx: np.ndarray, cy: np.ndarray, seg: np.ndarray, n: np.ndarr
     rx = _axis_radius(nf, vx, target - _axis_bound(nf, vy))
     ry = _axis_radius(nf, vy, target - _axis_bound(nf, vx))
     radius = np.maximum(rx, ry) * (1 + 1e-9) + 1e-12
-    hits = tree.query_ball_point(np.column_stack([mx, my]), r=radius, p=np.inf,
-                                 return_sorted=False)
-    cnt = np.fromiter((len(a) for a in hits), dtype=np.int64, count=m)
-    cand = np.repeat(np.arange(m), cnt)
-    model = (np.concatenate([np.asarray(a, dtype=np.int64) for a in hits])
-             if cand.size else np.zeros(0, dtype=np.int64))
+    cand, model = tree.pairs(mx, my, radius)
     # the prefilter: fixation_log_prob_approx from sufficient statistics, per pair
     q = pop.fix_params[model]
     approx = np.zeros(cand.size)
@@ -376,21 +441,19 @@ def _test_fixations(events: _FixationEvents, pop: _Population, params: EventSynt
 
     Round ``j`` draws the ``j``-th candidate of every event that has not passed yet, so each
     event releases its first passing candidate, as a loop over tries would. Only models that can
-    be near a candidate are scored: a k-d tree on the model means returns those within a
+    be near a candidate are scored: a grid on the model means returns those within a
     radius derived from an upper bound of :func:`fixation_log_prob_approx` over all model sigmas
     (a superset of the prefilter's set); the prefilter and the exact recomputation are then as
     before. Returns per event: the winning try (-1: none), the released samples (flat, in event
     order, for winners) with their offsets, and the number of tries used.
     """
-    from scipy.spatial import cKDTree
-
     n_ev = events.params.shape[0]
     winner = np.full(n_ev, -1, dtype=np.int64)
     tries = np.zeros(n_ev, dtype=np.int64)
     out_x = np.full(int(events.n.sum()), np.nan)
     out_y = np.full_like(out_x, np.nan)
     ev_start = np.cumsum(events.n) - events.n
-    tree = cKDTree(pop.fix_params[:, :2]) if pop.fix_params.shape[0] else None
+    tree = _ModelGrid(pop.fix_params[:, :2]) if pop.fix_params.shape[0] else None
     active = np.arange(n_ev)
     for j in range(params.max_tries):
         if active.size == 0 or tree is None:
