@@ -13,7 +13,10 @@ the speed-up over seed 001's Table 2 runtime for the full workload, extrapolated
 the measured scale (event detection excluded, as in the paper; the paper's event-synth-PD time
 includes training the C-VAE and building the PMFs, and so does ours, shown also as its own
 column). event-synth-PD's privacy test compares every candidate with the models *near* it, so
-its cost grows a little faster than linearly with the population; compare two scales to see it.
+its cost could grow faster than linearly with the population; compare two scales to see it.
+Rates and ratios use CPU time (``time.process_time``; best of ``--repeat``), which a busy
+machine distorts less than wall-clock time; both are printed. Importing torch and its first
+training step (seconds, once per process) are done before timing and reported in a note.
 
 Kaleido's streaming API is timed pushing 250-sample chunks and single samples (microseconds per
 sample). The second table puts the noise primitives next to their peers on PyPI where those are

@@ -435,6 +435,7 @@ def test_largest_remainder_rounding_equals_the_lexsort_form():
         totals = np.array([int(g.integers(0, 3 * s + 1)) for s in sizes])
         out = _round_keep_sum(values, group, totals)
         assert out.tolist() == reference(values, group, totals).tolist()
+        assert _round_keep_sum(values, group, totals, block=3).tolist() == out.tolist()
         assert np.bincount(group, weights=out, minlength=ng).tolist() == totals.tolist()
 
 
