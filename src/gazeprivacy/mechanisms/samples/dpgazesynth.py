@@ -396,7 +396,6 @@ def _clients(recs: tuple[Recording, ...], params: DPGazeSynthParams,
     gcw = (gx1 - gx0) / g
     gch = (gy1 - gy0) / g
     radius = np.array([params.radius_for(q) for q in geos])
-    w_of_win = ws[rec_of_win]
     rng_start, rng_times, rng_trans = rng.spawn(3)
 
     valid_rows = np.flatnonzero(~np.isnan(x))
@@ -471,11 +470,17 @@ def _clients(recs: tuple[Recording, ...], params: DPGazeSynthParams,
         dummy_win = np.repeat(np.arange(n_windows), n_dummy)
         values = np.concatenate([trans, np.full(dummy_win.size, d, dtype=np.int64)])
         value_win = np.concatenate([trans_win, dummy_win])
-    value_eps = np.zeros(0)
-    if value_win.size:  # reports share a budget per W; group them
-        uw, inv = np.unique(w_of_win[value_win], return_inverse=True)
-        value_eps = np.array([params.epsilon_per_report(int(w)) for w in uw])[inv]
-    reports = {float(e): values[value_eps == e] for e in np.unique(value_eps)}
+    # reports share a budget per W; group them by budget (in report order). The window sizes
+    # are those of the recordings (a handful), so no sort over all reports is needed
+    reports: dict[float, np.ndarray] = {}
+    if value_win.size:
+        w_rep = ws[rec_of_win[value_win]]
+        eps_of = {int(w): params.epsilon_per_report(int(w)) for w in np.unique(ws)}
+        for e in sorted(set(eps_of.values())):
+            sizes = [w for w, v in eps_of.items() if v == e]
+            mask = w_rep == sizes[0] if len(sizes) == 1 else np.isin(w_rep, sizes)
+            if mask.any():
+                reports[float(e)] = values[mask]
     return _Clients(valid_rows=valid_rows, run_window=grp[keep], run_length=lengths[keep],
                     start_cell=start_cell, window_x0=gx0[rec_of_win], window_y0=gy0[rec_of_win],
                     window_cw=gcw[rec_of_win], window_ch=gch[rec_of_win], reports=reports)
