@@ -212,15 +212,6 @@ def test_two_phase_oue_sums_are_unbiased_and_distributed_as_one_pass(ds):
     np.testing.assert_allclose(plan.curate(msgs, np.random.default_rng(0)).probs, ref.probs)
 
 
-def test_one_partition_plan_equals_the_split_of_the_in_memory_curator(ds):
-    """_curate (one pass) is _perturb then _estimate: same numbers from the same generator."""
-    clients = dgs._clients(ds.recordings, PARAMS, np.random.default_rng(1))
-    a = dgs._curate(clients, PARAMS, np.random.default_rng(2))
-    b = dgs._estimate([dgs._perturb(clients, PARAMS, np.random.default_rng(2))], PARAMS)
-    np.testing.assert_array_equal(a.probs, b.probs)
-    assert a.n_reports == b.n_reports
-
-
 def test_client_reports_path_runs_partitionwise(ds):
     p = DPGazeSynthParams(epsilon=4.0, grid_size=4, oue_path="client-reports")
     rels, model = run(DPGazeSynthPlan(params=p), split_dataset(ds, 4), seed=4)

@@ -66,6 +66,8 @@ __all__ = [
 #: Direction k of the 8-neighbourhood: (dcol, drow) = (round(cos(k 45 deg)), round(sin(k 45 deg))).
 _DCOL = np.array([1, 1, 0, -1, -1, -1, 0, 1])
 _DROW = np.array([0, 1, 1, 1, 0, -1, -1, -1])
+#: samples per block of recordings in the in-memory run (cache-sized vectorised arrays)
+_BLOCK_SAMPLES = 1 << 19
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -569,9 +571,19 @@ def _estimate(messages: list[dict[float, tuple[np.ndarray, int]]],
     return transition_model_from_estimates(est[:d], g, sum(counts.values()))
 
 
-def _curate(clients: _Clients, params: DPGazeSynthParams,
-            rng: np.random.Generator) -> TransitionModel:
-    return _estimate([_perturb(clients, params, rng)], params)
+def _blocks(recs: tuple[Recording, ...]) -> list[tuple[Recording, ...]]:
+    """Consecutive recordings in blocks of about ``_BLOCK_SAMPLES`` samples (at least one
+    recording each)."""
+    out: list[tuple[Recording, ...]] = []
+    start = total = 0
+    for i, r in enumerate(recs):
+        total += r.n_samples
+        if total >= _BLOCK_SAMPLES:
+            out.append(recs[start:i + 1])
+            start, total = i + 1, 0
+    if start < len(recs):
+        out.append(recs[start:])
+    return out
 
 
 def _synthesise(n_rows: int, clients: _Clients, model: TransitionModel,
@@ -647,13 +659,21 @@ def dpgazesynth(dataset: Dataset, params: DPGazeSynthParams, *, rng: np.random.G
                       "guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
     recs = dataset.recordings
     shapes = {(r.sampling_rate_hz, _geometry(r, params)) for r in recs}
-    rng_clients, rng_curator, rng_synth = rng.spawn(3)
-    clients = _clients(recs, params, rng_clients)
-    model = _curate(clients, params, rng_curator)
-    x, y = _synthesise(sum(r.n_samples for r in recs), clients, model, params, rng_synth)
-    cuts = np.cumsum([r.n_samples for r in recs])[:-1]
-    out = tuple(r.with_gaze(a, b) for r, a, b in
-                zip(recs, np.split(x, cuts), np.split(y, cuts), strict=True))
+    # Clients and synthesis run over blocks of consecutive recordings (about _BLOCK_SAMPLES
+    # samples each) so the vectorised arrays stay cache-sized; the curator sums the blocks' OUE
+    # column sums, which is exactly the aggregate over all clients (see _perturb).
+    blocks = _blocks(recs)
+    rng_clients, rng_curator, rng_synth = (r.spawn(len(blocks)) for r in rng.spawn(3))
+    states = [_clients(b, params, g) for b, g in zip(blocks, rng_clients, strict=True)]
+    model = _estimate([_perturb(c, params, g) for c, g in
+                       zip(states, rng_curator, strict=True)], params)
+    out: list[Recording] = []
+    for b, c, g in zip(blocks, states, rng_synth, strict=True):
+        sizes = [r.n_samples for r in b]
+        x, y = _synthesise(sum(sizes), c, model, params, g)
+        cuts = np.cumsum(sizes)[:-1]
+        out += [r.with_gaze(u, v) for r, u, v in
+                zip(b, np.split(x, cuts), np.split(y, cuts), strict=True)]
     record = guarantee(params, sampling_rate_hz=recs[0].sampling_rate_hz,
                        geometry=_geometry(recs[0], params))
     if len(shapes) > 1:
@@ -663,7 +683,7 @@ def dpgazesynth(dataset: Dataset, params: DPGazeSynthParams, *, rng: np.random.G
     units = dataset.units_per_participant(
         lambda r: -(-r.n_samples // window_samples(params, r.sampling_rate_hz)))
     record = record.compose(units)
-    return Release(Dataset(out, name=dataset.name, info=dataset.info), record)
+    return Release(Dataset(tuple(out), name=dataset.name, info=dataset.info), record)
 
 
 def dpgazesynth_recording(recording: Recording, params: DPGazeSynthParams, *,
