@@ -15,6 +15,10 @@
 * **Resumable.** A finished cell leaves ``OUT/cells/<key>.parquet`` (its rows), ``<key>.npz``
   (a preview for the report) and ``<key>.json`` (meta and guarantee, written last); a rerun
   skips cells whose three files exist.
+* **Learned evaluations** (seed 001): utilities of kind ``gaze-prediction`` /
+  ``activity-sequence`` and attacks of kind ``linkage`` run through
+  :mod:`gazeprivacy.experiments.learned` (:func:`_learned_rows`); a config made only of them
+  skips the event features.
 * **Output.** ``OUT/results.parquet`` -- columns ``dataset, mechanism, mode, parameters`` (JSON),
   ``epsilon`` (flattened, null when the mechanism has none), ``seed, kind`` (privacy | utility |
   fidelity), ``evaluation`` (e.g. ``reid:rbfn:seed000``), ``metric, value`` -- and
@@ -53,6 +57,7 @@ from gazeprivacy.experiments.config import (
     canonical_json,
 )
 from gazeprivacy.experiments.featurize import event_features_of, load_configured_dataset
+from gazeprivacy.experiments.learned import learned_utility_metrics, linkage_metrics
 from gazeprivacy.features.aggregate import recording_features
 from gazeprivacy.metrics.utility import task_classification
 
@@ -228,7 +233,8 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     dcfg: DatasetConfig = next(d for d in cfg.datasets if d.name == cell.dataset)
     raw = ctx.datasets[cell.dataset]
     featurize = ctx.featurizer or event_features_of
-    raw_events = pl.read_parquet(ctx.raw_features[cell.dataset])
+    raw_events = (pl.read_parquet(ctx.raw_features[cell.dataset])
+                  if cell.dataset in ctx.raw_features else None)
     attack_rng, protect_rng = _streams(cell, ctx.n_combos)
     guarantee: dict[str, Any] | None = None
     mode = "none"
@@ -246,13 +252,16 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
         prot = release.output
         guarantee = release.guarantee.with_seed(cell.seed).to_dict()
         mode = release.guarantee.mode  # the record says which path ran, not a params default
-        prot_events = featurize(prot)
-    rows: list[dict[str, Any]] = []
+        if _needs_events(cfg):
+            prot_events = featurize(prot)
+    rows: list[dict[str, Any]] = _learned_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
     index = recording_index(raw, group_label=dcfg.group_label)
     recs = [r.recording for r in raw.recordings]
-    raw_rec = recording_features(raw_events, recordings=recs)
+    raw_rec = recording_features(raw_events, recordings=recs) if _needs_events(cfg) else None
     prot_rec = None if prot_events is None else recording_features(prot_events, recordings=recs)
     for a in cfg.attacks:
+        if a.kind == "linkage":
+            continue  # in _learned_rows
         threat: ThreatModel = THREAT_MODELS[a.threat] if prot is not None else ThreatModel.raw()
         rng = _attack_stream(attack_rng, a)
         if a.kind == "reidentification":
@@ -270,6 +279,8 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
                                   attribute=a.attribute, classifier=a.classifier)
             rows += _rows(cell, mode, "privacy", a.id, res.metrics())
     for u in cfg.utility:
+        if u.learned:
+            continue  # in _learned_rows
         lab = _labels(raw, u.label, by="recording")
         if lab is None or len(set(lab.values())) < 2:
             notes.append(f"utility {u.id} skipped: label {u.label!r} missing or constant")
@@ -294,6 +305,42 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     _atomic(cells / f"{cell.key}.json",
             lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
     return meta
+
+
+def _needs_events(cfg: ExperimentConfig) -> bool:
+    """Whether any evaluation of ``cfg`` reads I-VT event features (the learned ones do not)."""
+    return (any(a.kind != "linkage" for a in cfg.attacks)
+            or any(not u.learned for u in cfg.utility))
+
+
+def _learned_rows(cell: Cell, ctx: _Context, raw: Dataset, prot: Dataset | None, mode: str,
+                  attack_rng: np.random.Generator, notes: list[str]) -> list[dict[str, Any]]:
+    """Rows of the learned evaluations (seed 001): linkage attacks and learned utilities."""
+    cfg = ctx.config
+    dcfg = next(d for d in cfg.datasets if d.name == cell.dataset)
+    rows: list[dict[str, Any]] = []
+    for a in cfg.attacks:
+        if a.kind != "linkage":
+            continue
+        try:
+            m = linkage_metrics(a, raw, prot, group_label=dcfg.group_label,
+                                rng=_attack_stream(attack_rng, a))
+        except InvalidDataError as exc:
+            notes.append(f"attack {a.id} skipped: {exc}")
+            continue
+        rows += _rows(cell, mode, "privacy", a.id, m)
+    for u in cfg.utility:
+        if not u.learned:
+            continue
+        try:
+            m = learned_utility_metrics(u, raw, prot, rng=_utility_stream(attack_rng, u),
+                                        cache_dir=Path(ctx.out_dir) / "cache",
+                                        cache_key=f"{cell.dataset}:{cell.seed}")
+        except InvalidDataError as exc:
+            notes.append(f"utility {u.id} skipped: {exc}")
+            continue
+        rows += _rows(cell, mode, "utility", u.id, m)
+    return rows
 
 
 def _attack_stream(attack_rng: np.random.Generator, a: AttackConfig) -> np.random.Generator:
@@ -407,7 +454,7 @@ def run_experiment(
         {name: _summary(ds) for name, ds in loaded.items()}, indent=2))
     featurize = featurizer or event_features_of
     raw_paths: dict[str, str] = {}
-    for name, ds in loaded.items():
+    for name, ds in (loaded.items() if _needs_events(config) else ()):
         digest = hashlib.sha1(repr((name, len(ds), ds.n_samples,
                                     getattr(featurize, "__qualname__", str(featurize))))
                               .encode()).hexdigest()[:12]
