@@ -161,6 +161,10 @@ class AttackConfig:
     """One attack: ``reidentification`` (George & Routray), ``attribute`` inference, or the
     demographic ``linkage`` attack of seed 001 section 3.
 
+    ``threat`` defaults to ``seed000`` (train raw, test protected) for re-identification and
+    attribute inference and to ``seed001`` (train on the release, probe with raw data) for
+    linkage.
+
     Linkage: ``quasi_identifiers`` (recording labels, constant per participant, e.g.
     ``["gender"]``) are made ``k``-anonymous by generalisation; the gaze biometric (random forest
     on ``window_s`` windows) then re-identifies within the candidate class. The threat model's
@@ -169,7 +173,7 @@ class AttackConfig:
 
     kind: str
     classifier: str = "rbfn"
-    threat: str = "seed000"
+    threat: str | None = None
     n_splits: int = 20
     test_fraction: float = 0.25
     attribute: str | None = None
@@ -181,6 +185,8 @@ class AttackConfig:
         if self.kind not in ATTACK_KINDS:
             raise ConfigError(f"attacks[].kind must be one of {ATTACK_KINDS}, got "
                               f"{self.kind!r}")
+        if self.threat is None:  # seed 001's linkage attacker holds the release (section 3)
+            object.__setattr__(self, "threat", "seed001" if self.kind == "linkage" else "seed000")
         if self.kind == "linkage":
             if not (isinstance(self.k, int) and self.k >= 1):
                 raise ConfigError(f"attacks[] of kind 'linkage' needs k (an integer >= 1: the "

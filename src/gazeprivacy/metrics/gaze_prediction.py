@@ -201,7 +201,8 @@ def gaze_prediction_utility(train_data: Dataset, test_data: Dataset, *,
     Raises
     ------
     InvalidDataError
-        A participant is in both sets (the test would leak), or no usable windows.
+        A participant is in both sets (the test would leak), or no usable (complete) training
+        or test window.
     """
     shared = set(train_data.participants) & set(test_data.participants)
     if shared:
@@ -209,6 +210,10 @@ def gaze_prediction_utility(train_data: Dataset, test_data: Dataset, *,
                                "train and test data; split by participant")
     xtr, ytr, _, _, s1 = gaze_prediction_windows(train_data, channels=channels, **window_kw)
     xte, yte, lte, _, s2 = gaze_prediction_windows(test_data, channels=channels, **window_kw)
+    for what, n, skipped in (("training", xtr.shape[0], s1), ("test", xte.shape[0], s2)):
+        if n == 0:
+            raise InvalidDataError(f"gaze prediction: no complete {what} window ({skipped} "
+                                   "skipped for missing samples); the data are too sparse")
     keep = subsample_windows(xtr.shape[0], max_train_windows, rng=rng)
     xtr, ytr = xtr[keep], ytr[keep]
     model = (model or GazePredictor()).fit(xtr, ytr, rng=rng)
