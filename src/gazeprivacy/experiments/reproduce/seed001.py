@@ -515,7 +515,7 @@ def _bar_figure(summary: pl.DataFrame, names: dict[str, str], path: Path, *, met
     panels = sel.select("dataset", "evaluation").unique(maintain_order=True).rows()
     if not per_evaluation:
         panels = list(dict.fromkeys(panels))
-    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(5.2 * max(1, len(panels)), 4.2),
+    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(5.2 * max(1, len(panels)), 5.2),
                              dpi=90, squeeze=False)
     for ax, (dataset, evaluation) in zip(axes[0], panels, strict=False):
         g = sel.filter((pl.col("dataset") == dataset) & (pl.col("evaluation") == evaluation))
@@ -527,7 +527,7 @@ def _bar_figure(summary: pl.DataFrame, names: dict[str, str], path: Path, *, met
                   f"{_setting(r['mechanism'], json.loads(r['parameters']))}" for r in rows]
         colours = [f"C{order.get(r['mechanism'], 5)}" for r in rows]
         ax.bar(range(len(rows)), [r["mean"] for r in rows], color=colours)
-        ax.set_xticks(range(len(rows)), labels, rotation=90, fontsize=5)
+        ax.set_xticks(range(len(rows)), labels, rotation=90, fontsize=7)
         raw = g.filter((pl.col("metric") == metric) & (pl.col("mechanism") == "none"))["mean"]
         if raw.len():
             ax.axhline(float(raw[0]), color="black", ls="--", lw=1, label="raw data")
