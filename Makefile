@@ -22,7 +22,8 @@ test: $(VENV)/.installed
 	$(PY) -m pytest -n 2 --durations=15
 
 bench: $(VENV)/.installed
-	$(PY) benchmarks/run.py
+	$(PY) -m pip install -q -e ".[bench]"
+	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
 # peak RSS and time of partition-wise protect / featurize at 1x, 10x, 50x EHTask (~1 h, a few GB
 # of temporary Parquet in /tmp, deleted afterwards)

@@ -19,8 +19,8 @@ from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.guarantees import Guarantee, Kind, Release, Unit
 from gazeprivacy.mechanisms.base import MechanismSpec, protect_recordings
 
-__all__ = ["FakeNoiseParams", "fake_featurizer", "fake_registry", "synthetic_events",
-           "tiny_dataset"]
+__all__ = ["FakeNoiseParams", "activity_dataset", "fake_featurizer", "fake_registry",
+           "synthetic_events", "tiny_dataset"]
 
 
 def synthetic_events(*, n_participants: int = 6, n_stimuli: int = 6, n_events: int = 12,
@@ -121,3 +121,30 @@ def fake_registry() -> dict[str, MechanismSpec]:
     spec = MechanismSpec(name="fake-noise", level="samples", params_type=FakeNoiseParams,
                          protect=_fake_protect, summary="test-only Gaussian jitter")
     return {"fake-noise": spec}
+
+
+def activity_dataset(*, n_participants: int = 6, duration_s: float = 30.0, rate_hz: float = 30.0,
+                     seed: int = 0, name: str = "activities") -> Dataset:
+    """Two activities per participant: 'pursuit' (slow sines: predictable 100 ms ahead) and
+    'saccadic' (a new position every 600 ms), labels ``activity`` and ``gender``; a short blink
+    gap (NaN) in each recording. The learned utilities must learn both from raw data."""
+    rng = np.random.default_rng(seed)
+    geom = Geometry(x_min_deg=-15.0, x_max_deg=15.0, y_min_deg=-10.0, y_max_deg=10.0)
+    t = np.arange(0, duration_s, 1 / rate_hz)
+    recs = []
+    for p in range(n_participants):
+        for act in ("pursuit", "saccadic"):
+            if act == "pursuit":
+                x = 10 * np.sin(2 * np.pi * rng.uniform(0.3, 0.6) * t + rng.uniform(0, 6))
+                y = 6 * np.cos(2 * np.pi * rng.uniform(0.3, 0.6) * t + rng.uniform(0, 6))
+            else:
+                jumps = np.repeat(rng.uniform(-3, 3, (t.size // 18 + 1, 2)), 18, axis=0)[:t.size]
+                x, y = jumps[:, 0], jumps[:, 1]
+            x = x + rng.normal(0, 0.1, t.size)
+            y = y + rng.normal(0, 0.1, t.size)
+            x[40:44] = np.nan
+            y[40:44] = np.nan
+            recs.append(Recording.from_arrays(
+                recording=f"p{p}-{act}", participant=f"p{p}", t=t, x=x, y=y, geometry=geom,
+                labels={"activity": act, "gender": "f" if p % 2 else "m"}))
+    return Dataset(tuple(recs), name=name)

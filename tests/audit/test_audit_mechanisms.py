@@ -29,7 +29,8 @@ HEATMAP_TRIALS = 1000  # heatmaps and feature series: one mechanism call per dra
 DEFAULT_TRIALS = 6000
 
 
-SERIES = ("series-lpa", "fpa", "dct", "cfpa", "dcfpa", "steil-exponential")
+SERIES = ("series-lpa", "series-fpa", "series-dct", "series-cfpa", "series-dcfpa",
+          "series-steil-exponential")
 
 
 def trials_for(name: str) -> int:

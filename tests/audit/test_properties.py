@@ -246,7 +246,7 @@ def test_series_mechanisms_keep_recordings_and_window_counts(name, n_rec, n_win,
     kw: dict[str, Any] = {"epsilon": 1.0, "mode": mode}
     if mode == "sound":
         kw["ranges"] = {f: FeatureRange(0.0, 1.0, "natural", "test") for f in feats}
-    if "chunk_size" in names and name in ("cfpa", "dcfpa"):
+    if "chunk_size" in names and name in ("series-cfpa", "series-dcfpa"):
         kw["chunk_size"] = 4
     try:
         rel = quietly(spec.protect, series, spec.params_type(**kw),

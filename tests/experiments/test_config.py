@@ -95,3 +95,58 @@ def test_non_sample_mechanisms_are_refused_with_the_way_out():
     with pytest.raises(ConfigError, match="is a heatmap-level mechanism; the runner protects "
                                           "gaze samples"):
         cfg.check_mechanisms(MECHANISMS)
+
+
+# --- learned evaluations of seed 001 (issue 10) -------------------------------------------------
+
+def _learned(**over):
+    d = {"name": "x", "seeds": [0], "datasets": [{"name": "d", "source": "sample"}]}
+    d.update(over)
+    return parse_config(d)
+
+
+def test_learned_utility_kinds_parse_with_their_defaults():
+    cfg = _learned(utility=[{"kind": "gaze-prediction"},
+                            {"kind": "activity-sequence", "label": "activity",
+                             "threat": "seed004", "channels": [], "epochs": 3,
+                             "max_train_windows": 500},
+                            {"kind": "task"}])
+    gp, act, task = cfg.utility
+    assert gp.learned and act.learned and not task.learned
+    assert (gp.threat, gp.channels, gp.n_splits, gp.history_s, gp.horizon_s) == (
+        "seed001", "auto", 1, 0.5, 0.1)
+    assert gp.id == "gaze-prediction:gru:seed001"
+    assert act.id == "activity:seq:seed004" and act.channels == () and act.epochs == 3
+    assert task.n_splits == 5 and task.id == "task:rf:train-original"
+
+
+def test_linkage_attack_parses_and_defaults_to_the_seed001_threat():
+    cfg = _learned(attacks=[{"kind": "linkage", "quasi_identifiers": ["gender", "age"],
+                             "k": 4}, {"kind": "reidentification"}])
+    link, reid = cfg.attacks
+    assert link.quasi_identifiers == ("gender", "age") and link.threat == "seed001"
+    assert link.id == "linkage:gender+age:k4:seed001"
+    assert reid.threat == "seed000"
+
+
+@pytest.mark.parametrize("entry, match", [
+    pytest.param({"utility": [{"kind": "gaze"}]}, "utility\\[\\].kind must be one of",
+                 id="unknown_utility_kind"),
+    pytest.param({"utility": [{"kind": "gaze-prediction", "threat": "x"}]},
+                 "utility\\[\\].threat must be one of", id="unknown_threat"),
+    pytest.param({"utility": [{"kind": "gaze-prediction", "channels": "head"}]},
+                 "channels must be 'auto' or a list", id="channels_string"),
+    pytest.param({"utility": [{"kind": "gaze-prediction", "horizon_s": 0}]},
+                 "horizon_s must be > 0", id="zero_horizon"),
+    pytest.param({"utility": [{"kind": "activity-sequence", "max_train_windows": 3}]},
+                 "max_train_windows must be an integer >= 10", id="tiny_window_cap"),
+    pytest.param({"utility": [{"kind": "gaze-prediction", "dropout": 0.1}]},
+                 "unknown key\\(s\\) \\['dropout'\\]", id="unknown_key"),
+    pytest.param({"attacks": [{"kind": "linkage", "quasi_identifiers": ["gender"]}]},
+                 "needs k", id="linkage_without_k"),
+    pytest.param({"attacks": [{"kind": "linkage", "k": 2}]},
+                 "needs quasi_identifiers", id="linkage_without_quasi_identifiers"),
+])
+def test_learned_config_errors_name_the_key(entry, match):
+    with pytest.raises(ConfigError, match=match):
+        _learned(**entry)

@@ -11,7 +11,13 @@ import pytest
 
 from gazeprivacy.data import Dataset, Geometry, Recording
 from gazeprivacy.exceptions import InvalidDataError
-from gazeprivacy.metrics.fidelity import density_error, gaze_density, rmse, rss_distance
+from gazeprivacy.metrics.fidelity import (
+    density_error,
+    gaze_density,
+    rmse,
+    rss_distance,
+    suppressed_fraction,
+)
 
 GEO = Geometry(x_min_deg=0.0, x_max_deg=6.0, y_min_deg=0.0, y_max_deg=6.0)
 
@@ -33,6 +39,18 @@ def test_nan_samples_are_left_out_of_pairs():
     a = ds([np.array([0.0, np.nan, 0.0])], [np.array([0.0, np.nan, 0.0])])
     b = a.map(lambda r: r.with_gaze(np.array([3.0, 100.0, np.nan]), np.array([4.0, 0, np.nan])))
     assert rmse(a, b) == pytest.approx(5.0)
+
+
+def test_suppressed_fraction_counts_only_samples_valid_before():
+    a = ds([np.array([0.0, np.nan, 0.0, 0.0]), np.zeros(4)],
+           [np.array([0.0, np.nan, 0.0, 0.0]), np.zeros(4)])
+    gone = np.array([np.nan, np.nan, 1.0, 1.0])
+    b = a.map(lambda r: r.with_gaze(gone, gone))
+    # recording 0 loses 1 of its 3 valid samples (its own blink is not counted), r1 loses 2 of 4
+    assert suppressed_fraction(a, b) == pytest.approx(3 / 7)
+    assert suppressed_fraction(a, a) == 0.0
+    with pytest.raises(InvalidDataError, match="recordings"):
+        suppressed_fraction(a, Dataset(a.recordings[:1]))
 
 
 def test_mismatched_datasets_raise():

@@ -110,3 +110,23 @@ def test_activity_model_beats_chance_on_the_simulator():
     assert res.n_classes == 3 and res.chance == pytest.approx(1 / 3)
     assert res.accuracy >= 0.7, res
 
+
+
+def test_gaze_prediction_refuses_a_release_without_complete_windows(rng):
+    train, test = pursuit_dataset(2, rng), pursuit_dataset(1, rng, offset=10)
+    gap = np.arange(train[0].n_samples) % 10 == 0   # a missing sample in every 0.5 s window
+    holes = Dataset(tuple(r.with_gaze(np.where(gap, np.nan, r.x), np.where(gap, np.nan, r.y))
+                          for r in train))
+    with pytest.raises(InvalidDataError, match="no complete training window"):
+        gaze_prediction_utility(holes, test, rng=rng, model=GazePredictor(epochs=1))
+
+
+def test_head_channels_enter_relative_and_wrapped():
+    t = np.arange(0, 2, 0.01)
+    yaw = (170.0 + 40.0 * t + 180.0) % 360.0 - 180.0     # turns through +-180 deg
+    rec = Recording.from_arrays(recording="r", participant="p", t=t, x=np.zeros_like(t),
+                                y=np.zeros_like(t), channels={"head_yaw_deg": yaw})
+    x, *_ = gaze_prediction_windows(Dataset((rec,)), channels=("head_yaw_deg",))
+    assert x.shape[2] == 3 and np.allclose(x[:, -1, 2], 0.0)
+    # 0.5 s of a 40 deg/s turn: at most 20 deg from the last value, never ~340
+    assert np.abs(x[:, :, 2]).max() <= 20.0 + 1e-9

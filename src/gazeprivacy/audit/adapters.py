@@ -508,12 +508,12 @@ def _series_case(mode: str, *, name: str) -> AuditCase:
     kw: dict[str, Any] = {"epsilon": eps, "mode": mode}
     if mode == "sound":
         kw["ranges"] = {"f": FeatureRange(0.0, 1.0, "natural", "audit")}
-    if "chunk_size" in names and name in ("cfpa", "dcfpa"):
+    if "chunk_size" in names and name in ("series-cfpa", "series-dcfpa"):
         kw["chunk_size"] = 4
     if "subsample_w" in names:
         kw["subsample_w"] = 1  # no subsampling: the audited unit is the whole series
     params = spec.params_type(**kw)
-    steil = name == "steil-exponential"
+    steil = name == "series-steil-exponential"
     chunked = "chunk_size" in kw
     block = kw["chunk_size"] if chunked else n_win  # neighbours differ in one unit only
 
@@ -622,7 +622,8 @@ def _adapters() -> dict[str, AuditAdapter]:
         a.append(AuditAdapter(hm, lambda m, hm=hm: _heatmap_case(m, name=hm), modes=modes,
                               requires=hm, expect_violation=bad,
                               description=f"{hm}: noisy aggregate gaze map"))
-    for sr in ("series-lpa", "fpa", "dct", "cfpa", "dcfpa", "steil-exponential"):
+    for sr in ("series-lpa", "series-fpa", "series-dct", "series-cfpa", "series-dcfpa",
+               "series-steil-exponential"):
         a.append(AuditAdapter(sr, lambda m, sr=sr: _series_case(m, name=sr),
                               modes=("sound", "paper"), requires=sr, expect_violation=("paper",),
                               description=f"{sr}: feature-series release per block"))

@@ -51,6 +51,7 @@ app.command("partition")(partition_cmd.partition)
 
 # `gazeprivacy reproduce <paper>`: one subcommand per seed paper's experiment.
 reproduce_cmd.reproduce_app.command("seed000")(reproduce_cmd.seed000)
+reproduce_cmd.reproduce_app.command("seed001")(reproduce_cmd.seed001)
 reproduce_cmd.reproduce_app.command("seed002")(reproduce_cmd.seed002)
 reproduce_cmd.reproduce_app.command("seed003")(reproduce_cmd.seed003)
 reproduce_cmd.reproduce_app.command("seed004")(reproduce_cmd.seed004)

@@ -16,12 +16,13 @@ from rich.console import Console
 from rich.table import Table
 
 from gazeprivacy.experiments.reproduce.seed000 import reproduce_seed000
+from gazeprivacy.experiments.reproduce.seed001 import Seed001Settings, reproduce_seed001
 from gazeprivacy.experiments.reproduce.seed002 import reproduce_seed002
 from gazeprivacy.experiments.reproduce.seed003 import reproduce_seed003
 from gazeprivacy.experiments.reproduce.seed004 import reproduce_seed004
 from gazeprivacy.rng import make_rng
 
-__all__ = ["reproduce_app", "seed000", "seed002", "seed003", "seed004"]
+__all__ = ["reproduce_app", "seed000", "seed001", "seed002", "seed003", "seed004"]
 
 reproduce_app = typer.Typer(help="Reproduce a seed paper's experiment.", no_args_is_help=True)
 
@@ -59,6 +60,38 @@ def seed000(
         console.print(res.tables[key].read_text())
     console.print(f"tables (seed000_*.md), figure {res.figure.name} and report {res.report} "
                   f"in {out}")
+
+
+def seed001(
+    out: Annotated[Path, typer.Option(help="Output folder (cells are cached: a rerun resumes).")],
+    data_dir: Annotated[Path | None, typer.Option(
+        help="Folder with vr_selfcalib_office_supermarket/, gazegraph_desktop_activity/ and "
+             "mpiidpeye/ (default $GAZEPRIVACY_DATA or ../shared/data).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the run (research run).")] = 0,
+    quick: Annotated[bool, typer.Option(
+        help="A few minutes: one setting per mechanism, a few participants, small models.")
+    ] = False,
+    simulate: Annotated[bool, typer.Option(
+        help="Small simulated datasets instead of the real ones (pipeline smoke test).")] = False,
+    paper_grid: Annotated[bool, typer.Option(
+        help="Seed 001's whole grid (Kaleido 16 settings, event-synth-PD 6, DPGazeSynth 6; "
+             "about 3x the default budget grid's compute).")] = False,
+    n_seeds: Annotated[int | None, typer.Option(help="Repetitions (default 1).")] = None,
+    workers: Annotated[int, typer.Option(help="Worker processes.")] = 2,
+) -> None:
+    """David-John et al. (TVCG 2023) section 5: Tables 3-4, Figs 1, 4 and 8 on VR, GazeGraph,
+    MPIIDPEye (gaze prediction, activity recognition, identification, linkage)."""
+    kw: dict = {"workers": workers}
+    if n_seeds is not None:
+        kw["n_seeds"] = n_seeds
+    settings = (Seed001Settings.quick_run(**kw) if quick else
+                Seed001Settings(**kw) if paper_grid else Seed001Settings.budget(**kw))
+    res = reproduce_seed001(out, data_dir=None if simulate else (data_dir or _default_data_dir()),
+                            rng=make_rng(seed), settings=settings, simulate=simulate,
+                            progress=not (quick or simulate))
+    console = Console()
+    console.print(res.tables["utility"].read_text())
+    console.print(f"tables (seed001_*.md), figures and report {res.report} in {out}")
 
 
 def seed003(

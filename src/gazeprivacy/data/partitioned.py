@@ -29,6 +29,8 @@ samples. Recording ids must be unique across partitions.
 from __future__ import annotations
 
 import json
+import os
+import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -45,8 +47,10 @@ __all__ = [
     "PartitionWriter",
     "PartitionedDataset",
     "is_partitioned",
+    "partition_file",
     "split_dataset",
     "write_manifest",
+    "write_partition",
     "write_partitioned",
 ]
 
@@ -198,11 +202,8 @@ class PartitionWriter:
             raise InvalidDataError(f"recording id(s) {sorted(clash)[:5]} already written to an "
                                    "earlier partition; recording ids must be unique")
         self._seen.update(ids)
-        file = f"part-{len(self._parts):05d}.parquet"
-        write_dataset(Dataset(part.recordings, name=self.name, info=self.info), self.path / file)
-        info = PartitionInfo(file=file, recordings=tuple(ids),
-                             participants=tuple(r.participant for r in part),
-                             n_samples=part.n_samples)
+        info = write_partition(self.path, len(self._parts), part, name=self.name,
+                               info=self.info)
         self._parts.append(info)
         return info
 
@@ -219,6 +220,41 @@ class PartitionWriter:
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if exc_type is None:
             self.close()
+
+
+def partition_file(index: int) -> str:
+    """File name of partition ``index`` inside a partitioned-dataset folder.
+
+    >>> partition_file(3)
+    'part-00003.parquet'
+    """
+    return f"part-{int(index):05d}.parquet"
+
+
+def write_partition(path: str | Path, index: int, part: Dataset, *, name: str = "dataset",
+                    info: dict[str, Any] | None = None) -> PartitionInfo:
+    """Write partition ``index`` (a whole-recordings :class:`Dataset`) as
+    ``path/part-%05d.parquet`` and return its manifest entry.
+
+    The building block of :class:`PartitionWriter`, usable where partitions are written by
+    parallel workers (e.g. ``gazeprivacy.engines.dask``); the driver then calls
+    :func:`write_manifest` with every partition's entry, last. Uniqueness of recording ids across
+    partitions is checked by the writer of the manifest.
+    """
+    if not len(part):
+        raise InvalidDataError("cannot write an empty partition (it has no recordings)")
+    file = partition_file(index)
+    # written beside, then renamed: a reader (or a second worker re-running the same task after
+    # a lost heartbeat) never sees a half-written partition file
+    tmp = Path(path) / f".{file}.{uuid.uuid4().hex[:12]}.parquet"
+    try:
+        write_dataset(Dataset(part.recordings, name=name, info=dict(info or {})), tmp)
+        os.replace(tmp, Path(path) / file)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return PartitionInfo(file=file, recordings=tuple(r.recording for r in part),
+                         participants=tuple(r.participant for r in part),
+                         n_samples=part.n_samples)
 
 
 def write_manifest(path: str | Path, partitions: Iterable[PartitionInfo], *,

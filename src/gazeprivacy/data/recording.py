@@ -24,6 +24,7 @@ Policies (SPEC section 1), each tested in ``tests/data/test_recording.py``:
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -120,17 +121,24 @@ class Recording:
             raise InvalidDataError(
                 f"recording {rec!r}: sampling_rate_hz must be > 0, got {self.sampling_rate_hz!r}")
         _check_timestamps(self.t, rec)
-        _check_gaze(self.x, self.y, rec)
-        half = np.isnan(self.x) ^ np.isnan(self.y)
+        self._set_gaze(self.x, self.y, stacklevel=4)
+
+    def _set_gaze(self, x: np.ndarray, y: np.ndarray, *, stacklevel: int) -> None:
+        """Check frozen ``x, y`` (finite or NaN, within 360 degrees), apply the missing-sample
+        policy and store them."""
+        rec = self.recording
+        _check_gaze(x, y, rec)
+        half = np.isnan(x) ^ np.isnan(y)
         if half.any():
             warnings.warn(f"recording {rec!r}: {int(half.sum())} rows had only one of x/y "
                           "missing; both are now NaN (missing-sample policy)",
-                          DataPolicyWarning, stacklevel=3)
-            x, y = self.x.copy(), self.y.copy()
+                          DataPolicyWarning, stacklevel=stacklevel)
+            x, y = x.copy(), y.copy()
             x[half] = np.nan
             y[half] = np.nan
-            object.__setattr__(self, "x", _frozen(x, "x", rec))
-            object.__setattr__(self, "y", _frozen(y, "y", rec))
+            x, y = _frozen(x, "x", rec), _frozen(y, "y", rec)
+        object.__setattr__(self, "x", x)
+        object.__setattr__(self, "y", y)
 
     @classmethod
     def from_arrays(cls, *, recording: str, participant: str, x: Any, y: Any,
@@ -206,7 +214,14 @@ class Recording:
             raise InvalidDataError(
                 f"recording {self.recording!r}: new gaze has {x.shape[0]} rows, expected "
                 f"{self.n_samples}")
-        return replace(self, x=x, y=y, **changes)
+        if changes:
+            return replace(self, x=x, y=y, **changes)
+        # Only the gaze changes: check it alone (timestamps, labels and the other columns were
+        # checked when this recording was built; re-checking them cost as much as a mechanism)
+        out = copy.copy(self)
+        out._set_gaze(_frozen(x, "x", self.recording), _frozen(y, "y", self.recording),
+                      stacklevel=3)
+        return out
 
     def to_table(self) -> pl.DataFrame:
         """This recording in the long format (see :mod:`gazeprivacy.data.io`)."""
@@ -247,11 +262,13 @@ def _check_timestamps(t: np.ndarray, rec: str) -> None:
 
 def _check_gaze(x: np.ndarray, y: np.ndarray, rec: str) -> None:
     for name, a in (("x", x), ("y", y)):
+        if not (np.abs(a) > 360).any():  # NaN compares False; inf is caught here
+            continue
         inf = np.flatnonzero(np.isinf(a))
         if inf.size:
             raise InvalidDataError(f"recording {rec!r}: {name} at row {int(inf[0])} is infinite; "
                                    "use NaN for missing samples")
-        big = np.flatnonzero(np.abs(np.nan_to_num(a)) > 360)
+        big = np.flatnonzero(np.abs(a) > 360)
         if big.size:
             raise InvalidDataError(
                 f"recording {rec!r}: {name} at row {int(big[0])} is {a[big[0]]:g}, beyond 360 "

@@ -28,7 +28,6 @@ The output depends only on the seed and the partitioning (streams from
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -183,27 +182,15 @@ def _check_dest(source: Source, dest: Path, overwrite: bool) -> None:
 
 
 def _run_dask(source: Source, plan: PartitionPlan, streams: PartitionStreams,
-              scheduler: str | None, dest: Path) -> list[Guarantee]:
-    from gazeprivacy._optional import import_optional
+              scheduler: str | None, dest: Path, progress: bool) -> list[Guarantee]:
+    from gazeprivacy.engines import dask as dask_engine  # optional extra: imported on use
 
-    import_optional("dask")
-    import_optional("distributed")
-    try:
-        mod = importlib.import_module("gazeprivacy.engines.dask")
-    except ModuleNotFoundError as exc:
-        if exc.name != "gazeprivacy.engines.dask":
-            raise
-        raise InvalidParameterError(
-            "engine 'dask' is not available in this build (gazeprivacy.engines.dask is missing); "
-            "use engine='local' (CLI: --engine local)") from None
     if not isinstance(source, PartitionedDataset | str | Path):
         raise InvalidParameterError("engine 'dask' reads partitions from a folder: give the "
                                     "path of a partitioned dataset")
     src = source.path if isinstance(source, PartitionedDataset) else Path(source)
-    out = mod.run_plan(src, plan, streams, scheduler=scheduler, write_to=dest)
-    if isinstance(out, Release):
-        out = [out.guarantee]
-    return [r.guarantee if isinstance(r, Release) else r for r in out]
+    return dask_engine.run_plan(src, plan, streams, scheduler=scheduler, write_to=dest,
+                                progress=progress)
 
 
 def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
@@ -283,7 +270,7 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
     else:
         if dest.is_dir() and overwrite:
             PartitionWriter(dest, overwrite=True)  # clears old partitions and manifest
-        records = _run_dask(source, plan, streams, scheduler, dest)
+        records = _run_dask(source, plan, streams, scheduler, dest, progress)
     record = combine_guarantees(records).with_seed(seed)
     record = _with_engine_note(record, engine, parts.n)
     (dest / GUARANTEE_FILE).write_text(record.to_json())

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import least_squares
-from scipy.special import log_ndtr
+from scipy.special import log_ndtr, ndtr
 
 from gazeprivacy.events.kinematics import angular_distance_deg
 from gazeprivacy.exceptions import InvalidDataError
@@ -102,18 +102,35 @@ def sample_fixation(params: FixationParams | np.ndarray, n: int, *,
 def log_box_mass_1d(v: np.ndarray, mu: np.ndarray, sigma: np.ndarray, h: float) -> np.ndarray:
     """log(Phi(b) - Phi(a)) for a = (v - h - mu)/sigma, b = (v + h - mu)/sigma, tail-stable.
 
-    On the upper side both CDFs are near 1, so use the mirror image (Phi(-a) - Phi(-b)); then
-    log(P(b) - P(a)) = log P(b) + log1p(-exp(log P(a) - log P(b))).
+    The mass of an interval is the mass of its mirror image, so work on the lower side:
+    ``m = -|v - mu| / sigma`` and the interval ``[m - e, m + e]`` with ``e = h / sigma``. There
+    ``Phi`` (erfc) keeps full relative precision, so the difference of the two CDFs is accurate
+    until ``Phi`` underflows (``m - e < -37``); beyond, log P(b) + log1p(-exp(log P(a) - log P(b)))
+    with ``log_ndtr``.
+
+    >>> v = np.array([0.0, 1.0, -3.0, 50.0])
+    >>> lbm = log_box_mass_1d(v, 0.0, 1.0, 0.01)
+    >>> bool(np.allclose(lbm[:3], np.log(ndtr(v[:3] + 0.01) - ndtr(v[:3] - 0.01)), rtol=1e-9))
+    True
+    >>> bool(np.isfinite(lbm[3]))
+    True
     """
-    a = (v - h - mu) / sigma
-    b = (v + h - mu) / sigma
-    upper = a > 0
-    lo = np.where(upper, -b, a)
-    hi = np.where(upper, -a, b)
-    lhi = log_ndtr(hi)
-    llo = log_ndtr(lo)
+    e = h / sigma
+    m = -np.abs(v - mu) / sigma
+    lo = np.asarray(m - e, dtype=np.float64)
+    hi = np.asarray(m + e, dtype=np.float64)
     with np.errstate(divide="ignore"):
-        return lhi + np.log1p(-np.exp(llo - lhi))
+        out = np.log(ndtr(hi) - ndtr(lo))
+    deep = lo < -37.0
+    if deep.any():
+        lhi = log_ndtr(hi[deep])
+        with np.errstate(divide="ignore"):
+            val = lhi + np.log1p(-np.exp(log_ndtr(lo[deep]) - lhi))
+        if out.ndim:
+            out[deep] = val
+        else:
+            out = val[0]
+    return out
 
 
 def fixation_log_prob(x: np.ndarray, y: np.ndarray, params: np.ndarray,

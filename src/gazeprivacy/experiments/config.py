@@ -28,6 +28,10 @@ value and the way out. Example (see ``configs/doves-sample.toml``)::
     kind = "task"
     label = "task"
 
+    [[utility]]                  # learned models (seed 001): train on protected, test on raw
+    kind = "gaze-prediction"     # or "activity-sequence" (with label = "activity")
+    threat = "seed001"
+
     fidelity = ["rmse", "density_error"]
 """
 
@@ -46,7 +50,10 @@ from gazeprivacy.attacks.threat import THREAT_MODELS
 from gazeprivacy.exceptions import InvalidParameterError
 
 __all__ = [
+    "ATTACK_KINDS",
     "FIDELITY_METRICS",
+    "LEARNED_UTILITY_KINDS",
+    "UTILITY_KINDS",
     "AttackConfig",
     "ConfigError",
     "DatasetConfig",
@@ -58,7 +65,7 @@ __all__ = [
     "parse_config",
 ]
 
-FIDELITY_METRICS = ("rmse", "rss_distance", "density_error")
+FIDELITY_METRICS = ("rmse", "rss_distance", "density_error", "suppressed_fraction")
 _SOURCES = ("sample", "simulate", "file", "loader", "injected")
 
 
@@ -146,21 +153,50 @@ class MechanismConfig:
                 for combo in itertools.product(*(self.grid[k] for k in keys))]
 
 
+ATTACK_KINDS = ("reidentification", "attribute", "linkage")
+
+
 @dataclass(frozen=True, kw_only=True)
 class AttackConfig:
-    """One attack: ``reidentification`` (George & Routray) or ``attribute`` inference."""
+    """One attack: ``reidentification`` (George & Routray), ``attribute`` inference, or the
+    demographic ``linkage`` attack of seed 001 section 3.
+
+    ``threat`` defaults to ``seed000`` (train raw, test protected) for re-identification and
+    attribute inference and to ``seed001`` (train on the release, probe with raw data) for
+    linkage.
+
+    Linkage: ``quasi_identifiers`` (recording labels, constant per participant, e.g.
+    ``["gender"]``) are made ``k``-anonymous by generalisation; the gaze biometric (random forest
+    on ``window_s`` windows) then re-identifies within the candidate class. The threat model's
+    train side is the attacker's gallery, its test side the probes (split by recording).
+    """
 
     kind: str
     classifier: str = "rbfn"
-    threat: str = "seed000"
+    threat: str | None = None
     n_splits: int = 20
     test_fraction: float = 0.25
     attribute: str | None = None
+    quasi_identifiers: tuple[str, ...] = ()
+    k: int | None = None
+    window_s: float = 10.0
 
     def __post_init__(self) -> None:
-        if self.kind not in ("reidentification", "attribute"):
-            raise ConfigError(f"attacks[].kind must be 'reidentification' or 'attribute', got "
+        if self.kind not in ATTACK_KINDS:
+            raise ConfigError(f"attacks[].kind must be one of {ATTACK_KINDS}, got "
                               f"{self.kind!r}")
+        if self.threat is None:  # seed 001's linkage attacker holds the release (section 3)
+            object.__setattr__(self, "threat", "seed001" if self.kind == "linkage" else "seed000")
+        if self.kind == "linkage":
+            if not (isinstance(self.k, int) and self.k >= 1):
+                raise ConfigError(f"attacks[] of kind 'linkage' needs k (an integer >= 1: the "
+                                  f"k-anonymity of the released quasi-identifiers), got "
+                                  f"{self.k!r}")
+            if not self.quasi_identifiers:
+                raise ConfigError("attacks[] of kind 'linkage' needs quasi_identifiers (a list "
+                                  "of recording labels, e.g. ['gender'])")
+            if not self.window_s > 0:
+                raise ConfigError(f"attacks[].window_s must be > 0, got {self.window_s!r}")
         if self.classifier not in CLASSIFIERS:
             raise ConfigError(f"attacks[].classifier must be one of {sorted(CLASSIFIERS)}, got "
                               f"{self.classifier!r}")
@@ -178,26 +214,59 @@ class AttackConfig:
 
     @property
     def id(self) -> str:
+        if self.kind == "linkage":
+            return f"linkage:{'+'.join(self.quasi_identifiers)}:k{self.k}:{self.threat}"
         what = self.attribute if self.kind == "attribute" else "reid"
         return f"{what}:{self.classifier}:{self.threat}"
 
 
+UTILITY_KINDS = ("task", "gaze-prediction", "activity-sequence")
+LEARNED_UTILITY_KINDS = ("gaze-prediction", "activity-sequence")
+
+
 @dataclass(frozen=True, kw_only=True)
 class UtilityConfig:
-    """One utility task: ``task`` classification with a random forest (seed 000)."""
+    """One utility task.
+
+    * ``task``: random forest on per-recording event aggregates (seed 000); ``direction`` says
+      which side is protected.
+    * ``gaze-prediction`` (seed 001, 4.5.3): a GRU predicts gaze ``horizon_s`` ahead from the
+      past ``history_s``; metrics ``error_deg`` (mean angular error), ``baseline_error_deg``
+      (constant position) and ``raw_error_deg`` (the same model trained on raw data).
+    * ``activity-sequence`` (seed 001, 4.5.2): Conv1d + BiGRU on ``window_s`` windows
+      classifies ``label``; metrics ``accuracy``, ``chance`` (majority share), ``uniform_chance``
+      (1 / classes) and ``raw_accuracy``.
+
+    Learned kinds hold out ``test_fraction`` of the participants in each of ``n_splits`` splits
+    (default 1) and take the sides from ``threat`` (default ``seed001``: train on the protected
+    release, test on raw data). ``channels = "auto"`` adds the head orientation channels
+    (``head_yaw_deg``, ``head_pitch_deg``) where the data have them; ``[]`` uses gaze only.
+    ``max_train_windows`` caps the training windows (a random subset) to bound compute.
+    """
 
     kind: str = "task"
     label: str = "task"
     direction: str = "train-original"
-    n_splits: int = 5
+    n_splits: int | None = None
     test_fraction: float = 0.3
     n_trees: int = 100
+    threat: str = "seed001"
+    channels: str | tuple[str, ...] = "auto"
+    epochs: int | None = None
+    window_s: float = 5.0
+    stride_s: float | None = None
+    history_s: float = 0.5
+    horizon_s: float = 0.1
+    max_train_windows: int | None = None
 
     def __post_init__(self) -> None:
+        if self.kind not in UTILITY_KINDS:
+            raise ConfigError(f"utility[].kind must be one of {UTILITY_KINDS}, got "
+                              f"{self.kind!r}")
+        if self.n_splits is None:
+            object.__setattr__(self, "n_splits", 5 if self.kind == "task" else 1)
         if not (isinstance(self.n_trees, int) and self.n_trees >= 1):
             raise ConfigError(f"utility[].n_trees must be an integer >= 1, got {self.n_trees!r}")
-        if self.kind != "task":
-            raise ConfigError(f"utility[].kind must be 'task', got {self.kind!r}")
         if self.direction not in ("train-original", "train-protected"):
             raise ConfigError(f"utility[].direction must be 'train-original' or "
                               f"'train-protected', got {self.direction!r}")
@@ -207,9 +276,38 @@ class UtilityConfig:
         if not (0 < self.test_fraction < 1):
             raise ConfigError(f"utility[].test_fraction must be in (0, 1), got "
                               f"{self.test_fraction!r}")
+        if self.threat not in THREAT_MODELS:
+            raise ConfigError(f"utility[].threat must be one of {sorted(THREAT_MODELS)}, got "
+                              f"{self.threat!r}")
+        if isinstance(self.channels, list):
+            object.__setattr__(self, "channels", tuple(self.channels))
+        if isinstance(self.channels, str) and self.channels != "auto":
+            raise ConfigError(f"utility[].channels must be 'auto' or a list of channel names, "
+                              f"got {self.channels!r}")
+        if self.epochs is not None and not (isinstance(self.epochs, int) and self.epochs >= 1):
+            raise ConfigError(f"utility[].epochs must be an integer >= 1, got {self.epochs!r}")
+        for name in ("window_s", "history_s", "horizon_s"):
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and v > 0):
+                raise ConfigError(f"utility[].{name} must be > 0 seconds, got {v!r}")
+        if self.stride_s is not None and not self.stride_s > 0:
+            raise ConfigError(f"utility[].stride_s must be > 0 seconds, got {self.stride_s!r}")
+        if self.max_train_windows is not None and not (
+                isinstance(self.max_train_windows, int) and self.max_train_windows >= 10):
+            raise ConfigError(f"utility[].max_train_windows must be an integer >= 10, got "
+                              f"{self.max_train_windows!r}")
+
+    @property
+    def learned(self) -> bool:
+        """True for the PyTorch models of seed 001 (gaze prediction, activity sequence)."""
+        return self.kind in LEARNED_UTILITY_KINDS
 
     @property
     def id(self) -> str:
+        if self.kind == "gaze-prediction":
+            return f"gaze-prediction:gru:{self.threat}"
+        if self.kind == "activity-sequence":
+            return f"{self.label}:seq:{self.threat}"
         return f"{self.label}:rf:{self.direction}"
 
 
@@ -311,12 +409,16 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
         attacks = []
         for i, a in enumerate(data.get("attacks", [])):
             _check_keys(f"attacks[{i}]", a, {"kind", "classifier", "threat", "n_splits",
-                                             "test_fraction", "attribute"}, {"kind"})
-            attacks.append(AttackConfig(**a))
+                                             "test_fraction", "attribute", "quasi_identifiers",
+                                             "k", "window_s"}, {"kind"})
+            attacks.append(AttackConfig(**{**a, "quasi_identifiers": tuple(
+                a.get("quasi_identifiers", ()))}))
         utility = []
         for i, u in enumerate(data.get("utility", [])):
             _check_keys(f"utility[{i}]", u, {"kind", "label", "direction", "n_splits",
-                                             "test_fraction", "n_trees"})
+                                             "test_fraction", "n_trees", "threat", "channels",
+                                             "epochs", "window_s", "stride_s", "history_s",
+                                             "horizon_s", "max_train_windows"})
             utility.append(UtilityConfig(**u))
         seeds = data["seeds"]
         if not isinstance(seeds, list):

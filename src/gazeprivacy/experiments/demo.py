@@ -72,7 +72,7 @@ def demo_config(mechanisms: Sequence[str], *, seed: int,
         "attacks": [{"kind": "reidentification", "classifier": "rbfn", "threat": "seed000",
                      "n_splits": n_splits}],
         "utility": [{"kind": "task", "label": "task"}],
-        "fidelity": ["rmse", "rss_distance", "density_error"],
+        "fidelity": ["rmse", "rss_distance", "density_error", "suppressed_fraction"],
     })
 
 

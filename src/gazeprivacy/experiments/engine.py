@@ -18,6 +18,10 @@
 * **Partitioned datasets.** A dataset whose path is a partitioned folder is streamed: raw and
   protected features are computed partition by partition (see
   :mod:`gazeprivacy.experiments.streaming` for what differs from an in-memory run).
+* **Learned evaluations** (seed 001): utilities of kind ``gaze-prediction`` /
+  ``activity-sequence`` and attacks of kind ``linkage`` run through
+  :mod:`gazeprivacy.experiments.learned` (:func:`_learned_rows`); a config made only of them
+  skips the event features.
 * **Output.** ``OUT/results.parquet`` -- columns ``dataset, mechanism, mode, parameters`` (JSON),
   ``epsilon`` (flattened, null when the mechanism has none), ``seed, kind`` (privacy | utility |
   fidelity), ``evaluation`` (e.g. ``reid:rbfn:seed000``), ``metric, value`` -- and
@@ -57,6 +61,7 @@ from gazeprivacy.experiments.config import (
     canonical_json,
 )
 from gazeprivacy.experiments.featurize import event_features_of, load_configured_dataset
+from gazeprivacy.experiments.learned import learned_utility_metrics, linkage_metrics
 from gazeprivacy.experiments.streaming import partitioned_source, protected_pass, raw_pass
 from gazeprivacy.features.aggregate import recording_features
 from gazeprivacy.metrics.utility import task_classification
@@ -236,7 +241,8 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     streamed = ctx.streamed.get(cell.dataset)
     preview: dict[str, np.ndarray] | None = None
     featurize = ctx.featurizer or event_features_of
-    raw_events = pl.read_parquet(ctx.raw_features[cell.dataset])
+    raw_events = (pl.read_parquet(ctx.raw_features[cell.dataset])
+                  if cell.dataset in ctx.raw_features else None)
     attack_rng, protect_rng = _streams(cell, ctx.n_combos)
     guarantee: dict[str, Any] | None = None
     mode = "none"
@@ -259,14 +265,16 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
         notes += list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
         guarantee = record.with_seed(cell.seed).to_dict()
         mode = record.mode  # the record says which path ran, not a params default
-        if prot is not None:
+        if prot is not None and _needs_events(cfg):
             prot_events = featurize(prot)
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = _learned_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
     index = recording_index(raw, group_label=dcfg.group_label)
     recs = [r.recording for r in raw.recordings]
-    raw_rec = recording_features(raw_events, recordings=recs)
+    raw_rec = recording_features(raw_events, recordings=recs) if _needs_events(cfg) else None
     prot_rec = None if prot_events is None else recording_features(prot_events, recordings=recs)
     for a in cfg.attacks:
+        if a.kind == "linkage":
+            continue  # in _learned_rows
         threat: ThreatModel = (THREAT_MODELS[a.threat] if prot_events is not None
                                else ThreatModel.raw())
         rng = _attack_stream(attack_rng, a)
@@ -285,6 +293,8 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
                                   attribute=a.attribute, classifier=a.classifier)
             rows += _rows(cell, mode, "privacy", a.id, res.metrics())
     for u in cfg.utility:
+        if u.learned:
+            continue  # in _learned_rows
         lab = _labels(raw, u.label, by="recording")
         if lab is None or len(set(lab.values())) < 2:
             notes.append(f"utility {u.id} skipped: label {u.label!r} missing or constant")
@@ -313,6 +323,42 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     _atomic(cells / f"{cell.key}.json",
             lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
     return meta
+
+
+def _needs_events(cfg: ExperimentConfig) -> bool:
+    """Whether any evaluation of ``cfg`` reads I-VT event features (the learned ones do not)."""
+    return (any(a.kind != "linkage" for a in cfg.attacks)
+            or any(not u.learned for u in cfg.utility))
+
+
+def _learned_rows(cell: Cell, ctx: _Context, raw: Dataset, prot: Dataset | None, mode: str,
+                  attack_rng: np.random.Generator, notes: list[str]) -> list[dict[str, Any]]:
+    """Rows of the learned evaluations (seed 001): linkage attacks and learned utilities."""
+    cfg = ctx.config
+    dcfg = next(d for d in cfg.datasets if d.name == cell.dataset)
+    rows: list[dict[str, Any]] = []
+    for a in cfg.attacks:
+        if a.kind != "linkage":
+            continue
+        try:
+            m = linkage_metrics(a, raw, prot, group_label=dcfg.group_label,
+                                rng=_attack_stream(attack_rng, a))
+        except InvalidDataError as exc:
+            notes.append(f"attack {a.id} skipped: {exc}")
+            continue
+        rows += _rows(cell, mode, "privacy", a.id, m)
+    for u in cfg.utility:
+        if not u.learned:
+            continue
+        try:
+            m = learned_utility_metrics(u, raw, prot, rng=_utility_stream(attack_rng, u),
+                                        cache_dir=Path(ctx.out_dir) / "cache",
+                                        cache_key=f"{cell.dataset}:{cell.seed}")
+        except InvalidDataError as exc:
+            notes.append(f"utility {u.id} skipped: {exc}")
+            continue
+        rows += _rows(cell, mode, "utility", u.id, m)
+    return rows
 
 
 def _attack_stream(attack_rng: np.random.Generator, a: AttackConfig) -> np.random.Generator:
@@ -432,6 +478,7 @@ def run_experiment(
     featurize = featurizer or event_features_of
     raw_paths: dict[str, str] = {}
     summaries: dict[str, Any] = {}
+    need_events = _needs_events(config)
     for name in [d.name for d in config.datasets]:
         ds = loaded.get(name)
         size = ((len(ds), ds.n_samples) if ds is not None
@@ -440,18 +487,19 @@ def run_experiment(
                                     getattr(featurize, "__qualname__", str(featurize))))
                               .encode()).hexdigest()[:12]
         path = out / "cache" / f"{name}-{digest}-events.parquet"
+        want = need_events and not path.is_file()
         if ds is None:  # streamed: one pass gives the skeleton, summary and raw features
             tmp = path.with_name(path.name + ".tmp")
             loaded[name], summaries[name] = raw_pass(
-                streamed[name], None if path.is_file() else featurize,
-                None if path.is_file() else tmp)
+                streamed[name], featurize if want else None, tmp if want else None)
             if tmp.is_file():
                 os.replace(tmp, path)
         else:
             summaries[name] = _summary(ds)
-            if not path.is_file():
+            if want:
                 _atomic(path, lambda p, ds=ds: featurize(ds).write_parquet(p))
-        raw_paths[name] = str(path)
+        if need_events:
+            raw_paths[name] = str(path)
     (out / "data_summary.json").write_text(json.dumps(summaries, indent=2))
     n_combos = max(c.combo for c in cells) + 1
     ctx = _Context(config=config, out_dir=str(out), n_combos=n_combos, datasets=loaded,

@@ -6,8 +6,10 @@ Windows of ``window_s`` seconds of gaze (and head channels where present) are cl
 recording label (activity, task, environment) by 1-D convolutions followed by a bidirectional GRU
 and a linear read-out (PyTorch, CPU). Per sample the model sees the gaze velocity (deg/s, first
 differences times the rate) — position-free, so it cannot shortcut on where a stimulus sits on a
-screen — and a missing-sample indicator (missing samples enter as zero velocity). Train and test
-participants are disjoint; the result is window accuracy against the majority-class chance level.
+screen — and a missing-sample indicator (missing samples enter as zero velocity); extra
+channels (head pose) enter as velocities too, angle channels (``*_deg``) wrapped to
+[-180, 180). Train and test participants are disjoint; the result is window accuracy against
+the majority-class chance level.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from gazeprivacy._validation import check_positive
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.metrics._torch_training import predict, train
+from gazeprivacy.metrics.gaze_prediction import subsample_windows, wrap_deg
 
 __all__ = ["ActivityClassifier", "ActivityResult", "activity_recognition", "activity_windows"]
 
@@ -44,7 +47,11 @@ def activity_windows(dataset: Dataset, label: str, *, window_s: float = 5.0,
             continue
         value = rec.label(label)
         pos = np.column_stack([rec.x, rec.y, *(rec.channels[c] for c in channels)])
-        vel = np.diff(pos, axis=0) * rate
+        step_diff = np.diff(pos, axis=0)
+        for j, c in enumerate(channels):
+            if c.endswith("_deg"):
+                step_diff[:, 2 + j] = wrap_deg(step_diff[:, 2 + j])
+        vel = step_diff * rate
         miss = np.isnan(vel).any(axis=1)
         vel = np.nan_to_num(vel, nan=0.0)
         feats = np.column_stack([vel, miss.astype(np.float64)])
@@ -124,10 +131,12 @@ class ActivityResult:
 
 def activity_recognition(train_data: Dataset, test_data: Dataset, label: str, *,
                          rng: np.random.Generator, model: ActivityClassifier | None = None,
-                         channels: tuple[str, ...] = (), **window_kw: float) -> ActivityResult:
+                         channels: tuple[str, ...] = (), max_train_windows: int | None = None,
+                         **window_kw: float) -> ActivityResult:
     """Train on ``train_data`` and test on ``test_data`` (disjoint participants).
 
-    The chance level is the share of the most frequent test label (majority guess).
+    The chance level is the share of the most frequent test label (majority guess);
+    ``max_train_windows`` caps the training windows (a random subset drawn from ``rng``).
     """
     shared = set(train_data.participants) & set(test_data.participants)
     if shared:
@@ -135,6 +144,8 @@ def activity_recognition(train_data: Dataset, test_data: Dataset, label: str, *,
                                "both train and test data; split by participant")
     xtr, ytr, _, s1 = activity_windows(train_data, label, channels=channels, **window_kw)
     xte, yte, _, s2 = activity_windows(test_data, label, channels=channels, **window_kw)
+    keep = subsample_windows(len(ytr), max_train_windows, rng=rng)
+    xtr, ytr = xtr[keep], ytr[keep]
     model = (model or ActivityClassifier()).fit(xtr, ytr, rng=rng)
     pred = model.predict(xte)
     _, counts = np.unique(yte.astype(str), return_counts=True)

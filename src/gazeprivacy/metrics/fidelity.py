@@ -9,6 +9,9 @@
 * :func:`density_error`: Jensen-Shannon divergence (base 2, so in [0, 1]) between the spatial
   densities of all original and all protected points on a ``60 x 60`` grid over the screen,
   on-screen points only (eq. 16).
+* :func:`suppressed_fraction`: share of the originally valid samples that the release leaves
+  missing (e.g. events event-synth-pd could not make plausibly deniable); the pairwise metrics
+  above skip those samples, so read them together.
 
 Samples missing (NaN) in either dataset are left out of the pairwise metrics; a recording with no
 pair of valid samples is left out of the average (and counted in ``n_recordings``).
@@ -23,10 +26,10 @@ from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 
-__all__ = ["density_error", "gaze_density", "rmse", "rss_distance"]
+__all__ = ["density_error", "gaze_density", "rmse", "rss_distance", "suppressed_fraction"]
 
 
-def _pairs(original: Dataset, protected: Dataset):
+def _matched(original: Dataset, protected: Dataset):
     if len(original) != len(protected):
         raise InvalidDataError(f"original has {len(original)} recordings, protected has "
                                f"{len(protected)}")
@@ -35,6 +38,11 @@ def _pairs(original: Dataset, protected: Dataset):
             raise InvalidDataError(
                 f"recording {a.recording!r} ({a.n_samples} rows) does not match "
                 f"{b.recording!r} ({b.n_samples} rows); compare a dataset with its own release")
+        yield a, b
+
+
+def _pairs(original: Dataset, protected: Dataset):
+    for a, b in _matched(original, protected):
         ok = ~(np.isnan(a.x) | np.isnan(b.x))
         yield (a.x[ok] - b.x[ok]) ** 2 + (a.y[ok] - b.y[ok]) ** 2
 
@@ -64,6 +72,24 @@ def rss_distance(original: Dataset, protected: Dataset) -> float:
     """
     vals = [float(np.sqrt(d.sum())) for d in _pairs(original, protected) if d.size]
     return float(np.mean(vals)) if vals else float("nan")
+
+
+def suppressed_fraction(original: Dataset, protected: Dataset) -> float:
+    """Share of samples valid in ``original`` that are missing (NaN) in ``protected``.
+
+    >>> from gazeprivacy.data import Recording
+    >>> a = Dataset((Recording.from_arrays(recording="r", participant="p", x=[0.0] * 4,
+    ...                                    y=[0.0] * 4, sampling_rate_hz=10),))
+    >>> gone = np.array([np.nan, 1.0, 1.0, 1.0])
+    >>> suppressed_fraction(a, a.map(lambda r: r.with_gaze(gone, gone)))
+    0.25
+    """
+    valid = lost = 0
+    for a, b in _matched(original, protected):
+        ok = ~(np.isnan(a.x) | np.isnan(a.y))
+        valid += int(ok.sum())
+        lost += int((ok & (np.isnan(b.x) | np.isnan(b.y))).sum())
+    return lost / valid if valid else float("nan")
 
 
 def _geometry(ds: Dataset, geometry: Geometry | None) -> Geometry:

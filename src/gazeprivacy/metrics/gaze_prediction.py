@@ -9,10 +9,12 @@ another (e.g. the raw data): the mean angular error in degrees is compared with 
 constant-position baseline (predict no movement) and with the same model trained on raw data.
 
 Inputs are positions relative to the last observed sample (translation invariance) and the
-target is the displacement to the future sample; windows that contain a missing sample (NaN) are
-skipped and counted. Angular error is the great-circle distance between (azimuth, elevation)
-pairs in degrees (for screen data the two are x/y in degrees: a close approximation near the
-centre).
+target is the displacement to the future sample; extra channels (e.g. head yaw / pitch) enter
+relative to their last value too, angles (channel names ending in ``_deg``) wrapped to
+[-180, 180) so a head turn through +-180 deg is a small change; windows that contain a missing
+sample (NaN) are skipped and counted. Angular error is the great-circle distance between
+(azimuth, elevation) pairs in degrees (for screen data the two are x/y in degrees: a close
+approximation near the centre).
 
 On saccadic free viewing the constant-position baseline is hard to beat 100 ms ahead: gaze stays
 put most of the time and saccade onsets are not predictable from gaze alone (on the simulator a
@@ -38,7 +40,18 @@ __all__ = [
     "GazePredictor",
     "gaze_prediction_utility",
     "gaze_prediction_windows",
+    "subsample_windows",
+    "wrap_deg",
 ]
+
+
+def wrap_deg(angle: np.ndarray) -> np.ndarray:
+    """Angle differences wrapped to [-180, 180) degrees.
+
+    >>> wrap_deg(np.array([350.0, -190.0, 10.0]))
+    array([-10., 170.,  10.])
+    """
+    return (np.asarray(angle, dtype=float) + 180.0) % 360.0 - 180.0
 
 
 def gaze_prediction_windows(dataset: Dataset, *, history_s: float = 0.5, horizon_s: float = 0.1,
@@ -73,7 +86,10 @@ def gaze_prediction_windows(dataset: Dataset, *, history_s: float = 0.5, horizon
         skipped += int((~ok).sum())
         win, fut = win[ok], fut[ok]
         last = win[:, -1, :2].copy()
-        win[:, :, :2] -= last[:, None, :]
+        win -= win[:, -1:, :]
+        for j, c in enumerate(channels):
+            if c.endswith("_deg"):
+                win[:, :, 2 + j] = wrap_deg(win[:, :, 2 + j])
         xs.append(win)
         ys.append(fut - last)
         lasts.append(last)
@@ -95,14 +111,21 @@ class GazePredictor:
     learning_rate: float = 3e-3
     net_: Any = field(default=None, init=False, repr=False)
     scale_: float = field(default=1.0, init=False)
+    channel_scale_: np.ndarray = field(default=None, init=False,  # type: ignore[assignment]
+                                       repr=False)
     loss_: list[float] = field(default_factory=list, init=False, repr=False)
 
     def fit(self, x: np.ndarray, y: np.ndarray, *, rng: np.random.Generator) -> GazePredictor:
         check_int(epochs=self.epochs)
         n_in = x.shape[2]
         hidden = self.hidden
-        # Inputs and targets share one scale so the network sees numbers near 1.
+        # Gaze inputs and targets share one scale so the network sees numbers near 1; extra
+        # channels (head pose) get their own.
         self.scale_ = float(np.std(x[:, :, :2])) or 1.0
+        self.channel_scale_ = np.ones(0)
+        if n_in > 2:
+            sd = x[:, :, 2:].reshape(-1, n_in - 2).std(axis=0)
+            self.channel_scale_ = np.where(sd > 0, sd, 1.0)
 
         def build(torch: Any) -> Any:
             class _Net(torch.nn.Module):
@@ -127,6 +150,8 @@ class GazePredictor:
     def _scaled(self, x: np.ndarray) -> np.ndarray:
         out = x.astype(np.float32).copy()
         out[:, :, :2] /= self.scale_
+        if out.shape[2] > 2:
+            out[:, :, 2:] /= self.channel_scale_.astype(np.float32)
         return out
 
     def predict(self, x: np.ndarray) -> np.ndarray:
@@ -151,16 +176,33 @@ def _angular_error(pred: np.ndarray, target: np.ndarray, last: np.ndarray) -> fl
                                               metric="great-circle")))
 
 
+def subsample_windows(n: int, max_windows: int | None, *,
+                      rng: np.random.Generator) -> np.ndarray:
+    """Indices of at most ``max_windows`` of ``n`` windows (a sorted random subset; all if None).
+
+    >>> subsample_windows(5, None, rng=np.random.default_rng(0))
+    array([0, 1, 2, 3, 4])
+    >>> len(subsample_windows(100, 10, rng=np.random.default_rng(0)))
+    10
+    """
+    if max_windows is None or n <= max_windows:
+        return np.arange(n)
+    return np.sort(rng.choice(n, size=max_windows, replace=False))
+
+
 def gaze_prediction_utility(train_data: Dataset, test_data: Dataset, *,
                             rng: np.random.Generator, model: GazePredictor | None = None,
-                            channels: tuple[str, ...] = (), **window_kw: float,
-                            ) -> GazePredictionResult:
+                            channels: tuple[str, ...] = (), max_train_windows: int | None = None,
+                            **window_kw: float) -> GazePredictionResult:
     """Train on ``train_data`` and report errors on ``test_data`` (participants must differ).
+
+    ``max_train_windows`` caps the training windows (a random subset drawn from ``rng``).
 
     Raises
     ------
     InvalidDataError
-        A participant is in both sets (the test would leak), or no usable windows.
+        A participant is in both sets (the test would leak), or no usable (complete) training
+        or test window.
     """
     shared = set(train_data.participants) & set(test_data.participants)
     if shared:
@@ -168,6 +210,12 @@ def gaze_prediction_utility(train_data: Dataset, test_data: Dataset, *,
                                "train and test data; split by participant")
     xtr, ytr, _, _, s1 = gaze_prediction_windows(train_data, channels=channels, **window_kw)
     xte, yte, lte, _, s2 = gaze_prediction_windows(test_data, channels=channels, **window_kw)
+    for what, n, skipped in (("training", xtr.shape[0], s1), ("test", xte.shape[0], s2)):
+        if n == 0:
+            raise InvalidDataError(f"gaze prediction: no complete {what} window ({skipped} "
+                                   "skipped for missing samples); the data are too sparse")
+    keep = subsample_windows(xtr.shape[0], max_train_windows, rng=rng)
+    xtr, ytr = xtr[keep], ytr[keep]
     model = (model or GazePredictor()).fit(xtr, ytr, rng=rng)
     return GazePredictionResult(
         model_error_deg=_angular_error(model.predict(xte), yte, lte),

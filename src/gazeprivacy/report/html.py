@@ -227,7 +227,8 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
         f"{results.select('dataset', 'mechanism', 'parameters', 'seed').n_unique()} cells; "
         f"{len(guarantees)} protected releases. Raw-data rows have mechanism <code>none</code>. "
         "Chance levels: 1 / participants for re-identification, the majority class share for "
-        "classification tasks.</p>",
+        "classification tasks; gaze prediction is drawn against the constant-position baseline "
+        "and the linkage attack against the 1 / k bound (grey lines).</p>",
         data_html,
         *(["<h2>Paper comparison</h2>", paper_comparison] if paper_comparison else []),
         "<h2>Guarantees</h2>",

@@ -20,14 +20,30 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-__all__ = ["CURVE_METRICS", "density_maps", "path_overlay", "privacy_utility_curve"]
+__all__ = ["CURVE_METRICS", "REFERENCE_LINES", "density_maps", "path_overlay",
+           "privacy_utility_curve"]
 
 #: (kind, metric) pairs drawn as curves against epsilon
 CURVE_METRICS: Sequence[tuple[str, str]] = (
     ("privacy", "identification_rate"), ("privacy", "f1_macro"), ("privacy", "accuracy"),
-    ("utility", "accuracy"), ("fidelity", "rmse"), ("fidelity", "density_error"),
-    ("fidelity", "rss_distance"),
+    ("privacy", "success_quasi_and_gaze"),
+    ("utility", "accuracy"), ("utility", "error_deg"),
+    ("fidelity", "rmse"), ("fidelity", "density_error"), ("fidelity", "rss_distance"),
+    ("fidelity", "suppressed_fraction"),
 )
+
+#: metric -> reference levels drawn as horizontal lines: (metric holding the level, label,
+#: line style); the level is read from the raw cells (else from any cell) of the same evaluation
+REFERENCE_LINES: Mapping[str, Sequence[tuple[str, str, str]]] = {
+    "identification_rate": (("chance", "chance", ":"),),
+    "f1_macro": (("chance", "chance", ":"),),
+    "accuracy": (("chance", "chance (majority class)", ":"),
+                 ("uniform_chance", "chance (1 / classes)", (0, (1, 4)))),
+    "error_deg": (("baseline_error_deg", "constant-position baseline", ":"),),
+    "success_quasi_and_gaze": (("bound", "1 / k bound", ":"),
+                               ("quasi_only", "quasi-identifiers only", (0, (1, 4)))),
+}
+_RATES = ("identification_rate", "accuracy", "f1_macro", "success_quasi_and_gaze")
 
 
 def privacy_utility_curve(results: pl.DataFrame, *, dataset: str, kind: str, evaluation: str,
@@ -35,16 +51,18 @@ def privacy_utility_curve(results: pl.DataFrame, *, dataset: str, kind: str, eva
     """``metric`` of ``evaluation`` against epsilon, one line per mechanism (mean +/- std over
     seeds), the raw data's value as a dashed line and the chance level as a dotted line.
     Mechanisms without an epsilon (k-anonymity, plausible deniability) are drawn as thin
-    horizontal lines, one per setting, labelled with it.
+    horizontal lines, one per setting, labelled with it. Reference levels of the metric
+    (:data:`REFERENCE_LINES`: chance, the constant-position baseline of gaze prediction, the
+    1 / k bound of the linkage attack) are grey horizontal lines.
 
-    Returns None when no protected cell with an epsilon has this metric.
+    Returns None when no protected cell has this metric.
     """
     sel = results.filter((pl.col("dataset") == dataset) & (pl.col("kind") == kind)
                          & (pl.col("evaluation") == evaluation))
     vals = sel.filter(pl.col("metric") == metric)
-    prot = vals.filter((pl.col("mechanism") != "none") & pl.col("epsilon").is_not_null())
-    if prot.height == 0:
+    if vals.filter(pl.col("mechanism") != "none").height == 0:
         return None
+    prot = vals.filter((pl.col("mechanism") != "none") & pl.col("epsilon").is_not_null())
     # one line per mechanism and setting of its other (non-epsilon) parameters
     rest = [_without_epsilon(p) for p in prot["parameters"].to_list()]
     prot = prot.with_columns(pl.Series("parameters_rest", rest, dtype=pl.String))
@@ -66,15 +84,18 @@ def privacy_utility_curve(results: pl.DataFrame, *, dataset: str, kind: str, eva
     raw = vals.filter(pl.col("mechanism") == "none")["value"]
     if raw.len():
         ax.axhline(float(raw.mean()), color="black", ls="--", lw=1, label="raw data")
-    chance = sel.filter((pl.col("metric") == "chance") & (pl.col("mechanism") == "none"))
-    if chance.height == 0:
-        chance = sel.filter(pl.col("metric") == "chance")
-    if chance.height and metric in ("identification_rate", "accuracy", "f1_macro"):
-        ax.axhline(float(chance["value"].mean()), color="grey", ls=":", lw=1.5, label="chance")
-    ax.set_xlabel("epsilon")
+    for ref, ref_label, style in REFERENCE_LINES.get(metric, ()):
+        level = sel.filter((pl.col("metric") == ref) & (pl.col("mechanism") == "none"))
+        if level.height == 0:
+            level = sel.filter(pl.col("metric") == ref)
+        if level.height:
+            ax.axhline(float(level["value"].mean()), color="grey", ls=style, lw=1.5,
+                       label=ref_label)
+    ax.set_xlabel("epsilon" if prot.height else
+                  "(no epsilon: each setting is a horizontal line)")
     ax.set_ylabel(metric.replace("_", " "))
     ax.set_title(f"{dataset}: {evaluation}", fontsize=10)
-    if metric in ("identification_rate", "accuracy", "f1_macro"):
+    if metric in _RATES:
         ax.set_ylim(-0.02, 1.02)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="best")

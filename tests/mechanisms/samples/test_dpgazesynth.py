@@ -71,6 +71,31 @@ def test_same_seed_same_output_and_different_seeds_differ(ds):
     assert not np.array_equal(a[0].x, c[0].x, equal_nan=True)
 
 
+def test_blocks_of_recordings_cover_the_dataset_in_order(ds, monkeypatch):
+    monkeypatch.setattr(dg, "_BLOCK_SAMPLES", 850)  # 6 recordings of 430-495 samples
+    blocks = dg._blocks(ds.recordings)
+    assert [len(b) for b in blocks] == [2, 2, 2]
+    assert sum(blocks, ()) == ds.recordings
+    monkeypatch.setattr(dg, "_BLOCK_SAMPLES", 10)  # at least one recording per block
+    assert [len(b) for b in dg._blocks(ds.recordings)] == [1] * 6
+
+
+def test_several_blocks_share_one_curator_and_the_record(ds, monkeypatch):
+    p = DPGazeSynthParams(epsilon=2.0, grid_size=16)
+    one = dpgazesynth(ds, p, rng=np.random.default_rng(3))
+    calls = []
+    real = dg._estimate
+    monkeypatch.setattr(dg, "_BLOCK_SAMPLES", 850)
+    monkeypatch.setattr(dg, "_estimate", lambda msgs, params: calls.append(len(msgs))
+                        or real(msgs, params))
+    three = dpgazesynth(ds, p, rng=np.random.default_rng(3))
+    assert calls == [3]  # every block's OUE sums reach the one curator
+    assert one.guarantee == three.guarantee
+    for a, b in zip(one.output, three.output, strict=True):
+        assert (a.recording, a.n_samples) == (b.recording, b.n_samples)
+        np.testing.assert_array_equal(np.isnan(a.x), np.isnan(b.x))
+
+
 def test_missing_fill_synthesises_every_row(ds):
     out = dpgazesynth(ds, DPGazeSynthParams(epsilon=1.0, missing="fill"),
                       rng=np.random.default_rng(0)).output

@@ -70,7 +70,7 @@ def test_noise_scales_equal_their_formulas(rng) -> None:
     # FPA: sqrt(n) sqrt(2k - 1) Delta_2 / eps with Delta_2 = sqrt(n) (hi - lo)
     _, d = _core.transform_release(S, epsilon=eps, k=5, mode="sound", ranges=RANGES,
                                    sensitivity_group=None, chunk=None, difference=False,
-                                   transform="dft", rng=rng, name="fpa")
+                                   transform="dft", rng=rng, name="series-fpa")
     for scale, sens, L in zip(d["scale"], d["sensitivity"], (70, 100), strict=True):
         np.testing.assert_allclose(sens, np.sqrt(L) * np.tile(w, 1))
         np.testing.assert_allclose(scale, [fpa_scale(L, 5, x, eps) for x in sens])
@@ -78,7 +78,7 @@ def test_noise_scales_equal_their_formulas(rng) -> None:
     # DCT: sqrt(k) Delta_2 / eps
     _, d = _core.transform_release(S, epsilon=eps, k=4, mode="sound", ranges=RANGES,
                                    sensitivity_group=None, chunk=None, difference=False,
-                                   transform="dct", rng=rng, name="dct")
+                                   transform="dct", rng=rng, name="series-dct")
     np.testing.assert_allclose(d["scale"][0], 2.0 * np.sqrt(70) * w / eps)
     # CFPA per chunk and DCFPA with the difference sensitivity (hi - lo) sqrt(4L - 3)
     for diff in (False, True):
@@ -208,14 +208,15 @@ def test_sound_mode_without_ranges_says_how_to_fix(rng) -> None:
 def test_protect_series_on_tables_and_registry(rng) -> None:
     S = _series(rng)
     tab = feature_table(S)
-    rel = protect_series(tab, "cfpa", CFPAParams(epsilon=1.0, chunk_size=32, ranges=RANGES),
+    rel = protect_series(tab, "series-cfpa", CFPAParams(epsilon=1.0, chunk_size=32, ranges=RANGES),
                          rng=rng)
     assert isinstance(rel.output, pl.DataFrame) and rel.output.shape == tab.shape
     assert rel.output["recording"].to_list() == tab["recording"].to_list()
     assert all(MECHANISMS[n].level == "series" for n in
-               ("series-lpa", "fpa", "dct", "cfpa", "dcfpa", "steil-exponential"))
-    with pytest.raises(InvalidParameterError, match="params for 'fpa' must be FPAParams"):
-        protect_series(S, "fpa", LPAParams(epsilon=1.0), rng=rng)
+               ("series-lpa", "series-fpa", "series-dct", "series-cfpa", "series-dcfpa",
+                "series-steil-exponential"))
+    with pytest.raises(InvalidParameterError, match="params for 'series-fpa' must be FPAParams"):
+        protect_series(S, "series-fpa", LPAParams(epsilon=1.0), rng=rng)
 
 
 def test_paper_sensitivity_is_eq_7_with_zero_padding() -> None:

@@ -23,21 +23,21 @@ timestamps and row count:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
 from gazeprivacy.data.recording import Recording
-from gazeprivacy.events.models import (
-    fit_fixation,
-    integrate_profile,
-    resample_profile,
-    velocity_profile_deg_s,
-)
+from gazeprivacy.events.kinematics import angular_distance_deg
+from gazeprivacy.events.models import MIN_SIGMA_DEG, PROFILE_STEPS, integrate_profile
 from gazeprivacy.exceptions import InvalidDataError
 
-__all__ = ["FittedEvents", "fit_events", "render"]
+__all__ = ["FittedEvents", "fit_events", "group_events", "render"]
+
+#: Saccade rounds rendered vectorised (see render); deeper ones, rare, one by one.
+_VECTOR_ROUNDS = 8
 
 
 @dataclass(frozen=True)
@@ -62,49 +62,123 @@ class FittedEvents:
         return int(self.saccade_profiles.shape[0])
 
 
+def _segments(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of the half-open ranges ``[a, b)`` concatenated: ``(rows, segment, rank)``."""
+    lengths = b - a
+    seg = np.repeat(np.arange(a.size), lengths)
+    starts = np.cumsum(lengths) - lengths
+    rank = np.arange(seg.size) - starts[seg]
+    return a[seg] + rank, seg, rank
+
+
+def _covered(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Mask of the rows in any of the ranges ``[a, b)`` (a running count of open ranges)."""
+    d = np.bincount(a, minlength=n + 1) - np.bincount(b, minlength=n + 1)
+    return np.cumsum(d[:n]) > 0
+
+
+def _interp_rows(profiles: np.ndarray, seg: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Linear interpolation of each row's profile ``profiles[seg]`` at fractional step ``q``
+    (in [0, steps - 1]); the same as :func:`numpy.interp` per row, vectorised."""
+    last = profiles.shape[1] - 1
+    lo = np.minimum(np.floor(q).astype(np.int64), max(last - 1, 0))
+    frac = q - lo
+    v0 = profiles[seg, lo]
+    if last == 0:
+        return v0
+    return v0 + frac * (profiles[seg, lo + 1] - v0)
+
+
+def group_events(events: pl.DataFrame, recordings: Iterable[str]) -> dict[str, pl.DataFrame]:
+    """The event table split by recording once (zero-copy slices of one sorted table; a
+    per-recording filter costs a full scan each); recordings without events get an empty table.
+    """
+    ev = events.sort("recording", maintain_order=True)
+    rec = ev["recording"].to_numpy()
+    cut = (np.flatnonzero(rec[1:] != rec[:-1]) + 1).tolist()
+    starts, ends = [0, *cut], [*cut, ev.height]
+    out = {str(rec[a]): ev.slice(a, b - a) for a, b in zip(starts, ends, strict=True) if b > a}
+    empty = events.clear()
+    return {r: out.get(r, empty) for r in recordings}
+
+
 def fit_events(recording: Recording, events: pl.DataFrame) -> FittedEvents:
     """Fit the models of every usable event of ``recording``.
 
     ``events`` has at least ``name, onset, offset`` (sample indices, offset exclusive) for this
     recording. Fixations without any non-missing sample and saccades with fewer than two
     non-missing samples cannot be fitted; they are treated as rows in no event (interpolated).
+
+    Vectorised over the recording's events (segment sums with :func:`numpy.bincount`); the same
+    numbers as fitting each event with :func:`~gazeprivacy.events.models.fit_fixation`,
+    :func:`~gazeprivacy.events.models.velocity_profile_deg_s` and
+    :func:`~gazeprivacy.events.models.resample_profile`, up to rounding.
     """
-    ev = events.sort("onset")
     n = recording.n_samples
     x, y = recording.x, recording.y
-    names, on, off = [], [], []
-    fix, prof, amp, dur, land = [], [], [], [], []
-    for name, a, b in ev.select("name", "onset", "offset").iter_rows():
-        if not (0 <= a < b <= n):
-            raise InvalidDataError(f"recording {recording.recording!r}: event [{a}, {b}) is "
-                                   f"outside its {n} samples")
-        xs, ys = x[a:b], y[a:b]
-        ok = ~np.isnan(xs)
-        if name == "fixation":
-            if not ok.any():
-                continue
-            fix.append(fit_fixation(xs, ys).as_array())
-        elif name == "saccade":
-            if ok.sum() < 2 or not (ok[0] and ok[-1]):
-                continue
-            v = velocity_profile_deg_s(xs[ok], ys[ok], recording.sampling_rate_hz)
-            prof.append(resample_profile(v))
-            amp.append(float(np.hypot(xs[-1] - xs[0], ys[-1] - ys[0])))
-            dur.append((b - a) / recording.sampling_rate_hz)
-            land.append((xs[-1], ys[-1]))
-        else:
-            continue
-        names.append(name)
-        on.append(a)
-        off.append(b)
+    on = events["onset"].to_numpy().astype(np.int64)
+    order = np.argsort(on, kind="stable")
+    on = on[order]
+    off = events["offset"].to_numpy().astype(np.int64)[order]
+    names = np.asarray(events["name"].to_numpy(), dtype=object)[order]
+    bad = np.flatnonzero(~((on >= 0) & (on < off) & (off <= n)))
+    if bad.size:
+        a, b = int(on[bad[0]]), int(off[bad[0]])
+        raise InvalidDataError(f"recording {recording.recording!r}: event [{a}, {b}) is "
+                               f"outside its {n} samples")
+    ok_row = ~np.isnan(x)
+    # fixations: maximum-likelihood normal of the non-missing samples (two-pass variance)
+    fi = np.flatnonzero(names == "fixation")
+    rows, seg, _ = _segments(on[fi], off[fi])
+    okf = ok_row[rows]
+    cnt = np.bincount(seg, weights=okf, minlength=fi.size)
+    keep_f = cnt > 0
+    safe = np.where(keep_f, cnt, 1.0)
+    fx, fy = np.where(okf, x[rows], 0.0), np.where(okf, y[rows], 0.0)
+    mx = np.bincount(seg, weights=fx, minlength=fi.size) / safe
+    my = np.bincount(seg, weights=fy, minlength=fi.size) / safe
+    sx = np.sqrt(np.bincount(seg, weights=np.where(okf, (fx - mx[seg]) ** 2, 0.0),
+                             minlength=fi.size) / safe)
+    sy = np.sqrt(np.bincount(seg, weights=np.where(okf, (fy - my[seg]) ** 2, 0.0),
+                             minlength=fi.size) / safe)
+    fix = np.column_stack([mx, my, np.maximum(sx, MIN_SIGMA_DEG),
+                           np.maximum(sy, MIN_SIGMA_DEG)])[keep_f]
+    # saccades: first and last sample present, at least two present
+    si = np.flatnonzero(names == "saccade")
+    rows, seg, _ = _segments(on[si], off[si])
+    oks = ok_row[rows]
+    cnt = np.bincount(seg, weights=oks, minlength=si.size)
+    keep_s = (cnt >= 2) & ok_row[on[si]] & ok_row[off[si] - 1]
+    si, cnt = si[keep_s], cnt[keep_s].astype(np.int64)
+    rows = rows[oks & keep_s[seg]]
+    seg = np.repeat(np.arange(si.size), cnt)
+    # velocity between consecutive present samples of the same saccade
+    same = seg[1:] == seg[:-1]
+    v = (angular_distance_deg(x[rows[:-1]], y[rows[:-1]], x[rows[1:]], y[rows[1:]],
+                              metric="great-circle") * recording.sampling_rate_hz)[same]
+    m = cnt - 1  # velocities per saccade
+    v_start = np.cumsum(m) - m
+    # resample each saccade's m velocities to PROFILE_STEPS points (np.interp on [0, 1])
+    step = np.arange(PROFILE_STEPS)
+    q = step[None, :] / (PROFILE_STEPS - 1) * (m[:, None] - 1)
+    lo = np.minimum(np.floor(q).astype(np.int64), np.maximum(m[:, None] - 2, 0))
+    frac = q - lo
+    base = v_start[:, None] + lo
+    v0 = v[base] if v.size else np.zeros(q.shape)
+    v1 = v[np.minimum(base + 1, v.size - 1)] if v.size else v0
+    prof = np.where(m[:, None] > 1, v0 + frac * (v1 - v0), v0)
+    first, last = on[si], off[si] - 1
+    amp = np.hypot(x[last] - x[first], y[last] - y[first])
+    dur = (off[si] - on[si]) / recording.sampling_rate_hz
+    land = np.column_stack([x[last], y[last]])
+    kept = np.sort(np.concatenate([fi[keep_f], si]))
     return FittedEvents(
-        names=np.array(names, dtype=object), onset=np.array(on, dtype=np.int64),
-        offset=np.array(off, dtype=np.int64),
-        fixation_params=np.array(fix, dtype=np.float64).reshape(-1, 4),
-        saccade_profiles=np.array(prof, dtype=np.float64).reshape(-1, 30),
-        saccade_amplitude_deg=np.array(amp, dtype=np.float64),
-        saccade_duration_s=np.array(dur, dtype=np.float64),
-        saccade_landing=np.array(land, dtype=np.float64).reshape(-1, 2),
+        names=names[kept], onset=on[kept], offset=off[kept],
+        fixation_params=fix.reshape(-1, 4),
+        saccade_profiles=prof.reshape(-1, PROFILE_STEPS),
+        saccade_amplitude_deg=amp.astype(np.float64),
+        saccade_duration_s=dur.astype(np.float64),
+        saccade_landing=land.reshape(-1, 2),
     )
 
 
@@ -119,43 +193,67 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
     the order of ``fitted``; ``suppressed`` (one flag per event) marks events whose rows become
     missing; ``fixation_samples`` gives, by fixation index, samples to release as they are (a
     candidate that passed a privacy test) instead of fresh draws.
+
+    Vectorised over events: fixation rows in one draw; saccades integrated together, in rounds
+    when a saccade starts where another synthetic saccade ended (its start depends on it).
     """
     n = recording.n_samples
     out_x = np.full(n, np.nan)
     out_y = np.full(n, np.nan)
-    done = np.zeros(n, dtype=bool)
-    blank = np.zeros(n, dtype=bool)
     dt = 1.0 / recording.sampling_rate_hz
-    fix_i = sacc_i = 0
-    # Index of the fixation that follows each event, for saccade targets.
-    fix_order = np.cumsum(fitted.names == "fixation")
-    for e, (name, a, b) in enumerate(zip(fitted.names, fitted.onset, fitted.offset, strict=True)):
-        gone = suppressed is not None and bool(suppressed[e])
-        blank[a:b] |= gone
-        if name == "fixation":
-            if not gone:
-                if fixation_samples is not None and fix_i in fixation_samples:
-                    out_x[a:b], out_y[a:b] = fixation_samples[fix_i]
-                else:
-                    p = fixation_params[fix_i]
-                    out_x[a:b] = rng.normal(p[0], p[2], b - a)
-                    out_y[a:b] = rng.normal(p[1], p[3], b - a)
-                done[a:b] = True
-            fix_i += 1
-            continue
-        if not gone:
-            nxt = fix_order[e]  # fixations before or at e; the next one has this index
-            if nxt < fitted.n_fixations:
-                target = fixation_params[nxt, :2]
-            else:
-                target = fitted.saccade_landing[sacc_i]
-            prev = np.flatnonzero(done[:a])
-            # With no synthetic sample before it, a leading saccade starts at its target.
-            start = np.array([out_x[prev[-1]], out_y[prev[-1]]]) if prev.size else target
-            sx, sy = integrate_profile(saccade_profiles[sacc_i], b - a, start, target, step_s=dt)
-            out_x[a:b], out_y[a:b] = sx, sy
-            done[a:b] = True
-        sacc_i += 1
+    names, on, off = fitted.names, fitted.onset, fitted.offset
+    n_ev = names.size
+    gone = (np.zeros(n_ev, dtype=bool) if suppressed is None
+            else np.asarray(suppressed, dtype=bool))
+    is_fix = names == "fixation"
+    fix_idx = np.cumsum(is_fix) - 1          # fixation index of each fixation event
+    sac_idx = np.cumsum(~is_fix) - 1         # saccade index of each saccade event
+    fixation_params = np.asarray(fixation_params, dtype=np.float64).reshape(-1, 4)
+    saccade_profiles = np.asarray(saccade_profiles, dtype=np.float64).reshape(-1, PROFILE_STEPS)
+    # fixations: one draw for all rows, then the given samples
+    fe = np.flatnonzero(is_fix & ~gone)
+    rows, _, _ = _segments(on[fe], off[fe])
+    p = np.repeat(fixation_params[fix_idx[fe]], off[fe] - on[fe], axis=0)
+    z = rng.standard_normal((2, rows.size))
+    out_x[rows] = p[:, 0] + p[:, 2] * z[0]
+    out_y[rows] = p[:, 1] + p[:, 3] * z[1]
+    if fixation_samples:
+        fix_events = np.flatnonzero(is_fix)
+        for f, (gx, gy) in fixation_samples.items():
+            e = fix_events[f]
+            if not gone[e]:
+                out_x[on[e]:off[e]], out_y[on[e]:off[e]] = gx, gy
+    # saccades: start at the last synthetic sample of the previous rendered event (or at the
+    # target when there is none), head for the next fixation's centre (or own landing point)
+    se = np.flatnonzero(~is_fix & ~gone)
+    rendered = np.flatnonzero(~gone)
+    pos = np.searchsorted(rendered, se)      # se's own index in `rendered`
+    prev = np.where(pos > 0, rendered[np.maximum(pos - 1, 0)], -1)
+    nxt = np.cumsum(is_fix)[se]              # index of the following fixation
+    si = sac_idx[se]
+    has_next = nxt < fitted.n_fixations
+    target = np.zeros((se.size, 2))
+    target[has_next] = fixation_params[nxt[has_next], :2]
+    target[~has_next] = fitted.saccade_landing[si[~has_next]]
+    # rounds: a saccade can be integrated once its predecessor's last sample is known, so
+    # round r takes the saccades preceded by r rendered saccades in a row
+    r_sacc = ~is_fix[rendered]
+    idx = np.arange(rendered.size)
+    last_fix = np.maximum.accumulate(np.where(r_sacc, -1, idx)) if idx.size else idx
+    depth = (idx - last_fix - 1)[pos] if se.size else np.zeros(0, dtype=np.int64)
+    for r in range(min(int(depth.max()) + 1 if depth.size else 0, _VECTOR_ROUNDS)):
+        _integrate(depth == r, se, prev, target, si, saccade_profiles, on, off, out_x, out_y,
+                   dt)
+    # the few saccades deeper in a run (many events suppressed in a row): one at a time, in
+    # order, each from the end of the one before
+    for j in np.flatnonzero(depth >= _VECTOR_ROUNDS).tolist():
+        a, b = int(on[se[j]]), int(off[se[j]])
+        last = int(off[prev[j]]) - 1
+        start = np.array([out_x[last], out_y[last]])
+        out_x[a:b], out_y[a:b] = integrate_profile(saccade_profiles[si[j]], b - a, start,
+                                                   target[j], step_s=dt)
+    done = _covered(n, on[rendered], off[rendered])
+    blank = _covered(n, on[gone], off[gone])
     _interpolate_rest(recording.t, out_x, out_y, done)
     if recording.geometry is not None:
         out_x, out_y = recording.geometry.clamp(out_x, out_y)
@@ -165,6 +263,31 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
     out_x[missing] = np.nan
     out_y[missing] = np.nan
     return out_x, out_y
+
+
+def _integrate(which: np.ndarray, se: np.ndarray, prev: np.ndarray, target: np.ndarray,
+               si: np.ndarray, profiles: np.ndarray, on: np.ndarray, off: np.ndarray,
+               out_x: np.ndarray, out_y: np.ndarray, dt: float) -> None:
+    """Integrate the saccades ``se[which]`` (as :func:`integrate_profile` with ``step_s``)."""
+    sel = np.flatnonzero(which)
+    if sel.size == 0:
+        return
+    e, pe, tgt = se[sel], prev[sel], target[sel]
+    last = off[np.maximum(pe, 0)] - 1
+    start = np.where((pe >= 0)[:, None], np.column_stack([out_x[last], out_y[last]]), tgt)
+    d = tgt - start
+    norm = np.hypot(d[:, 0], d[:, 1])
+    unit = np.where((norm > 0)[:, None], d / np.where(norm > 0, norm, 1.0)[:, None], 0.0)
+    rows, seg, rank = _segments(on[e], off[e])
+    n_steps = (off[e] - on[e] - 1)[seg]  # profile resampled to n - 1 steps
+    q = np.where(n_steps > 1, (rank - 1) / np.maximum(n_steps - 1, 1), 0.0) * (PROFILE_STEPS - 1)
+    speed = np.clip(_interp_rows(profiles[si[sel]], seg, np.clip(q, 0.0, None)), 0.0, None)
+    speed[rank == 0] = 0.0
+    dist = np.cumsum(speed * dt)
+    seg_start = np.cumsum(off[e] - on[e]) - (off[e] - on[e])
+    dist -= dist[seg_start][seg]
+    out_x[rows] = start[seg, 0] + dist * unit[seg, 0]
+    out_y[rows] = start[seg, 1] + dist * unit[seg, 1]
 
 
 def _interpolate_rest(t: np.ndarray, x: np.ndarray, y: np.ndarray, done: np.ndarray) -> None:

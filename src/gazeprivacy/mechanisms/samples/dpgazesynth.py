@@ -66,6 +66,8 @@ __all__ = [
 #: Direction k of the 8-neighbourhood: (dcol, drow) = (round(cos(k 45 deg)), round(sin(k 45 deg))).
 _DCOL = np.array([1, 1, 0, -1, -1, -1, 0, 1])
 _DROW = np.array([0, 1, 1, 1, 0, -1, -1, -1])
+#: samples per block of recordings in the in-memory run (cache-sized vectorised arrays)
+_BLOCK_SAMPLES = 1 << 19
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -313,12 +315,29 @@ def _fill_missing(x: np.ndarray, y: np.ndarray, rec: str) -> tuple[np.ndarray, n
     return x[idx], y[idx]
 
 
-def _round_keep_sum(values: np.ndarray, group: np.ndarray, totals: np.ndarray) -> np.ndarray:
+def _round_keep_sum(values: np.ndarray, group: np.ndarray, totals: np.ndarray,
+                    block: int = 1 << 14) -> np.ndarray:
     """Clip at 0, scale each group to ``totals[group]``, round by largest remainder.
 
     ``group`` is sorted. A group whose values are all 0 after clipping puts its whole total on
-    its first entry.
+    its first entry. Groups are independent, so they are processed ``block`` at a time (the same
+    result; arrays of cache size rather than of the whole dataset, 2-3 x faster at 5 M rows).
     """
+    n_groups = totals.shape[0]
+    if n_groups <= block:
+        return _round_keep_sum_block(values, group, totals)
+    bounds = np.searchsorted(group, np.arange(0, n_groups + block, block)).tolist()
+    out = np.empty(group.size, dtype=np.int64)
+    for b, g0 in enumerate(range(0, n_groups, block)):
+        a, e = bounds[b], bounds[b + 1]
+        out[a:e] = _round_keep_sum_block(values[a:e], group[a:e] - g0,
+                                         totals[g0:g0 + block])
+    return out
+
+
+def _round_keep_sum_block(values: np.ndarray, group: np.ndarray, totals: np.ndarray
+                          ) -> np.ndarray:
+    """:func:`_round_keep_sum` on one block of groups."""
     v = np.clip(values, 0.0, None)
     n_groups = totals.shape[0]
     s = np.bincount(group, weights=v, minlength=n_groups)
@@ -332,9 +351,17 @@ def _round_keep_sum(values: np.ndarray, group: np.ndarray, totals: np.ndarray) -
     fl = np.floor(scaled)
     rem = scaled - fl
     deficit = totals - np.bincount(group, weights=fl, minlength=n_groups)
-    order = np.lexsort((-rem, group))
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size) - starts[group[order]]
+    # rank of each remainder within its group, largest first, ties in index order (what a
+    # stable lexsort by (group, -rem) gives): groups are short (at most W entries), so sort the
+    # rows of a padded (groups x longest) matrix instead of the whole array
+    col = np.arange(rem.size) - starts[group]
+    width = int(col.max()) + 1 if rem.size else 0
+    mat = np.full((n_groups, width), 2.0)  # padding sorts last (remainders are < 1)
+    mat[group, col] = -rem
+    order = np.argsort(mat, axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(width)[None, :], axis=1)
+    rank = ranks[group, col]
     out = fl + (rank < np.rint(deficit)[group])
     return out.astype(np.int64)
 
@@ -370,7 +397,6 @@ def _clients(recs: tuple[Recording, ...], params: DPGazeSynthParams,
     gcw = (gx1 - gx0) / g
     gch = (gy1 - gy0) / g
     radius = np.array([params.radius_for(q) for q in geos])
-    w_of_win = ws[rec_of_win]
     rng_start, rng_times, rng_trans = rng.spawn(3)
 
     valid_rows = np.flatnonzero(~np.isnan(x))
@@ -445,11 +471,17 @@ def _clients(recs: tuple[Recording, ...], params: DPGazeSynthParams,
         dummy_win = np.repeat(np.arange(n_windows), n_dummy)
         values = np.concatenate([trans, np.full(dummy_win.size, d, dtype=np.int64)])
         value_win = np.concatenate([trans_win, dummy_win])
-    value_eps = np.zeros(0)
-    if value_win.size:  # reports share a budget per W; group them
-        uw, inv = np.unique(w_of_win[value_win], return_inverse=True)
-        value_eps = np.array([params.epsilon_per_report(int(w)) for w in uw])[inv]
-    reports = {float(e): values[value_eps == e] for e in np.unique(value_eps)}
+    # reports share a budget per W; group them by budget (in report order). The window sizes
+    # are those of the recordings (a handful), so no sort over all reports is needed
+    reports: dict[float, np.ndarray] = {}
+    if value_win.size:
+        w_rep = ws[rec_of_win[value_win]]
+        eps_of = {int(w): params.epsilon_per_report(int(w)) for w in np.unique(ws)}
+        for e in sorted(set(eps_of.values())):
+            sizes = [w for w, v in eps_of.items() if v == e]
+            mask = w_rep == sizes[0] if len(sizes) == 1 else np.isin(w_rep, sizes)
+            if mask.any():
+                reports[float(e)] = values[mask]
     return _Clients(valid_rows=valid_rows, run_window=grp[keep], run_length=lengths[keep],
                     start_cell=start_cell, window_x0=gx0[rec_of_win], window_y0=gy0[rec_of_win],
                     window_cw=gcw[rec_of_win], window_ch=gch[rec_of_win], reports=reports)
@@ -539,9 +571,19 @@ def _estimate(messages: list[dict[float, tuple[np.ndarray, int]]],
     return transition_model_from_estimates(est[:d], g, sum(counts.values()))
 
 
-def _curate(clients: _Clients, params: DPGazeSynthParams,
-            rng: np.random.Generator) -> TransitionModel:
-    return _estimate([_perturb(clients, params, rng)], params)
+def _blocks(recs: tuple[Recording, ...]) -> list[tuple[Recording, ...]]:
+    """Consecutive recordings in blocks of about ``_BLOCK_SAMPLES`` samples (at least one
+    recording each)."""
+    out: list[tuple[Recording, ...]] = []
+    start = total = 0
+    for i, r in enumerate(recs):
+        total += r.n_samples
+        if total >= _BLOCK_SAMPLES:
+            out.append(recs[start:i + 1])
+            start, total = i + 1, 0
+    if start < len(recs):
+        out.append(recs[start:])
+    return out
 
 
 def _synthesise(n_rows: int, clients: _Clients, model: TransitionModel,
@@ -617,13 +659,21 @@ def dpgazesynth(dataset: Dataset, params: DPGazeSynthParams, *, rng: np.random.G
                       "guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
     recs = dataset.recordings
     shapes = {(r.sampling_rate_hz, _geometry(r, params)) for r in recs}
-    rng_clients, rng_curator, rng_synth = rng.spawn(3)
-    clients = _clients(recs, params, rng_clients)
-    model = _curate(clients, params, rng_curator)
-    x, y = _synthesise(sum(r.n_samples for r in recs), clients, model, params, rng_synth)
-    cuts = np.cumsum([r.n_samples for r in recs])[:-1]
-    out = tuple(r.with_gaze(a, b) for r, a, b in
-                zip(recs, np.split(x, cuts), np.split(y, cuts), strict=True))
+    # Clients and synthesis run over blocks of consecutive recordings (about _BLOCK_SAMPLES
+    # samples each) so the vectorised arrays stay cache-sized; the curator sums the blocks' OUE
+    # column sums, which is exactly the aggregate over all clients (see _perturb).
+    blocks = _blocks(recs)
+    rng_clients, rng_curator, rng_synth = (r.spawn(len(blocks)) for r in rng.spawn(3))
+    states = [_clients(b, params, g) for b, g in zip(blocks, rng_clients, strict=True)]
+    model = _estimate([_perturb(c, params, g) for c, g in
+                       zip(states, rng_curator, strict=True)], params)
+    out: list[Recording] = []
+    for b, c, g in zip(blocks, states, rng_synth, strict=True):
+        sizes = [r.n_samples for r in b]
+        x, y = _synthesise(sum(sizes), c, model, params, g)
+        cuts = np.cumsum(sizes)[:-1]
+        out += [r.with_gaze(u, v) for r, u, v in
+                zip(b, np.split(x, cuts), np.split(y, cuts), strict=True)]
     record = guarantee(params, sampling_rate_hz=recs[0].sampling_rate_hz,
                        geometry=_geometry(recs[0], params))
     if len(shapes) > 1:
@@ -633,7 +683,7 @@ def dpgazesynth(dataset: Dataset, params: DPGazeSynthParams, *, rng: np.random.G
     units = dataset.units_per_participant(
         lambda r: -(-r.n_samples // window_samples(params, r.sampling_rate_hz)))
     record = record.compose(units)
-    return Release(Dataset(out, name=dataset.name, info=dataset.info), record)
+    return Release(Dataset(tuple(out), name=dataset.name, info=dataset.info), record)
 
 
 def dpgazesynth_recording(recording: Recording, params: DPGazeSynthParams, *,

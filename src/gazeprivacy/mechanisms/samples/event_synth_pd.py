@@ -40,7 +40,6 @@ paper) and flagged. See ``docs/privacy/event-synth-pd.md``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,15 +49,20 @@ from gazeprivacy._validation import check_in, check_int, check_positive, check_r
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.events.models import (
     BOX_HALF_WIDTH_DEG,
+    MIN_SIGMA_DEG,
     PROFILE_STEPS,
-    fixation_log_prob,
-    fixation_log_prob_approx,
     log_box_mass_1d,
 )
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
 from gazeprivacy.mechanisms.base import MechanismSpec, _track
-from gazeprivacy.mechanisms.samples._event_synthesis import FittedEvents, fit_events, render
+from gazeprivacy.mechanisms.samples._event_synthesis import (
+    FittedEvents,
+    _segments,
+    fit_events,
+    group_events,
+    render,
+)
 from gazeprivacy.rng import spawn
 
 __all__ = ["SPEC", "EventSynthPDParams", "event_synth_pd", "guarantee"]
@@ -185,6 +189,15 @@ class _Population:
     participants: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class _FixationEvents:
+    """Every fixation of the dataset: its fitted normal (the seed), row count and participant."""
+
+    params: np.ndarray  # (F, 4)
+    n: np.ndarray  # (F,) rows (candidates have as many samples)
+    owner: np.ndarray  # (F,) participant index
+
+
 def _build_population(dataset: Dataset, fitted: list[FittedEvents],
                       params: EventSynthPDParams) -> _Population:
     parts = dataset.participants
@@ -214,30 +227,6 @@ def _bins(profiles: np.ndarray) -> np.ndarray:
     return np.clip(b, 0, PMF_BINS - 1)
 
 
-def _fixation_candidates(cx: np.ndarray, cy: np.ndarray, seed_params: np.ndarray,
-                         pop: _Population, band: float,
-                         ) -> tuple[np.ndarray, Iterator[tuple[np.ndarray, np.ndarray]]]:
-    """Seed log-probabilities of a batch of candidates ``(c, n)``, and, lazily per candidate, the
-    exact log-probabilities (with owners) of every model near its seed value.
-
-    Fitted sigmas are at least 0.05 deg (five box half widths), where the closed-form
-    approximation is accurate to well under the margin near the seed; only models within
-    ``band + margin`` of the seed are recomputed exactly.
-    """
-    h = BOX_HALF_WIDTH_DEG
-    seed_lp = (log_box_mass_1d(cx, seed_params[0], seed_params[2], h)
-               + log_box_mass_1d(cy, seed_params[1], seed_params[3], h)).sum(axis=1)
-    approx = fixation_log_prob_approx(cx, cy, pop.fix_params)  # (c, M)
-    near = np.abs(approx - seed_lp[:, None]) <= band + _PREFILTER_MARGIN
-
-    def exact() -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        for j in range(cx.shape[0]):
-            idx = np.flatnonzero(near[j])
-            yield fixation_log_prob(cx[j], cy[j], pop.fix_params[idx]), pop.fix_owner[idx]
-
-    return seed_lp, exact()
-
-
 def _passes(lps: np.ndarray, owners: np.ndarray, seed_lp: float, seed_owner: int,
             params: EventSynthPDParams, rng: np.random.Generator) -> bool:
     """The privacy test; ``lps`` covers every record near the seed, the seed's own included."""
@@ -256,6 +245,271 @@ def _passes(lps: np.ndarray, owners: np.ndarray, seed_lp: float, seed_owner: int
             same = np.isfinite(lps) & (np.floor(-lps / ln_gamma) == i_seed)
     count = int(same.sum())
     return count >= params.k + rng.laplace(0.0, 1.0 / params.epsilon0)
+
+
+def _passes_batch(lps: np.ndarray, owners: np.ndarray, group: np.ndarray, seed_lp: np.ndarray,
+                  seed_owner: np.ndarray, params: EventSynthPDParams,
+                  rng: np.random.Generator) -> np.ndarray:
+    """:func:`_passes` for many candidates at once.
+
+    ``lps, owners, group`` list (record, candidate) pairs: the record's log-probability, its
+    participant and the candidate's index; ``seed_lp, seed_owner`` are per candidate. Pairs of
+    records far from the seed may be left out (they can never count). Sound mode draws one
+    Laplace threshold per candidate, in candidate order.
+    """
+    c = seed_lp.shape[0]
+    ln_gamma = math.log(params.gamma)
+    if params.mode == "paper":
+        ok = (np.isfinite(lps) & (np.abs(lps - seed_lp[group]) <= ln_gamma)
+              & (owners != seed_owner[group]))
+        # distinct participants per candidate
+        n_owner = int(owners.max()) + 1 if owners.size else 1
+        key = np.unique(group[ok] * n_owner + owners[ok])
+        count = np.bincount(key // n_owner, minlength=c)
+        return count >= params.k - 1
+    if ln_gamma == 0.0:
+        same = lps == seed_lp[group]
+    else:
+        with np.errstate(invalid="ignore"):
+            i_seed = np.floor(-seed_lp / ln_gamma)
+            same = np.isfinite(lps) & (np.floor(-lps / ln_gamma) == i_seed[group])
+    count = np.bincount(group[same], minlength=c)
+    noise = rng.laplace(0.0, 1.0 / params.epsilon0, c)
+    return np.isfinite(seed_lp) & (count >= params.k + noise)
+
+
+# Lower bound of the (0.5 - e^2 / 6) factor of fixation_log_prob_approx for sigma >= MIN_SIGMA.
+_C0 = 0.5 - (BOX_HALF_WIDTH_DEG / MIN_SIGMA_DEG) ** 2 / 6
+
+
+def _axis_bound(n: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Upper bound, over every model sigma >= MIN_SIGMA_DEG, of one axis's term of
+    :func:`fixation_log_prob_approx` for ``n`` samples with mean squared distance ``q`` from
+    the model's mean (``q = sample variance + (sample mean - mu)^2``)."""
+    h = BOX_HALF_WIDTH_DEG
+    s2 = np.maximum(2 * _C0 * q, MIN_SIGMA_DEG ** 2)  # the maximising sigma^2, floored
+    return n * (math.log(2 * h) - 0.5 * math.log(2 * math.pi)) - 0.5 * n * np.log(s2) \
+        - _C0 * n * q / s2
+
+
+def _axis_radius(n: np.ndarray, var: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Smallest ``d >= 0`` beyond which ``_axis_bound(n, var + d^2) < target`` (bound is
+    decreasing in ``q``); inverts both branches of the sigma floor."""
+    h = BOX_HALF_WIDTH_DEG
+    k0 = n * (math.log(2 * h) - 0.5 * math.log(2 * math.pi))
+    q_thr = MIN_SIGMA_DEG ** 2 / (2 * _C0)
+    at_thr = _axis_bound(n, np.full_like(var, q_thr))
+    # floored branch (q <= q_thr): k0 - n log(s_min) - C0 n q / s_min^2 = target
+    q_lo = (k0 - n * math.log(MIN_SIGMA_DEG) - target) * MIN_SIGMA_DEG ** 2 / (_C0 * n)
+    # free branch: k0 - n/2 log(2 C0 q) - n/2 = target
+    q_hi = np.exp(2 * (k0 - target) / n - 1.0) / (2 * _C0)
+    q = np.where(target >= at_thr, q_lo, q_hi)
+    return np.sqrt(np.clip(q - var, 0.0, None))
+
+
+#: Largest radius, in grid cells, looked up cell by cell; wider queries scan every model.
+_GRID_REACH = 4
+
+
+class _ModelGrid:
+    """Model means in a uniform grid: all models within a per-query Chebyshev radius.
+
+    Hand-written (not :class:`scipy.spatial.cKDTree`) because the queries come in vectorised
+    batches of thousands with tiny radii, where the tree's per-query Python lists cost more than
+    the whole test: here a query batch is a few :func:`numpy.searchsorted` calls per
+    neighbouring cell. ``pairs`` returns every ``(query, model)`` with
+    ``max(|dx|, |dy|) <= radius[query]``, as ``cKDTree.query_ball_point(p=inf)`` would.
+    """
+
+    def __init__(self, xy: np.ndarray, cell: float = 0.25) -> None:
+        self.xy = np.asarray(xy, dtype=np.float64)
+        self.cell = cell
+        self.origin = self.xy.min(axis=0) if self.xy.size else np.zeros(2)
+        ix, iy = self._index(self.xy[:, 0], self.xy[:, 1])
+        self.stride = int(iy.max()) + 3 if iy.size else 3
+        key = ix * self.stride + iy
+        self.order = np.argsort(key, kind="stable")
+        self.key = key[self.order]
+
+    def _index(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return (np.floor((x - self.origin[0]) / self.cell).astype(np.int64),
+                np.floor((y - self.origin[1]) / self.cell).astype(np.int64))
+
+    def pairs(self, x: np.ndarray, y: np.ndarray, radius: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """``(query, model)`` index pairs within each query's radius (Chebyshev)."""
+        qx, qy = self._index(x, y)
+        # cells to visit: a margin of one beyond ceil(r / cell) covers any rounding
+        reach = np.floor(radius / self.cell).astype(np.int64) + 1
+        max_iy = self.stride - 3
+        out_q: list[np.ndarray] = []
+        out_m: list[np.ndarray] = []
+        far = np.flatnonzero(reach > _GRID_REACH)
+        for a in range(0, far.size, 256):  # wide radii (rare): against every model
+            q = far[a:a + 256]
+            d = np.maximum(np.abs(self.xy[None, :, 0] - x[q, None]),
+                           np.abs(self.xy[None, :, 1] - y[q, None]))
+            qi, mi = np.nonzero(d <= radius[q, None])
+            out_q.append(q[qi])
+            out_m.append(mi)
+        for k in np.unique(reach[reach <= _GRID_REACH]).tolist():
+            sel = np.flatnonzero(reach == k)
+            for dx in range(-k, k + 1):
+                for dy in range(-k, k + 1):
+                    cy = qy[sel] + dy
+                    ok = (cy >= 0) & (cy <= max_iy)  # keys must not wrap to the next column
+                    q = sel[ok]
+                    key = (qx[q] + dx) * self.stride + cy[ok]
+                    lo = np.searchsorted(self.key, key, "left")
+                    cnt = np.searchsorted(self.key, key, "right") - lo
+                    hit = cnt > 0
+                    if not hit.any():
+                        continue
+                    q, lo, cnt = q[hit], lo[hit], cnt[hit]
+                    rep = np.repeat(np.arange(q.size), cnt)
+                    pos = lo[rep] + np.arange(rep.size) - (np.cumsum(cnt) - cnt)[rep]
+                    out_q.append(q[rep])
+                    out_m.append(self.order[pos])
+        qq = np.concatenate(out_q) if out_q else np.zeros(0, dtype=np.int64)
+        mm = np.concatenate(out_m) if out_m else np.zeros(0, dtype=np.int64)
+        d = np.maximum(np.abs(self.xy[mm, 0] - x[qq]), np.abs(self.xy[mm, 1] - y[qq]))
+        keep = d <= radius[qq]
+        return qq[keep], mm[keep]
+
+
+def _fixation_round(cx: np.ndarray, cy: np.ndarray, seg: np.ndarray, n: np.ndarray,
+                    p: np.ndarray, owner: np.ndarray, pop: _Population, tree: _ModelGrid,
+                    params: EventSynthPDParams, rng: np.random.Generator) -> np.ndarray:
+    """Which candidates pass: candidate ``i`` has the samples ``cx[seg == i], cy[seg == i]``
+    (``n[i]`` of them, contiguous), seed model ``p[i]`` and participant ``owner[i]``; ``tree``
+    indexes the population's model means (:class:`_ModelGrid`).
+
+    The same decision as scoring every model exactly and calling :func:`_passes` per candidate:
+    the spatial index returns a superset of the models the prefilter keeps (an upper bound of the
+    prefilter's value over every sigma, see :func:`_axis_radius`), the prefilter keeps every
+    model within ``ln(gamma) + margin`` of the seed, and the survivors are scored exactly.
+    """
+    ln_gamma = math.log(params.gamma)
+    band = ln_gamma + _PREFILTER_MARGIN
+    h = BOX_HALF_WIDTH_DEG
+    m = n.shape[0]
+    seed_lp = np.bincount(seg, weights=log_box_mass_1d(cx, p[seg, 0], p[seg, 2], h)
+                          + log_box_mass_1d(cy, p[seg, 1], p[seg, 3], h),
+                          minlength=m)
+    nf = n.astype(np.float64)
+    s1x = np.bincount(seg, weights=cx, minlength=m)
+    s1y = np.bincount(seg, weights=cy, minlength=m)
+    s2x = np.bincount(seg, weights=cx * cx, minlength=m)
+    s2y = np.bincount(seg, weights=cy * cy, minlength=m)
+    mx, my = s1x / nf, s1y / nf
+    vx = np.bincount(seg, weights=(cx - mx[seg]) ** 2, minlength=m) / nf
+    vy = np.bincount(seg, weights=(cy - my[seg]) ** 2, minlength=m) / nf
+    # models whose prefilter value can reach seed_lp - band: bound over sigma on each axis,
+    # the other axis at its best (mean distance 0); slack against rounding
+    target = seed_lp - band
+    rx = _axis_radius(nf, vx, target - _axis_bound(nf, vy))
+    ry = _axis_radius(nf, vy, target - _axis_bound(nf, vx))
+    radius = np.maximum(rx, ry) * (1 + 1e-9) + 1e-12
+    cand, model = tree.pairs(mx, my, radius)
+    # the prefilter: fixation_log_prob_approx from sufficient statistics, per pair
+    q = pop.fix_params[model]
+    approx = np.zeros(cand.size)
+    for s1, s2, mu, sd in ((s1x, s2x, q[:, 0], q[:, 2]), (s1y, s2y, q[:, 1], q[:, 3])):
+        nn = nf[cand]
+        sum_z2 = (s2[cand] - 2 * mu * s1[cand] + nn * mu * mu) / (sd * sd)
+        e2 = (h / sd) ** 2
+        approx += (nn * np.log(2 * h / sd) - 0.5 * nn * math.log(2 * math.pi)
+                   - (0.5 - e2 / 6) * sum_z2 - nn * e2 / 6)
+    near = np.abs(approx - seed_lp[cand]) <= band
+    if params.mode == "paper":  # records of the seed's own participant never count
+        near &= pop.fix_owner[model] != owner[cand]
+    cand, model = cand[near], model[near]
+    # exact log-probabilities of the near pairs (every sample of the candidate)
+    start = np.cumsum(n) - n
+    prow, pseg, _ = _segments(start[cand], start[cand] + n[cand])
+    qm = pop.fix_params[model][pseg]
+    lp = np.bincount(pseg, weights=log_box_mass_1d(cx[prow], qm[:, 0], qm[:, 2], h)
+                     + log_box_mass_1d(cy[prow], qm[:, 1], qm[:, 3], h),
+                     minlength=cand.size)
+    return _passes_batch(lp, pop.fix_owner[model], cand, seed_lp, owner, params, rng)
+
+
+def _test_fixations(events: _FixationEvents, pop: _Population, params: EventSynthPDParams,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                       np.ndarray]:
+    """The privacy test of every fixation, vectorised over events, one try per round.
+
+    Round ``j`` draws the ``j``-th candidate of every event that has not passed yet, so each
+    event releases its first passing candidate, as a loop over tries would. Only models that can
+    be near a candidate are scored: a grid on the model means returns those within a
+    radius derived from an upper bound of :func:`fixation_log_prob_approx` over all model sigmas
+    (a superset of the prefilter's set); the prefilter and the exact recomputation are then as
+    before. Returns per event: the winning try (-1: none), the released samples (flat, in event
+    order, for winners) with their offsets, and the number of tries used.
+    """
+    n_ev = events.params.shape[0]
+    winner = np.full(n_ev, -1, dtype=np.int64)
+    tries = np.zeros(n_ev, dtype=np.int64)
+    out_x = np.full(int(events.n.sum()), np.nan)
+    out_y = np.full_like(out_x, np.nan)
+    ev_start = np.cumsum(events.n) - events.n
+    tree = _ModelGrid(pop.fix_params[:, :2]) if pop.fix_params.shape[0] else None
+    active = np.arange(n_ev)
+    for j in range(params.max_tries):
+        if active.size == 0 or tree is None:
+            break
+        tries[active] += 1
+        p = events.params[active]
+        n = events.n[active]
+        rows, seg, _ = _segments(np.zeros_like(n), n)
+        z = rng.standard_normal((2, rows.size))
+        cx = p[seg, 0] + p[seg, 2] * z[0]
+        cy = p[seg, 1] + p[seg, 3] * z[1]
+        ok = _fixation_round(cx, cy, seg, n, p, events.owner[active], pop, tree, params, rng)
+        won = active[ok]
+        winner[won] = j
+        # keep the winners' samples
+        start = np.cumsum(n) - n
+        wrow, wseg, wrank = _segments(start[ok], start[ok] + n[ok])
+        dst = ev_start[won][wseg] + wrank
+        out_x[dst] = cx[wrow]
+        out_y[dst] = cy[wrow]
+        active = active[~ok]
+    return winner, out_x, out_y, tries
+
+
+def _test_saccades(amplitude: np.ndarray, duration: np.ndarray, owner: np.ndarray,
+                   pop: _Population, cvae, params: EventSynthPDParams,
+                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The privacy test of every saccade, vectorised over events, one try per round (as
+    :func:`_test_fixations`; one C-VAE decoder call per round). Returns per saccade the winning
+    try (-1: none), the released profile (winners) and the tries used."""
+    n_ev = amplitude.shape[0]
+    winner = np.full(n_ev, -1, dtype=np.int64)
+    tries = np.zeros(n_ev, dtype=np.int64)
+    profiles = np.zeros((n_ev, PROFILE_STEPS))
+    if cvae is None:
+        tries[:] = params.max_tries
+        return winner, profiles, tries
+    steps = np.arange(PROFILE_STEPS)
+    names = np.asarray(pop.participants, dtype=object)
+    n_part = len(pop.participants)
+    active = np.arange(n_ev)
+    for j in range(params.max_tries):
+        if active.size == 0:
+            break
+        tries[active] += 1
+        cands = cvae.sample(amplitude[active], duration[active], names[owner[active]], rng=rng)
+        # (candidates, participants): summed log-PMF over the 30 steps
+        lp = pop.log_pmf[:, steps[None, :], _bins(cands)].sum(axis=2).T
+        group = np.repeat(np.arange(active.size), n_part)
+        everyone = np.tile(np.arange(n_part), active.size)
+        seed_lp = lp[np.arange(active.size), owner[active]]
+        ok = _passes_batch(lp.ravel(), everyone, group, seed_lp, owner[active], params, rng)
+        winner[active[ok]] = j
+        profiles[active[ok]] = cands[ok]
+        active = active[~ok]
+    return winner, profiles, tries
 
 
 def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.random.Generator,
@@ -285,22 +539,58 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
 
         events = detect_events_dataset(dataset)
     model_rng, test_rng = spawn(rng, 2)
-    fitted = [fit_events(rec, events.filter(pl.col("recording") == rec.recording))
+    by_rec = group_events(events, [r.recording for r in dataset.recordings])
+    fitted = [fit_events(rec, by_rec[rec.recording])
               for rec in _track(dataset.recordings, progress, "fitting events")]
     pop = _build_population(dataset, fitted, params)
     cvae = _train_cvae(dataset, fitted, params, model_rng)
     index = {p: i for i, p in enumerate(pop.participants)}
-    stats = {"events": 0, "released": 0, "failed": 0, "tries": 0}
+    owner = np.array([index[r.participant] for r in dataset.recordings], dtype=np.int64)
+    fix_rng, sac_rng, render_rng = spawn(test_rng, 3)
+    # every event of the dataset is tested at once (vectorised), then rendered per recording
+    fix_n = [(f.offset - f.onset)[f.names == "fixation"] for f in fitted]
+    fix_events = _FixationEvents(
+        params=pop.fix_params, n=np.concatenate(fix_n) if fix_n else np.zeros(0, np.int64),
+        owner=pop.fix_owner)
+    f_win, f_x, f_y, f_tries = _test_fixations(fix_events, pop, params, fix_rng)
+    s_owner = np.concatenate([np.full(f.n_saccades, o) for f, o in zip(fitted, owner,
+                                                                        strict=True)])
+    s_win, s_prof, s_tries = _test_saccades(
+        np.concatenate([f.saccade_amplitude_deg for f in fitted]),
+        np.concatenate([f.saccade_duration_s for f in fitted]), s_owner.astype(np.int64),
+        pop, cvae, params, sac_rng)
+    n_events = sum(len(f.names) for f in fitted)
+    n_ok = int((f_win >= 0).sum() + (s_win >= 0).sum())
+    stats = {"events": n_events, "released": n_ok, "failed": n_events - n_ok,
+             "tries": int(f_tries.sum() + s_tries.sum())}
+    pop_fix = pop.fix_params.mean(axis=0) if pop.fix_params.shape[0] else np.zeros(4)
+    pop_prof = _population_profile(pop)
+    f_start = np.cumsum(fix_events.n) - fix_events.n
     recs: list[Recording] = []
-    children = spawn(test_rng, len(dataset))
-    for rec, fit, child in zip(_track(dataset.recordings, progress, "testing events"), fitted,
-                               children, strict=True):
-        fix_out, sac_out, samples, failed = _synthesise_recording(
-            rec, fit, pop, cvae, index[rec.participant], params, child, stats)
+    fi0 = si0 = 0
+    for rec, fit, child in zip(dataset.recordings, fitted, spawn(render_rng, len(dataset)),
+                               strict=True):
+        nf, ns = fit.n_fixations, fit.n_saccades
+        fw, sw = f_win[fi0:fi0 + nf], s_win[si0:si0 + ns]
+        fix_out = fit.fixation_params.copy()
+        samples: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for i in np.flatnonzero(fw >= 0).tolist():
+            a = f_start[fi0 + i]
+            sx, sy = f_x[a:a + fix_events.n[fi0 + i]], f_y[a:a + fix_events.n[fi0 + i]]
+            samples[i] = (sx, sy)
+            fix_out[i, :2] = sx.mean(), sy.mean()
+        fix_out[fw < 0] = pop_fix
+        sac_out = np.where((sw >= 0)[:, None], s_prof[si0:si0 + ns], pop_prof[None, :])
+        failed = np.zeros(len(fit.names), dtype=bool)
+        is_fix = fit.names == "fixation"
+        failed[is_fix] = fw < 0
+        failed[~is_fix] = sw < 0
         bad = failed if params.on_failure == "suppress" else None
         x, y = render(rec, fit, fix_out, sac_out, rng=child, suppressed=bad,
                       fixation_samples=samples)
         recs.append(rec.with_gaze(x, y))
+        fi0 += nf
+        si0 += ns
     info = {**dataset.info, "event-synth-pd": stats}
     record = guarantee(params).compose(_events_per_participant(dataset, fitted))
     return Release(Dataset(tuple(recs), name=dataset.name, info=info), record)
@@ -325,62 +615,6 @@ def _train_cvae(dataset: Dataset, fitted: list[FittedEvents], params: EventSynth
     return SaccadeCVAE(epochs=params.cvae_epochs, batch_size=256).fit(
         np.vstack(prof), np.concatenate([f.saccade_amplitude_deg for f in fitted]),
         np.concatenate([f.saccade_duration_s for f in fitted]), owners, rng=rng)
-
-
-def _synthesise_recording(rec: Recording, fit: FittedEvents, pop: _Population, cvae,
-                          owner: int, params: EventSynthPDParams, rng: np.random.Generator,
-                          stats: dict[str, int],
-                          ) -> tuple[np.ndarray, np.ndarray, dict[int, tuple], np.ndarray]:
-    """Test candidates event by event; returns fixation params, profiles, released fixation
-    samples (by fixation index) and the per-event failure flags.
-
-    All ``max_tries`` candidates of an event are drawn and scored at once (vectorised); the first
-    that passes is released, exactly as a loop that stops at the first pass would release it.
-    """
-    fix_out = fit.fixation_params.copy()
-    sac_out = fit.saccade_profiles.copy()
-    samples: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-    failed = np.zeros(len(fit.names), dtype=bool)
-    ln_gamma = math.log(params.gamma)
-    tries = params.max_tries
-    fi = si = 0
-    for e, name in enumerate(fit.names):
-        n = int(fit.offset[e] - fit.onset[e])
-        winner = None
-        if name == "fixation":
-            p = fit.fixation_params[fi]
-            cx = rng.normal(p[0], p[2], (tries, n))
-            cy = rng.normal(p[1], p[3], (tries, n))
-            seed_lps, scored = _fixation_candidates(cx, cy, p, pop, ln_gamma)
-            for j, (lps, owners) in enumerate(scored):
-                if _passes(lps, owners, float(seed_lps[j]), owner, params, rng):
-                    winner = j
-                    break
-            if winner is not None:
-                samples[fi] = (cx[winner], cy[winner])
-                fix_out[fi] = [cx[winner].mean(), cy[winner].mean(), p[2], p[3]]
-            else:
-                fix_out[fi] = pop.fix_params.mean(axis=0)
-            fi += 1
-        else:
-            if cvae is not None:
-                cands = cvae.sample(np.full(tries, fit.saccade_amplitude_deg[si]),
-                                    np.full(tries, fit.saccade_duration_s[si]),
-                                    np.full(tries, pop.participants[owner]), rng=rng)
-                # (tries, participants): summed log-PMF over the 30 steps
-                lp = pop.log_pmf[:, np.arange(PROFILE_STEPS)[None, :], _bins(cands)].sum(axis=2).T
-                everyone = np.arange(lp.shape[1])
-                for j in range(tries):
-                    if _passes(lp[j], everyone, float(lp[j, owner]), owner, params, rng):
-                        winner = j
-                        break
-            sac_out[si] = cands[winner] if winner is not None else _population_profile(pop)
-            si += 1
-        failed[e] = winner is None
-        stats["events"] += 1
-        stats["tries"] += tries if winner is None else winner + 1
-        stats["failed" if winner is None else "released"] += 1
-    return fix_out, sac_out, samples, failed
 
 
 def _population_profile(pop: _Population) -> np.ndarray:

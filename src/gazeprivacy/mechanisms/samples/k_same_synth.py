@@ -36,7 +36,12 @@ from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
 from gazeprivacy.mechanisms.base import MechanismSpec, _track
-from gazeprivacy.mechanisms.samples._event_synthesis import FittedEvents, fit_events, render
+from gazeprivacy.mechanisms.samples._event_synthesis import (
+    FittedEvents,
+    fit_events,
+    group_events,
+    render,
+)
 from gazeprivacy.rng import spawn
 
 __all__ = ["SPEC", "KSameSynthParams", "guarantee", "k_same_synth"]
@@ -152,8 +157,9 @@ def k_same_synth(dataset: Dataset, params: KSameSynthParams, *, rng: np.random.G
 
         events = detect_events_dataset(dataset)
     group_rng, render_rng = spawn(rng, 2)
+    by_rec = group_events(events, [r.recording for r in dataset.recordings])
     fitted: list[FittedEvents] = [
-        fit_events(rec, events.filter(pl.col("recording") == rec.recording))
+        fit_events(rec, by_rec[rec.recording])
         for rec in _track(dataset.recordings, progress, "fitting events")
     ]
     fix_out: list[np.ndarray] = [f.fixation_params for f in fitted]

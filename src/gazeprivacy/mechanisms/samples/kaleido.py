@@ -203,6 +203,10 @@ def guarantee(params: KaleidoParams, *, sampling_rate_hz: float) -> Guarantee:
     )
 
 
+#: Tested samples whose noise is drawn per generator call (see KaleidoStream._noise).
+_NOISE_BLOCK = 1024
+
+
 def _haversine_deg(x1: float, y1: float, x2: float, y2: float) -> float:
     la1, la2 = math.radians(y1), math.radians(y2)
     dlo, dla = math.radians(x2 - x1), math.radians(y2 - y1)
@@ -257,8 +261,34 @@ class KaleidoStream:
         self._i = 0                      # index of the next sample
         self._last_test: int | None = None
         self._last: tuple[float, float] | None = None
-        self._pubs: deque[tuple[int, float]] = deque()  # (index, eps_pub) within the last w - 1
+        # (index, eps_pub) of the points published within the last w - 1 samples
+        self._pub_i: deque[int] = deque()
+        self._pub_e: deque[float] = deque()
         self._spent: list[np.ndarray] = []
+        self._buf = np.zeros((3, 0))  # noise drawn ahead (see _noise)
+        self._buf_pos = 0
+
+    def _noise(self, k: int) -> tuple[list[float], list[float], list[float]]:
+        """Noise of the next ``k`` tested samples: test thresholds ``l_thresh + eta`` and the
+        planar-Laplace offsets at ``eps_pub = 1`` (``r Gamma(2, 1) (cos, sin)(angle)``).
+
+        Drawn ahead in blocks (a generator call costs microseconds, as much as a few tests) from
+        the three child streams, one value per tested sample each, in order; numpy's samplers
+        give the same values whether drawn in one call or many, so any chunking of the input
+        still gives the same output.
+        """
+        pos, buf = self._buf_pos, self._buf
+        if pos + k > buf.shape[1]:
+            m = max(k - (buf.shape[1] - pos), _NOISE_BLOCK)
+            thr = self._rng_test.laplace(0.0, 1.0, m) * self._scale + self.params.l_thresh_deg
+            radius = self._rng_radius.gamma(2.0, 1.0, m) * self.params.radius_deg
+            angle = self._rng_angle.random(m) * (2.0 * math.pi)
+            new = np.stack([thr, radius * np.cos(angle), radius * np.sin(angle)])
+            buf = self._buf = np.concatenate([buf[:, pos:], new], axis=1)
+            pos = 0
+        self._buf_pos = pos + k
+        thr_l, rc, rs = buf[:, pos:pos + k].tolist()
+        return thr_l, rc, rs
 
     @property
     def epsilon_spent(self) -> np.ndarray:
@@ -274,99 +304,123 @@ class KaleidoStream:
             raise InvalidParameterError(f"x and y must have the same length, got {x.size}, "
                                         f"{y.size}")
         n = x.size
-        ok = ~(np.isnan(x) | np.isnan(y))
-        carry = self._last if self._last is not None else (math.nan, math.nan)
+        # one reduction instead of a mask when nothing is missing (the common case); a NaN
+        # (or +inf with -inf) makes the sum NaN and takes the masked path
+        s = float(x.sum() + y.sum())
+        all_ok = s == s
+        ok = None if all_ok else ~(np.isnan(x) | np.isnan(y))
+        carry_none = self._last is None
+        carry = (math.nan, math.nan) if carry_none else self._last
         # Which samples are tested (or the very first, always published)? Tests depend only on
         # the positions and the missing mask, so they are found before any noise is drawn.
-        valid_idx = np.flatnonzero(ok)
-        nxt = np.append(valid_idx, n)[np.searchsorted(valid_idx, np.arange(n + 1))]
-        j0 = 0 if self._last_test is None else max(0, self._last_test + p.t_skip_samples - self._i)
-        if valid_idx.size == n:  # no missing sample: tests every t_skip samples
-            tested = np.arange(j0, n, p.t_skip_samples)
-        else:
-            found: list[int] = []
-            j = j0
-            while j < n:
-                j = int(nxt[j])
-                if j >= n:
-                    break
-                found.append(j)
-                j += p.t_skip_samples
-            tested = np.array(found, dtype=np.int64)
+        skip = p.t_skip_samples
+        j0 = 0 if self._last_test is None else max(0, self._last_test + skip - self._i)
+        # without missing samples, a test every t_skip samples
+        tested = np.arange(j0, n, skip) if all_ok else _tested_with_missing(ok, j0, skip)
         k = tested.size
-        eta = (self._rng_test.laplace(0.0, 1.0, k) * self._scale).tolist()
-        radius = (self._rng_radius.gamma(2.0, 1.0, k) * p.radius_deg).tolist()
-        angle = (self._rng_angle.random(k) * (2.0 * math.pi)).tolist()
-        # plain Python floats in the loop: it is sequential by nature (each test compares with
-        # the last published point), and numpy scalars would cost ten times more per step
+        # The noise of every tested sample at once, as plain Python floats: the loop below is
+        # sequential by nature (each test compares with the last published point) and numpy
+        # scalars cost ten times more per step. Only the budget-dependent division is left to
+        # the loop.
+        thr, rcos, rsin = self._noise(k)
         tx, ty = x[tested].tolist(), y[tested].tolist()
-        gis = (tested + self._i).tolist()
-        spent_t = [0.0] * k
-        pub_t: list[int] = []
-        pub_x: list[float] = []
-        pub_y: list[float] = []
+        base = self._i
+        tl = tested.tolist()
         great = self.test_distance == "great-circle"
         geo = self.geometry
         clamp = True
+        bx0 = bx1 = by0 = by1 = 0.0
         if geo is not None and p.clamp:
             bx0, bx1, by0, by1 = geo.x_min_deg, geo.x_max_deg, geo.y_min_deg, geo.y_max_deg
         elif not p.clamp:
             bx0, bx1, by0, by1 = -360.0, 360.0, -360.0, 360.0
         else:
             clamp = False
-        thresh, w, cap, eps_test = p.l_thresh_deg, self.w, self._eps_cap, self._eps_test
-        pubs = self._pubs
+        w, cap, eps_test = self.w, self._eps_cap, self._eps_test
+        pub_i, pub_e = self._pub_i, self._pub_e
+        fsum, hypot = math.fsum, math.hypot
+        # per tested sample: eps_pub and the point, where one was published (eps_pub > 0)
+        pub_eps = [0.0] * k
+        pub_x = [0.0] * k
+        pub_y = [0.0] * k
+        last = self._last
+        lx, ly = last if last is not None else (0.0, 0.0)
         for t in range(k):
-            gi, xi, yi = gis[t], tx[t], ty[t]
-            # slide the publishing history to the previous w - 1 samples
-            while pubs and pubs[0][0] <= gi - w:
-                pubs.popleft()
-            if self._last is None:
-                publish = True
-            else:
-                spent_t[t] = eps_test
-                lx, ly = self._last
-                dist = (_haversine_deg(xi, yi, lx, ly) if great
-                        else math.hypot(xi - lx, yi - ly))
-                publish = not dist <= thresh + eta[t]
-            if publish:
-                # exact sum of the history (no running-sum drift over long streams)
-                eps_pub = max(cap - math.fsum(e for _, e in pubs), 0.0) / 2.0
-                if eps_pub <= 0.0:
-                    # the halving has run the remaining budget down to 0 in floating point:
-                    # noise of infinite scale carries no information, so re-publish instead
-                    continue
-                rad = radius[t] / eps_pub
-                ox = xi + rad * math.cos(angle[t])
-                oy = yi + rad * math.sin(angle[t])
-                if clamp:  # nearest valid point: post-processing, never resampling
-                    ox = min(max(ox, bx0), bx1)
-                    oy = min(max(oy, by0), by1)
-                spent_t[t] += eps_pub
-                pubs.append((gi, eps_pub))
-                self._last = (ox, oy)
-                pub_t.append(t)
-                pub_x.append(ox)
-                pub_y.append(oy)
+            xi, yi = tx[t], ty[t]
+            if last is not None:
+                dist = _haversine_deg(xi, yi, lx, ly) if great else hypot(xi - lx, yi - ly)
+                if dist <= thr[t]:
+                    continue  # re-publish the last point
+            # slide the publishing history to the previous w - 1 samples (it is read only here)
+            gi = base + tl[t]
+            while pub_i and pub_i[0] <= gi - w:
+                pub_i.popleft()
+                pub_e.popleft()
+            # exact sum of the history (no running-sum drift over long streams)
+            eps_pub = (cap - fsum(pub_e)) / 2.0
+            if eps_pub <= 0.0:
+                # the halving has run the remaining budget down to 0 in floating point:
+                # noise of infinite scale carries no information, so re-publish instead
+                continue
+            ox = xi + rcos[t] / eps_pub
+            oy = yi + rsin[t] / eps_pub
+            if clamp:  # nearest valid point: post-processing, never resampling
+                ox = bx0 if ox < bx0 else (bx1 if ox > bx1 else ox)
+                oy = by0 if oy < by0 else (by1 if oy > by1 else oy)
+            pub_i.append(gi)
+            pub_e.append(eps_pub)
+            last = True
+            lx = pub_x[t] = ox
+            ly = pub_y[t] = oy
+            pub_eps[t] = eps_pub
+        if last is not None:
+            self._last = (lx, ly)
+        # budget spent per sample: eps_test at every test (every tested sample but the very
+        # first of the stream, which is always published), plus eps_pub where one was published
         spent = np.zeros(n)
-        spent[tested] = spent_t
-        npub = len(pub_t)
-        pub_at = np.full(n, -1, dtype=np.int64)
-        pub_at[tested[pub_t]] = np.arange(npub)
-        pub_x.append(carry[0])
-        pub_y.append(carry[1])
         if k:
+            spent[tested] = eps_test
+            if carry_none:
+                spent[tested[0]] = 0.0
             self._last_test = self._i + int(tested[-1])
         # release: the most recent published point (carried over from earlier pushes)
-        src = np.maximum.accumulate(np.where(pub_at >= 0, np.arange(n), -1)) if n else pub_at
-        which = np.where(src >= 0, pub_at[np.maximum(src, 0)], npub)
-        ox_out, oy_out = np.array(pub_x)[which], np.array(pub_y)[which]
-        if p.missing == "keep":
-            ox_out = np.where(ok, ox_out, np.nan)
-            oy_out = np.where(ok, oy_out, np.nan)
+        which = np.zeros(n, dtype=np.int64)
+        vx, vy = np.array([carry[0]]), np.array([carry[1]])
+        if k:
+            e = np.array(pub_eps)
+            pub = (e > 0.0).nonzero()[0]
+            at = tested[pub]
+            spent[at] += e[pub]
+            which[at] = np.arange(1, pub.size + 1)
+            np.maximum.accumulate(which, out=which)
+            vx = np.concatenate([vx, np.array(pub_x)[pub]])
+            vy = np.concatenate([vy, np.array(pub_y)[pub]])
+        ox_out, oy_out = vx[which], vy[which]
+        if p.missing == "keep" and ok is not None:
+            ox_out[~ok] = np.nan
+            oy_out[~ok] = np.nan
         self._i += n
         self._spent.append(spent)
         return ox_out, oy_out
+
+
+def _tested_with_missing(ok: np.ndarray, j0: int, skip: int) -> np.ndarray:
+    """Tested positions of a chunk with missing samples: from ``j0``, the next valid sample,
+    then the next valid one at least ``skip`` later, and so on.
+
+    Within a run of valid samples the tests are ``skip`` apart, so the loop is over the runs
+    (one per gap), not over the tests.
+    """
+    edges = np.flatnonzero(np.diff(np.concatenate([[False], ok, [False]]).astype(np.int8)))
+    parts: list[np.ndarray] = []
+    pending = j0
+    for s, e in zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True):
+        if e <= pending:
+            continue
+        tests = np.arange(max(s, pending), e, skip)
+        parts.append(tests)
+        pending = int(tests[-1]) + skip
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def kaleido_arrays(x: np.ndarray, y: np.ndarray, params: KaleidoParams, *,

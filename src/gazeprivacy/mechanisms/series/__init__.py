@@ -62,15 +62,15 @@ def _spec(name: str, params_type: type, fn: Callable[..., Any], summary: str,
 
 LPA_SPEC = _spec("series-lpa", _lpa.LPAParams, _lpa.lpa,
                  "Laplace noise on every window value", _SEED002)
-FPA_SPEC = _spec("fpa", _fpa.FPAParams, _fpa.fpa,
+FPA_SPEC = _spec("series-fpa", _fpa.FPAParams, _fpa.fpa,
                  "Fourier perturbation (k lowest DFT coefficients)", _SEED002)
-DCT_SPEC = _spec("dct", _dct.DCTParams, _dct.dct,
+DCT_SPEC = _spec("series-dct", _dct.DCTParams, _dct.dct,
                  "orthonormal DCT-II perturbation (k coefficients)", _SEED002 + " (variant)")
-CFPA_SPEC = _spec("cfpa", _cfpa.CFPAParams, _cfpa.cfpa,
+CFPA_SPEC = _spec("series-cfpa", _cfpa.CFPAParams, _cfpa.cfpa,
                   "FPA per chunk of 32/64/128 windows", _SEED002)
-DCFPA_SPEC = _spec("dcfpa", _dcfpa.DCFPAParams, _dcfpa.dcfpa,
+DCFPA_SPEC = _spec("series-dcfpa", _dcfpa.DCFPAParams, _dcfpa.dcfpa,
                    "FPA on within-chunk differences", _SEED002)
-STEIL_SPEC = _spec("steil-exponential", _steil.SteilParams, _steil.steil_exponential,
+STEIL_SPEC = _spec("series-steil-exponential", _steil.SteilParams, _steil.steil_exponential,
                    "subsampling + seed 004's exponential-mechanism noise", _SEED004)
 
 

@@ -53,7 +53,7 @@ n_chunks = _core.n_chunks
 def guarantee(params: CFPAParams, shape: _core.SeriesShape) -> Guarantee:
     """The privacy map (reads only the public shape)."""
     return _core.chunk_guarantee(
-        params, shape, mechanism="cfpa", difference=False,
+        params, shape, mechanism="series-cfpa", difference=False,
         paper_claim=("seed 002: epsilon-DP for the complete signal by parallel composition "
                      "over non-overlapping chunks (Theorem 2)"))
 
@@ -64,5 +64,5 @@ def cfpa(series: Sequence[FeatureSeries], params: CFPAParams, *,
     out, _ = _core.transform_release(
         series, epsilon=params.epsilon, k=params.k, mode=params.mode, ranges=params.ranges,
         sensitivity_group=params.sensitivity_group,
-        chunk=params.chunk_size, difference=False, transform="dft", rng=rng, name="cfpa")
+        chunk=params.chunk_size, difference=False, transform="dft", rng=rng, name="series-cfpa")
     return Release(out, guarantee(params, _core.SeriesShape.of(out)))

@@ -44,7 +44,7 @@ n_chunks = _core.n_chunks
 def guarantee(params: DCFPAParams, shape: _core.SeriesShape) -> Guarantee:
     """The privacy map (reads only the public shape)."""
     return _core.chunk_guarantee(
-        params, shape, mechanism="dcfpa", difference=True,
+        params, shape, mechanism="series-dcfpa", difference=True,
         paper_claim=("seed 002: epsilon-DP by Theorem 1 when consecutive differences are "
                      "assumed independent"))
 
@@ -55,5 +55,5 @@ def dcfpa(series: Sequence[FeatureSeries], params: DCFPAParams, *,
     out, _ = _core.transform_release(
         series, epsilon=params.epsilon, k=params.k, mode=params.mode, ranges=params.ranges,
         sensitivity_group=params.sensitivity_group,
-        chunk=params.chunk_size, difference=True, transform="dft", rng=rng, name="dcfpa")
+        chunk=params.chunk_size, difference=True, transform="dft", rng=rng, name="series-dcfpa")
     return Release(out, guarantee(params, _core.SeriesShape.of(out)))

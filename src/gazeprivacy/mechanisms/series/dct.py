@@ -67,7 +67,7 @@ def guarantee(params: DCTParams, shape: _core.SeriesShape) -> Guarantee:
     """The privacy map (reads only the public shape)."""
     c = params.chunk_size
     return _core.series_guarantee(
-        mechanism="dct", params=params, shape=shape,
+        mechanism="series-dct", params=params, shape=shape,
         unit=Unit.SERIES if c is None else Unit.CHUNK,
         units_per_series=(lambda n: 1) if c is None else (lambda n: -(-n // c)),
         epsilon=params.epsilon, mode=params.mode,
@@ -84,5 +84,5 @@ def dct(series: Sequence[FeatureSeries], params: DCTParams, *,
     out, _ = _core.transform_release(
         series, epsilon=params.epsilon, k=params.k, mode=params.mode, ranges=params.ranges,
         sensitivity_group=params.sensitivity_group,
-        chunk=params.chunk_size, difference=False, transform="dct", rng=rng, name="dct")
+        chunk=params.chunk_size, difference=False, transform="dct", rng=rng, name="series-dct")
     return Release(out, guarantee(params, _core.SeriesShape.of(out)))

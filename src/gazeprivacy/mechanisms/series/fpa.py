@@ -78,7 +78,7 @@ def noise_scale(n: int, k: int, delta_2: float, epsilon: float) -> float:
 def guarantee(params: FPAParams, shape: _core.SeriesShape) -> Guarantee:
     """The privacy map (reads only the public shape)."""
     return _core.series_guarantee(
-        mechanism="fpa", params=params, shape=shape, unit=Unit.SERIES,
+        mechanism="series-fpa", params=params, shape=shape, unit=Unit.SERIES,
         units_per_series=lambda n: 1, epsilon=params.epsilon, mode=params.mode,
         parameters={"epsilon": params.epsilon, "k": params.k, "transform": "DFT (numpy fft)",
                     "scale": "sqrt(n) sqrt(2k-1) Delta_2 / epsilon",
@@ -108,5 +108,5 @@ def fpa(series: Sequence[FeatureSeries], params: FPAParams, *,
     out, _ = _core.transform_release(
         series, epsilon=params.epsilon, k=params.k, mode=params.mode, ranges=params.ranges,
         sensitivity_group=params.sensitivity_group, chunk=None,
-        difference=False, transform="dft", rng=rng, name="fpa")
+        difference=False, transform="dft", rng=rng, name="series-fpa")
     return Release(out, guarantee(params, _core.SeriesShape.of(out)))

@@ -100,7 +100,7 @@ def guarantee(params: SteilParams, shape: _core.SeriesShape) -> Guarantee:
                           "series: all elements move by the same magnitude; this is not the "
                           "exponential mechanism and no epsilon-DP proof covers it"))
     g = _core.series_guarantee(
-        mechanism="steil-exponential", params=params, shape=shape, unit=Unit.SERIES,
+        mechanism="series-steil-exponential", params=params, shape=shape, unit=Unit.SERIES,
         units_per_series=lambda n: 1, epsilon=params.epsilon, mode=params.mode,
         parameters={"epsilon_per_feature": params.epsilon, "subsample_w": params.subsample_w,
                     "noise": "seed 004 eqs. 4-8" if params.mode == "paper"
@@ -136,7 +136,7 @@ def steil_exponential(series: Sequence[FeatureSeries], params: SteilParams, *,
     noise_rng = sub_rngs[1]
     out = []
     if params.mode == "paper":
-        _core.warn_paper("steil-exponential")
+        _core.warn_paper("series-steil-exponential")
         allv = np.concatenate([s.values for s in series])
         delta = allv.max(axis=0) - allv.min(axis=0)
         delta = np.where(delta > 0, delta, 1e-12)
