@@ -113,3 +113,21 @@ def test_raw_features_stream_to_one_file(tmp_path, tiny):
     assert [r.recording for r in skel] == [r.recording for r in tiny]
     assert all(r.n_samples == 1 and np.isnan(r.x).all() for r in skel)
     assert summ["samples"] == tiny.n_samples and summ["partitions"] == 6
+
+
+@pytest.mark.parametrize("extra", [
+    {"attacks": [{"kind": "linkage", "quasi_identifiers": ["gender"], "k": 2}]},
+    {"utility": [{"kind": "gaze-prediction"}]},
+])
+def test_partitioned_dataset_refuses_evaluations_that_need_whole_datasets(tmp_path, tiny,
+                                                                           extra):
+    write_partitioned(tiny, tmp_path / "parts", recordings_per_partition=8)
+    cfg = parse_config({
+        "name": "s", "seeds": [0],
+        "datasets": [{"name": "tiny", "source": "file", "path": str(tmp_path / "parts")}],
+        "mechanisms": [{"name": "kaleido", "preset": "params", "grid": {"epsilon": [1.0]},
+                        "fixed": {"radius_deg": 2.0, "window_samples": 25}}],
+        "attacks": [{"kind": "reidentification", "classifier": "knn", "n_splits": 2}],
+        **extra})
+    with pytest.raises(ConfigError, match="need.*whole datasets"):
+        run_experiment(cfg, tmp_path / "o", workers=1, featurizer=fake_featurizer)
