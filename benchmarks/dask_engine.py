@@ -31,38 +31,15 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from _workload import write_workload  # benchmarks/ is the script's folder
 
 __all__: list[str] = []
 
-TASKS = ("reading", "free-viewing", "random-dot")
-PARTITION_S = 600.0
 PARAMS = {"dpgazesynth": {"epsilon": 2.0, "grid_size": 30},
           "kaleido": {"epsilon": 1.0, "radius_deg": 2.0, "window_s": 0.5}}
-
-
-def generate(path: Path, scale: float) -> int:
-    """Simulate the workload into ``path``; return its sample count."""
-    from gazeprivacy.data.partitioned import PartitionWriter
-    from gazeprivacy.data.recording import Dataset
-    from gazeprivacy.data.simulate import draw_traits, simulate_dataset
-
-    traits = draw_traits(30, rng=np.random.default_rng(0))
-    samples = 0
-    with PartitionWriter(path, name="ehtask-sized", overwrite=True) as w:
-        for j in range(max(1, round(10 * scale))):
-            group, session = j % 10, j // 10 + 1
-            ds = simulate_dataset(n_participants=3, tasks=TASKS, duration_s=PARTITION_S,
-                                  sampling_rate_hz=100, traits=traits[3 * group:3 * group + 3],
-                                  rng=np.random.default_rng([7, j]))
-            recs = tuple(replace(r, recording=f"{r.recording[:-2]}_{session}",
-                                 labels={**r.labels, "session": str(session)}) for r in ds)
-            w.write(Dataset(recs, name="ehtask-sized"))
-            samples += ds.n_samples
-    return samples
 
 
 def same(a: Path, b: Path) -> bool:
@@ -143,7 +120,7 @@ def main() -> None:
              "(processes, 1 thread each)", ""]
     try:
         t = time.perf_counter()
-        n = generate(tmp / "in", args.scale)
+        n = write_workload(tmp / "in", args.scale)
         lines.append(f"workload: {n:,} samples in {len(list((tmp / 'in').glob('*.parquet')))} "
                      f"partitions (generated in {time.perf_counter() - t:.1f} s)")
         lines += ["", "| mechanism | engine | wall s | CPU s (all processes) | local wall / this "

@@ -32,14 +32,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 __all__: list[str] = []
 
 FULL_SAMPLES = 15 * 3600 * 100
-PARTITION_S = 600.0  # per recording; 3 participants x 3 tasks per partition
-TASKS = ("reading", "free-viewing", "random-dot")
 HEADER = ("| scale | step | samples | peak RSS (MB) | seconds | CPU s | samples/s (CPU) |\n"
           "|---|---|---|---|---|---|---|")
 
@@ -50,26 +47,9 @@ HEADER = ("| scale | step | samples | peak RSS (MB) | seconds | CPU s | samples/
 
 
 def _generate(path: str, scale: float) -> dict:
-    import numpy as np
+    from _workload import write_workload  # benchmarks/ is the script's folder
 
-    from gazeprivacy.data.partitioned import PartitionWriter
-    from gazeprivacy.data.recording import Dataset
-    from gazeprivacy.data.simulate import draw_traits, simulate_dataset
-
-    traits = draw_traits(30, rng=np.random.default_rng(0))
-    n_parts = max(1, round(10 * scale))
-    samples = 0
-    with PartitionWriter(path, name="ehtask-sized", overwrite=True) as w:
-        for j in range(n_parts):
-            group, session = j % 10, j // 10 + 1
-            ds = simulate_dataset(n_participants=3, tasks=TASKS, duration_s=PARTITION_S,
-                                  sampling_rate_hz=100, traits=traits[3 * group:3 * group + 3],
-                                  rng=np.random.default_rng([7, j]))
-            recs = tuple(replace(r, recording=f"{r.recording[:-2]}_{session}",
-                                 labels={**r.labels, "session": str(session)}) for r in ds)
-            w.write(Dataset(recs, name="ehtask-sized"))
-            samples += ds.n_samples
-    return {"samples": samples}
+    return {"samples": write_workload(path, scale)}
 
 
 def _protect(path: str, dest: str, mechanism: str) -> dict:
