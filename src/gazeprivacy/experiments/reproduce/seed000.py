@@ -46,9 +46,8 @@ import polars as pl
 from gazeprivacy._validation import check_int
 from gazeprivacy.data.loaders import load
 from gazeprivacy.data.recording import Dataset
-from gazeprivacy.experiments.config import parse_config
-from gazeprivacy.experiments.engine import run_experiment
 from gazeprivacy.experiments.reproduce import _paper000 as paper
+from gazeprivacy.experiments.reproduce._runs import run_roles
 from gazeprivacy.report.html import build_report
 
 __all__ = ["DOVES_IMAGES", "Seed000Result", "reproduce_seed000", "summarise", "tables"]
@@ -177,21 +176,7 @@ def reproduce_seed000(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
                        n_splits=n_splits, workers=workers, quick=quick)
     configs["doves"]["seeds"] = seeds[:n_seeds_reid]
     (out / "seed000_configs.json").write_text(json.dumps(configs, indent=1))
-    parts, guarantees, cells, notes, summaries = [], [], [], [], {}
-    for role, raw in configs.items():
-        ds = datasets[role]
-        res = run_experiment(parse_config(raw), out, datasets={ds.name: ds}, progress=progress)
-        parts.append(res.results)
-        guarantees += res.guarantees
-        notes += res.notes
-        cells += json.loads((out / "run.json").read_text())["cells"]
-        summaries.update(json.loads((out / "data_summary.json").read_text()))
-    results = pl.concat(parts, how="vertical")
-    results.write_parquet(out / "results.parquet")
-    (out / "guarantees.json").write_text(json.dumps(guarantees, indent=2, default=str))
-    (out / "run.json").write_text(json.dumps({"name": "seed000", "cells": cells,
-                                              "notes": notes}, indent=2))
-    (out / "data_summary.json").write_text(json.dumps(summaries, indent=2))
+    results = run_roles(configs, datasets, out, name="seed000", progress=progress)
     sides = {ds.name: min(ds[0].geometry.width_deg, ds[0].geometry.height_deg)
              for ds in datasets.values()}
     names = {datasets[r].name: _NAMES[r] for r in _ROLES}

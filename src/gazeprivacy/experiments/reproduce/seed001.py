@@ -54,9 +54,8 @@ from gazeprivacy._validation import check_int
 from gazeprivacy.data.loaders import load
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.data.simulate import simulate_dataset
-from gazeprivacy.experiments.config import parse_config
-from gazeprivacy.experiments.engine import run_experiment
 from gazeprivacy.experiments.reproduce import _paper001 as paper
+from gazeprivacy.experiments.reproduce._runs import run_roles
 from gazeprivacy.report.html import build_report
 
 __all__ = ["Seed001Result", "Seed001Settings", "reproduce_seed001", "summarise"]
@@ -253,21 +252,7 @@ def reproduce_seed001(out_dir: str | Path, *, data_dir: str | Path | None,
     (out / "seed001_configs.json").write_text(json.dumps(
         {"settings": dataclasses.asdict(s), "simulate": simulate, "configs": configs},
         indent=1))
-    parts, guarantees, cells, notes, summaries = [], [], [], [], {}
-    for role, raw in configs.items():
-        ds = datasets[role]
-        res = run_experiment(parse_config(raw), out, datasets={ds.name: ds}, progress=progress)
-        parts.append(res.results)
-        guarantees += res.guarantees
-        notes += res.notes
-        cells += json.loads((out / "run.json").read_text())["cells"]
-        summaries.update(json.loads((out / "data_summary.json").read_text()))
-    results = pl.concat(parts, how="vertical")
-    results.write_parquet(out / "results.parquet")
-    (out / "guarantees.json").write_text(json.dumps(guarantees, indent=2, default=str))
-    (out / "run.json").write_text(json.dumps({"name": "seed001", "cells": cells,
-                                              "notes": notes}, indent=2))
-    (out / "data_summary.json").write_text(json.dumps(summaries, indent=2))
+    results = run_roles(configs, datasets, out, name="seed001", progress=progress)
     summary = summarise(results)
     summary.write_csv(out / "seed001_summary.csv")
     names = {datasets[r].name: _NAMES[r] for r in datasets}
