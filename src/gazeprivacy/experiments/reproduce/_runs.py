@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""Run a reproduction's per-dataset configs into one output folder, as one run."""
+"""Pieces the reproductions share: running per-dataset configs as one run, markdown tables."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from gazeprivacy.data.recording import Dataset
 from gazeprivacy.experiments.config import parse_config
 from gazeprivacy.experiments.engine import run_experiment
 
-__all__ = ["run_roles"]
+__all__ = ["markdown_table", "run_roles"]
 
 
 def run_roles(configs: Mapping[str, dict[str, Any]], datasets: Mapping[str, Dataset],
@@ -39,3 +39,11 @@ def run_roles(configs: Mapping[str, dict[str, Any]], datasets: Mapping[str, Data
                                              indent=2))
     (out / "data_summary.json").write_text(json.dumps(summaries, indent=2))
     return results
+
+
+def markdown_table(title: str, note: str, header: list[str], rows: list[list[str]]) -> str:
+    """A ``### title`` section: the note, then a markdown table."""
+    lines = [f"### {title}", "", note, "", "| " + " | ".join(header) + " |",
+             "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"

@@ -47,7 +47,7 @@ from gazeprivacy._validation import check_int
 from gazeprivacy.data.loaders import load
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.experiments.reproduce import _paper000 as paper
-from gazeprivacy.experiments.reproduce._runs import run_roles
+from gazeprivacy.experiments.reproduce._runs import markdown_table, run_roles
 from gazeprivacy.report.html import build_report
 
 __all__ = ["DOVES_IMAGES", "Seed000Result", "reproduce_seed000", "summarise", "tables"]
@@ -188,7 +188,7 @@ def reproduce_seed000(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
     paths = {}
     for key, (title, note, header, rows) in tabs.items():
         p = out / f"seed000_{key}.md"
-        p.write_text(_markdown(title, note, header, rows))
+        p.write_text(markdown_table(title, note, header, rows))
         paths[key] = p
     figure = _fig2(summary, datasets["doves"].name, out / "seed000_fig2.png")
     fragment = _paper_html(tabs, figure, what)
@@ -339,13 +339,6 @@ def tables(summary: pl.DataFrame, *, names: dict[str, str], what: str) -> dict[s
                      "unclamped keeps them and the metric drops them (the paper's protocol). "
                      "Sound-mode variants: scripts/table4_density_error.py.", head, rows)
     return out
-
-
-def _markdown(title: str, note: str, header: list[str], rows: list[list[str]]) -> str:
-    lines = [f"### {title}", "", note, "", "| " + " | ".join(header) + " |",
-             "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
 
 
 def _html_table(title: str, note: str, header: list[str], rows: list[list[str]]) -> str:

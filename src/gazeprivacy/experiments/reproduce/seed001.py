@@ -55,7 +55,7 @@ from gazeprivacy.data.loaders import load
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.data.simulate import simulate_dataset
 from gazeprivacy.experiments.reproduce import _paper001 as paper
-from gazeprivacy.experiments.reproduce._runs import run_roles
+from gazeprivacy.experiments.reproduce._runs import markdown_table, run_roles
 from gazeprivacy.report.html import build_report
 
 __all__ = ["Seed001Result", "Seed001Settings", "reproduce_seed001", "summarise"]
@@ -262,7 +262,7 @@ def reproduce_seed001(out_dir: str | Path, *, data_dir: str | Path | None,
     paths = {}
     for key, (title, note, header, rows) in tabs.items():
         p = out / f"seed001_{key}.md"
-        p.write_text(_markdown(title, note, header, rows))
+        p.write_text(markdown_table(title, note, header, rows))
         paths[key] = p
     figures = {
         "fig4": _bar_figure(summary, names, out / "seed001_fig4.png", metric="accuracy",
@@ -478,13 +478,6 @@ def _tables(summary: pl.DataFrame, *, names: dict[str, str], roles: dict[str, st
                        what + " Gallery = the release (2 of 3 documents), probes = raw data "
                        "of the held-out document. Paper: " + paper.FIG1_TEXT + ".", head, rows)
     return out
-
-
-def _markdown(title: str, note: str, header: list[str], rows: list[list[str]]) -> str:
-    lines = [f"### {title}", "", note, "", "| " + " | ".join(header) + " |",
-             "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
 
 
 def _bar_figure(summary: pl.DataFrame, names: dict[str, str], path: Path, *, metric: str,
