@@ -370,15 +370,10 @@ class KSameSynthPlan:
     two_phase: bool = True
 
     def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
-        import polars as pl
-
-        from gazeprivacy.events import detect_events_dataset
-        from gazeprivacy.mechanisms.samples._event_synthesis import fit_events
+        from gazeprivacy.mechanisms.samples._event_synthesis import fit_dataset_events
 
         _check_part(part)
-        events = detect_events_dataset(part)
-        fitted = [fit_events(rec, events.filter(pl.col("recording") == rec.recording))
-                  for rec in part]
+        fitted = fit_dataset_events(part)
         msg = _KSameMessage(
             recordings=tuple(r.recording for r in part),
             participants=tuple(r.participant for r in part),

@@ -29,12 +29,13 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from gazeprivacy.data.recording import Recording
+from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.events.kinematics import angular_distance_deg
 from gazeprivacy.events.models import MIN_SIGMA_DEG, PROFILE_STEPS, integrate_profile
 from gazeprivacy.exceptions import InvalidDataError
+from gazeprivacy.mechanisms.base import _track
 
-__all__ = ["FittedEvents", "fit_events", "group_events", "render"]
+__all__ = ["FittedEvents", "fit_dataset_events", "fit_events", "group_events", "render"]
 
 #: Saccade rounds rendered vectorised (see render); deeper ones, rare, one by one.
 _VECTOR_ROUNDS = 8
@@ -100,6 +101,19 @@ def group_events(events: pl.DataFrame, recordings: Iterable[str]) -> dict[str, p
     out = {str(rec[a]): ev.slice(a, b - a) for a, b in zip(starts, ends, strict=True) if b > a}
     empty = events.clear()
     return {r: out.get(r, empty) for r in recordings}
+
+
+def fit_dataset_events(dataset: Dataset, events: pl.DataFrame | None = None, *,
+                       progress: bool = False) -> list[FittedEvents]:
+    """:func:`fit_events` for every recording of ``dataset``, in order; ``events`` are detected
+    (default I-VT) when not given."""
+    if events is None:
+        from gazeprivacy.events import detect_events_dataset
+
+        events = detect_events_dataset(dataset)
+    by_rec = group_events(events, [r.recording for r in dataset.recordings])
+    return [fit_events(rec, by_rec[rec.recording])
+            for rec in _track(dataset.recordings, progress, "fitting events")]
 
 
 def fit_events(recording: Recording, events: pl.DataFrame) -> FittedEvents:

@@ -55,12 +55,11 @@ from gazeprivacy.events.models import (
 )
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.base import MechanismSpec, _track
+from gazeprivacy.mechanisms.base import MechanismSpec
 from gazeprivacy.mechanisms.samples._event_synthesis import (
     FittedEvents,
     _segments,
-    fit_events,
-    group_events,
+    fit_dataset_events,
     render,
 )
 from gazeprivacy.rng import spawn
@@ -534,14 +533,8 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
     if len(dataset.participants) < params.k:
         raise InvalidDataError(f"event-synth-pd needs at least k={params.k} participants, "
                                f"dataset {dataset.name!r} has {len(dataset.participants)}")
-    if events is None:
-        from gazeprivacy.events import detect_events_dataset
-
-        events = detect_events_dataset(dataset)
     model_rng, test_rng = spawn(rng, 2)
-    by_rec = group_events(events, [r.recording for r in dataset.recordings])
-    fitted = [fit_events(rec, by_rec[rec.recording])
-              for rec in _track(dataset.recordings, progress, "fitting events")]
+    fitted = fit_dataset_events(dataset, events, progress=progress)
     pop = _build_population(dataset, fitted, params)
     cvae = _train_cvae(dataset, fitted, params, model_rng)
     index = {p: i for i, p in enumerate(pop.participants)}

@@ -35,11 +35,10 @@ from gazeprivacy._validation import check_int
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.base import MechanismSpec, _track
+from gazeprivacy.mechanisms.base import MechanismSpec
 from gazeprivacy.mechanisms.samples._event_synthesis import (
     FittedEvents,
-    fit_events,
-    group_events,
+    fit_dataset_events,
     render,
 )
 from gazeprivacy.rng import spawn
@@ -152,16 +151,8 @@ def k_same_synth(dataset: Dataset, params: KSameSynthParams, *, rng: np.random.G
     """
     if not isinstance(params, KSameSynthParams):
         raise InvalidParameterError("params must be KSameSynthParams")
-    if events is None:
-        from gazeprivacy.events import detect_events_dataset
-
-        events = detect_events_dataset(dataset)
     group_rng, render_rng = spawn(rng, 2)
-    by_rec = group_events(events, [r.recording for r in dataset.recordings])
-    fitted: list[FittedEvents] = [
-        fit_events(rec, by_rec[rec.recording])
-        for rec in _track(dataset.recordings, progress, "fitting events")
-    ]
+    fitted: list[FittedEvents] = fit_dataset_events(dataset, events, progress=progress)
     fix_out: list[np.ndarray] = [f.fixation_params for f in fitted]
     sac_out: list[np.ndarray] = [f.saccade_profiles for f in fitted]
     for members in _group_members(dataset, params, group_rng):
