@@ -182,7 +182,8 @@ def _check_dest(source: Source, dest: Path, overwrite: bool) -> None:
 
 
 def _run_dask(source: Source, plan: PartitionPlan, streams: PartitionStreams,
-              scheduler: str | None, dest: Path, progress: bool) -> list[Guarantee]:
+              scheduler: str | None, dest: Path, overwrite: bool,
+              progress: bool) -> list[Guarantee]:
     from gazeprivacy.engines import dask as dask_engine  # optional extra: imported on use
 
     if not isinstance(source, PartitionedDataset | str | Path):
@@ -190,7 +191,7 @@ def _run_dask(source: Source, plan: PartitionPlan, streams: PartitionStreams,
                                     "path of a partitioned dataset")
     src = source.path if isinstance(source, PartitionedDataset) else Path(source)
     return dask_engine.run_plan(src, plan, streams, scheduler=scheduler, write_to=dest,
-                                progress=progress)
+                                overwrite=overwrite, progress=progress)
 
 
 def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
@@ -268,9 +269,7 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
                                  streams, write_to=dest, overwrite=overwrite,
                                  progress=progress)
     else:
-        if dest.is_dir() and overwrite:
-            PartitionWriter(dest, overwrite=True)  # clears old partitions and manifest
-        records = _run_dask(source, plan, streams, scheduler, dest, progress)
+        records = _run_dask(source, plan, streams, scheduler, dest, overwrite, progress)
     record = combine_guarantees(records).with_seed(seed)
     record = _with_engine_note(record, engine, parts.n)
     (dest / GUARANTEE_FILE).write_text(record.to_json())
