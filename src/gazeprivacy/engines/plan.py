@@ -324,25 +324,14 @@ class DPGazeSynthPlan:
         if p.mode == "paper":
             warnings.warn("DPGazeSynth paper mode releases the number of runs per window; see "
                           "the guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
-        sizes = [r.n_samples for r in recs]
-        if state.valid_rows.size and int(state.valid_rows[-1]) >= sum(sizes):
+        if state.valid_rows.size and int(state.valid_rows[-1]) >= part.n_samples:
             raise InvalidDataError("client state does not belong to this partition (its rows "
                                    "exceed the partition's); recompute the client phase")
-        x, y = m._synthesise(sum(sizes), state, model, p, rng)
-        cuts = np.cumsum(sizes)[:-1]
-        out = tuple(r.with_gaze(a, b) for r, a, b in
-                    zip(recs, np.split(x, cuts), np.split(y, cuts), strict=True))
-        record = m.guarantee(p, sampling_rate_hz=recs[0].sampling_rate_hz,
-                             geometry=m._geometry(recs[0], p))
-        if len({(r.sampling_rate_hz, m._geometry(r, p)) for r in recs}) > 1:
-            record = m._with_note(record, "recordings differ in sampling rate or geometry; "
-                                          "window samples and radius in 'parameters' are those "
-                                          "of the first recording")
-        record = record.compose(part.units_per_participant(
-            lambda r: -(-r.n_samples // m.window_samples(p, r.sampling_rate_hz))))
-        record = m._with_note(record, "run partition-wise: clients perturbed per partition, "
-                                      "the curator summed the OUE column sums of all partitions")
-        return Release(Dataset(out, name=part.name, info=part.info), record)
+        out = m._synthesise_recordings(recs, state, model, p, rng)
+        record = m._with_note(m._record(part, p), "run partition-wise: clients perturbed per "
+                              "partition, the curator summed the OUE column sums of all "
+                              "partitions")
+        return Release(Dataset(tuple(out), name=part.name, info=part.info), record)
 
 
 @dataclass(frozen=True)

@@ -657,34 +657,42 @@ def dpgazesynth(dataset: Dataset, params: DPGazeSynthParams, *, rng: np.random.G
     if params.mode == "paper":
         warnings.warn("DPGazeSynth paper mode releases the number of runs per window; see the "
                       "guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
-    recs = dataset.recordings
-    shapes = {(r.sampling_rate_hz, _geometry(r, params)) for r in recs}
     # Clients and synthesis run over blocks of consecutive recordings (about _BLOCK_SAMPLES
     # samples each) so the vectorised arrays stay cache-sized; the curator sums the blocks' OUE
     # column sums, which is exactly the aggregate over all clients (see _perturb).
-    blocks = _blocks(recs)
+    blocks = _blocks(dataset.recordings)
     rng_clients, rng_curator, rng_synth = (r.spawn(len(blocks)) for r in rng.spawn(3))
     states = [_clients(b, params, g) for b, g in zip(blocks, rng_clients, strict=True)]
     model = _estimate([_perturb(c, params, g) for c, g in
                        zip(states, rng_curator, strict=True)], params)
-    out: list[Recording] = []
-    for b, c, g in zip(blocks, states, rng_synth, strict=True):
-        sizes = [r.n_samples for r in b]
-        x, y = _synthesise(sum(sizes), c, model, params, g)
-        cuts = np.cumsum(sizes)[:-1]
-        out += [r.with_gaze(u, v) for r, u, v in
-                zip(b, np.split(x, cuts), np.split(y, cuts), strict=True)]
+    out = [r for b, c, g in zip(blocks, states, rng_synth, strict=True)
+           for r in _synthesise_recordings(b, c, model, params, g)]
+    return Release(Dataset(tuple(out), name=dataset.name, info=dataset.info),
+                   _record(dataset, params))
+
+
+def _synthesise_recordings(recs: tuple[Recording, ...], clients: _Clients,
+                           model: TransitionModel, params: DPGazeSynthParams,
+                           rng: np.random.Generator) -> list[Recording]:
+    """The released recordings of one block (or partition) of clients."""
+    sizes = [r.n_samples for r in recs]
+    x, y = _synthesise(sum(sizes), clients, model, params, rng)
+    cuts = np.cumsum(sizes)[:-1]
+    return [r.with_gaze(u, v) for r, u, v in
+            zip(recs, np.split(x, cuts), np.split(y, cuts), strict=True)]
+
+
+def _record(dataset: Dataset, params: DPGazeSynthParams) -> Guarantee:
+    """The guarantee of releasing ``dataset``: per window, composed per participant."""
+    recs = dataset.recordings
     record = guarantee(params, sampling_rate_hz=recs[0].sampling_rate_hz,
                        geometry=_geometry(recs[0], params))
-    if len(shapes) > 1:
+    if len({(r.sampling_rate_hz, _geometry(r, params)) for r in recs}) > 1:
         record = _with_note(record, "recordings differ in sampling rate or geometry; window "
                                     "samples and radius in 'parameters' are those of the first "
                                     "recording")
-    units = dataset.units_per_participant(
-        lambda r: -(-r.n_samples // window_samples(params, r.sampling_rate_hz)))
-    record = record.compose(units)
-    return Release(Dataset(tuple(out), name=dataset.name, info=dataset.info), record)
-
+    return record.compose(dataset.units_per_participant(
+        lambda r: -(-r.n_samples // window_samples(params, r.sampling_rate_hz))))
 
 def dpgazesynth_recording(recording: Recording, params: DPGazeSynthParams, *,
                           rng: np.random.Generator) -> Release[Recording]:
