@@ -84,9 +84,9 @@ def test_several_blocks_share_one_curator_and_the_record(ds, monkeypatch):
     p = DPGazeSynthParams(epsilon=2.0, grid_size=16)
     one = dpgazesynth(ds, p, rng=np.random.default_rng(3))
     calls = []
-    real = dg._estimate
+    real = dg.curate
     monkeypatch.setattr(dg, "_BLOCK_SAMPLES", 850)
-    monkeypatch.setattr(dg, "_estimate", lambda msgs, params: calls.append(len(msgs))
+    monkeypatch.setattr(dg, "curate", lambda msgs, params: calls.append(len(msgs))
                         or real(msgs, params))
     three = dpgazesynth(ds, p, rng=np.random.default_rng(3))
     assert calls == [3]  # every block's OUE sums reach the one curator
@@ -218,7 +218,7 @@ def test_transition_encoding_maps_jumps_to_the_adjacent_cell_in_their_direction(
     rec = Recording.from_arrays(recording="r", participant="p", x=x, y=y,
                                 sampling_rate_hz=36, geometry=geo)
     p = DPGazeSynthParams(epsilon=1.0, grid_size=g, mode="paper", window_s=0.5)
-    c = dg._client(rec, p, np.random.default_rng(0))
+    c = dg.client_release(rec, p, np.random.default_rng(0))
     src = [r * g + col for col, r in path[:-1]]
     assert c.all_reports.tolist() == [s * 8 + d for s, d in zip(src, [0, 0, 1, 5, 2], strict=True)]
 
@@ -230,12 +230,12 @@ def test_sound_mode_sends_w_minus_1_reports_per_window_whatever_the_data():
     x, y = walk(300, 0)
     busy = Recording.from_arrays(recording="b", participant="p", x=x, y=y,
                                  sampling_rate_hz=200, geometry=GEO)
-    n_still = dg._client(still, p, np.random.default_rng(0)).all_reports.size
-    n_busy = dg._client(busy, p, np.random.default_rng(0)).all_reports.size
+    n_still = dg.client_release(still, p, np.random.default_rng(0)).all_reports.size
+    n_busy = dg.client_release(busy, p, np.random.default_rng(0)).all_reports.size
     assert n_still == n_busy == 99 + 99 + 99
     one = DPGazeSynthParams(epsilon=1.0, grid_size=16, transitions="one-per-window")
-    assert dg._client(busy, one, np.random.default_rng(0)).all_reports.size == 3
-    assert dg._client(still, one, np.random.default_rng(0)).all_reports.tolist() == [8 * 256] * 3
+    assert dg.client_release(busy, one, np.random.default_rng(0)).all_reports.size == 3
+    assert dg.client_release(still, one, np.random.default_rng(0)).all_reports.tolist() == [8 * 256] * 3
 
 
 def test_transition_model_is_a_distribution_over_on_grid_neighbours(ds):

@@ -29,6 +29,7 @@ remainder; a window whose noisy lengths all clip to 0 becomes one run. Missing s
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -49,17 +50,39 @@ from gazeprivacy.mechanisms.noise.oue import (
     oue_curator_view,
     oue_encode,
     oue_estimate,
+    oue_q,
+    oue_variance,
 )
 from gazeprivacy.mechanisms.noise.planar_laplace import planar_laplace
 
 __all__ = [
     "SPEC",
+    "TRANSITION_OUE_P",
     "BudgetSplit",
+    "ClientReport",
+    "ClientWindows",
     "DPGazeSynthParams",
     "TransitionModel",
+    "client_release",
+    "client_windows",
+    "curate",
     "dpgazesynth",
     "dpgazesynth_recording",
     "guarantee",
+    "noisy_run_lengths",
+    "noisy_start_points",
+    "perturb_reports",
+    "release_run_lengths",
+    "release_start_cells",
+    "run_length_noise_scale",
+    "run_length_noise_variance",
+    "run_length_series",
+    "start_noise_scale",
+    "start_radius_variance",
+    "synthesise",
+    "transition_estimate_variance",
+    "transition_oue_q",
+    "transition_values",
     "window_samples",
 ]
 
@@ -266,11 +289,53 @@ def guarantee(params: DPGazeSynthParams, *, sampling_rate_hz: float,
 # Every client step reads one window of one participant only. The simulation runs all clients
 # of a dataset at once on concatenated arrays (global window ids), which is the same computation
 # vectorised across clients: a Python loop per recording cost 50 x a numpy pass.
+#
+# The client is split by budget share, each share with its analytic noise scale and variance:
+#   client_windows          discretise and cut into windows and runs (no noise, no budget)
+#   release_start_cells     eps1: planar Laplace start point   (start_noise_scale, ..._variance)
+#   release_run_lengths     eps2: Laplace on the run lengths   (run_length_noise_scale, ...)
+#   transition_values       eps3: the OUE input of every report (transition_oue_q, ...), whose
+#   perturb_reports               randomisation runs in aggregate (exact in distribution)
+#   client_release          the three shares composed: the ClientReport of a block of clients
 
 
 @dataclass(frozen=True)
-class _Clients:
-    """What the clients release (all already private), plus bookkeeping, over all recordings."""
+class ClientWindows:
+    """The client's discretised windows before any noise (this never leaves the device).
+
+    Arrays over concatenated recordings: per valid sample, per run of equal cells (sorted by
+    window) and per window (global index, recordings in order, ``W`` samples each).
+    """
+
+    n_windows: int
+    rec_of_win: np.ndarray   # recording index of each window
+    n_valid: np.ndarray      # rows per window that get synthetic gaze (W_v)
+    valid_rows: np.ndarray   # those rows (of the concatenated recordings)
+    start_x: np.ndarray      # first valid sample of each window (0 where the window has none)
+    start_y: np.ndarray
+    run_window: np.ndarray   # per run: window, length, cell, column and row
+    run_length: np.ndarray
+    run_cell: np.ndarray
+    run_col: np.ndarray
+    run_row: np.ndarray
+    x0: np.ndarray           # per window: screen bounds, cell size and radius r (public)
+    y0: np.ndarray
+    x1: np.ndarray
+    y1: np.ndarray
+    cw: np.ndarray
+    ch: np.ndarray
+    radius: np.ndarray
+    rec_w: np.ndarray        # W of each recording
+
+
+@dataclass(frozen=True)
+class ClientReport:
+    """What the clients of a block of recordings send (formerly ``_Clients``).
+
+    ``start_cell`` and ``run_length`` are already noised (eps1, eps2); ``reports`` are the OUE
+    inputs grouped by report budget, randomised by :func:`perturb_reports` (eps3) before the
+    curator sees them. ``valid_rows`` and the per-window screen bounds are public bookkeeping.
+    """
 
     valid_rows: np.ndarray      # rows (of the concatenated recordings) that get synthetic gaze
     run_window: np.ndarray      # global window index of each noisy run (sorted)
@@ -281,10 +346,14 @@ class _Clients:
     window_cw: np.ndarray
     window_ch: np.ndarray
     reports: dict[float, np.ndarray]  # OUE input values per report budget
+    report_windows: dict[float, np.ndarray] = field(default_factory=dict)  # their windows
 
     @property
     def all_reports(self) -> np.ndarray:
         return np.concatenate([self.reports[k] for k in sorted(self.reports)] or [np.zeros(0)])
+
+
+_Clients = ClientReport  # the former private name (engines/plan.py, audit adapters)
 
 
 def _geometry(rec: Recording, params: DPGazeSynthParams) -> Geometry:
@@ -304,15 +373,80 @@ def _cells(x: np.ndarray, y: np.ndarray, x0: np.ndarray, y0: np.ndarray, cw: np.
     return col, row
 
 
-def _fill_missing(x: np.ndarray, y: np.ndarray, rec: str) -> tuple[np.ndarray, np.ndarray]:
+def _fill_missing(x: np.ndarray, y: np.ndarray, w: int, geometry: Geometry
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``missing="fill"`` within each window of ``w`` samples, never across windows.
+
+    A NaN row takes the previous valid sample of its window; NaN rows at the start of a window
+    take the window's first valid sample; a window without any valid sample is filled with the
+    screen centre (public). So a window's filled values depend on its own samples only.
+    """
+    n = x.size
     ok = ~np.isnan(x)
-    if not ok.any():
-        raise InvalidDataError(f"recording {rec!r} has no valid sample; missing='fill' needs one")
-    idx = np.where(ok, np.arange(x.size), 0)
-    idx = np.maximum.accumulate(idx)
-    first = int(np.argmax(ok))
-    idx[:first] = first
-    return x[idx], y[idx]
+    idx = np.arange(n)
+    win_start = idx - idx % w
+    win_end = np.minimum(win_start + w, n)
+    prev = np.maximum.accumulate(np.where(ok, idx, -1))
+    nxt = np.minimum.accumulate(np.where(ok, idx, n)[::-1])[::-1]
+    src = np.where(prev >= win_start, prev, np.where(nxt < win_end, nxt, -1))
+    has = src >= 0
+    cx = (geometry.x_min_deg + geometry.x_max_deg) / 2.0
+    cy = (geometry.y_min_deg + geometry.y_max_deg) / 2.0
+    safe = np.where(has, src, 0)
+    return np.where(has, x[safe], cx), np.where(has, y[safe], cy)
+
+
+def client_windows(recordings: Recording | Sequence[Recording], params: DPGazeSynthParams
+                   ) -> ClientWindows:
+    """Steps 1-2 of every client: discretise, fill (``missing="fill"``), cut into windows of
+    ``W`` samples and runs of equal cells. Deterministic; spends no budget."""
+    recs = (recordings,) if isinstance(recordings, Recording) else tuple(recordings)
+    g = params.grid_size
+    geos = [_geometry(r, params) for r in recs]
+    ws = np.array([window_samples(params, r.sampling_rate_hz) for r in recs])
+    n_rows = np.array([r.n_samples for r in recs])
+    n_win = -(-n_rows // ws)
+    win_off = np.concatenate([[0], np.cumsum(n_win)[:-1]])
+    n_windows = int(n_win.sum())
+    if params.missing == "fill":
+        filled = [_fill_missing(r.x, r.y, int(w), q) for r, w, q in zip(recs, ws, geos,
+                                                                         strict=True)]
+    else:
+        filled = [(r.x, r.y) for r in recs]
+    x = np.concatenate([f[0] for f in filled])
+    y = np.concatenate([f[1] for f in filled])
+    rec_of_row = np.repeat(np.arange(len(recs)), n_rows)
+    local_row = np.arange(x.size) - np.repeat(np.concatenate([[0], np.cumsum(n_rows)[:-1]]),
+                                              n_rows)
+    # per-window public quantities (from the recording's geometry and rate)
+    rec_of_win = np.repeat(np.arange(len(recs)), n_win)
+    gx0, gy0, gx1, gy1 = (np.array([getattr(q, a) for q in geos]) for a in
+                          ("x_min_deg", "y_min_deg", "x_max_deg", "y_max_deg"))
+    gcw, gch = (gx1 - gx0) / g, (gy1 - gy0) / g
+    radius = np.array([params.radius_for(q) for q in geos])
+
+    valid_rows = np.flatnonzero(~np.isnan(x))
+    vx, vy = x[valid_rows], y[valid_rows]
+    vrec = rec_of_row[valid_rows]
+    vwin = win_off[vrec] + local_row[valid_rows] // ws[vrec]
+    col, row = _cells(vx, vy, gx0[vrec], gy0[vrec], gcw[vrec], gch[vrec], g)
+    cell = row * g + col
+    # windows and runs over the valid samples
+    n_valid = np.bincount(vwin, minlength=n_windows)
+    brk = np.ones(vwin.size, dtype=bool)
+    brk[1:] = (cell[1:] != cell[:-1]) | (vwin[1:] != vwin[:-1])
+    run_first = np.flatnonzero(brk)
+    has = n_valid > 0
+    first_idx = np.minimum(np.searchsorted(vwin, np.arange(n_windows)), max(vx.size - 1, 0))
+    w_of = rec_of_win
+    return ClientWindows(
+        n_windows=n_windows, rec_of_win=rec_of_win, n_valid=n_valid, valid_rows=valid_rows,
+        start_x=np.where(has, vx[first_idx] if vx.size else 0.0, 0.0),
+        start_y=np.where(has, vy[first_idx] if vy.size else 0.0, 0.0),
+        run_window=vwin[run_first], run_length=np.diff(np.append(run_first, vwin.size)),
+        run_cell=cell[run_first], run_col=col[run_first], run_row=row[run_first],
+        x0=gx0[w_of], y0=gy0[w_of], x1=gx1[w_of], y1=gy1[w_of], cw=gcw[w_of], ch=gch[w_of],
+        radius=radius[w_of], rec_w=ws)
 
 
 def _round_keep_sum(values: np.ndarray, group: np.ndarray, totals: np.ndarray,
@@ -366,91 +500,137 @@ def _round_keep_sum_block(values: np.ndarray, group: np.ndarray, totals: np.ndar
     return out.astype(np.int64)
 
 
-def _clients(recs: tuple[Recording, ...], params: DPGazeSynthParams,
-             rng: np.random.Generator) -> _Clients:
-    g = params.grid_size
-    d = 8 * g * g
-    geos = [_geometry(r, params) for r in recs]
-    ws = np.array([window_samples(params, r.sampling_rate_hz) for r in recs])
-    n_rows = np.array([r.n_samples for r in recs])
-    n_win = -(-n_rows // ws)
-    win_off = np.concatenate([[0], np.cumsum(n_win)[:-1]])
-    n_windows = int(n_win.sum())
-    xs, ys = [], []
-    for r in recs:
-        if params.missing == "fill":
-            fx, fy = _fill_missing(r.x, r.y, r.recording)
-        else:
-            fx, fy = r.x, r.y
-        xs.append(fx)
-        ys.append(fy)
-    x, y = np.concatenate(xs), np.concatenate(ys)
-    rec_of_row = np.repeat(np.arange(len(recs)), n_rows)
-    local_row = np.arange(x.size) - np.repeat(np.concatenate([[0], np.cumsum(n_rows)[:-1]]),
-                                              n_rows)
-    # per-window public quantities (from the recording's geometry and rate)
-    rec_of_win = np.repeat(np.arange(len(recs)), n_win)
-    gx0 = np.array([q.x_min_deg for q in geos])
-    gy0 = np.array([q.y_min_deg for q in geos])
-    gx1 = np.array([q.x_max_deg for q in geos])
-    gy1 = np.array([q.y_max_deg for q in geos])
-    gcw = (gx1 - gx0) / g
-    gch = (gy1 - gy0) / g
-    radius = np.array([params.radius_for(q) for q in geos])
-    rng_start, rng_times, rng_trans = rng.spawn(3)
+# --- eps1: the start point ------------------------------------------------------------------
 
-    valid_rows = np.flatnonzero(~np.isnan(x))
-    vx, vy = x[valid_rows], y[valid_rows]
-    vrec = rec_of_row[valid_rows]
-    vwin = win_off[vrec] + local_row[valid_rows] // ws[vrec]
-    col, row = _cells(vx, vy, gx0[vrec], gy0[vrec], gcw[vrec], gch[vrec], g)
-    cell = row * g + col
 
-    # windows and runs over the valid samples
-    n_valid = np.bincount(vwin, minlength=n_windows)
-    brk = np.ones(vwin.size, dtype=bool)
-    brk[1:] = (cell[1:] != cell[:-1]) | (vwin[1:] != vwin[:-1])
-    run_first = np.flatnonzero(brk)
-    run_len = np.diff(np.append(run_first, vwin.size))
-    run_win = vwin[run_first]
-    run_cell = cell[run_first]
-    run_col, run_row = col[run_first], row[run_first]
+def start_noise_scale(params: DPGazeSynthParams, geometry: Geometry) -> float:
+    """Scale ``b = r / eps1`` of the start point's planar Laplace noise (its radius is
+    Gamma(2, b), its angle uniform); ``epsilon_per_unit = eps1 / r``.
 
-    # 1. start point: planar Laplace at eps1 / r on the first valid sample, clamped (to the
-    #    nearest on-screen point: post-processing), discretised
-    has = n_valid > 0
-    first_idx = np.minimum(np.searchsorted(vwin, np.arange(n_windows)), max(vx.size - 1, 0))
-    sx = np.where(has, vx[first_idx] if vx.size else 0.0, 0.0)
-    sy = np.where(has, vy[first_idx] if vy.size else 0.0, 0.0)
-    dx, dy = planar_laplace(np.zeros(n_windows), np.zeros(n_windows), epsilon_per_unit=1.0,
-                            rng=rng_start)
-    scale = radius[rec_of_win] / params.epsilon_start
-    nx = np.clip(sx + dx * scale, gx0[rec_of_win], gx1[rec_of_win])
-    ny = np.clip(sy + dy * scale, gy0[rec_of_win], gy1[rec_of_win])
-    scol, srow = _cells(nx, ny, gx0[rec_of_win], gy0[rec_of_win], gcw[rec_of_win],
-                        gch[rec_of_win], g)
-    start_cell = np.where(has, srow * g + scol, -1)
+    >>> geo = Geometry(x_min_deg=0, x_max_deg=10, y_min_deg=0, y_max_deg=10)
+    >>> start_noise_scale(DPGazeSynthParams(epsilon=2.0, grid_size=10), geo)  # r = 3 / 1.2
+    2.5
+    """
+    return params.radius_for(geometry) / params.epsilon_start
 
-    # 2. fixation times: Laplace, sensitivity 2 W_v - 2 with W_v the window's valid rows
+
+def start_radius_variance(params: DPGazeSynthParams, geometry: Geometry) -> float:
+    """Variance ``2 b^2`` of the start point's displacement radius Gamma(2, b), b = r / eps1
+    (its mean is ``2 b``, its mean square ``6 b^2``)."""
+    b = start_noise_scale(params, geometry)
+    return 2.0 * b * b
+
+
+def noisy_start_points(windows: ClientWindows, params: DPGazeSynthParams,
+                       rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """eps1 share, before post-processing: each window's first valid sample plus planar Laplace
+    noise of scale ``r / eps1``. One draw per window, also for windows without valid rows, so the
+    random stream does not depend on the missing-sample mask."""
+    n = windows.n_windows
+    dx, dy = planar_laplace(np.zeros(n), np.zeros(n), epsilon_per_unit=1.0, rng=rng)
+    scale = windows.radius / params.epsilon_start
+    return windows.start_x + dx * scale, windows.start_y + dy * scale
+
+
+def release_start_cells(windows: ClientWindows, params: DPGazeSynthParams,
+                        rng: np.random.Generator) -> np.ndarray:
+    """eps1 share: the noisy start point clamped to the screen (the nearest on-screen point,
+    post-processing) and discretised; -1 for a window without valid rows."""
+    nx, ny = noisy_start_points(windows, params, rng)
+    nx = np.clip(nx, windows.x0, windows.x1)
+    ny = np.clip(ny, windows.y0, windows.y1)
+    col, row = _cells(nx, ny, windows.x0, windows.y0, windows.cw, windows.ch,
+                      params.grid_size)
+    return np.where(windows.n_valid > 0, row * params.grid_size + col, -1)
+
+
+# --- eps2: the fixation times (run lengths) -------------------------------------------------
+
+
+def run_length_noise_scale(params: DPGazeSynthParams, w: int) -> float:
+    """Laplace scale ``b = (2 w - 2) / eps2`` of the run-length noise of a window with ``w``
+    valid samples (``W``, or fewer under ``missing="keep"`` and in a recording's last window).
+
+    >>> run_length_noise_scale(DPGazeSynthParams(epsilon=1.0), 100)
+    990.0
+    """
+    return (2.0 * w - 2.0) / params.epsilon_times
+
+
+def run_length_noise_variance(params: DPGazeSynthParams, w: int) -> float:
+    """Variance ``2 b^2`` of each run length's Laplace noise, ``b`` of
+    :func:`run_length_noise_scale`."""
+    b = run_length_noise_scale(params, w)
+    return 2.0 * b * b
+
+
+def run_length_series(windows: ClientWindows, params: DPGazeSynthParams
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """``(window, value)`` of the series that gets noised: the ``m`` run lengths of each window
+    (paper mode) or those padded with zeros to ``W_v`` entries (sound mode)."""
+    run_len, run_win = windows.run_length, windows.run_window
     if params.mode == "paper":
-        vals = run_len.astype(np.float64)
-        grp = run_win
-    else:  # pad every window's series to W_v entries (runs first, then zeros)
-        grp = np.repeat(np.arange(n_windows), n_valid)
-        pad_start = np.concatenate([[0], np.cumsum(n_valid)[:-1]])
-        run_rank = np.arange(run_len.size) - np.searchsorted(run_win, run_win)
-        vals = np.zeros(grp.size)
-        vals[pad_start[run_win] + run_rank] = run_len
-    noise_scale = (2.0 * n_valid[grp] - 2.0) / params.epsilon_times
-    noisy = vals + laplace_noise(scale=1.0, size=vals.size, rng=rng_times) * noise_scale
-    lengths = _round_keep_sum(noisy, grp, n_valid)
-    keep = lengths > 0
+        return run_win, run_len.astype(np.float64)
+    grp = np.repeat(np.arange(windows.n_windows), windows.n_valid)
+    pad_start = np.concatenate([[0], np.cumsum(windows.n_valid)[:-1]])
+    run_rank = np.arange(run_len.size) - np.searchsorted(run_win, run_win)
+    vals = np.zeros(grp.size)
+    vals[pad_start[run_win] + run_rank] = run_len
+    return grp, vals
 
-    # 3. transitions within windows -> (source cell, direction) index, OUE input values
+
+def noisy_run_lengths(windows: ClientWindows, params: DPGazeSynthParams,
+                      rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """eps2 share, before post-processing: ``(window, true value, noisy value)`` of every
+    entry of :func:`run_length_series`; Laplace noise of scale ``(2 W_v - 2) / eps2``."""
+    grp, vals = run_length_series(windows, params)
+    noise_scale = (2.0 * windows.n_valid[grp] - 2.0) / params.epsilon_times
+    noisy = vals + laplace_noise(scale=1.0, size=vals.size, rng=rng) * noise_scale
+    return grp, vals, noisy
+
+
+def release_run_lengths(windows: ClientWindows, params: DPGazeSynthParams,
+                        rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """eps2 share: ``(window, length)`` of the released runs: the noisy series clipped at 0,
+    scaled to sum ``W_v``, rounded by largest remainder, zero runs dropped."""
+    grp, _, noisy = noisy_run_lengths(windows, params, rng)
+    lengths = _round_keep_sum(noisy, grp, windows.n_valid)
+    keep = lengths > 0
+    return grp[keep], lengths[keep]
+
+
+# --- eps3: the transitions ------------------------------------------------------------------
+
+#: OUE keeps the bit of the true value at 1 with this probability (Wang et al.)
+TRANSITION_OUE_P = 0.5
+
+
+def transition_oue_q(params: DPGazeSynthParams, w: int) -> float:
+    """OUE ``q = 1 / (e^eps' + 1)`` of a transition report for windows of ``w`` samples, with
+    ``eps' = eps3 / (w - 1)`` (``transitions="all"``) or ``eps3`` (one per window)."""
+    return oue_q(epsilon=params.epsilon_per_report(w))
+
+
+def transition_estimate_variance(params: DPGazeSynthParams, w: int, *, n: int,
+                                 true_count: float = 0.0) -> float:
+    """Variance of the curator's unbiased OUE estimate of one (cell, direction) count from
+    ``n`` reports of windows of ``w`` samples: ``(c p (1 - p) + (n - c) q (1 - q)) / (p - q)^2``
+    (``n 4 e^eps' / (e^eps' - 1)^2`` for ``c = 0``)."""
+    return oue_variance(n=n, epsilon=params.epsilon_per_report(w), true_count=true_count)
+
+
+def transition_values(windows: ClientWindows, params: DPGazeSynthParams,
+                      rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """eps3 share, before OUE: ``(value, window)`` of every report. A move between runs is
+    ``source cell x 8 + direction``; ``8 G^2`` is "no transition" (sound-mode padding to
+    ``W_v - 1`` reports per window, or a window without moves under one-per-window, where
+    ``rng`` picks the reported move)."""
+    d = 8 * params.grid_size ** 2
+    n_windows, n_valid, run_win = windows.n_windows, windows.n_valid, windows.run_window
     same = run_win[1:] == run_win[:-1]
-    src = run_cell[:-1][same]
-    dcol = (run_col[1:] - run_col[:-1])[same]
-    drow = (run_row[1:] - run_row[:-1])[same]
+    src = windows.run_cell[:-1][same]
+    dcol = (windows.run_col[1:] - windows.run_col[:-1])[same]
+    drow = (windows.run_row[1:] - windows.run_row[:-1])[same]
     direction = np.mod(np.rint(np.arctan2(drow, dcol) / (np.pi / 4)), 8).astype(np.int64)
     trans = src * 8 + direction
     trans_win = run_win[1:][same]
@@ -458,38 +638,77 @@ def _clients(recs: tuple[Recording, ...], params: DPGazeSynthParams,
         # one report per window with >= 2 valid rows: a uniform transition or the dummy d
         n_trans = np.bincount(trans_win, minlength=n_windows)
         eligible = np.flatnonzero(n_valid >= 2)
-        u = rng_trans.random(eligible.size)
+        u = rng.random(eligible.size)
         pick = np.full(eligible.size, d, dtype=np.int64)
         cnt = n_trans[eligible]
         pos = np.searchsorted(trans_win, eligible) + np.floor(u * cnt).astype(np.int64)
         pick[cnt > 0] = trans[pos[cnt > 0]]
-        values, value_win = pick, eligible
-    elif params.mode == "paper":
-        values, value_win = trans, trans_win
-    else:  # pad to W_v - 1 reports per window with the "no transition" symbol d
-        n_dummy = np.clip(n_valid - 1, 0, None) - np.bincount(trans_win, minlength=n_windows)
-        dummy_win = np.repeat(np.arange(n_windows), n_dummy)
-        values = np.concatenate([trans, np.full(dummy_win.size, d, dtype=np.int64)])
-        value_win = np.concatenate([trans_win, dummy_win])
-    # reports share a budget per W; group them by budget (in report order). The window sizes
-    # are those of the recordings (a handful), so no sort over all reports is needed
+        return pick, eligible
+    if params.mode == "paper":
+        return trans, trans_win
+    # sound: pad to W_v - 1 reports per window with the "no transition" symbol d
+    n_dummy = np.clip(n_valid - 1, 0, None) - np.bincount(trans_win, minlength=n_windows)
+    dummy_win = np.repeat(np.arange(n_windows), n_dummy)
+    return (np.concatenate([trans, np.full(dummy_win.size, d, dtype=np.int64)]),
+            np.concatenate([trans_win, dummy_win]))
+
+
+def _by_budget(values: np.ndarray, value_win: np.ndarray, windows: ClientWindows,
+               params: DPGazeSynthParams
+               ) -> tuple[dict[float, np.ndarray], dict[float, np.ndarray]]:
+    """Reports (and their windows) grouped by report budget, in report order. The window
+    sizes are those of the recordings (a handful), so no sort over all reports is needed."""
     reports: dict[float, np.ndarray] = {}
+    wins: dict[float, np.ndarray] = {}
     if value_win.size:
-        w_rep = ws[rec_of_win[value_win]]
+        ws = windows.rec_w
+        w_rep = ws[windows.rec_of_win[value_win]]
         eps_of = {int(w): params.epsilon_per_report(int(w)) for w in np.unique(ws)}
         for e in sorted(set(eps_of.values())):
             sizes = [w for w, v in eps_of.items() if v == e]
             mask = w_rep == sizes[0] if len(sizes) == 1 else np.isin(w_rep, sizes)
             if mask.any():
                 reports[float(e)] = values[mask]
-    return _Clients(valid_rows=valid_rows, run_window=grp[keep], run_length=lengths[keep],
-                    start_cell=start_cell, window_x0=gx0[rec_of_win], window_y0=gy0[rec_of_win],
-                    window_cw=gcw[rec_of_win], window_ch=gch[rec_of_win], reports=reports)
+                wins[float(e)] = value_win[mask]
+    return reports, wins
 
 
-def _client(rec: Recording, params: DPGazeSynthParams, rng: np.random.Generator) -> _Clients:
-    """The client step of one recording (for tests and single-client use)."""
-    return _clients((rec,), params, rng)
+def client_release(recordings: Recording | Sequence[Recording], params: DPGazeSynthParams,
+                   rng: np.random.Generator) -> ClientReport:
+    """Every client of a block of recordings: the three budget shares composed.
+
+    ``rng`` is split into three streams (start points, run lengths, transitions) in that order.
+    The OUE randomisation of the transition reports is :func:`perturb_reports`.
+
+    >>> geo = Geometry(x_min_deg=0, x_max_deg=10, y_min_deg=0, y_max_deg=10)
+    >>> rec = Recording.from_arrays(recording="r", participant="p", x=np.linspace(1, 9, 200),
+    ...                             y=np.full(200, 5.0), sampling_rate_hz=200, geometry=geo)
+    >>> rep = client_release(rec, DPGazeSynthParams(epsilon=2.0, grid_size=10),
+    ...                      rng=np.random.default_rng(0))
+    >>> rep.start_cell.shape, int(rep.run_length.sum()), rep.all_reports.size  # W = 100
+    ((2,), 200, 198)
+    """
+    windows = client_windows(recordings, params)
+    rng_start, rng_times, rng_trans = rng.spawn(3)
+    start_cell = release_start_cells(windows, params, rng_start)
+    run_window, run_length = release_run_lengths(windows, params, rng_times)
+    values, value_win = transition_values(windows, params, rng_trans)
+    reports, report_windows = _by_budget(values, value_win, windows, params)
+    return ClientReport(valid_rows=windows.valid_rows, run_window=run_window,
+                        run_length=run_length, start_cell=start_cell, window_x0=windows.x0,
+                        window_y0=windows.y0, window_cw=windows.cw, window_ch=windows.ch,
+                        reports=reports, report_windows=report_windows)
+
+
+def _clients(recs: tuple[Recording, ...], params: DPGazeSynthParams,
+             rng: np.random.Generator) -> ClientReport:
+    """The former private name of :func:`client_release` (engines/plan.py uses it)."""
+    return client_release(recs, params, rng)
+
+
+def _client(rec: Recording, params: DPGazeSynthParams, rng: np.random.Generator) -> ClientReport:
+    """The client step of one recording (the former private name; audit adapters use it)."""
+    return client_release((rec,), params, rng)
 
 
 # --------------------------------------------------------------------------------------------
@@ -531,12 +750,14 @@ def transition_model_from_estimates(estimates: np.ndarray, g: int, n_reports: in
     return TransitionModel(grid_size=g, probs=probs, n_reports=n_reports)
 
 
-def _perturb(clients: _Clients, params: DPGazeSynthParams,
-             rng: np.random.Generator) -> dict[float, tuple[np.ndarray, int]]:
-    """The clients' OUE perturbation, aggregated: per report budget the column sums of the
-    ``n`` perturbed reports (length ``8 G^2 + 1``) and ``n``. Column sums of disjoint groups of
-    clients add up to those of the union, so partitions may each run this step and the curator
-    sums the results (:func:`_estimate`)."""
+def perturb_reports(clients: ClientReport, params: DPGazeSynthParams,
+                    rng: np.random.Generator) -> dict[float, tuple[np.ndarray, int]]:
+    """The clients' OUE randomisation of their transition reports (eps3 share), aggregated:
+    per report budget the column sums of the ``n`` perturbed reports (length ``8 G^2 + 1``) and
+    ``n``. ``oue_path="curator-view"`` samples the sums in O(d), exact in distribution;
+    ``"client-reports"`` encodes every report. Column sums of disjoint groups of clients add up
+    to those of the union, so partitions may each run this step and the curator sums the
+    results (:func:`curate`)."""
     d = 8 * params.grid_size ** 2
     out: dict[float, tuple[np.ndarray, int]] = {}
     for eps in sorted(clients.reports):
@@ -553,9 +774,10 @@ def _perturb(clients: _Clients, params: DPGazeSynthParams,
     return out
 
 
-def _estimate(messages: list[dict[float, tuple[np.ndarray, int]]],
-              params: DPGazeSynthParams) -> TransitionModel:
-    """Curator: add the column sums of all :func:`_perturb` messages per budget, estimate."""
+def curate(messages: Sequence[dict[float, tuple[np.ndarray, int]]],
+           params: DPGazeSynthParams) -> TransitionModel:
+    """Curator: add the column sums of all :func:`perturb_reports` messages per budget,
+    estimate each count without bias and post-process into a :class:`TransitionModel`."""
     g = params.grid_size
     d = 8 * g * g
     sums: dict[float, np.ndarray] = {}
@@ -569,6 +791,10 @@ def _estimate(messages: list[dict[float, tuple[np.ndarray, int]]],
         if counts[eps]:
             est += oue_estimate(sums[eps], n=counts[eps], epsilon=eps)
     return transition_model_from_estimates(est[:d], g, sum(counts.values()))
+
+
+_perturb = perturb_reports  # former private names (engines/plan.py, audit adapters)
+_estimate = curate
 
 
 def _blocks(recs: tuple[Recording, ...]) -> list[tuple[Recording, ...]]:
@@ -586,7 +812,7 @@ def _blocks(recs: tuple[Recording, ...]) -> list[tuple[Recording, ...]]:
     return out
 
 
-def _synthesise(n_rows: int, clients: _Clients, model: TransitionModel,
+def _synthesise(n_rows: int, clients: ClientReport, model: TransitionModel,
                 params: DPGazeSynthParams, rng: np.random.Generator
                 ) -> tuple[np.ndarray, np.ndarray]:
     g = params.grid_size
@@ -662,24 +888,28 @@ def dpgazesynth(dataset: Dataset, params: DPGazeSynthParams, *, rng: np.random.G
     # column sums, which is exactly the aggregate over all clients (see _perturb).
     blocks = _blocks(dataset.recordings)
     rng_clients, rng_curator, rng_synth = (r.spawn(len(blocks)) for r in rng.spawn(3))
-    states = [_clients(b, params, g) for b, g in zip(blocks, rng_clients, strict=True)]
-    model = _estimate([_perturb(c, params, g) for c, g in
-                       zip(states, rng_curator, strict=True)], params)
+    states = [client_release(b, params, g) for b, g in zip(blocks, rng_clients, strict=True)]
+    model = curate([perturb_reports(c, params, g) for c, g in
+                    zip(states, rng_curator, strict=True)], params)
     out = [r for b, c, g in zip(blocks, states, rng_synth, strict=True)
-           for r in _synthesise_recordings(b, c, model, params, g)]
+           for r in synthesise(b, c, model, params, g)]
     return Release(Dataset(tuple(out), name=dataset.name, info=dataset.info),
                    _record(dataset, params))
 
 
-def _synthesise_recordings(recs: tuple[Recording, ...], clients: _Clients,
-                           model: TransitionModel, params: DPGazeSynthParams,
-                           rng: np.random.Generator) -> list[Recording]:
-    """The released recordings of one block (or partition) of clients."""
+def synthesise(recordings: Sequence[Recording], clients: ClientReport, model: TransitionModel,
+               params: DPGazeSynthParams, rng: np.random.Generator) -> list[Recording]:
+    """Curator, Algorithm 1: the released recordings of one block (or partition) of clients
+    from their report and the transition model (post-processing)."""
+    recs = tuple(recordings)
     sizes = [r.n_samples for r in recs]
     x, y = _synthesise(sum(sizes), clients, model, params, rng)
     cuts = np.cumsum(sizes)[:-1]
     return [r.with_gaze(u, v) for r, u, v in
             zip(recs, np.split(x, cuts), np.split(y, cuts), strict=True)]
+
+
+_synthesise_recordings = synthesise  # the former private name (engines/plan.py)
 
 
 def _record(dataset: Dataset, params: DPGazeSynthParams) -> Guarantee:
