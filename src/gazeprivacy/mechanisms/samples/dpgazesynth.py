@@ -151,8 +151,9 @@ class DPGazeSynthParams:
         emit real sparse OUE reports (O(d) per report; small data only).
     missing : {"keep", "fill"}
         ``keep``: NaN rows stay NaN and are skipped (the missing-sample mask is public);
-        ``fill``: NaN rows take the previous valid position before discretising, every row is
-        synthesised and the mask is protected too.
+        ``fill``: before discretising, a NaN row takes the previous valid position *of its own
+        window* (leading NaN rows the window's first valid one, a window without any the screen
+        centre), every row is synthesised and the mask is protected too.
     geometry : Geometry, optional
         Screen bounds (public); default: each recording's own geometry.
     """
@@ -243,9 +244,13 @@ def guarantee(params: DPGazeSynthParams, *, sampling_rate_hz: float,
             "paper mode noises the m actual run lengths and sends m - 1 transition reports, "
             "which releases the number of runs m of every window exactly; Theorem 1's proof "
             "covers only neighbouring windows with the same m")))
+    same = ("same missing-sample mask" if params.missing == "keep" else
+            "any missing-sample masks, gaps filled within the window")
     neighbouring = (
-        f"two versions of one window of W = {w} samples (same recording, same position, same "
-        "missing-sample mask) whose first valid samples lie within r = "
+        f"two versions of one window of W = {w} samples (same recording, same position, {same}) "
+        "whose first valid samples"
+        + ("" if params.missing == "keep" else " (the screen centre for a window without any)")
+        + " lie within r = "
         f"{'3 min(H, V) / G' if r is None else f'{r:.6g} deg'} of each other; the cell sequence "
         "is otherwise arbitrary" + (" but has the same number of runs" if params.mode == "paper"
                                     else "") +
@@ -261,6 +266,12 @@ def guarantee(params: DPGazeSynthParams, *, sampling_rate_hz: float,
     if params.missing == "keep":
         notes.append("missing samples (NaN rows, blinks) stay NaN: the missing-sample mask is "
                      "released as is and is not protected (use missing='fill' to protect it)")
+    else:
+        notes.append("missing='fill': a missing sample takes the previous valid sample of its "
+                     "own window (missing samples at a window's start its first valid sample; "
+                     "a window without valid samples the screen centre, public), never a sample "
+                     "of another window; every row is synthesised and the missing-sample mask "
+                     "is not released")
     return Guarantee(
         mechanism="dpgazesynth",
         kind=Kind.LOCAL_DP,
