@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from gazeprivacy.data import Dataset, Geometry, Recording
 from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
@@ -188,3 +189,77 @@ def test_great_circle_distance_is_used_for_vr_geometry():
         warnings.simplefilter("error")
         s.push(np.linspace(0, 10, 50), np.full(50, 70.0))
     assert math.isfinite(s.epsilon_spent.sum())
+
+
+def republish_rate(p: KaleidoParams, offset: float, n: int, seed: int) -> float:
+    """Share of fresh streams that re-publish a second (tested) sample placed at distance
+    ``l_thresh + offset`` from the first published point."""
+    hits = 0
+    for g in np.random.default_rng(seed).spawn(n):
+        s = KaleidoStream(p, rng=g)
+        ox, oy = s.push(np.zeros(1), np.zeros(1))
+        x2 = ox[0] + p.l_thresh_deg + offset
+        nx, ny = s.push(np.array([x2]), oy.copy())
+        hits += int(nx[0] == ox[0] and ny[0] == oy[0])
+    return hits / n
+
+
+@pytest.mark.parametrize("mode", ["sound", "paper"])
+def test_republish_decision_follows_the_laplace_test_noise(mode):
+    """P(re-publish | d = l_thresh + a) = P(eta >= a) = exp(-a / b) / 2 with b = r / eps_test
+    (sound) or 1 / eps_test (paper): 1/2 at the threshold (no test noise would make it 0 or 1),
+    1 / (2e) one scale above it (a halved or unscaled test noise moves it to 0.07 or below),
+    1 - 1 / (2e) one scale below it."""
+    eps, r, w, h = 1.0, 4.0, 10, 2.0
+    eps_test = eps / (h * w)  # written out: h ceil(w / t_skip) tests per window
+    b = (r if mode == "sound" else 1.0) / eps_test
+    p = KaleidoParams(epsilon=eps, radius_deg=r, window_samples=w, t_skip_samples=1, h=h,
+                      mode=mode, l_thresh_deg=2 * b)
+    n = 1000
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotFormallyPrivateWarning)
+        for offset, expected in ((0.0, 0.5), (b, 0.5 / math.e), (-b, 1 - 0.5 / math.e)):
+            rate = republish_rate(p, offset, n, seed=round(offset) % 97)
+            assert abs(rate - expected) <= 4 * math.sqrt(expected * (1 - expected) / n)
+
+
+def test_hold_record_says_the_mask_is_public_and_hold_shows_where_gaps_are():
+    for missing in ("keep", "hold"):
+        g = guarantee(KaleidoParams(epsilon=1.0, radius_deg=2.0, window_samples=50,
+                                    missing=missing), sampling_rate_hz=100.0)
+        assert "same missing-sample mask" in g.neighbouring
+        assert g.parameters["missing_mask"] == "public"
+        assert any("mask is public" in n for n in g.notes)
+    # why: hold mode publishes (spends) only at valid samples, so changes of the released point
+    # fall on valid samples only -- the mask is visible in an output without NaN
+    p = KaleidoParams(epsilon=2.0, radius_deg=2.0, window_samples=40, t_skip_samples=1,
+                      l_thresh_deg=0.0, missing="hold")
+    x, y = stream(3000, 6, nan_every=4)
+    ox, oy, spent = kaleido_arrays(x, y, p, rng=np.random.default_rng(0), geometry=GEO)
+    missing = np.isnan(x)
+    assert not np.isnan(ox).any() and missing.sum() > 500
+    changed = np.r_[False, (ox[1:] != ox[:-1]) | (oy[1:] != oy[:-1])]
+    assert changed.sum() > 500 and not (changed & missing).any()
+    assert (spent[missing] == 0).all()
+    # and with the same mask (the declared relation) hold spends exactly as keep
+    _, _, spent_keep = kaleido_arrays(x, y, KaleidoParams(
+        epsilon=2.0, radius_deg=2.0, window_samples=40, t_skip_samples=1, l_thresh_deg=0.0),
+        rng=np.random.default_rng(0), geometry=GEO)
+    np.testing.assert_array_equal(spent, spent_keep)
+
+
+def test_published_points_are_planar_laplace_at_eps_pub_over_r():
+    """With w = 1 every publication has eps_pub = (eps - eps / h) / 2; samples 600 deg apart are
+    always published, so the displacements are planar Laplace of scale r / eps_pub."""
+    eps, r, h = 1.0, 1.0, 2.0
+    p = KaleidoParams(epsilon=eps, radius_deg=r, window_samples=1, t_skip_samples=1, h=h,
+                      l_thresh_deg=0.0)
+    n = 20_000
+    x = np.where(np.arange(n) % 2 == 0, -300.0, 300.0)
+    ox, oy, spent = kaleido_arrays(x, np.zeros(n), p, rng=np.random.default_rng(3))
+    eps_pub = (eps - eps / h) / 2  # written out
+    np.testing.assert_allclose(spent[1:], eps / h + eps_pub)  # a test and a publication each
+    radius = np.hypot(ox - x, oy)
+    b = r / eps_pub
+    assert abs(radius.mean() - 2 * b) <= 4 * math.sqrt(2 * b * b / n)
+    assert stats.kstest(radius, stats.gamma(2, scale=b).cdf).pvalue > 1e-3

@@ -29,11 +29,16 @@ from gazeprivacy._validation import check_positive
 __all__ = ["planar_laplace", "planar_laplace_noise"]
 
 
-def planar_laplace_noise(n: int, *, epsilon_per_unit: float,
-                         rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def planar_laplace_noise(n: int, *, epsilon_per_unit: float, rng: np.random.Generator,
+                         angle_rng: np.random.Generator | None = None,
+                         ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` planar Laplace displacements ``(dx, dy)`` for ``epsilon_per_unit`` (> 0).
 
-    The radius is drawn before the angle, as two separate vectorised draws.
+    The radius (Gamma(2, ``1 / epsilon_per_unit``)) is drawn before the angle, as two separate
+    vectorised draws from ``rng``, or the angles from ``angle_rng`` when given. A streaming
+    caller that draws ahead in blocks of varying length (Kaleido) passes two generators: each
+    then yields the same values however the draws are cut into blocks, which one generator
+    alternating between radii and angles would not.
 
     >>> dx, dy = planar_laplace_noise(4, epsilon_per_unit=2.0, rng=np.random.default_rng(0))
     >>> dx.shape, dy.shape
@@ -41,7 +46,7 @@ def planar_laplace_noise(n: int, *, epsilon_per_unit: float,
     """
     check_positive(epsilon_per_unit=epsilon_per_unit)
     radius = rng.gamma(2.0, 1.0 / epsilon_per_unit, n)
-    theta = rng.random(n) * (2.0 * np.pi)
+    theta = (rng if angle_rng is None else angle_rng).random(n) * (2.0 * np.pi)
     return radius * np.cos(theta), radius * np.sin(theta)
 
 

@@ -21,7 +21,8 @@ only for ``r <= 1``. *Paper mode* keeps ``1 / eps_test`` and flags the testing s
 distance is Euclidean in degrees for screens and great-circle for VR geometry (``"auto"``); both
 are bounded by the Euclidean (x, y) distance, so the sensitivity ``r`` holds for either. Published
 points outside the geometry are clamped (post-processing). Missing samples stay NaN and spend
-nothing (the missing-sample mask is public), or with ``missing="hold"`` re-publish the last point.
+nothing, or with ``missing="hold"`` re-publish the last point; under both the missing-sample mask
+is public (hold mode publishes only at valid samples, which shows where the gaps are).
 See docs/privacy/kaleido.md.
 """
 
@@ -41,6 +42,7 @@ from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
 from gazeprivacy.mechanisms.base import MechanismSpec, protect_recordings
+from gazeprivacy.mechanisms.noise.planar_laplace import planar_laplace_noise
 
 __all__ = [
     "SPEC",
@@ -77,6 +79,9 @@ class KaleidoParams:
     test_distance : {"auto", "euclidean", "great-circle"}
         ``auto``: great-circle when the geometry is VR, else Euclidean.
     missing : {"keep", "hold"}
+        ``keep``: missing rows stay NaN; ``hold``: they repeat the last published point. Tests
+        and publications happen at valid samples only, so under both the missing-sample mask is
+        public (the record says so); ``hold`` does not hide it.
     clamp : bool
         True (default, SPEC): published points outside the geometry go to the nearest valid
         point. False: they are kept (as seed 000's Kaleido baseline, whose metrics then drop
@@ -180,7 +185,13 @@ def guarantee(params: KaleidoParams, *, sampling_rate_hz: float) -> Guarantee:
     ]
     if params.missing == "keep":
         notes.append("missing samples stay NaN and spend nothing: the missing-sample mask is "
-                     "public (use missing='hold' to re-publish the last point instead)")
+                     "public, released as is")
+    else:
+        notes.append("missing='hold': missing samples re-publish the last point and spend "
+                     "nothing, but tests and publications happen only at valid samples, so the "
+                     "samples at which the released point changes reveal part of the "
+                     "missing-sample mask: the mask is public (declare it public), exactly as "
+                     "under missing='keep'; hold only avoids writing NaN rows")
     return Guarantee(
         mechanism="kaleido",
         kind=Kind.W_EVENT_DP,
@@ -189,11 +200,13 @@ def guarantee(params: KaleidoParams, *, sampling_rate_hz: float) -> Guarantee:
         mode=params.mode,
         neighbouring=(f"two streams that differ only within w = {w} consecutive samples, each "
                       f"sample moved by at most r = {params.radius_deg:g} deg (Euclidean in the "
-                      "(x, y) degree plane), same missing-sample mask"),
+                      "(x, y) degree plane), same missing-sample mask (the mask is public "
+                      f"under missing={params.missing!r})"),
         parameters={"epsilon": params.epsilon, "window_samples": w,
                     "radius_deg": params.radius_deg, "l_thresh_deg": params.l_thresh_deg,
                     "t_skip_samples": params.t_skip_samples, "h": params.h,
                     "test_distance": params.test_distance, "missing": params.missing,
+                    "missing_mask": "public",
                     "clamp": params.clamp,
                     "epsilon_test": params.epsilon_test(w), "test_scale": params.test_scale(w),
                     "sampling_rate_hz": sampling_rate_hz},
@@ -270,7 +283,8 @@ class KaleidoStream:
 
     def _noise(self, k: int) -> tuple[list[float], list[float], list[float]]:
         """Noise of the next ``k`` tested samples: test thresholds ``l_thresh + eta`` and the
-        planar-Laplace offsets at ``eps_pub = 1`` (``r Gamma(2, 1) (cos, sin)(angle)``).
+        planar-Laplace offsets at ``eps_pub = 1`` (:func:`planar_laplace_noise` with
+        ``epsilon_per_unit = 1 / r``: radius Gamma(2, r), uniform angle).
 
         Drawn ahead in blocks (a generator call costs microseconds, as much as a few tests) from
         the three child streams, one value per tested sample each, in order; numpy's samplers
@@ -281,9 +295,10 @@ class KaleidoStream:
         if pos + k > buf.shape[1]:
             m = max(k - (buf.shape[1] - pos), _NOISE_BLOCK)
             thr = self._rng_test.laplace(0.0, 1.0, m) * self._scale + self.params.l_thresh_deg
-            radius = self._rng_radius.gamma(2.0, 1.0, m) * self.params.radius_deg
-            angle = self._rng_angle.random(m) * (2.0 * math.pi)
-            new = np.stack([thr, radius * np.cos(angle), radius * np.sin(angle)])
+            # the tested primitive at eps_pub = 1 (scale r); the loop divides by eps_pub
+            dx, dy = planar_laplace_noise(m, epsilon_per_unit=1.0 / self.params.radius_deg,
+                                          rng=self._rng_radius, angle_rng=self._rng_angle)
+            new = np.stack([thr, dx, dy])
             buf = self._buf = np.concatenate([buf[:, pos:], new], axis=1)
             pos = 0
         self._buf_pos = pos + k
