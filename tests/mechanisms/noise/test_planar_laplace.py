@@ -49,3 +49,18 @@ def test_points_within_r_are_epsilon_indistinguishable(rng):
 def test_bad_parameter_raises():
     with pytest.raises(InvalidParameterError, match="epsilon_per_unit must be > 0"):
         planar_laplace_noise(3, epsilon_per_unit=0.0, rng=np.random.default_rng(0))
+
+
+def test_two_generators_give_block_invariant_draws_of_the_same_distribution():
+    def draw(sizes: list[int]) -> np.ndarray:
+        ra, rb = np.random.default_rng(5).spawn(2)
+        parts = [planar_laplace_noise(k, epsilon_per_unit=0.5, rng=ra, angle_rng=rb)
+                 for k in sizes]
+        return np.concatenate([np.column_stack(p) for p in parts])
+
+    whole = draw([20000])
+    np.testing.assert_array_equal(draw([7, 1024, 1, 18968]), whole)
+    radius = np.hypot(whole[:, 0], whole[:, 1])
+    assert stats.kstest(radius, stats.gamma(a=2, scale=2.0).cdf).pvalue > 1e-3
+    angle = np.mod(np.arctan2(whole[:, 1], whole[:, 0]), 2 * np.pi)
+    assert stats.kstest(angle, stats.uniform(scale=2 * np.pi).cdf).pvalue > 1e-3
