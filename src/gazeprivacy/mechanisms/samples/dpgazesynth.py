@@ -23,7 +23,13 @@ pairs G = 60 / r = 5 %, G = 30 / r = 10 %), not eq. (8)'s ``min(H, V) / (6 G)``.
 ``transitions="one-per-window"`` (a "beyond" variant) sends one uniformly chosen transition (or
 the "no transition" symbol) per window at the full ``eps3``. Rounding keeps sums by largest
 remainder; a window whose noisy lengths all clip to 0 becomes one run. Missing samples: see
-``missing``. See docs/privacy/dpgazesynth.md.
+``missing`` (``fill`` never reaches across a window boundary). See docs/privacy/dpgazesynth.md.
+
+Phases (public, shared by the in-memory run, the partition-wise engines and the auditor): the
+client, one function per budget share (:func:`release_start_cells`, :func:`release_run_lengths`,
+:func:`transition_values` + :func:`perturb_reports`, each with its analytic noise scale and
+variance), composed by :func:`client_release`; the curator's :func:`curate` and
+:func:`synthesise`.
 """
 
 from __future__ import annotations
