@@ -27,8 +27,9 @@ timestamps and row count:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -39,8 +40,13 @@ from gazeprivacy.events.models import MIN_SIGMA_DEG, PROFILE_STEPS, integrate_pr
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.mechanisms.base import _track
 
-__all__ = ["FittedEvents", "fit_dataset_events", "fit_events", "group_events", "public_centre",
-           "render"]
+__all__ = ["HOLDER_REPORT_KEY", "FittedEvents", "fit_dataset_events", "fit_events",
+           "group_events", "public_centre", "render", "with_holder_report"]
+
+#: Key of ``Dataset.info`` under which a mechanism leaves its report to the data holder (counts
+#: of suppressed or failed events: they depend on the data). It is NOT part of the release: a
+#: release writer must drop it (SPEC section 4: "never written into the release").
+HOLDER_REPORT_KEY = "holder_report"
 
 #: Saccade rounds rendered vectorised (see render); deeper ones, rare, one by one.
 _VECTOR_ROUNDS = 8
@@ -66,6 +72,16 @@ class FittedEvents:
     @property
     def n_saccades(self) -> int:
         return int(self.saccade_profiles.shape[0])
+
+
+def with_holder_report(info: Mapping[str, Any], mechanism: str,
+                       counts: Mapping[str, Any]) -> dict[str, Any]:
+    """``info`` with ``counts`` added under ``info[HOLDER_REPORT_KEY][mechanism]`` (a copy)."""
+    out = dict(info)
+    report = dict(out.get(HOLDER_REPORT_KEY, {}))
+    report[mechanism] = dict(counts)
+    out[HOLDER_REPORT_KEY] = report
+    return out
 
 
 def _segments(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
