@@ -13,15 +13,22 @@ of every member is replaced by the mean of the members' j-th fixation parameters
 same for the 30-step saccade velocity profiles. Samples are then synthesised from these shared
 parameters with each member's own event timing.
 
-Guarantee: ``{k-anonymity, k}`` on the released event-parameter sequences: every member of a
-group releases the same parameter sequence (a prefix of it, as long as its own).
+Guarantee: ``{k-anonymity, k}`` on the released event-parameter sequences, with ``k`` the
+smallest group's size (public: it follows from the number of participants per label value):
+every released sequence is the mean over at least ``k`` participants. An event type (fixations
+or saccades) that fewer than ``k`` members of a group have is released from the padded mean over
+every recording of the same label value that has it (if at least ``k`` do) or suppressed (its
+rows missing); no member's own parameters are ever released alone. A label value with fewer than
+``k`` participants is refused. The counts of recordings on the population mean or suppressed go
+to the data holder's report (``Dataset.info[HOLDER_REPORT_KEY]``), not into the release.
 
 Deviations. Saccades average the resampled 30-step profiles rather than the fitted ``(a, b, c)``
 (the mean of Gaussians is a better profile than the Gaussian of mean parameters, and both are
 k-anonymous); saccades head for the next synthetic fixation's centre, not the original landing
-point, which is raw data. Not covered, and flagged: event timing (number of events, onsets,
-durations, blink gaps) is kept per participant, as in the paper, and identifies people; rows in
-no event are interpolated between synthetic samples. See ``docs/privacy/k-same-synth.md``.
+point, which is raw data; one that no fixation follows moves along a random direction. Not
+covered, and flagged: event timing (number of events, onsets, durations, blink gaps) is kept per
+participant, as in the paper, and identifies people; rows in no event are interpolated between
+synthetic samples. See ``docs/privacy/k-same-synth.md``.
 """
 
 from __future__ import annotations
