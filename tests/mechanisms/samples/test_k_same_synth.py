@@ -165,3 +165,18 @@ def test_counts_go_to_the_holder_report_not_the_release_metadata(rng, make_event
     out = k_same_synth(ds, KSameSynthParams(k=2), rng=rng, events=events).output
     assert set(out.info) == set(ds.info) | {HOLDER_REPORT_KEY}
     assert set(out.info[HOLDER_REPORT_KEY]) == {"k-same-synth"}
+
+
+def test_the_record_k_is_what_every_sequence_averages(rng, make_event_dataset):
+    # three participants, k = 2: one group of three, so the record says k = 3; two of them have
+    # saccades (< 3), so those saccades are suppressed rather than averaged over two
+    ds, events = make_event_dataset(3, 1, rng=rng)
+    events = events.filter(~((events["recording"] == "p2-s0") & (events["name"] == "saccade")))
+    rel = k_same_synth(ds, KSameSynthParams(k=2), rng=np.random.default_rng(1), events=events)
+    assert rel.guarantee.k == 3
+    assert rel.output.info[HOLDER_REPORT_KEY]["k-same-synth"]["recordings_suppressed_type"] == 2
+    for raw, out in zip(ds, rel.output, strict=True):
+        fit = fit_events(raw, events.filter(events["recording"] == raw.recording))
+        for a, b in zip(fit.onset[fit.names == "saccade"], fit.offset[fit.names == "saccade"],
+                        strict=True):
+            assert np.isnan(out.x[a:b]).all()

@@ -84,8 +84,9 @@ def guarantee(params: KSameSynthParams, *, min_group_size: int | None = None) ->
     """The privacy map: k-anonymity of each recording's event-parameter sequence.
 
     ``min_group_size`` is the smallest released group (public: it follows from the number of
-    participants per ``group_by`` value); the record's ``k`` is that size, never more than what
-    every released sequence is averaged over (see :func:`synthetic_parameters`).
+    participants per ``group_by`` value); the record's ``k`` is that size, which is also the
+    least number of participants every released sequence is averaged over (the threshold given
+    to :func:`synthetic_parameters`).
     """
     k = params.k if min_group_size is None else int(min_group_size)
     if k < params.k:
@@ -167,7 +168,8 @@ def synthetic_parameters(keys: list[str], groups: list[list[int]], fix: list[np.
                          ) -> tuple[list[SyntheticParameters], dict[str, int]]:
     """Per recording (index into ``keys, fix, sac``), the parameters it releases.
 
-    For each group and event type: when at least ``k`` members have events of that type, they
+    ``k`` is the record's k, the smallest group size (at least the requested k). For each group
+    and event type: when at least ``k`` members have events of that type, they
     share the padded mean over those members (:func:`_padded_mean`); otherwise they get the
     padded mean over every recording of the same key that has such events, if at least ``k``
     do, else their events of that type are suppressed. So every released sequence is a mean over
@@ -250,14 +252,16 @@ def k_same_synth(dataset: Dataset, params: KSameSynthParams, *, rng: np.random.G
     fitted: list[FittedEvents] = fit_dataset_events(dataset, events, progress=progress)
     groups = _group_members(dataset, params, group_rng)
     keys = [r.label(params.group_by) for r in dataset.recordings]
+    # the record's k is the smallest group (public); every sequence averages at least that many
+    k = min(len(g) for g in groups)
     synth, report = synthetic_parameters(keys, groups, [f.fixation_params for f in fitted],
-                                         [f.saccade_profiles for f in fitted], params.k)
+                                         [f.saccade_profiles for f in fitted], k)
     recs: list[Recording] = []
     for i, (rec, child) in enumerate(zip(dataset.recordings, spawn(render_rng, len(dataset)),
                                          strict=True)):
         x, y = render_synthetic(rec, fitted[i], synth[i], rng=child)
         recs.append(rec.with_gaze(x, y))
-    record = guarantee(params, min_group_size=min(len(g) for g in groups)).compose(
+    record = guarantee(params, min_group_size=k).compose(
         dataset.units_per_participant(lambda r: 1))
     info = with_holder_report(dataset.info, "k-same-synth", report)
     return Release(Dataset(tuple(recs), name=dataset.name, info=info), record)
