@@ -10,8 +10,12 @@ timestamps and row count:
 
 * fixation rows: draws from the (synthetic) normal, or given samples (a tested candidate);
 * saccade rows: a profile integrated from the previous synthetic sample towards the next
-  synthetic fixation's centre (or the saccade's own landing point when no fixation follows),
-  each step ``speed * dt`` (seed 001, section 4.3.1);
+  synthetic fixation's centre, each step ``speed * dt`` (seed 001, section 4.3.1). A saccade that
+  no fixation follows moves along a direction drawn uniformly at random (data-independent) by
+  its synthetic amplitude; one with no rendered event before it starts at the next synthetic
+  fixation's centre or, with none, at the public centre of the recording's geometry (0, 0
+  without one). The raw landing point (``FittedEvents.saccade_landing``) is never used: no raw
+  position is released;
 * rows in no event (short sub-threshold runs, samples beside blinks) are interpolated linearly in
   time between synthetic samples (nearest synthetic sample at the edges), so no raw position
   is released; a recording without any event is released as all-missing;
@@ -23,8 +27,9 @@ timestamps and row count:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -35,7 +40,13 @@ from gazeprivacy.events.models import MIN_SIGMA_DEG, PROFILE_STEPS, integrate_pr
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.mechanisms.base import _track
 
-__all__ = ["FittedEvents", "fit_dataset_events", "fit_events", "group_events", "render"]
+__all__ = ["HOLDER_REPORT_KEY", "FittedEvents", "fit_dataset_events", "fit_events",
+           "group_events", "public_centre", "render", "with_holder_report"]
+
+#: Key of ``Dataset.info`` under which a mechanism leaves its report to the data holder (counts
+#: of suppressed or failed events: they depend on the data). It is NOT part of the release: a
+#: release writer must drop it (SPEC section 4: "never written into the release").
+HOLDER_REPORT_KEY = "holder_report"
 
 #: Saccade rounds rendered vectorised (see render); deeper ones, rare, one by one.
 _VECTOR_ROUNDS = 8
@@ -52,7 +63,7 @@ class FittedEvents:
     saccade_profiles: np.ndarray  # (n_sacc, 30) deg/s
     saccade_amplitude_deg: np.ndarray
     saccade_duration_s: np.ndarray
-    saccade_landing: np.ndarray  # (n_sacc, 2) last sample of the saccade
+    saccade_landing: np.ndarray  # (n_sacc, 2) last sample: RAW, never rendered (see render)
 
     @property
     def n_fixations(self) -> int:
@@ -61,6 +72,16 @@ class FittedEvents:
     @property
     def n_saccades(self) -> int:
         return int(self.saccade_profiles.shape[0])
+
+
+def with_holder_report(info: Mapping[str, Any], mechanism: str,
+                       counts: Mapping[str, Any]) -> dict[str, Any]:
+    """``info`` with ``counts`` added under ``info[HOLDER_REPORT_KEY][mechanism]`` (a copy)."""
+    out = dict(info)
+    report = dict(out.get(HOLDER_REPORT_KEY, {}))
+    report[mechanism] = dict(counts)
+    out[HOLDER_REPORT_KEY] = report
+    return out
 
 
 def _segments(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -238,7 +259,8 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
             if not gone[e]:
                 out_x[on[e]:off[e]], out_y[on[e]:off[e]] = gx, gy
     # saccades: start at the last synthetic sample of the previous rendered event (or at the
-    # target when there is none), head for the next fixation's centre (or own landing point)
+    # target when there is none) and head for the next synthetic fixation's centre; with no
+    # fixation after them, along a random direction (never towards the raw landing point)
     se = np.flatnonzero(~is_fix & ~gone)
     rendered = np.flatnonzero(~gone)
     pos = np.searchsorted(rendered, se)      # se's own index in `rendered`
@@ -246,9 +268,12 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
     nxt = np.cumsum(is_fix)[se]              # index of the following fixation
     si = sac_idx[se]
     has_next = nxt < fitted.n_fixations
-    target = np.zeros((se.size, 2))
+    target = np.tile(public_centre(recording), (se.size, 1))
     target[has_next] = fixation_params[nxt[has_next], :2]
-    target[~has_next] = fitted.saccade_landing[si[~has_next]]
+    direction = np.full((se.size, 2), np.nan)  # NaN: head for the target
+    if (~has_next).any():
+        angle = rng.uniform(0.0, 2.0 * np.pi, int((~has_next).sum()))
+        direction[~has_next] = np.column_stack([np.cos(angle), np.sin(angle)])
     # rounds: a saccade can be integrated once its predecessor's last sample is known, so
     # round r takes the saccades preceded by r rendered saccades in a row
     r_sacc = ~is_fix[rendered]
@@ -256,16 +281,17 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
     last_fix = np.maximum.accumulate(np.where(r_sacc, -1, idx)) if idx.size else idx
     depth = (idx - last_fix - 1)[pos] if se.size else np.zeros(0, dtype=np.int64)
     for r in range(min(int(depth.max()) + 1 if depth.size else 0, _VECTOR_ROUNDS)):
-        _integrate(depth == r, se, prev, target, si, saccade_profiles, on, off, out_x, out_y,
-                   dt)
+        _integrate(depth == r, se, prev, target, direction, si, saccade_profiles, on, off,
+                   out_x, out_y, dt)
     # the few saccades deeper in a run (many events suppressed in a row): one at a time, in
     # order, each from the end of the one before
     for j in np.flatnonzero(depth >= _VECTOR_ROUNDS).tolist():
         a, b = int(on[se[j]]), int(off[se[j]])
         last = int(off[prev[j]]) - 1
         start = np.array([out_x[last], out_y[last]])
-        out_x[a:b], out_y[a:b] = integrate_profile(saccade_profiles[si[j]], b - a, start,
-                                                   target[j], step_s=dt)
+        tgt = target[j] if np.isnan(direction[j, 0]) else start + direction[j]
+        out_x[a:b], out_y[a:b] = integrate_profile(saccade_profiles[si[j]], b - a, start, tgt,
+                                                   step_s=dt)
     done = _covered(n, on[rendered], off[rendered])
     blank = _covered(n, on[gone], off[gone])
     _interpolate_rest(recording.t, out_x, out_y, done)
@@ -279,10 +305,20 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
     return out_x, out_y
 
 
+def public_centre(recording: Recording) -> np.ndarray:
+    """The centre of the recording's geometry (public by design), ``(0, 0)`` without one."""
+    g = recording.geometry
+    if g is None:
+        return np.zeros(2)
+    return np.array([(g.x_min_deg + g.x_max_deg) / 2, (g.y_min_deg + g.y_max_deg) / 2])
+
+
 def _integrate(which: np.ndarray, se: np.ndarray, prev: np.ndarray, target: np.ndarray,
-               si: np.ndarray, profiles: np.ndarray, on: np.ndarray, off: np.ndarray,
-               out_x: np.ndarray, out_y: np.ndarray, dt: float) -> None:
-    """Integrate the saccades ``se[which]`` (as :func:`integrate_profile` with ``step_s``)."""
+               direction: np.ndarray, si: np.ndarray, profiles: np.ndarray, on: np.ndarray,
+               off: np.ndarray, out_x: np.ndarray, out_y: np.ndarray, dt: float) -> None:
+    """Integrate the saccades ``se[which]`` (as :func:`integrate_profile` with ``step_s``):
+    from the previous rendered sample (or the target) towards the target, or along
+    ``direction`` where it is not NaN."""
     sel = np.flatnonzero(which)
     if sel.size == 0:
         return
@@ -292,6 +328,8 @@ def _integrate(which: np.ndarray, se: np.ndarray, prev: np.ndarray, target: np.n
     d = tgt - start
     norm = np.hypot(d[:, 0], d[:, 1])
     unit = np.where((norm > 0)[:, None], d / np.where(norm > 0, norm, 1.0)[:, None], 0.0)
+    free = ~np.isnan(direction[sel, 0])
+    unit[free] = direction[sel][free]
     rows, seg, rank = _segments(on[e], off[e])
     n_steps = (off[e] - on[e] - 1)[seg]  # profile resampled to n - 1 steps
     q = np.where(n_steps > 1, (rank - 1) / np.maximum(n_steps - 1, 1), 0.0) * (PROFILE_STEPS - 1)

@@ -11,8 +11,11 @@ saccade's velocity profile is decoded by the C-VAE with the event's condition (a
 duration, participant). The candidate is released only if it passes the privacy test, else a new
 candidate is drawn, at most ``max_tries`` times. An event that never passes is **never released
 raw**: its rows become missing (``on_failure="suppress"``, default) or are drawn from a
-population-level model (``"population"``: the mean fixation normal / mean profile over all
-participants); the counts are in the output's ``Dataset.info["event-synth-pd"]``.
+population-level model that is a public prior, not fitted to the data (``"population"``: a
+fixation normal at the centre of the recording's geometry with ``PRIOR_SIGMA_DEG``, a fixed
+Gaussian velocity profile ``PRIOR_PROFILE``). The counts of events, failures and tries go to the
+data holder's report, ``output.info[HOLDER_REPORT_KEY]["event-synth-pd"]``, which is not part of
+the release (a release writer drops it).
 
 * ``mode="paper"``: the deterministic *event privacy test*: loop over the other participants; a
   participant counts once if any of its events ``d_a`` gives
@@ -20,9 +23,16 @@ participants); the counts are in the output's ``Dataset.info["event-synth-pd"]``
   Guarantee: ``(k, gamma)``-PD per event, no DP statement.
 * ``mode="sound"``: Bindschaedler et al.'s randomised test: with ``i`` such that
   ``gamma^(-i-1) < P(y | d_1) <= gamma^-i``, count the records (events) whose probability lies in
-  the same interval and pass when the count reaches ``k + Lap(1 / epsilon0)``. Their Theorem 1
-  gives ``(epsilon, delta)``-DP per record with ``epsilon = epsilon0 + ln(1 + gamma / t)`` and
-  ``delta = exp(-epsilon0 (k - t))`` for an integer ``1 <= t < k``.
+  the same interval and pass when the count reaches ``k + Lap(1 / epsilon0)`` **and** ``k`` (the
+  floor makes every released event (k, gamma)-plausibly deniable, which the noisy threshold alone
+  does not). ``epsilon0`` is required. Guarantee: ``(k, gamma)``-PD per event, **no DP
+  statement**: their Theorem 1 (``(epsilon0 + ln(1 + gamma/t), exp(-epsilon0 (k - t)))``-DP)
+  covers a mechanism whose seed is drawn at random and kept secret, whose output is not tied to
+  the seed, with one test per output and a generative model learned independently of the seeds.
+  Here every event is its own seed and its synthetic lands in the seed's own rows, a failing event
+  is retried up to ``max_tries`` times, then suppressed or replaced, each test counts records
+  across the whole dataset, and the models are trained on the same data; so the theorem does not
+  apply and the record says so (flag ``proof-gap``, one note per gap).
 
 Probabilities: fixations as in seed 001, eq. (1) (product of ±0.01 deg box masses, log space);
 saccades from per-participant PMFs (30 steps x 50 bins over 0..1000 deg/s, normalised by the
@@ -33,7 +43,7 @@ it a single empty bin makes a probability zero and almost no saccade passes; the
 say how it handled zeros. (2) The C-VAE and PMFs are trained on the data whose events seed them;
 Bindschaedler's DP theorem needs the generative model to be learned independently of the seeds,
 and the saccade test uses PMFs rather than the C-VAE's own output probabilities, so sound mode
-is flagged (proof gap) for saccades. (3) Event timing is kept per participant (as in the
+is flagged (proof gap). (3) Event timing is kept per participant (as in the
 paper) and flagged. See ``docs/privacy/event-synth-pd.md``.
 """
 
@@ -51,6 +61,7 @@ from gazeprivacy.events.models import (
     BOX_HALF_WIDTH_DEG,
     MIN_SIGMA_DEG,
     PROFILE_STEPS,
+    gaussian_profile,
     log_box_mass_1d,
 )
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
@@ -60,7 +71,9 @@ from gazeprivacy.mechanisms.samples._event_synthesis import (
     FittedEvents,
     _segments,
     fit_dataset_events,
+    public_centre,
     render,
+    with_holder_report,
 )
 from gazeprivacy.rng import spawn
 
@@ -71,6 +84,12 @@ PMF_MAX_DEG_S = 1000.0
 #: Prefilter margin (nats) for the fast fixation probabilities; candidates within
 #: ``ln(gamma) + margin`` of the seed's log-probability are recomputed exactly.
 _PREFILTER_MARGIN = 5.0
+#: The public prior that replaces an event that never passes (``on_failure="population"``):
+#: chosen here, not fitted to any data. A fixation: a normal at the centre of the recording's
+#: geometry with this standard deviation per axis (degrees).
+PRIOR_SIGMA_DEG = 0.5
+#: A saccade: this velocity profile (deg/s over the 30 steps; peak 300 deg/s at mid-saccade).
+PRIOR_PROFILE = gaussian_profile(np.array([300.0, 0.5, 0.05]))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,13 +106,13 @@ class EventSynthPDParams:
     mode : {"paper", "sound"}
         Deterministic event test (paper) or Bindschaedler's randomised test (sound).
     epsilon0 : float, optional
-        Scale of the randomised threshold (sound mode only, > 0).
-    t : int, optional
-        The integer of Bindschaedler's Theorem 1, ``1 <= t < k`` (sound mode; default ``k - 1``).
+        Scale of the randomised threshold: required in sound mode (no default; > 0), refused in
+        paper mode. It sets the test's noise, not a DP budget (the record makes no DP claim).
     max_tries : int
         Candidates drawn per event before it fails.
     on_failure : {"suppress", "population"}
-        What replaces an event that never passes (never the raw event).
+        What replaces an event that never passes (never the raw event): missing rows, or a draw
+        from the public prior (not fitted to the data, see the module docstring).
     pmf_pseudocount : float
         Added to every saccade PMF bin count (>= 0).
     cvae_epochs : int
@@ -104,7 +123,6 @@ class EventSynthPDParams:
     gamma: float
     mode: str = "paper"
     epsilon0: float | None = None
-    t: int | None = None
     max_tries: int = 50
     on_failure: str = "suppress"
     pmf_pseudocount: float = 0.5
@@ -123,59 +141,69 @@ class EventSynthPDParams:
                 raise InvalidParameterError(
                     "mode='sound' needs epsilon0 (the randomised threshold's Laplace budget)")
             check_positive(epsilon0=self.epsilon0)
-            t = self.k - 1 if self.t is None else self.t
-            if not 1 <= t < self.k:
-                raise InvalidParameterError(f"t must satisfy 1 <= t < k={self.k}, got {t}")
-        elif self.epsilon0 is not None or self.t is not None:
-            raise InvalidParameterError("epsilon0 and t belong to mode='sound'; drop them or "
-                                        "pass mode='sound'")
+        elif self.epsilon0 is not None:
+            raise InvalidParameterError("epsilon0 belongs to mode='sound'; drop it or pass "
+                                        "mode='sound'")
 
     @classmethod
     def paper(cls, *, k: int, gamma: float) -> EventSynthPDParams:
         """Seed 001's setting: the deterministic event test; k in {2, 4}, gamma in {1.5, 2, 3}."""
         return cls(k=k, gamma=gamma, mode="paper")
 
-    @property
-    def t_effective(self) -> int:
-        return self.k - 1 if self.t is None else self.t
+
+#: Why there is no DP statement, in either mode (one note per gap in the record).
+_DP_GAPS = (
+    "no differential-privacy bound is claimed. Bindschaedler, Shokri & Gunter (2017), Theorem 1 "
+    "covers a mechanism whose seed is drawn at random and kept secret and whose output is not "
+    "tied to the seed; here every event is its own seed and its synthetic is released in the "
+    "seed's own rows, so whether an event is released, and where, reveals the seed",
+    "a failing event is retried up to max_tries times (each retry is another test on the same "
+    "seed); no accounting covers the retries",
+    "an event that never passes is suppressed (its rows missing: the failure is visible) or "
+    "replaced by the public prior; neither outcome is covered by the theorem",
+    "each test counts records across the whole dataset, so one participant's data changes the "
+    "pass decisions of many other participants' events",
+    "the fixation models, the C-VAE and the saccade PMFs are fitted on the same data whose "
+    "events seed them (the theorem needs a generative model learned independently of the "
+    "seeds), and the saccade test uses PMFs rather than the C-VAE's own output probabilities",
+)
 
 
 def guarantee(params: EventSynthPDParams) -> Guarantee:
-    """The privacy map (never reads data)."""
+    """The privacy map (never reads data): ``(k, gamma)``-PD per event in both modes, no DP."""
     flags = [Flag(FlagCode.PARTIAL_COVERAGE,
                   "event timing (number of events, onsets, durations, blink gaps) is kept per "
-                  "participant and is not protected")]
+                  "participant and is not protected"),
+             Flag(FlagCode.PROOF_GAP,
+                  "(k, gamma)-plausible deniability per event only, no differential-privacy "
+                  "bound: each event is its own seed and its synthetic lands in the seed's rows, "
+                  "retries, the fallback and the dataset-wide test are not accounted for, and "
+                  "the models are fitted on the same data (see notes)")]
     common = {"k": params.k, "gamma": params.gamma, "max_tries": params.max_tries,
               "on_failure": params.on_failure, "pmf_pseudocount": params.pmf_pseudocount,
               "cvae_epochs": params.cvae_epochs}
+    claim = f"(k={params.k}, gamma={params.gamma:g})-plausible deniability per event"
     if params.mode == "paper":
-        flags.append(Flag(FlagCode.PROOF_GAP,
-                          "the deterministic event privacy test gives (k, gamma)-plausible "
-                          "deniability only; whether an event passes depends on the other "
-                          "participants' data, so there is no differential-privacy bound"))
         return Guarantee(
             mechanism="event-synth-pd", kind=Kind.PLAUSIBLE_DENIABILITY, unit=Unit.EVENT,
-            k=params.k, gamma=params.gamma, mode="paper",
+            k=params.k, gamma=params.gamma, mode=str(params.mode),
             neighbouring="not a DP notion: each released event could have been generated, within "
                          f"a likelihood ratio of {params.gamma:g}, from events of at least "
                          f"{params.k - 1} other participants",
-            parameters=common, flags=tuple(flags))
-    t = params.t_effective
-    eps = params.epsilon0 + math.log(1 + params.gamma / t)
-    delta = math.exp(-params.epsilon0 * (params.k - t))
-    flags.append(Flag(FlagCode.PROOF_GAP,
-                      "Bindschaedler et al.'s theorem needs a generative model learned "
-                      "independently of the seed records; here the C-VAE and the saccade PMFs "
-                      "are trained on the same data, and the saccade test uses PMFs rather than "
-                      "the C-VAE's own output probabilities"))
+            parameters=common, paper_claim=claim, flags=tuple(flags), notes=_DP_GAPS)
     return Guarantee(
-        mechanism="event-synth-pd", kind=Kind.APPROX_DP, unit=Unit.EVENT, epsilon=eps,
-        delta=delta, k=params.k, gamma=params.gamma, mode="sound",
-        neighbouring="datasets differing in one event record (Bindschaedler, Shokri & Gunter "
-                     "2017, Theorem 1)",
-        parameters={**common, "epsilon0": params.epsilon0, "t": t},
-        paper_claim=f"(k={params.k}, gamma={params.gamma:g})-plausible deniability per event",
-        flags=tuple(flags))
+        mechanism="event-synth-pd", kind=Kind.PLAUSIBLE_DENIABILITY, unit=Unit.EVENT,
+        k=params.k, gamma=params.gamma, mode=str(params.mode),
+        neighbouring="not a DP notion: each released event has at least k records (events, its "
+                     "seed included, possibly of one participant) whose probability of "
+                     f"generating it lies in the same factor-{params.gamma:g} interval "
+                     "(Bindschaedler et al.'s partition test, with the noisy threshold "
+                     "k + Lap(1/epsilon0) and a floor at k)",
+        parameters={**common, "epsilon0": params.epsilon0}, paper_claim=claim,
+        flags=tuple(flags),
+        notes=(*_DP_GAPS, "Theorem 1's (epsilon, delta) = (epsilon0 + ln(1 + gamma/t), "
+               "exp(-epsilon0 (k - t))) is therefore not reported; epsilon0 only sets the "
+               "test's noise"))
 
 
 @dataclass(frozen=True)
@@ -243,7 +271,8 @@ def _passes(lps: np.ndarray, owners: np.ndarray, seed_lp: float, seed_owner: int
         with np.errstate(invalid="ignore"):
             same = np.isfinite(lps) & (np.floor(-lps / ln_gamma) == i_seed)
     count = int(same.sum())
-    return count >= params.k + rng.laplace(0.0, 1.0 / params.epsilon0)
+    # Bindschaedler's noisy threshold, floored at k so that the (k, gamma)-PD claim holds
+    return count >= max(params.k, params.k + rng.laplace(0.0, 1.0 / params.epsilon0))
 
 
 def _passes_batch(lps: np.ndarray, owners: np.ndarray, group: np.ndarray, seed_lp: np.ndarray,
@@ -254,7 +283,7 @@ def _passes_batch(lps: np.ndarray, owners: np.ndarray, group: np.ndarray, seed_l
     ``lps, owners, group`` list (record, candidate) pairs: the record's log-probability, its
     participant and the candidate's index; ``seed_lp, seed_owner`` are per candidate. Pairs of
     records far from the seed may be left out (they can never count). Sound mode draws one
-    Laplace threshold per candidate, in candidate order.
+    Laplace threshold per candidate, in candidate order, floored at ``k``.
     """
     c = seed_lp.shape[0]
     ln_gamma = math.log(params.gamma)
@@ -274,7 +303,7 @@ def _passes_batch(lps: np.ndarray, owners: np.ndarray, group: np.ndarray, seed_l
             same = np.isfinite(lps) & (np.floor(-lps / ln_gamma) == i_seed[group])
     count = np.bincount(group[same], minlength=c)
     noise = rng.laplace(0.0, 1.0 / params.epsilon0, c)
-    return np.isfinite(seed_lp) & (count >= params.k + noise)
+    return np.isfinite(seed_lp) & (count >= np.maximum(params.k, params.k + noise))
 
 
 # Lower bound of the (0.5 - e^2 / 6) factor of fixation_log_prob_approx for sigma >= MIN_SIGMA.
@@ -555,9 +584,7 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
     n_events = sum(len(f.names) for f in fitted)
     n_ok = int((f_win >= 0).sum() + (s_win >= 0).sum())
     stats = {"events": n_events, "released": n_ok, "failed": n_events - n_ok,
-             "tries": int(f_tries.sum() + s_tries.sum())}
-    pop_fix = pop.fix_params.mean(axis=0) if pop.fix_params.shape[0] else np.zeros(4)
-    pop_prof = _population_profile(pop)
+             "tries": int(f_tries.sum() + s_tries.sum()), "on_failure": params.on_failure}
     f_start = np.cumsum(fix_events.n) - fix_events.n
     recs: list[Recording] = []
     fi0 = si0 = 0
@@ -571,9 +598,9 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
             a = f_start[fi0 + i]
             sx, sy = f_x[a:a + fix_events.n[fi0 + i]], f_y[a:a + fix_events.n[fi0 + i]]
             samples[i] = (sx, sy)
-            fix_out[i, :2] = sx.mean(), sy.mean()
-        fix_out[fw < 0] = pop_fix
-        sac_out = np.where((sw >= 0)[:, None], s_prof[si0:si0 + ns], pop_prof[None, :])
+            fix_out[i] = sx.mean(), sy.mean(), sx.std(), sy.std()
+        fix_out[fw < 0] = (*public_centre(rec), PRIOR_SIGMA_DEG, PRIOR_SIGMA_DEG)
+        sac_out = np.where((sw >= 0)[:, None], s_prof[si0:si0 + ns], PRIOR_PROFILE[None, :])
         failed = np.zeros(len(fit.names), dtype=bool)
         is_fix = fit.names == "fixation"
         failed[is_fix] = fw < 0
@@ -584,7 +611,7 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
         recs.append(rec.with_gaze(x, y))
         fi0 += nf
         si0 += ns
-    info = {**dataset.info, "event-synth-pd": stats}
+    info = with_holder_report(dataset.info, "event-synth-pd", stats)
     record = guarantee(params).compose(_events_per_participant(dataset, fitted))
     return Release(Dataset(tuple(recs), name=dataset.name, info=info), record)
 
@@ -608,14 +635,6 @@ def _train_cvae(dataset: Dataset, fitted: list[FittedEvents], params: EventSynth
     return SaccadeCVAE(epochs=params.cvae_epochs, batch_size=256).fit(
         np.vstack(prof), np.concatenate([f.saccade_amplitude_deg for f in fitted]),
         np.concatenate([f.saccade_duration_s for f in fitted]), owners, rng=rng)
-
-
-def _population_profile(pop: _Population) -> np.ndarray:
-    """Mean profile of the population (expected bin centres under the pooled PMF)."""
-    centres = (np.arange(PMF_BINS) + 0.5) * (PMF_MAX_DEG_S / PMF_BINS)
-    pooled = np.exp(pop.log_pmf).mean(axis=0)
-    pooled /= pooled.sum(axis=1, keepdims=True)
-    return pooled @ centres
 
 
 SPEC = MechanismSpec(

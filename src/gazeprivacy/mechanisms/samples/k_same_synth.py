@@ -13,15 +13,22 @@ of every member is replaced by the mean of the members' j-th fixation parameters
 same for the 30-step saccade velocity profiles. Samples are then synthesised from these shared
 parameters with each member's own event timing.
 
-Guarantee: ``{k-anonymity, k}`` on the released event-parameter sequences: every member of a
-group releases the same parameter sequence (a prefix of it, as long as its own).
+Guarantee: ``{k-anonymity, k}`` on the released event-parameter sequences, with ``k`` the
+smallest group's size (public: it follows from the number of participants per label value):
+every released sequence is the mean over at least ``k`` participants. An event type (fixations
+or saccades) that fewer than ``k`` members of a group have is released from the padded mean over
+every recording of the same label value that has it (if at least ``k`` do) or suppressed (its
+rows missing); no member's own parameters are ever released alone. A label value with fewer than
+``k`` participants is refused. The counts of recordings on the population mean or suppressed go
+to the data holder's report (``Dataset.info[HOLDER_REPORT_KEY]``), not into the release.
 
 Deviations. Saccades average the resampled 30-step profiles rather than the fitted ``(a, b, c)``
 (the mean of Gaussians is a better profile than the Gaussian of mean parameters, and both are
 k-anonymous); saccades head for the next synthetic fixation's centre, not the original landing
-point, which is raw data. Not covered, and flagged: event timing (number of events, onsets,
-durations, blink gaps) is kept per participant, as in the paper, and identifies people; rows in
-no event are interpolated between synthetic samples. See ``docs/privacy/k-same-synth.md``.
+point, which is raw data; one that no fixation follows moves along a random direction. Not
+covered, and flagged: event timing (number of events, onsets, durations, blink gaps) is kept per
+participant, as in the paper, and identifies people; rows in no event are interpolated between
+synthetic samples. See ``docs/privacy/k-same-synth.md``.
 """
 
 from __future__ import annotations
@@ -40,10 +47,12 @@ from gazeprivacy.mechanisms.samples._event_synthesis import (
     FittedEvents,
     fit_dataset_events,
     render,
+    with_holder_report,
 )
 from gazeprivacy.rng import spawn
 
-__all__ = ["SPEC", "KSameSynthParams", "guarantee", "k_same_synth"]
+__all__ = ["SPEC", "KSameSynthParams", "SyntheticParameters", "guarantee", "k_same_synth",
+           "render_synthetic", "synthetic_parameters"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -71,20 +80,36 @@ class KSameSynthParams:
         return cls(k=k, group_by="stimulus")
 
 
-def guarantee(params: KSameSynthParams) -> Guarantee:
-    """The privacy map: k-anonymity of each recording's event-parameter sequence."""
+def guarantee(params: KSameSynthParams, *, min_group_size: int | None = None) -> Guarantee:
+    """The privacy map: k-anonymity of each recording's event-parameter sequence.
+
+    ``min_group_size`` is the smallest released group (public: it follows from the number of
+    participants per ``group_by`` value); the record's ``k`` is that size, which is also the
+    least number of participants every released sequence is averaged over (the threshold given
+    to :func:`synthetic_parameters`).
+    """
+    k = params.k if min_group_size is None else int(min_group_size)
+    if k < params.k:
+        raise InvalidDataError(f"k-same-synth: a group of {k} is smaller than k={params.k}; "
+                               "no group smaller than k is released")
     return Guarantee(
-        mechanism="k-same-synth", kind=Kind.K_ANONYMITY, unit=Unit.RECORDING, k=params.k,
-        mode="paper",
-        neighbouring="not a DP notion: each released event-parameter sequence is shared by at "
-                     f"least k={params.k} recordings of distinct participants with the same "
-                     f"{params.group_by!r}",
-        parameters={"k": params.k, "group_by": params.group_by},
+        mechanism="k-same-synth", kind=Kind.K_ANONYMITY, unit=Unit.RECORDING, k=k,
+        mode=str(getattr(params, "mode", "sound")),
+        neighbouring="not a DP notion: each released event-parameter sequence is the mean of "
+                     f"the sequences of at least k={k} recordings of distinct participants with "
+                     f"the same {params.group_by!r} (k = the smallest group size)",
+        parameters={"k": params.k, "group_by": params.group_by, "min_group_size": k},
         flags=(Flag(FlagCode.PARTIAL_COVERAGE,
                     "event timing (number of events, onsets, durations, blink gaps) is kept per "
                     "participant and is not anonymised; it can re-identify"),),
         notes=("k-anonymity protects against linking a released sequence to fewer than k "
-               "people; it gives no bound against attribute inference shared by a group",),
+               "people; it gives no bound against attribute inference shared by a group",
+               "an event type (fixations or saccades) that fewer than k members of a group "
+               "have is released from the mean over every participant of the same "
+               f"{params.group_by!r} that has it (at least k), or suppressed (rows missing) "
+               "when fewer than k have it; no member's own parameters are released alone",
+               "saccades head for the next synthetic fixation, or along a random direction "
+               "when none follows; never towards a raw landing point"),
     )
 
 
@@ -127,6 +152,72 @@ def _padded_mean(seqs: list[np.ndarray]) -> np.ndarray:
     return np.mean(stack, axis=0)
 
 
+@dataclass(frozen=True)
+class SyntheticParameters:
+    """What one recording releases: its fixation and saccade parameters (each the mean over at
+    least k participants), and whether its fixations / saccades are suppressed instead."""
+
+    fixation_params: np.ndarray
+    saccade_profiles: np.ndarray
+    drop_fixations: bool = False
+    drop_saccades: bool = False
+
+
+def synthetic_parameters(keys: list[str], groups: list[list[int]], fix: list[np.ndarray],
+                         sac: list[np.ndarray], k: int,
+                         ) -> tuple[list[SyntheticParameters], dict[str, int]]:
+    """Per recording (index into ``keys, fix, sac``), the parameters it releases.
+
+    ``k`` is the record's k, the smallest group size (at least the requested k). For each group
+    and event type: when at least ``k`` members have events of that type, they
+    share the padded mean over those members (:func:`_padded_mean`); otherwise they get the
+    padded mean over every recording of the same key that has such events, if at least ``k``
+    do, else their events of that type are suppressed. So every released sequence is a mean over
+    at least ``k`` participants. Also returns counts for the data holder's report.
+    """
+    out_f: list[np.ndarray | None] = [None] * len(keys)
+    out_s: list[np.ndarray | None] = [None] * len(keys)
+    report = {"groups": len(groups), "recordings_on_population_mean": 0,
+              "recordings_suppressed_type": 0}
+    for seqs, out in ((fix, out_f), (sac, out_s)):
+        population: dict[str, np.ndarray | None] = {}
+        for members in groups:
+            voters = [i for i in members if seqs[i].shape[0] > 0]
+            if not voters:
+                continue
+            if len(voters) >= k:
+                mean = _padded_mean([seqs[i] for i in voters])
+            else:
+                key = keys[members[0]]
+                if key not in population:
+                    everyone = [i for i, kk in enumerate(keys) if kk == key
+                                and seqs[i].shape[0] > 0]
+                    population[key] = (_padded_mean([seqs[i] for i in everyone])
+                                       if len(everyone) >= k else None)
+                mean = population[key]
+                name = ("recordings_on_population_mean" if mean is not None
+                        else "recordings_suppressed_type")
+                report[name] += len(voters)
+            for i in voters:
+                out[i] = None if mean is None else mean[:seqs[i].shape[0]]
+    res = [SyntheticParameters(
+        fixation_params=np.zeros_like(fix[i]) if f is None else f,
+        saccade_profiles=np.zeros_like(sac[i]) if s_ is None else s_,
+        drop_fixations=f is None and fix[i].shape[0] > 0,
+        drop_saccades=s_ is None and sac[i].shape[0] > 0)
+        for i, (f, s_) in enumerate(zip(out_f, out_s, strict=True))]
+    return res, report
+
+
+def render_synthetic(rec: Recording, fit: FittedEvents, synth: SyntheticParameters, *,
+                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`render` of one recording from its :class:`SyntheticParameters`."""
+    is_fix = fit.names == "fixation"
+    gone = (is_fix & synth.drop_fixations) | (~is_fix & synth.drop_saccades)
+    return render(rec, fit, synth.fixation_params, synth.saccade_profiles, rng=rng,
+                  suppressed=gone if gone.any() else None)
+
+
 def k_same_synth(dataset: Dataset, params: KSameSynthParams, *, rng: np.random.Generator,
                  events: pl.DataFrame | None = None, progress: bool = False,
                  ) -> Release[Dataset]:
@@ -148,27 +239,32 @@ def k_same_synth(dataset: Dataset, params: KSameSynthParams, *, rng: np.random.G
     ------
     InvalidDataError
         A group key with fewer than ``k`` participants, or several recordings of one participant.
+
+    Notes
+    -----
+    The counts of recordings whose events came from the population mean or were suppressed go
+    to the data holder's report, ``output.info[HOLDER_REPORT_KEY]["k-same-synth"]``, which is
+    not part of the release (a writer drops it).
     """
     if not isinstance(params, KSameSynthParams):
         raise InvalidParameterError("params must be KSameSynthParams")
     group_rng, render_rng = spawn(rng, 2)
     fitted: list[FittedEvents] = fit_dataset_events(dataset, events, progress=progress)
-    fix_out: list[np.ndarray] = [f.fixation_params for f in fitted]
-    sac_out: list[np.ndarray] = [f.saccade_profiles for f in fitted]
-    for members in _group_members(dataset, params, group_rng):
-        fmean = _padded_mean([fitted[i].fixation_params for i in members])
-        smean = _padded_mean([fitted[i].saccade_profiles for i in members])
-        for i in members:
-            fix_out[i] = fmean[:fitted[i].n_fixations]
-            sac_out[i] = smean[:fitted[i].n_saccades]
+    groups = _group_members(dataset, params, group_rng)
+    keys = [r.label(params.group_by) for r in dataset.recordings]
+    # the record's k is the smallest group (public); every sequence averages at least that many
+    k = min(len(g) for g in groups)
+    synth, report = synthetic_parameters(keys, groups, [f.fixation_params for f in fitted],
+                                         [f.saccade_profiles for f in fitted], k)
     recs: list[Recording] = []
     for i, (rec, child) in enumerate(zip(dataset.recordings, spawn(render_rng, len(dataset)),
                                          strict=True)):
-        x, y = render(rec, fitted[i], fix_out[i], sac_out[i], rng=child)
+        x, y = render_synthetic(rec, fitted[i], synth[i], rng=child)
         recs.append(rec.with_gaze(x, y))
-    record = guarantee(params).compose(dataset.units_per_participant(lambda r: 1))
-    return Release(Dataset(tuple(recs), name=dataset.name, info=dataset.info), record)
-
+    record = guarantee(params, min_group_size=k).compose(
+        dataset.units_per_participant(lambda r: 1))
+    info = with_holder_report(dataset.info, "k-same-synth", report)
+    return Release(Dataset(tuple(recs), name=dataset.name, info=info), record)
 
 
 SPEC = MechanismSpec(
