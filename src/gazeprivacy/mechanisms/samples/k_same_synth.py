@@ -27,6 +27,7 @@ no event are interpolated between synthetic samples. See ``docs/privacy/k-same-s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -35,7 +36,7 @@ from gazeprivacy._validation import check_int
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.base import MechanismSpec
+from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode, SampleShape, sample_shape
 from gazeprivacy.mechanisms.samples._event_synthesis import (
     FittedEvents,
     fit_dataset_events,
@@ -43,7 +44,16 @@ from gazeprivacy.mechanisms.samples._event_synthesis import (
 )
 from gazeprivacy.rng import spawn
 
-__all__ = ["SPEC", "KSameSynthParams", "guarantee", "k_same_synth"]
+__all__ = [
+    "SPEC",
+    "KSameMessage",
+    "KSameSynthParams",
+    "KSameSynthPhases",
+    "guarantee",
+    "k_same_synth",
+    "plan",
+    "shape_guarantee",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -171,9 +181,111 @@ def k_same_synth(dataset: Dataset, params: KSameSynthParams, *, rng: np.random.G
 
 
 
-SPEC = MechanismSpec(
-    name="k-same-synth", level="samples", params_type=KSameSynthParams, protect=k_same_synth,
+# --------------------------------------------------------------------------------------------
+# contract: privacy map of a public shape, partition phases, registry entry
+# --------------------------------------------------------------------------------------------
+
+
+def shape_guarantee(params: KSameSynthParams, shape: SampleShape) -> Guarantee:
+    """The record of a release of this public shape: k-anonymity per recording."""
+    return guarantee(params).compose(shape.units_per_participant(lambda r: 1))
+
+
+@dataclass(frozen=True)
+class KSameMessage:
+    """A partition's client message: per recording its id, participant, group key and fitted
+    event parameters (O(events))."""
+
+    recordings: tuple[str, ...]
+    participants: tuple[str, ...]
+    keys: tuple[str, ...]
+    fixation_params: tuple[np.ndarray, ...]
+    saccade_profiles: tuple[np.ndarray, ...]
+
+
+@dataclass(frozen=True)
+class KSameSynthPhases:
+    """k-same-synth partition-wise: client = detect and fit events per recording (message: the
+    fitted parameters and the group label, O(events)); curator = random k-groups over all
+    partitions and their padded means; release = render each recording with its group's
+    parameters (one child generator per recording from the partition's release stream).
+
+    Its grouping covers the whole dataset, as in memory; only the random draws differ from an
+    in-memory run with the same seed (other streams), not their distribution.
+    """
+
+    params: KSameSynthParams
+    mechanism: str = "k-same-synth"
+    two_phase: bool = True
+
+    def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
+        _check_partition(part)
+        fitted = fit_dataset_events(part)
+        msg = KSameMessage(
+            recordings=tuple(r.recording for r in part),
+            participants=tuple(r.participant for r in part),
+            keys=tuple(r.label(self.params.group_by) for r in part),
+            fixation_params=tuple(f.fixation_params for f in fitted),
+            saccade_profiles=tuple(f.saccade_profiles for f in fitted))
+        return fitted, msg
+
+    def curate(self, messages: Any, rng: np.random.Generator) -> Any:
+        rec_ids = [r for msg in messages for r in msg.recordings]
+        pids = [p for msg in messages for p in msg.participants]
+        keys = [k for msg in messages for k in msg.keys]
+        fix = [f for msg in messages for f in msg.fixation_params]
+        sac = [s for msg in messages for s in msg.saccade_profiles]
+        # _group_members reads only labels and participants: hand it stand-in recordings
+        stand_in = Dataset(tuple(
+            Recording.from_arrays(recording=r, participant=p, x=np.zeros(1), y=np.zeros(1),
+                                  sampling_rate_hz=1.0, labels={self.params.group_by: k})
+            for r, p, k in zip(rec_ids, pids, keys, strict=True)))
+        model: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for members in _group_members(stand_in, self.params, rng):
+            fmean = _padded_mean([fix[i] for i in members])
+            smean = _padded_mean([sac[i] for i in members])
+            for i in members:
+                model[rec_ids[i]] = (fmean[:fix[i].shape[0]], smean[:sac[i].shape[0]])
+        return model
+
+    def release(self, part: Dataset, state: Any, model: Any,
+                rng: np.random.Generator) -> Release[Dataset]:
+        _check_partition(part)
+        recs: list[Recording] = []
+        for rec, fit, child in zip(part, state, spawn(rng, len(part)), strict=True):
+            if rec.recording not in model:
+                raise InvalidDataError(f"recording {rec.recording!r} is not in the curator's "
+                                       "model; run the client phase on every partition")
+            fix, sac = model[rec.recording]
+            x, y = render(rec, fit, fix, sac, rng=child)
+            recs.append(rec.with_gaze(x, y))
+        record = shape_guarantee(self.params, sample_shape(part))
+        return Release(Dataset(tuple(recs), name=part.name, info=part.info), record)
+
+
+def plan(params: KSameSynthParams) -> KSameSynthPhases:
+    """The partition phases of k-same-synth with ``params``."""
+    return KSameSynthPhases(params=params)
+
+
+def _check_partition(part: Any) -> None:
+    if not isinstance(part, Dataset):
+        raise InvalidDataError(f"a partition must be a Dataset, got {type(part).__name__}")
+    if len(part) == 0:
+        raise InvalidDataError(f"partition of {part.name!r} has no recordings")
+
+
+def _example(mode: Mode) -> tuple[Dataset, KSameSynthParams] | None:
+    from gazeprivacy.mechanisms.base import example_dataset
+
+    if mode is not Mode.SOUND:  # one setting only (no paper / baseline variant)
+        return None
+    return example_dataset(), KSameSynthParams(k=2, group_by="task")
+
+
+SPEC = Mechanism(
+    name="k-same-synth", level=Level.EVENTS, params_type=KSameSynthParams, run=k_same_synth,
+    guarantee=shape_guarantee, plan=plan, example=_example,
     summary="k-anonymous event parameters (k-same-select sequence) synthesised back to samples",
     citation="David-John, Butler, Jain, TVCG 2023, section 4.3.2",
-    options={"k": "group size (required)", "group_by": "stimulus"},
 )
