@@ -9,7 +9,6 @@ from gazeprivacy.data.partitioned import split_dataset
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.data.simulate import simulate_dataset
 from gazeprivacy.engines.plan import (
-    DPGazeSynthPlan,
     PartitionPlan,
     combine_guarantees,
     partition_streams,
@@ -57,7 +56,7 @@ def test_plans_satisfy_the_protocol():
 
 
 @pytest.mark.parametrize("mechanism, kwargs, match", [
-    ("event-synth-pd", {"k": 2, "gamma": 2.0}, "C-VAE"),
+    ("event-synth-pd", {"k": 2, "gamma": 2.0, "mode": "paper"}, "C-VAE"),
     ("series-fpa", None, "series"),
     ("heatmap-gaussian", None, "heatmap"),
 ])
@@ -214,7 +213,7 @@ def test_two_phase_oue_sums_are_unbiased_and_distributed_as_one_pass(ds):
 
 def test_client_reports_path_runs_partitionwise(ds):
     p = DPGazeSynthParams(epsilon=4.0, grid_size=4, oue_path="client-reports")
-    rels, model = run(DPGazeSynthPlan(params=p), split_dataset(ds, 4), seed=4)
+    rels, model = run(dgs.DPGazeSynthPhases(params=p), split_dataset(ds, 4), seed=4)
     assert sum(len(r.output) for r in rels) == len(ds)
     assert model.n_reports > 0
 

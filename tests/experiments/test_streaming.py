@@ -5,6 +5,7 @@ streams are used."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -19,7 +20,6 @@ from gazeprivacy.experiments.config import ConfigError, parse_config
 from gazeprivacy.experiments.engine import run_experiment
 from gazeprivacy.guarantees import Release
 from gazeprivacy.mechanisms import MECHANISMS
-from gazeprivacy.mechanisms.base import MechanismSpec
 
 RPP = 5  # 16 recordings -> partitions of 5, 5, 5, 1; participants span partitions
 
@@ -32,8 +32,7 @@ def _partitionwise_in_memory(mechanism):
         recs = tuple(r for _, prot in stream for r in prot)
         return Release(Dataset(recs, name=dataset.name, info=dataset.info), stream.guarantee)
     spec = MECHANISMS[mechanism]
-    return MechanismSpec(name=spec.name, level=spec.level, params_type=spec.params_type,
-                         protect=protect, summary=spec.summary)
+    return dataclasses.replace(spec, run=protect)
 
 
 def _config(dataset):

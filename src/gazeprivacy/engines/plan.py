@@ -228,9 +228,8 @@ def plan_for(mechanism: str, params: Any = None, /, **param_kwargs: Any) -> Part
     from gazeprivacy.mechanisms import MECHANISMS
 
     spec = MECHANISMS[mechanism]
-    p = build_params(mechanism, params, **param_kwargs)
     if spec.plan is not None:
-        return spec.plan(p)
+        return spec.plan(build_params(mechanism, params, **param_kwargs))
     why = spec.partition_refusal or f"{mechanism!r} declares no partition plan"
     able = ", ".join(n for n, m in MECHANISMS.items() if m.plan is not None)
     raise InvalidParameterError(

@@ -25,7 +25,7 @@ pytest.importorskip("torch")
 @pytest.fixture(scope="module")
 def released(make_event_dataset):
     ds, events = make_event_dataset(4, 2, rng=np.random.default_rng(3))
-    params = EventSynthPDParams(k=2, gamma=3.0, cvae_epochs=20)
+    params = EventSynthPDParams(k=2, gamma=3.0, cvae_epochs=20, mode="paper")
     rel = event_synth_pd(ds, params, rng=np.random.default_rng(4), events=events)
     return ds, events, rel, params
 
@@ -56,7 +56,7 @@ def test_every_event_is_accounted_for(released):
 def test_failed_events_are_suppressed_not_raw(make_event_dataset):
     ds, events = make_event_dataset(3, 1, rng=np.random.default_rng(8))
     # gamma = 1 only passes exact probability ties: every event fails and is suppressed.
-    params = EventSynthPDParams(k=3, gamma=1.0, max_tries=2, cvae_epochs=2)
+    params = EventSynthPDParams(k=3, gamma=1.0, max_tries=2, cvae_epochs=2, mode="paper")
     rel = event_synth_pd(ds, params, rng=np.random.default_rng(0), events=events)
     stats = rel.output.info["event-synth-pd"]
     assert stats["failed"] == stats["events"] and stats["released"] == 0
@@ -66,7 +66,7 @@ def test_failed_events_are_suppressed_not_raw(make_event_dataset):
 def test_population_fallback_releases_population_samples(make_event_dataset):
     ds, events = make_event_dataset(3, 1, rng=np.random.default_rng(8))
     params = EventSynthPDParams(k=3, gamma=1.0, max_tries=1, cvae_epochs=2,
-                                on_failure="population")
+                                on_failure="population", mode="paper")
     rel = event_synth_pd(ds, params, rng=np.random.default_rng(0), events=events)
     fitted = fit_events(ds[0], events.filter(events["recording"] == ds[0].recording))
     pop_centre = np.vstack([fit_events(r, events.filter(events["recording"] == r.recording))
@@ -77,7 +77,7 @@ def test_population_fallback_releases_population_samples(make_event_dataset):
 
 
 def test_paper_test_counts_participants_once():
-    params = EventSynthPDParams(k=3, gamma=2.0)
+    params = EventSynthPDParams(k=3, gamma=2.0, mode="paper")
     lps = np.array([-10.0, -10.1, -10.2, -30.0])
     # two matching records of participant 1 and one of the seed's own participant 0
     owners = np.array([0, 1, 1, 2])
@@ -88,7 +88,7 @@ def test_paper_test_counts_participants_once():
 
 
 def test_ratio_bound_is_gamma():
-    params = EventSynthPDParams(k=2, gamma=2.0)
+    params = EventSynthPDParams(k=2, gamma=2.0, mode="paper")
     owners = np.array([0, 1])
     inside = np.array([-10.0, -10.0 - math.log(2.0) + 1e-9])
     outside = np.array([-10.0, -10.0 - math.log(2.0) - 1e-6])
@@ -107,7 +107,7 @@ def test_sound_test_is_randomised_around_k():
 
 
 def test_guarantees_paper_and_sound():
-    g = guarantee(EventSynthPDParams.paper(k=4, gamma=2.0))
+    g = guarantee(EventSynthPDParams.paper(k=4, gamma=2.0, mode="paper"))
     assert g.kind is Kind.PLAUSIBLE_DENIABILITY and g.k == 4 and g.gamma == 2.0
     assert not g.formally_private
     s = guarantee(EventSynthPDParams(k=4, gamma=2.0, mode="sound", epsilon0=1.0, t=2))
@@ -119,9 +119,12 @@ def test_guarantees_paper_and_sound():
 @pytest.mark.parametrize(("kwargs", "match"), [
     pytest.param({"k": 2, "gamma": 0.5}, r"gamma must be in \[1.0, inf\]", id="gamma_below_one"),
     pytest.param({"k": 2, "gamma": 2.0, "mode": "sound"}, "needs epsilon0", id="sound_no_eps0"),
+    pytest.param({"k": 2, "gamma": 2.0}, "needs epsilon0", id="sound_is_the_default"),
+    pytest.param({"k": 2, "gamma": 2.0, "mode": "exact"}, "mode must be one of 'sound', "
+                 "'paper'", id="unknown_mode"),
     pytest.param({"k": 3, "gamma": 2.0, "mode": "sound", "epsilon0": 1.0, "t": 3},
                  r"1 <= t < k=3", id="t_out_of_range"),
-    pytest.param({"k": 2, "gamma": 2.0, "epsilon0": 1.0}, "belong to mode='sound'",
+    pytest.param({"k": 2, "gamma": 2.0, "epsilon0": 1.0, "mode": "paper"}, "belong to mode='sound'",
                  id="eps0_in_paper_mode"),
 ])
 def test_bad_parameters_are_named(kwargs, match):
@@ -132,5 +135,6 @@ def test_bad_parameters_are_named(kwargs, match):
 def test_fewer_participants_than_k(make_event_dataset):
     ds, events = make_event_dataset(2, 1, rng=np.random.default_rng(0))
     with pytest.raises(InvalidDataError, match="needs at least k=3 participants"):
-        event_synth_pd(ds, EventSynthPDParams(k=3, gamma=2.0), rng=np.random.default_rng(0),
+        event_synth_pd(ds, EventSynthPDParams(k=3, gamma=2.0, mode="paper"),
+                       rng=np.random.default_rng(0),
                        events=events)

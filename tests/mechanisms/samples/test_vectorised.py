@@ -307,7 +307,7 @@ def test_fixation_test_equals_exact_scoring_of_every_model():
     pop = _Population(p, g.integers(0, 8, m), np.zeros((8, 30, 50)),
                       tuple(f"p{i}" for i in range(8)))
     for gamma, k in ((1.5, 2), (3.0, 3), (8.0, 4)):
-        params = EventSynthPDParams(k=k, gamma=gamma)
+        params = EventSynthPDParams(k=k, gamma=gamma, mode="paper")
         n = g.integers(1, 30, m)
         seg = np.repeat(np.arange(m), n)
         cx = p[seg, 0] + p[seg, 2] * g.standard_normal(seg.size)

@@ -379,6 +379,7 @@ def series_guarantee(*, mechanism: str, params: object, shape: SeriesShape, unit
     participant (chunks, features, recordings) compose sequentially.
     """
     flags = list(extra_flags)
+    mode = Mode(mode)
     if mode is Mode.PAPER:
         flags.append(Flag(FlagCode.DATA_DEPENDENT_SENSITIVITY,
                           "paper mode: sensitivities are the largest distances between "
@@ -475,6 +476,7 @@ def transform_release(series: Sequence[FeatureSeries], *, epsilon: float, k: int
     """
     series = check_series(series)
     values = [s.values for s in series]
+    mode = Mode(mode)
     if mode is Mode.SOUND:
         lo, hi = bounds_for(series, ranges)
         values = [clip(v, lo, hi) for v in values]
