@@ -10,12 +10,10 @@ import pytest
 
 from gazeprivacy.data import Dataset, Geometry, Recording
 from gazeprivacy.exceptions import InvalidParameterError
-from gazeprivacy.mechanisms import MECHANISMS, build_params, protect
+from gazeprivacy.mechanisms import build_params, protect
 from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams
 
 GEO = Geometry(x_min_deg=0.0, x_max_deg=16.0, y_min_deg=0.0, y_max_deg=12.0)
-PARAMS = {"dpgazesynth": {"epsilon": 1.0, "grid_size": 16},
-          "kaleido": {"epsilon": 1.0, "radius_deg": 1.0, "window_s": 0.5}}
 
 
 def ds(shift: float = 0.0) -> Dataset:
