@@ -93,7 +93,7 @@ def test_partitioned_evaluate_notes_skipped_fidelity_and_refuses_unplannable(tmp
     bad = parse_config({
         "name": "s", "seeds": [0], "datasets": [ds],
         "mechanisms": [{"name": "event-synth-pd", "preset": "params",
-                        "grid": {"k": [2]}, "fixed": {"gamma": 2.0}}],
+                        "grid": {"k": [2]}, "fixed": {"gamma": 2.0, "mode": "paper"}}],
         "attacks": [{"kind": "reidentification", "classifier": "knn", "n_splits": 2}]})
     with pytest.raises(ConfigError, match="partitioned.*partition-wise"):
         run_experiment(bad, tmp_path / "bad", workers=1, featurizer=fake_featurizer)
