@@ -49,6 +49,8 @@ from gazeprivacy.mechanisms.contract import (
     coerce_option,
 )
 from gazeprivacy.mechanisms.heatmaps import AggregateMap, example_maps
+from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams
+from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams
 
 NAMES = tuple(MECHANISMS)
 
@@ -290,3 +292,20 @@ def test_required_params_have_no_defaults_and_presets_keep_sound_mode():
         except (TypeError, InvalidParameterError):
             continue  # presets with other required arguments (n_observers, epsilon0)
         assert preset.mode is Mode.SOUND, f"{name}: a preset must not switch to paper mode"
+
+
+@pytest.mark.parametrize(("make", "field", "enum_value"), [
+    (lambda v: DPGazeSynthParams(epsilon=1.0, transitions=v), "transitions", "one-per-window"),
+    (lambda v: DPGazeSynthParams(epsilon=1.0, oue_path=v), "oue_path", "client-reports"),
+    (lambda v: DPGazeSynthParams(epsilon=1.0, missing=v), "missing", "fill"),
+    (lambda v: KaleidoParams(epsilon=1.0, radius_deg=1.0, window_samples=5, test_distance=v),
+     "test_distance", "great-circle"),
+    (lambda v: KaleidoParams(epsilon=1.0, radius_deg=1.0, window_samples=5, missing=v), "missing",
+     "hold"),
+], ids=["transitions", "oue_path", "dpgs_missing", "test_distance", "kaleido_missing"])
+def test_string_options_become_enums_and_errors_list_the_valid_values(make, field, enum_value):
+    p = make(enum_value)
+    value = getattr(p, field)
+    assert value == enum_value and type(value) is not str  # a StrEnum member
+    with pytest.raises(InvalidParameterError, match=f"{field} must be one of .*'{enum_value}'"):
+        make("no-such-option")

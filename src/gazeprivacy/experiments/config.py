@@ -102,7 +102,6 @@ class DatasetConfig:
     path: str | None = None
     loader: str | None = None
     group_label: str | None = "stimulus"
-    task_label: str | None = "task"
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -401,7 +400,7 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
         datasets = []
         for i, d in enumerate(data["datasets"]):
             _check_keys(f"datasets[{i}]", d, {"name", "source", "path", "loader", "group_label",
-                                              "task_label", "options"}, {"name", "source"})
+                                              "options"}, {"name", "source"})
             datasets.append(DatasetConfig(**d))
         mechanisms = []
         for i, m in enumerate(data.get("mechanisms", [])):
