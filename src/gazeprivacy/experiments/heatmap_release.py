@@ -19,7 +19,7 @@ from gazeprivacy.data.fixations import Fixations
 from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.features.gaze_maps import gaze_maps_from_fixations, point_spread_heatmap
 from gazeprivacy.guarantees import Release
-from gazeprivacy.mechanisms import MECHANISMS, Level, names_at
+from gazeprivacy.mechanisms import MECHANISMS, Level, Mode, names_at
 from gazeprivacy.mechanisms.heatmaps import AggregateMap
 from gazeprivacy.mechanisms.heatmaps.cap import choose_cap
 
@@ -42,7 +42,7 @@ class HeatmapOutput:
 
 
 def _params(mechanism: str, *, epsilon: float, delta: float | None, cap: int,
-            mode: str) -> Any:
+            mode: Mode | str) -> Any:
     spec = MECHANISMS["heatmap-" + mechanism]
     names = {f.name for f in fields(spec.params_type)}
     if "delta" in names and delta is None:
@@ -53,7 +53,7 @@ def _params(mechanism: str, *, epsilon: float, delta: float | None, cap: int,
 
 def release_heatmap(fixations: Fixations, stimulus: str, *, mechanism: str, epsilon: float,
                     delta: float | None, cap: int | str, sigma_px: float,
-                    rng: np.random.Generator, cell_px: int = 1, mode: str = "sound",
+                    rng: np.random.Generator, cell_px: int = 1, mode: Mode | str = Mode.SOUND,
                     off_image: str = "raise") -> Release[HeatmapOutput]:
     """Release a private heatmap of one stimulus.
 
