@@ -93,13 +93,13 @@ def mechanisms(ds: Dataset, rng: np.random.Generator, *, skip: list[str], repeat
     n = ds.n_samples
     w_base, t_base = _time(baseline(ds, rng), repeat=max(repeat, 5))
     events = detect_events_dataset(ds)
-    pd_params = EventSynthPDParams(k=2, gamma=2.0, cvae_epochs=20)
+    pd_params = EventSynthPDParams(k=2, gamma=2.0, cvae_epochs=20, mode="paper")
     has_torch = importlib.util.find_spec("torch") is not None
 
     def train_only(recs: tuple = ds.recordings, epochs: int = 20) -> None:
         by_rec = group_events(events, [r.recording for r in recs])
         fitted = [fit_events(r, by_rec[r.recording]) for r in recs]
-        params = EventSynthPDParams(k=2, gamma=2.0, cvae_epochs=epochs)
+        params = EventSynthPDParams(k=2, gamma=2.0, cvae_epochs=epochs, mode="paper")
         _train_cvae(Dataset(tuple(recs)), fitted, params, rng)
 
     notes = []

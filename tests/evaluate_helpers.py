@@ -17,7 +17,8 @@ import polars as pl
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.guarantees import Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.base import MechanismSpec, protect_recordings
+from gazeprivacy.mechanisms.base import protect_recordings
+from gazeprivacy.mechanisms.contract import Level, Mechanism
 
 __all__ = ["FakeNoiseParams", "activity_dataset", "fake_featurizer", "fake_registry",
            "synthetic_events", "tiny_dataset"]
@@ -117,9 +118,16 @@ def _fake_protect(dataset: Dataset, params: FakeNoiseParams, *, rng: np.random.G
                               progress=progress)
 
 
-def fake_registry() -> dict[str, MechanismSpec]:
-    spec = MechanismSpec(name="fake-noise", level="samples", params_type=FakeNoiseParams,
-                         protect=_fake_protect, summary="test-only Gaussian jitter")
+def _fake_guarantee(params, shape):
+    g = Guarantee(mechanism="fake-noise", kind=Kind.LOCAL_DP, unit=Unit.WINDOW,
+                  epsilon=params.epsilon, mode=params.mode, parameters={"epsilon": params.epsilon})
+    return g.compose(shape.units_per_participant(lambda r: r.n_samples // 50))
+
+
+def fake_registry() -> dict[str, Mechanism]:
+    spec = Mechanism(name="fake-noise", level=Level.SAMPLES, params_type=FakeNoiseParams,
+                     run=_fake_protect, guarantee=_fake_guarantee,
+                     summary="test-only Gaussian jitter")
     return {"fake-noise": spec}
 
 

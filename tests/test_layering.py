@@ -40,3 +40,56 @@ def test_no_module_imports_a_layer_to_its_right_or_the_facade():
                 if own is not None and target is not None and target > own:
                     offences.append(f"{path}: {name}")
     assert not offences, "\n".join(offences)
+
+
+def _private_mechanism_uses(path: Path) -> list[str]:
+    """Private names of ``gazeprivacy.mechanisms`` that ``path`` imports or reads.
+
+    Caught: ``from gazeprivacy.mechanisms... import _x``, imports of private modules
+    (``..._core``, ``heatmaps._base``), and ``m._x`` where ``m`` is bound to a mechanism module
+    (by an import, or by ``mechanism_module(...)`` in the audit adapters).
+    """
+    tree = ast.parse(path.read_text())
+    modules: set[str] = set()
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and \
+                node.module.startswith("gazeprivacy.mechanisms"):
+            if any(p.startswith("_") for p in node.module.split(".")):
+                out.append(f"{path}:{node.lineno}: from {node.module}")
+            for a in node.names:
+                if a.name.startswith("_"):
+                    out.append(f"{path}:{node.lineno}: {node.module}.{a.name}")
+                modules.add(a.asname or a.name)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("gazeprivacy.mechanisms"):
+                    if any(p.startswith("_") for p in a.name.split(".")):
+                        out.append(f"{path}:{node.lineno}: import {a.name}")
+                    modules.add(a.asname or a.name.split(".")[0])
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                getattr(node.value.func, "id", "") == "mechanism_module":
+            modules.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and \
+                not node.attr.startswith("__") and isinstance(node.value, ast.Name) and \
+                node.value.id in modules:
+            out.append(f"{path}:{node.lineno}: {node.value.id}.{node.attr}")
+    return out
+
+
+def test_engines_and_audit_use_no_private_name_of_a_mechanism():
+    offences = [o for layer in ("engines", "audit") for path in sorted((SRC / layer).rglob("*.py"))
+                for o in _private_mechanism_uses(path)]
+    assert not offences, "\n".join(offences)
+
+
+def test_the_private_name_check_can_fail(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from gazeprivacy.mechanisms.samples import dpgazesynth as m\n"
+                   "from gazeprivacy.mechanisms.series._core import laplace\n"
+                   "mod = mechanism_module('kaleido')\n"
+                   "m._clients(1)\nmod._client(2)\n")
+    found = _private_mechanism_uses(bad)
+    assert len(found) == 3 and any("m._clients" in f for f in found)
+    assert any("mod._client" in f for f in found)

@@ -16,7 +16,7 @@ from gazeprivacy.exceptions import (
     NotFormallyPrivateWarning,
 )
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms import MECHANISMS, protect
+from gazeprivacy.mechanisms import MECHANISMS, Level, Mechanism, Mode, protect
 from gazeprivacy.rng import make_rng
 
 __version__ = "0.1.0"
@@ -34,6 +34,9 @@ __all__ = [
     "InvalidDataError",
     "InvalidParameterError",
     "Kind",
+    "Level",
+    "Mechanism",
+    "Mode",
     "NotFormallyPrivateWarning",
     "Recording",
     "Release",

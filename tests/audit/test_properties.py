@@ -151,7 +151,7 @@ def params_for(name: str) -> Any:
     names = {f.name for f in fields(spec.params_type)}
     guess = {"epsilon": 1.0, "delta": 1e-3, "radius_deg": 2.0, "window_samples": 5,
              "grid_size": 6, "cap": 2, "fraction": 0.5, "geometry": GEO, "chunk_size": 8,
-             "k": 2, "gamma": 2.0, "cvae_epochs": 1, "max_tries": 2}
+             "k": 2, "gamma": 2.0, "cvae_epochs": 1, "max_tries": 2, "epsilon0": 1.0}
     required = {f.name for f in fields(spec.params_type)
                 if f.default is f.default_factory  # both MISSING: no default
                 and f.name not in guess}
@@ -161,11 +161,13 @@ def params_for(name: str) -> Any:
 
 
 def registered(level: str) -> list[str]:
-    return [n for n, s in MECHANISMS.items() if s.level == level]
+    """Names at ``level``; ``"samples"`` also takes the event-level mechanisms (same I/O)."""
+    return [n for n, s in MECHANISMS.items()
+            if (s.level.takes_samples if level == "samples" else s.level == level)]
 
 
 def test_every_registered_mechanism_is_covered_by_a_property_test():
-    covered = {"samples", "heatmap", "series"}
+    covered = {"samples", "events", "heatmap", "series"}
     assert {s.level for s in MECHANISMS.values()} <= covered
 
 

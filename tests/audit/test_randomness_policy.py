@@ -118,7 +118,7 @@ HAS_PROTECT = importlib.util.find_spec("gazeprivacy.mechanisms.protect") is not 
 def test_protect_marks_a_fixed_seed_and_leaves_release_runs_unseeded():
     from gazeprivacy.mechanisms.protect import protect
 
-    names = [n for n, s in MECHANISMS.items() if s.level == "samples"]
+    names = [n for n, s in MECHANISMS.items() if s.level.takes_samples]
     assert names, "no sample-level mechanism registered"
     geo = Geometry(x_min_deg=-10, x_max_deg=10, y_min_deg=-10, y_max_deg=10)
     ds = Dataset(tuple(

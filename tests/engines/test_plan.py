@@ -9,7 +9,6 @@ from gazeprivacy.data.partitioned import split_dataset
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.data.simulate import simulate_dataset
 from gazeprivacy.engines.plan import (
-    DPGazeSynthPlan,
     PartitionPlan,
     combine_guarantees,
     partition_streams,
@@ -57,7 +56,7 @@ def test_plans_satisfy_the_protocol():
 
 
 @pytest.mark.parametrize("mechanism, kwargs, match", [
-    ("event-synth-pd", {"k": 2, "gamma": 2.0}, "C-VAE"),
+    ("event-synth-pd", {"k": 2, "gamma": 2.0, "mode": "paper"}, "C-VAE"),
     ("series-fpa", None, "series"),
     ("heatmap-gaussian", None, "heatmap"),
 ])
@@ -154,7 +153,7 @@ def test_client_messages_are_small_and_the_report_values_are_those_of_one_pass(d
     parts = split_dataset(ds, 2)
     plan = plan_for("dpgazesynth", PARAMS)
     d = 8 * PARAMS.grid_size ** 2
-    whole = dgs._clients(ds.recordings, PARAMS, np.random.default_rng(0))
+    whole = dgs.client_release(ds.recordings, PARAMS, np.random.default_rng(0))
     counts = {e: np.bincount(v, minlength=d + 1) for e, v in whole.reports.items()}
     summed = {e: np.zeros(d + 1, dtype=np.int64) for e in counts}
     for i, p in enumerate(parts):
@@ -176,7 +175,7 @@ def test_two_phase_oue_sums_are_unbiased_and_distributed_as_one_pass(ds):
     d = 8 * PARAMS.grid_size ** 2
     rng = np.random.default_rng(20261126)
     states = [plan.client(p, np.random.default_rng(i))[0] for i, p in enumerate(parts)]
-    whole = dgs._clients(ds.recordings, PARAMS, np.random.default_rng(0))
+    whole = dgs.client_release(ds.recordings, PARAMS, np.random.default_rng(0))
     (eps,) = whole.reports  # one sampling rate -> one report budget
     c = np.bincount(whole.reports[eps], minlength=d + 1).astype(float)
     n = int(c.sum())
@@ -186,11 +185,11 @@ def test_two_phase_oue_sums_are_unbiased_and_distributed_as_one_pass(ds):
     one = np.empty((reps, d + 1))
     est = np.zeros(d + 1)
     for k in range(reps):
-        msgs = [dgs._perturb(s, PARAMS, g) for s, g in zip(states, spawn(rng, len(states)),
+        msgs = [dgs.perturb_reports(s, PARAMS, g) for s, g in zip(states, spawn(rng, len(states)),
                                                            strict=True)]
         two[k] = sum(m[eps][0] for m in msgs)
         assert sum(m[eps][1] for m in msgs) == n
-        one[k] = dgs._perturb(whole, PARAMS, rng)[eps][0]
+        one[k] = dgs.perturb_reports(whole, PARAMS, rng)[eps][0]
         est += (two[k] - n * q) / (0.5 - q)
     mean = c / 2 + (n - c) * q
     var = c / 4 + (n - c) * q * (1 - q)
@@ -205,7 +204,7 @@ def test_two_phase_oue_sums_are_unbiased_and_distributed_as_one_pass(ds):
     se = np.sqrt(np.array([oue_variance(n=n, epsilon=eps, true_count=x) for x in c]) / reps)
     assert np.abs((est / reps - c) / se).max() < 4.0
     # and the transition model the curator builds from them is the one-pass post-processing
-    msgs = [dgs._perturb(s, PARAMS, np.random.default_rng(9)) for s in states]
+    msgs = [dgs.perturb_reports(s, PARAMS, np.random.default_rng(9)) for s in states]
     tot = sum(m[eps][0] for m in msgs)
     ref = dgs.transition_model_from_estimates(((tot - n * q) / (0.5 - q))[:d],
                                               PARAMS.grid_size, n)
@@ -214,7 +213,7 @@ def test_two_phase_oue_sums_are_unbiased_and_distributed_as_one_pass(ds):
 
 def test_client_reports_path_runs_partitionwise(ds):
     p = DPGazeSynthParams(epsilon=4.0, grid_size=4, oue_path="client-reports")
-    rels, model = run(DPGazeSynthPlan(params=p), split_dataset(ds, 4), seed=4)
+    rels, model = run(dgs.DPGazeSynthPhases(params=p), split_dataset(ds, 4), seed=4)
     assert sum(len(r.output) for r in rels) == len(ds)
     assert model.n_reports > 0
 
@@ -245,9 +244,9 @@ def test_k_same_synth_groups_across_partitions():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         rels, model = run(plan, parts, seed=6)
-    assert set(model) == {r.recording for r in ds}
+    assert set(model.synthetic) == {r.recording for r in ds} and model.k == 2
     # k-anonymity: members of a group release prefixes of one parameter sequence
-    fix = [model[r.recording][0] for r in ds]
+    fix = [model.synthetic[r.recording].fixation_params for r in ds]
     shared = 0
     for i in range(len(fix)):
         for j in range(len(fix)):

@@ -5,6 +5,7 @@ streams are used."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -19,7 +20,6 @@ from gazeprivacy.experiments.config import ConfigError, parse_config
 from gazeprivacy.experiments.engine import run_experiment
 from gazeprivacy.guarantees import Release
 from gazeprivacy.mechanisms import MECHANISMS
-from gazeprivacy.mechanisms.base import MechanismSpec
 
 RPP = 5  # 16 recordings -> partitions of 5, 5, 5, 1; participants span partitions
 
@@ -32,8 +32,7 @@ def _partitionwise_in_memory(mechanism):
         recs = tuple(r for _, prot in stream for r in prot)
         return Release(Dataset(recs, name=dataset.name, info=dataset.info), stream.guarantee)
     spec = MECHANISMS[mechanism]
-    return MechanismSpec(name=spec.name, level=spec.level, params_type=spec.params_type,
-                         protect=protect, summary=spec.summary)
+    return dataclasses.replace(spec, run=protect)
 
 
 def _config(dataset):
@@ -94,7 +93,7 @@ def test_partitioned_evaluate_notes_skipped_fidelity_and_refuses_unplannable(tmp
     bad = parse_config({
         "name": "s", "seeds": [0], "datasets": [ds],
         "mechanisms": [{"name": "event-synth-pd", "preset": "params",
-                        "grid": {"k": [2]}, "fixed": {"gamma": 2.0}}],
+                        "grid": {"k": [2]}, "fixed": {"gamma": 2.0, "mode": "paper"}}],
         "attacks": [{"kind": "reidentification", "classifier": "knn", "n_splits": 2}]})
     with pytest.raises(ConfigError, match="partitioned.*partition-wise"):
         run_experiment(bad, tmp_path / "bad", workers=1, featurizer=fake_featurizer)

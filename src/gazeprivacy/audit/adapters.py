@@ -113,7 +113,7 @@ class AuditAdapter:
 
 def mechanism_module(name: str) -> ModuleType:
     """The module that implements registry entry ``name`` (found through ``MECHANISMS``)."""
-    return importlib.import_module(MECHANISMS[name].protect.__module__)
+    return importlib.import_module(MECHANISMS[name].run.__module__)
 
 
 # --------------------------------------------------------------------------------------------
@@ -285,7 +285,7 @@ def _dpgazesynth_case(mode: str) -> AuditCase:
 
     def report_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """The OUE input values of one window (a deterministic function of the window)."""
-        reps = mod._client(recording(x, y, 1), params, np.random.default_rng(0)).reports
+        reps = mod.client_release(recording(x, y, 1), params, np.random.default_rng(0)).reports
         if isinstance(reps, dict):  # grouped by report budget
             return np.concatenate([reps[k] for k in sorted(reps)] or [np.zeros(0, np.int64)])
         return np.asarray(reps)
@@ -303,7 +303,7 @@ def _dpgazesynth_case(mode: str) -> AuditCase:
 
             def s(n: int, rng: np.random.Generator) -> np.ndarray:
                 r1, r2 = rng.spawn(2)
-                c = mod._client(recording(x, y, n), params, r1)
+                c = mod.client_release(recording(x, y, n), params, r1)
                 n_runs = np.bincount(c.run_window, minlength=n)
                 first = np.searchsorted(c.run_window, np.arange(n))
                 first_len = c.run_length[np.minimum(first, c.run_length.size - 1)]

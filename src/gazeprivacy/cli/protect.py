@@ -107,7 +107,7 @@ def protect(
                                   if value is not None} | dict(_parse_param(p)
                                                                for p in param or ()))
         return
-    if spec.level != "samples":
+    if not spec.level.takes_samples:
         raise InvalidParameterError(
             f"{mechanism} is a {spec.level}-level mechanism; protect takes gaze samples or "
             "feature tables (heatmaps: use `gazeprivacy heatmap`)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,18 @@ import numpy as np
 from gazeprivacy._validation import check_positive
 from gazeprivacy.exceptions import InvalidParameterError
 
-__all__ = ["Geometry", "direction_to_angles_deg", "pixels_per_degree", "px_to_deg"]
+__all__ = ["Geometry", "GeometryKind", "direction_to_angles_deg", "pixels_per_degree",
+           "px_to_deg"]
+
+
+class GeometryKind(StrEnum):
+    """What the degrees of a :class:`Geometry` are measured on."""
+
+    SCREEN = "screen"
+    IMAGE = "image"
+    VR = "vr"                      # angles of a direction vector
+    SCENE_CAMERA = "scene-camera"  # head-mounted world camera (e.g. GazeGraph)
+    EYE_CAMERA = "eye-camera"      # uncalibrated pupil positions in pseudo-degrees
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -30,7 +42,7 @@ class Geometry:
         Bounds of the valid region in degrees of visual angle.
     width_px, height_px : int, optional
         Pixel grid of the screen or image, for pixel-defined mechanisms (heatmaps).
-    kind : str
+    kind : GeometryKind or str
         ``"screen"``, ``"image"``, ``"vr"`` (angles of a direction vector), ``"scene-camera"``
         (head-mounted world camera, e.g. GazeGraph) or ``"eye-camera"``
         (uncalibrated, e.g. MPIIDPEye pupil positions scaled to pseudo-degrees).
@@ -48,9 +60,14 @@ class Geometry:
     y_max_deg: float
     width_px: int | None = None
     height_px: int | None = None
-    kind: str = "screen"
+    kind: GeometryKind = GeometryKind.SCREEN
 
     def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "kind", GeometryKind(self.kind))
+        except ValueError:
+            valid = ", ".join(repr(k.value) for k in GeometryKind)
+            raise InvalidParameterError(f"kind must be one of {valid}, got {self.kind!r}") from None
         for name in ("x_min_deg", "x_max_deg", "y_min_deg", "y_max_deg"):
             if not math.isfinite(getattr(self, name)):
                 raise InvalidParameterError(f"{name} must be finite, got {getattr(self, name)!r}")
@@ -62,7 +79,7 @@ class Geometry:
 
     @classmethod
     def screen_px(cls, *, width_px: int, height_px: int, px_per_deg: float,
-                  kind: str = "screen") -> Geometry:
+                  kind: GeometryKind | str = GeometryKind.SCREEN) -> Geometry:
         """A screen of ``width_px x height_px`` with origin top-left, ``px_per_deg`` pixels/deg."""
         check_positive(px_per_deg=px_per_deg)
         return cls(x_min_deg=0.0, x_max_deg=width_px / px_per_deg, y_min_deg=0.0,

@@ -27,15 +27,15 @@ partition's participants; :func:`combine_guarantees` adds every participant's un
 partitions (a participant may span partitions) and composes once (basic sequential
 composition), exactly as the in-memory mechanism does over the whole dataset.
 
-Supported: ``dpgazesynth`` (a real two-phase job: clients perturb per partition -- planar
-Laplace start points, Laplace run lengths and the OUE transition reports, summed to column
-sums per report budget -- the curator adds the column sums and estimates the transition model,
-then synthesis runs per partition; sums of per-partition OUE column sums are distributed
-exactly as the column sums of one aggregate over the union), ``kaleido`` (per recording: client
-and curator are no-ops) and ``k-same-synth`` (client: detect and fit events, message = each
-recording's fitted event parameters and group label; curator: the random k-groups and their
-mean parameters; release: render per partition). Other mechanisms raise
-:class:`~gazeprivacy.exceptions.InvalidParameterError` with the reason and the way out.
+Which mechanisms run partition-wise is the mechanism's own business: its registry entry's
+``plan(params)`` (:attr:`gazeprivacy.mechanisms.contract.Mechanism.plan`) gives its phases --
+``dpgazesynth`` (clients perturb per partition, the curator sums the OUE column sums and
+estimates the transition model, synthesis runs per partition), ``kaleido`` (per recording:
+client and curator are no-ops; :class:`~gazeprivacy.mechanisms.contract.PerRecordingPlan`) and
+``k-same-synth`` (client: detect and fit events; curator: the random k-groups and their mean
+parameters; release: render per partition). :func:`plan_for` looks the plan up; a mechanism
+without one raises :class:`~gazeprivacy.exceptions.InvalidParameterError` with the reason its
+entry gives (``partition_refusal``) and the way out.
 
 >>> import numpy as np
 >>> from gazeprivacy.data.simulate import simulate_dataset
@@ -53,26 +53,18 @@ True
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
-from gazeprivacy.data.recording import Dataset, Recording
-from gazeprivacy.exceptions import (
-    InvalidDataError,
-    InvalidParameterError,
-    NotFormallyPrivateWarning,
-)
-from gazeprivacy.guarantees import Guarantee, Release
+from gazeprivacy.exceptions import InvalidParameterError
+from gazeprivacy.guarantees import Guarantee
+from gazeprivacy.mechanisms.contract import PartitionPlan, PerRecordingPlan
 from gazeprivacy.mechanisms.protect import build_params
-from gazeprivacy.rng import spawn
 
 __all__ = [
-    "DPGazeSynthPlan",
-    "KSameSynthPlan",
     "PartitionPlan",
     "PartitionStreams",
     "PerRecordingPlan",
@@ -80,32 +72,6 @@ __all__ = [
     "partition_streams",
     "plan_for",
 ]
-
-
-@runtime_checkable
-class PartitionPlan(Protocol):
-    """A mechanism in three phases (see the module docstring); one per (mechanism, params)."""
-
-    mechanism: str
-    #: False when client and curator do nothing (engines may then skip phase 1)
-    two_phase: bool
-
-    def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
-        """Client phase on one partition -> ``(state, message)``."""
-        ...
-
-    def curate(self, messages: Sequence[Any], rng: np.random.Generator) -> Any:
-        """Curator: reduce all partitions' messages (in partition order) to a model."""
-        ...
-
-    # Optional: ``merge(messages) -> message``, an associative reduction with
-    # ``curate([merge(ms)]) == curate(ms)``; engines that find it may fold messages as they
-    # arrive instead of keeping one per partition (DPGazeSynth has it).
-
-    def release(self, part: Dataset, state: Any, model: Any,
-                rng: np.random.Generator) -> Release[Dataset]:
-        """Release phase on one partition (same recordings, order, row counts)."""
-        ...
 
 
 # --------------------------------------------------------------------------------------------
@@ -242,188 +208,14 @@ def combine_guarantees(records: Sequence[Guarantee],
 # --------------------------------------------------------------------------------------------
 
 
-def _check_part(part: Dataset) -> None:
-    if not isinstance(part, Dataset):
-        raise InvalidParameterError(f"a partition must be a Dataset, got {type(part).__name__}")
-    if len(part) == 0:
-        raise InvalidDataError(f"partition of {part.name!r} has no recordings")
-
-
-@dataclass(frozen=True)
-class PerRecordingPlan:
-    """A mechanism that protects each recording on its own (e.g. Kaleido): client and curator
-    do nothing; release runs the registered mechanism on the partition (one child generator
-    per recording, spawned from the partition's release stream)."""
-
-    mechanism: str
-    params: Any
-    two_phase: bool = False  # nothing to curate: engines may skip phase 1
-
-    def client(self, part: Dataset, rng: np.random.Generator) -> tuple[None, None]:
-        _check_part(part)
-        return None, None
-
-    def curate(self, messages: Sequence[Any], rng: np.random.Generator) -> None:
-        return None
-
-    def release(self, part: Dataset, state: Any, model: Any,
-                rng: np.random.Generator) -> Release[Dataset]:
-        from gazeprivacy.mechanisms import MECHANISMS
-
-        _check_part(part)
-        return MECHANISMS[self.mechanism].protect(part, self.params, rng=rng)
-
-
-@dataclass(frozen=True)
-class DPGazeSynthPlan:
-    """DPGazeSynth as a two-phase job (see the module docstring).
-
-    client: ``_clients`` (start points, run lengths, transition values; all noised on the
-    client) and ``_perturb`` (the OUE reports, summed per budget) -> state ``_Clients``,
-    message ``{eps: (column sums, n)}``. curate: ``_estimate`` on all messages. release:
-    ``_synthesise`` with the model.
-    """
-
-    params: Any
-    mechanism: str = "dpgazesynth"
-    two_phase: bool = True
-
-    def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
-        from gazeprivacy.mechanisms.samples import dpgazesynth as m
-
-        _check_part(part)
-        rng_clients, rng_perturb = rng.spawn(2)
-        state = m._clients(part.recordings, self.params, rng_clients)
-        return state, m._perturb(state, self.params, rng_perturb)
-
-    def merge(self, messages: Sequence[Any]) -> Any:
-        """Several messages as one (column sums and counts added per budget): ``curate`` of
-        the merged message equals ``curate`` of the parts exactly (integer-valued sums), so
-        engines may reduce messages as they arrive, in any grouping."""
-        out: dict[float, tuple[np.ndarray, int]] = {}
-        for msg in messages:
-            for eps, (s, n) in msg.items():
-                if eps in out:
-                    out[eps] = (out[eps][0] + s, out[eps][1] + int(n))
-                else:
-                    out[eps] = (np.array(s, dtype=np.float64), int(n))
-        return out
-
-    def curate(self, messages: Sequence[Any], rng: np.random.Generator) -> Any:
-        from gazeprivacy.mechanisms.samples import dpgazesynth as m
-
-        return m._estimate(list(messages), self.params)
-
-    def release(self, part: Dataset, state: Any, model: Any,
-                rng: np.random.Generator) -> Release[Dataset]:
-        from gazeprivacy.mechanisms.samples import dpgazesynth as m
-
-        _check_part(part)
-        p = self.params
-        recs = part.recordings
-        if p.mode == "paper":
-            warnings.warn("DPGazeSynth paper mode releases the number of runs per window; see "
-                          "the guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
-        if state.valid_rows.size and int(state.valid_rows[-1]) >= part.n_samples:
-            raise InvalidDataError("client state does not belong to this partition (its rows "
-                                   "exceed the partition's); recompute the client phase")
-        out = m._synthesise_recordings(recs, state, model, p, rng)
-        record = m._with_note(m._record(part, p), "run partition-wise: clients perturbed per "
-                              "partition, the curator summed the OUE column sums of all "
-                              "partitions")
-        return Release(Dataset(tuple(out), name=part.name, info=part.info), record)
-
-
-@dataclass(frozen=True)
-class _KSameMessage:
-    recordings: tuple[str, ...]
-    participants: tuple[str, ...]
-    keys: tuple[str, ...]
-    fixation_params: tuple[np.ndarray, ...]
-    saccade_profiles: tuple[np.ndarray, ...]
-
-
-@dataclass(frozen=True)
-class KSameSynthPlan:
-    """k-same-synth partition-wise: client = detect and fit events per recording (message: the
-    fitted parameters and the group label, O(events)); curator = random k-groups over all
-    partitions and their padded means; release = render each recording with its group's
-    parameters (one child generator per recording from the partition's release stream).
-
-    Its grouping covers the whole dataset, as in memory; only the random draws differ from an
-    in-memory run with the same seed (other streams), not their distribution.
-    """
-
-    params: Any
-    mechanism: str = "k-same-synth"
-    two_phase: bool = True
-
-    def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
-        from gazeprivacy.mechanisms.samples._event_synthesis import fit_dataset_events
-
-        _check_part(part)
-        fitted = fit_dataset_events(part)
-        msg = _KSameMessage(
-            recordings=tuple(r.recording for r in part),
-            participants=tuple(r.participant for r in part),
-            keys=tuple(r.label(self.params.group_by) for r in part),
-            fixation_params=tuple(f.fixation_params for f in fitted),
-            saccade_profiles=tuple(f.saccade_profiles for f in fitted))
-        return fitted, msg
-
-    def curate(self, messages: Sequence[Any], rng: np.random.Generator) -> Any:
-        from gazeprivacy.mechanisms.samples import k_same_synth as m
-
-        rec_ids = [r for msg in messages for r in msg.recordings]
-        pids = [p for msg in messages for p in msg.participants]
-        keys = [k for msg in messages for k in msg.keys]
-        fix = [f for msg in messages for f in msg.fixation_params]
-        sac = [s for msg in messages for s in msg.saccade_profiles]
-        # _group_members reads only labels and participants: hand it stand-in recordings
-        stand_in = Dataset(tuple(
-            Recording.from_arrays(recording=r, participant=p, x=np.zeros(1), y=np.zeros(1),
-                                  sampling_rate_hz=1.0, labels={self.params.group_by: k})
-            for r, p, k in zip(rec_ids, pids, keys, strict=True)))
-        model: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for members in m._group_members(stand_in, self.params, rng):
-            fmean = m._padded_mean([fix[i] for i in members])
-            smean = m._padded_mean([sac[i] for i in members])
-            for i in members:
-                model[rec_ids[i]] = (fmean[:fix[i].shape[0]], smean[:sac[i].shape[0]])
-        return model
-
-    def release(self, part: Dataset, state: Any, model: Any,
-                rng: np.random.Generator) -> Release[Dataset]:
-        from gazeprivacy.mechanisms.samples import k_same_synth as m
-        from gazeprivacy.mechanisms.samples._event_synthesis import render
-
-        _check_part(part)
-        recs: list[Recording] = []
-        for rec, fit, child in zip(part, state, spawn(rng, len(part)), strict=True):
-            if rec.recording not in model:
-                raise InvalidDataError(f"recording {rec.recording!r} is not in the curator's "
-                                       "model; run the client phase on every partition")
-            fix, sac = model[rec.recording]
-            x, y = render(rec, fit, fix, sac, rng=child)
-            recs.append(rec.with_gaze(x, y))
-        record = m.guarantee(self.params).compose(part.units_per_participant(lambda r: 1))
-        return Release(Dataset(tuple(recs), name=part.name, info=part.info), record)
-
-
-_PER_RECORDING = ("kaleido",)
-_WHY_NOT = {
-    "event-synth-pd": "its curator trains a C-VAE on all events and tests every candidate "
-                      "against the whole population, which needs all events in one place",
-}
-
-
 def plan_for(mechanism: str, params: Any = None, /, **param_kwargs: Any) -> PartitionPlan:
-    """The partition-wise plan of a registered mechanism.
+    """The partition-wise plan of a registered mechanism (its entry's ``plan(params)``).
 
     Parameters
     ----------
     mechanism : str
-        ``"dpgazesynth"``, ``"kaleido"`` or ``"k-same-synth"``.
+        A name in :data:`gazeprivacy.mechanisms.MECHANISMS` whose entry has a ``plan`` (e.g.
+        ``"dpgazesynth"``, ``"kaleido"``, ``"k-same-synth"``).
     params : parameter object, optional
         The mechanism's ``*Params`` (or its fields as keyword arguments).
 
@@ -436,17 +228,10 @@ def plan_for(mechanism: str, params: Any = None, /, **param_kwargs: Any) -> Part
     from gazeprivacy.mechanisms import MECHANISMS
 
     spec = MECHANISMS[mechanism]
-    p = build_params(mechanism, params, **param_kwargs)
-    if mechanism == "dpgazesynth":
-        return DPGazeSynthPlan(params=p)
-    if mechanism in _PER_RECORDING:
-        return PerRecordingPlan(mechanism=mechanism, params=p)
-    if mechanism == "k-same-synth":
-        return KSameSynthPlan(params=p)
-    why = _WHY_NOT.get(mechanism) or (
-        f"it is a {spec.level}-level mechanism (series and heatmap releases are not supported "
-        "partition-wise)")
+    if spec.plan is not None:
+        return spec.plan(build_params(mechanism, params, **param_kwargs))
+    why = spec.partition_refusal or f"{mechanism!r} declares no partition plan"
+    able = ", ".join(n for n, m in MECHANISMS.items() if m.plan is not None)
     raise InvalidParameterError(
         f"mechanism {mechanism!r} cannot run partition-wise: {why}. Way out: protect an "
-        "in-memory dataset (`gazeprivacy protect` on a single file), or use one of "
-        "dpgazesynth, kaleido, k-same-synth")
+        f"in-memory dataset (`gazeprivacy protect` on a single file), or use one of {able}")

@@ -48,6 +48,7 @@ from typing import Any
 from gazeprivacy.attacks.classifiers import CLASSIFIERS
 from gazeprivacy.attacks.threat import THREAT_MODELS
 from gazeprivacy.exceptions import InvalidParameterError
+from gazeprivacy.mechanisms.contract import Level
 
 __all__ = [
     "ATTACK_KINDS",
@@ -101,7 +102,6 @@ class DatasetConfig:
     path: str | None = None
     loader: str | None = None
     group_label: str | None = "stimulus"
-    task_label: str | None = "task"
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -125,7 +125,9 @@ class MechanismConfig:
 
     ``grid`` maps a parameter to the list of its values (the grid is their product); ``fixed``
     holds parameters common to every point; ``preset="paper"`` builds the parameters with
-    ``params_type.paper(**point)``, ``preset="params"`` with ``params_type(**point)``.
+    ``params_type.paper(**point)`` (the paper's values; presets set values only, so add
+    ``mode = "paper"`` to ``fixed`` for the paper's mode), ``preset="params"`` with
+    ``params_type(**point)``.
     """
 
     name: str
@@ -354,7 +356,7 @@ class ExperimentConfig:
         through their own experiments (``gazeprivacy reproduce seed002 | seed003 | seed004``).
         """
         samples = sorted(n for n, spec in registry.items()
-                         if getattr(spec, "level", "samples") == "samples")
+                         if Level(getattr(spec, "level", Level.SAMPLES)).takes_samples)
         for m in self.mechanisms:
             if m.name not in samples:
                 what = ("is not a registered mechanism" if m.name not in registry else
@@ -398,7 +400,7 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
         datasets = []
         for i, d in enumerate(data["datasets"]):
             _check_keys(f"datasets[{i}]", d, {"name", "source", "path", "loader", "group_label",
-                                              "task_label", "options"}, {"name", "source"})
+                                              "options"}, {"name", "source"})
             datasets.append(DatasetConfig(**d))
         mechanisms = []
         for i, m in enumerate(data.get("mechanisms", [])):

@@ -21,6 +21,7 @@ import numpy as np
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.experiments.config import ExperimentConfig, parse_config
 from gazeprivacy.experiments.engine import ExperimentResult, Featurizer, run_experiment
+from gazeprivacy.mechanisms.contract import Level
 from gazeprivacy.report.html import build_report
 
 __all__ = ["DEMO_EPSILONS", "DEMO_SETTINGS", "demo_config", "run_demo"]
@@ -93,7 +94,8 @@ def run_demo(out_dir: str | Path, *, rng: np.random.Generator,
     dataset : Dataset, optional
         Default: the bundled DOVES sample (:func:`gazeprivacy.data.sample.load_sample`).
     registry : mapping, optional
-        Mechanisms (default ``MECHANISMS``); every entry with ``level == "samples"`` is run.
+        Mechanisms (default ``MECHANISMS``); every entry whose level takes
+        gaze samples (samples, events) is run.
     featurizer : callable, optional
         Event features of a dataset (default: I-VT + George & Routray features).
     epsilons : sequence of float
@@ -116,7 +118,7 @@ def run_demo(out_dir: str | Path, *, rng: np.random.Generator,
         registry = MECHANISMS
     names, skipped = [], []
     for name, spec in registry.items():
-        if getattr(spec, "level", "") != "samples":
+        if not Level(getattr(spec, "level", Level.HEATMAP)).takes_samples:
             continue
         if name not in settings:
             skipped.append(f"mechanism {name!r} left out of the demo: it has no entry in "

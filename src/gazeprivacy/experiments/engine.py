@@ -431,7 +431,7 @@ def run_experiment(
         ``guarantees.json``.
     workers : int, optional
         Worker processes (default ``config.workers``); 1 runs in this process.
-    registry : mapping name -> MechanismSpec, optional
+    registry : mapping name -> Mechanism, optional
         Mechanisms by name (default :data:`gazeprivacy.mechanisms.MECHANISMS`).
     datasets : mapping name -> Dataset, optional
         Datasets given in code (override the config's source for those names).

@@ -8,7 +8,8 @@ mechanism's output, so it carries the mechanism's guarantee record unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -18,15 +19,17 @@ from gazeprivacy.data.fixations import Fixations
 from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.features.gaze_maps import gaze_maps_from_fixations, point_spread_heatmap
 from gazeprivacy.guarantees import Release
-from gazeprivacy.mechanisms.heatmaps import analytic_gaussian as ag
-from gazeprivacy.mechanisms.heatmaps import gaussian as gauss
-from gazeprivacy.mechanisms.heatmaps import laplacian as lap
-from gazeprivacy.mechanisms.heatmaps._base import AggregateMap
+from gazeprivacy.mechanisms import MECHANISMS, Level, Mode, names_at
+from gazeprivacy.mechanisms.heatmaps import AggregateMap
 from gazeprivacy.mechanisms.heatmaps.cap import choose_cap
 
 __all__ = ["HEATMAP_MECHANISMS", "HeatmapOutput", "release_heatmap"]
 
-HEATMAP_MECHANISMS = ("gaussian", "laplace", "analytic-gaussian")
+#: The noisy (differentially private) heatmap mechanisms of the registry, without the
+#: ``heatmap-`` prefix: every heatmap-level entry whose parameters have an ``epsilon``.
+HEATMAP_MECHANISMS = tuple(
+    n.removeprefix("heatmap-") for n in names_at(Level.HEATMAP)
+    if "epsilon" in {f.name for f in fields(MECHANISMS[n].params_type)})
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -39,19 +42,18 @@ class HeatmapOutput:
 
 
 def _params(mechanism: str, *, epsilon: float, delta: float | None, cap: int,
-            mode: str) -> Any:
-    if mechanism == "laplace":
-        return lap.LaplacianParams(epsilon=epsilon, cap=cap)
-    if delta is None:
+            mode: Mode | str) -> Any:
+    spec = MECHANISMS["heatmap-" + mechanism]
+    names = {f.name for f in fields(spec.params_type)}
+    if "delta" in names and delta is None:
         raise InvalidParameterError(f"mechanism {mechanism!r} needs delta (e.g. n^-1.5)")
-    if mechanism == "gaussian":
-        return gauss.GaussianParams(epsilon=epsilon, delta=delta, cap=cap, mode=mode)
-    return ag.AnalyticGaussianParams(epsilon=epsilon, delta=delta, cap=cap)
+    given = {"epsilon": epsilon, "delta": delta, "cap": cap, "mode": mode}
+    return spec.params_type(**{k: v for k, v in given.items() if k in names})
 
 
 def release_heatmap(fixations: Fixations, stimulus: str, *, mechanism: str, epsilon: float,
                     delta: float | None, cap: int | str, sigma_px: float,
-                    rng: np.random.Generator, cell_px: int = 1, mode: str = "sound",
+                    rng: np.random.Generator, cell_px: int = 1, mode: Mode | str = Mode.SOUND,
                     off_image: str = "raise") -> Release[HeatmapOutput]:
     """Release a private heatmap of one stimulus.
 
@@ -89,7 +91,7 @@ def release_heatmap(fixations: Fixations, stimulus: str, *, mechanism: str, epsi
     choice = None
     if cap == "auto":
         unit = _params(mechanism, epsilon=epsilon, delta=delta, cap=1, mode=mode)
-        module = {"gaussian": gauss, "laplace": lap, "analytic-gaussian": ag}[mechanism]
+        module = importlib.import_module(MECHANISMS["heatmap-" + mechanism].run.__module__)
         sigma_star = module.noise_std(unit, n_observers=maps.n_observers, n_cells=maps.n_cells)
         choice = choose_cap(maps, sigma_star=sigma_star)
         cap_m = choice.cap
@@ -98,9 +100,7 @@ def release_heatmap(fixations: Fixations, stimulus: str, *, mechanism: str, epsi
     else:
         raise InvalidParameterError(f"cap must be a positive integer or 'auto', got {cap!r}")
     params = _params(mechanism, epsilon=epsilon, delta=delta, cap=cap_m, mode=mode)
-    fn = {"gaussian": gauss.gaussian, "laplace": lap.laplacian,
-          "analytic-gaussian": ag.analytic_gaussian}[mechanism]
-    rel = fn(maps, params, rng=rng)
+    rel = MECHANISMS["heatmap-" + mechanism].protect(maps, params, rng=rng)
     if choice is not None:
         rel = choice.flag_release(rel)
     heat = point_spread_heatmap(rel.output.values, sigma_px=sigma_px, cell_px=cell_px)

@@ -1,20 +1,26 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""Randomised releases. Every mechanism is listed here, in one place, in ``MECHANISMS``."""
+"""Randomised releases. Every mechanism is listed here, in one place, in ``MECHANISMS``.
+
+Each entry is a :class:`~gazeprivacy.mechanisms.contract.Mechanism` declared in the ``SPEC``
+block at the bottom of the module that implements it (see ``docs/architecture.md``).
+"""
 
 from gazeprivacy._registry import Registry
-from gazeprivacy.mechanisms import series as _series
-from gazeprivacy.mechanisms.base import MechanismSpec, protect_recordings
+from gazeprivacy.mechanisms.base import protect_recordings
+from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode
 from gazeprivacy.mechanisms.heatmaps import analytic_gaussian as hm_analytic_gaussian
 from gazeprivacy.mechanisms.heatmaps import gaussian as hm_gaussian
 from gazeprivacy.mechanisms.heatmaps import laplacian, noise_free, random_selection
 from gazeprivacy.mechanisms.protect import build_params, protect
 from gazeprivacy.mechanisms.samples import dpgazesynth, event_synth_pd, k_same_synth, kaleido
+from gazeprivacy.mechanisms.series import cfpa, dcfpa, dct, fpa, lpa, steil_exponential
 
-__all__ = ["MECHANISMS", "MechanismSpec", "build_params", "protect", "protect_recordings"]
+__all__ = ["MECHANISMS", "Level", "Mechanism", "Mode", "build_params", "names_at",
+           "protect", "protect_recordings"]
 
-MECHANISMS: Registry[MechanismSpec] = Registry("mechanism", {
-    # name: spec  -- one line per mechanism, added by the module that implements it
+MECHANISMS: Registry[Mechanism] = Registry("mechanism", {
+    # name: entry  -- one line per mechanism; the entry is the module's SPEC
     "dpgazesynth": dpgazesynth.SPEC,
     "kaleido": kaleido.SPEC,
     "k-same-synth": k_same_synth.SPEC,
@@ -25,10 +31,20 @@ MECHANISMS: Registry[MechanismSpec] = Registry("mechanism", {
     "heatmap-gaussian": hm_gaussian.SPEC,
     "heatmap-laplace": laplacian.SPEC,
     "heatmap-analytic-gaussian": hm_analytic_gaussian.SPEC,
-    "series-lpa": _series.LPA_SPEC,
-    "series-fpa": _series.FPA_SPEC,
-    "series-dct": _series.DCT_SPEC,
-    "series-cfpa": _series.CFPA_SPEC,
-    "series-dcfpa": _series.DCFPA_SPEC,
-    "series-steil-exponential": _series.STEIL_SPEC,
+    "series-lpa": lpa.SPEC,
+    "series-fpa": fpa.SPEC,
+    "series-dct": dct.SPEC,
+    "series-cfpa": cfpa.SPEC,
+    "series-dcfpa": dcfpa.SPEC,
+    "series-steil-exponential": steil_exponential.SPEC,
 })
+
+
+def names_at(*levels: Level | str) -> tuple[str, ...]:
+    """The registered names at ``levels`` (in registry order).
+
+    >>> names_at("heatmap")[:2]
+    ('heatmap-noise-free', 'heatmap-rs1')
+    """
+    wanted = {Level(lv) for lv in levels}
+    return tuple(n for n, m in MECHANISMS.items() if m.level in wanted)

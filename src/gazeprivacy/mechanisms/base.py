@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""What every mechanism shares: its registry entry and the per-recording driver.
+"""What sample-level mechanisms share: the per-recording driver and a tiny example dataset.
+
+The registry entry itself is :class:`gazeprivacy.mechanisms.contract.Mechanism`.
 
 A sample-level mechanism module provides a frozen ``*Params`` dataclass, a ``guarantee(params,
 ...)`` privacy map that never reads the data, and a function ``(recording, params, *, rng) ->
@@ -12,7 +14,6 @@ keeps the recordings, their order and row counts, and composes the per-participa
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -22,25 +23,7 @@ from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.guarantees import Guarantee, Release
 from gazeprivacy.rng import spawn
 
-__all__ = ["MechanismSpec", "protect_recordings"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class MechanismSpec:
-    """A registry entry: how to build parameters and run the mechanism on a dataset.
-
-    ``protect(dataset, params, *, rng, progress=False) -> Release[Dataset]``;
-    ``params_type`` is the frozen parameter dataclass, whose ``paper(**kw)`` classmethod gives the
-    paper's setting (privacy parameters still come from the caller).
-    """
-
-    name: str
-    level: str  # "samples", "events", "series" or "heatmap"
-    params_type: type
-    protect: Callable[..., Release[Any]]
-    summary: str
-    citation: str = ""
-    options: dict[str, str] = field(default_factory=dict)
+__all__ = ["example_dataset", "protect_recordings"]
 
 
 def protect_recordings(
@@ -69,13 +52,22 @@ def protect_recordings(
             raise AssertionError(f"{rel.guarantee.mechanism} changed the row count of "
                                  f"{rec.recording!r}")
         out.append(rel.output)
-        if record is None:
-            record = rel.guarantee
-        elif rel.guarantee.with_flags(*record.flags) != record.with_flags(*rel.guarantee.flags):
-            record = record.with_flags(*rel.guarantee.flags)
+        # the first record, with every flag that any recording raised (a flag raised only by
+        # a later recording, e.g. for its sampling rate, must not be dropped)
+        record = rel.guarantee if record is None else record.with_flags(*rel.guarantee.flags)
     assert record is not None
     record = record.compose(dataset.units_per_participant(units))
     return Release(Dataset(tuple(out), name=dataset.name, info=dataset.info), record)
+
+
+def example_dataset(n_participants: int = 4, duration_s: float = 2.0) -> Dataset:
+    """A tiny simulated dataset (one reading recording per participant, 100 Hz, with geometry)
+    for examples and the common contract test."""
+    from gazeprivacy.data.simulate import simulate_dataset
+
+    return simulate_dataset(n_participants=n_participants, tasks=("reading",),
+                            duration_s=duration_s, sampling_rate_hz=100,
+                            rng=np.random.default_rng(0))
 
 
 def _track(items: Any, progress: bool, description: str) -> Any:

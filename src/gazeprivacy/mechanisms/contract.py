@@ -32,19 +32,26 @@ from enum import StrEnum
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
+import polars as pl
 
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset
-from gazeprivacy.exceptions import InvalidParameterError
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.features.gaze_maps import GazeMaps, MapGrid
+from gazeprivacy.features.window_features import FeatureSeries, series_from_table
 from gazeprivacy.guarantees import Guarantee, Release
 
 __all__ = [
+    "HeatmapShape",
     "Level",
     "Mechanism",
     "Mode",
     "PartitionPlan",
+    "PerRecordingPlan",
     "RecordingShape",
     "SampleShape",
+    "SeriesShape",
+    "coerce_option",
     "sample_shape",
 ]
 
@@ -65,6 +72,29 @@ class Mode(StrEnum):
     BASELINE = "baseline"
 
 
+E = TypeVar("E", bound=StrEnum)
+
+
+def coerce_option(name: str, value: Any, enum: type[E], allowed: Sequence[E] | None = None) -> E:
+    """``value`` (a member or its string) as a member of ``enum``; the error lists valid values.
+
+    Parameter dataclasses call it in ``__post_init__`` (``object.__setattr__(self, name,
+    coerce_option(name, self.<name>, Enum))``), so old string options keep working.
+
+    >>> coerce_option("mode", "paper", Mode) is Mode.PAPER
+    True
+    """
+    options = tuple(allowed) if allowed is not None else tuple(enum)
+    try:
+        member = enum(value)
+    except ValueError:
+        member = None
+    if member is None or member not in options:
+        valid = ", ".join(repr(str(o)) for o in options)
+        raise InvalidParameterError(f"{name} must be one of {valid}, got {value!r}")
+    return member
+
+
 class Level(StrEnum):
     """What a mechanism protects: the type of its input and output."""
 
@@ -72,6 +102,47 @@ class Level(StrEnum):
     EVENTS = "events"     # Dataset -> Dataset, via fitted fixation / saccade models
     SERIES = "series"     # feature series (list or table) -> the same kind
     HEATMAP = "heatmap"   # GazeMaps of one stimulus -> AggregateMap
+
+    @property
+    def takes_samples(self) -> bool:
+        """True for the levels whose input and output are a :class:`Dataset` of gaze samples."""
+        return self in (Level.SAMPLES, Level.EVENTS)
+
+    @property
+    def input_kind(self) -> str:
+        """What this level takes, in words (for error messages)."""
+        return _INPUT_KIND[self]
+
+    def check_input(self, data: Any, mechanism: str = "") -> None:
+        """Raise :class:`InvalidDataError` when ``data`` is not this level's input type."""
+        ok = (isinstance(data, Dataset) if self.takes_samples else
+              isinstance(data, GazeMaps) if self is Level.HEATMAP else
+              isinstance(data, pl.DataFrame) or (
+                  isinstance(data, list | tuple)
+                  and all(isinstance(s, FeatureSeries) for s in data)))
+        if not ok:
+            who = f"{mechanism!r} is a {self.value}-level mechanism: it" if mechanism else "it"
+            raise InvalidDataError(f"{who} takes {self.input_kind}, got "
+                                   f"{type(data).__name__}")
+
+    def shape_of(self, data: Any) -> SampleShape | SeriesShape | HeatmapShape:
+        """The public shape of this level's input ``data`` (what a privacy map may read)."""
+        self.check_input(data)
+        if self.takes_samples:
+            return sample_shape(data)
+        if self is Level.HEATMAP:
+            return HeatmapShape(n_observers=data.n_observers, n_cells=data.n_cells,
+                                grid=data.grid)
+        series = series_from_table(data) if isinstance(data, pl.DataFrame) else list(data)
+        return SeriesShape.of(series)
+
+
+_INPUT_KIND = {
+    Level.SAMPLES: "a Dataset of gaze samples",
+    Level.EVENTS: "a Dataset of gaze samples",
+    Level.SERIES: "feature series (a list of FeatureSeries or a feature table)",
+    Level.HEATMAP: "the GazeMaps of one stimulus",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +169,39 @@ class SampleShape:
         for r in self.recordings:
             out[r.participant] = out.get(r.participant, 0) + int(per_recording(r))
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesShape:
+    """Public shape of a feature-series collection: ids, participants, lengths, features."""
+
+    recordings: tuple[str, ...]
+    participants: tuple[str, ...]
+    n_windows: tuple[int, ...]
+    feature_names: tuple[str, ...]
+
+    @classmethod
+    def of(cls, series: Sequence[FeatureSeries]) -> SeriesShape:
+        if not series:
+            raise InvalidDataError("no feature series given; extract features first")
+        return cls(tuple(s.recording for s in series), tuple(s.participant for s in series),
+                   tuple(s.n_windows for s in series), tuple(series[0].feature_names))
+
+    def units_per_participant(self, units: Callable[[int], int]) -> dict[str, int]:
+        """Units per participant: ``units(n_windows)`` per feature of each series, summed."""
+        out: dict[str, int] = {}
+        for p, n in zip(self.participants, self.n_windows, strict=True):
+            out[p] = out.get(p, 0) + units(n) * len(self.feature_names)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class HeatmapShape:
+    """Public shape of one stimulus's gaze maps: observer count, cell count and the grid."""
+
+    n_observers: int
+    n_cells: int
+    grid: MapGrid | None = None
 
 
 def sample_shape(dataset: Dataset) -> SampleShape:
@@ -135,7 +239,12 @@ class PartitionPlan(Protocol):
 
 @dataclass(frozen=True, kw_only=True)
 class Mechanism(Generic[InputT, ParamsT]):
-    """A registry entry; see the module docstring for what each field promises."""
+    """A registry entry; see the module docstring for what each field promises.
+
+    ``example(mode) -> (data, params) | None`` gives a tiny input of this level and parameters
+    in ``mode`` (None when the mechanism has no such mode); the common contract test
+    (``tests/test_common.py``) and the docs run every registered mechanism on it.
+    """
 
     name: str
     level: Level
@@ -147,12 +256,61 @@ class Mechanism(Generic[InputT, ParamsT]):
     plan: Callable[[ParamsT], PartitionPlan] | None = None
     partition_refusal: str = ""
     audit_case: Callable[[Mode], Any] | None = None
+    example: Callable[[Mode], tuple[Any, ParamsT] | None] | None = None
 
-    def protect(self, data: InputT, params: ParamsT, *, rng: np.random.Generator,
-                progress: bool = False) -> Release[Any]:
-        """Run the mechanism after checking that ``params`` is this mechanism's type."""
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "level", coerce_option("level", self.level, Level))
+
+    def check_params(self, params: Any) -> None:
+        """Raise :class:`InvalidParameterError` unless ``params`` is this mechanism's type."""
         if not isinstance(params, self.params_type):
             raise InvalidParameterError(
                 f"params for {self.name!r} must be a {self.params_type.__name__}, got "
                 f"{type(params).__name__}")
+
+    def shape_of(self, data: InputT) -> Any:
+        """The public shape of ``data`` at this mechanism's level (checks the input type)."""
+        self.level.check_input(data, self.name)
+        return self.level.shape_of(data)
+
+    def protect(self, data: InputT, params: ParamsT, *, rng: np.random.Generator,
+                progress: bool = False) -> Release[Any]:
+        """Run the mechanism after checking the parameter type and the level's input type."""
+        self.check_params(params)
+        self.level.check_input(data, self.name)
         return self.run(data, params, rng=rng, progress=progress)
+
+
+def _check_part(part: Any) -> None:
+    if not isinstance(part, Dataset):
+        raise InvalidDataError(f"a partition must be a Dataset, got {type(part).__name__}")
+    if len(part) == 0:
+        raise InvalidDataError(f"partition of {part.name!r} has no recordings")
+
+
+@dataclass(frozen=True)
+class PerRecordingPlan:
+    """The plan of a mechanism that protects each recording on its own (e.g. Kaleido).
+
+    Client and curator do nothing; release runs the registered mechanism on the partition (one
+    child generator per recording, spawned from the partition's release stream). Register it as
+    ``plan=functools.partial(PerRecordingPlan, "<name>")``.
+    """
+
+    mechanism: str
+    params: Any
+    two_phase: bool = False  # nothing to curate: engines may skip phase 1
+
+    def client(self, part: Dataset, rng: np.random.Generator) -> tuple[None, None]:
+        _check_part(part)
+        return None, None
+
+    def curate(self, messages: Sequence[Any], rng: np.random.Generator) -> None:
+        return None
+
+    def release(self, part: Dataset, state: Any, model: Any,
+                rng: np.random.Generator) -> Release[Dataset]:
+        from gazeprivacy.mechanisms import MECHANISMS
+
+        _check_part(part)
+        return MECHANISMS[self.mechanism].protect(part, self.params, rng=rng)

@@ -32,10 +32,7 @@ def build_params(mechanism: str, params: Any = None, /, **kwargs: Any) -> Any:
     if params is not None:
         if kwargs:
             raise InvalidParameterError("give params or keyword parameters, not both")
-        if not isinstance(params, spec.params_type):
-            raise InvalidParameterError(
-                f"params for {mechanism!r} must be a {spec.params_type.__name__}, got "
-                f"{type(params).__name__}")
+        spec.check_params(params)
         return params
     names = {f.name for f in fields(spec.params_type)}
     unknown = sorted(set(kwargs) - names)
@@ -49,18 +46,21 @@ def build_params(mechanism: str, params: Any = None, /, **kwargs: Any) -> Any:
     if required:
         raise InvalidParameterError(
             f"{mechanism} needs {', '.join(required)} (privacy parameters have no defaults; "
-            f"use {spec.params_type.__name__}.paper(...) for a paper's setting)")
+            f"use {spec.params_type.__name__}.paper(...) for a paper's values)")
     return spec.params_type(**kwargs)
 
 
-def protect(dataset: Dataset, *, mechanism: str, params: Any = None,
+def protect(dataset: Dataset | Any, *, mechanism: str, params: Any = None,
             rng: np.random.Generator | None = None, seed: int | None = None,
-            progress: bool = False, **param_kwargs: Any) -> Release[Dataset]:
-    """Protect ``dataset`` with a registered mechanism.
+            progress: bool = False, **param_kwargs: Any) -> Release[Any]:
+    """Protect ``dataset`` (or a series / heatmap mechanism's input) with a registered mechanism.
 
     Parameters
     ----------
-    dataset : Dataset
+    dataset : Dataset, feature series or GazeMaps
+        The input of the mechanism's level (:class:`~gazeprivacy.mechanisms.contract.Level`):
+        a Dataset for sample and event mechanisms, a list of ``FeatureSeries`` or a feature
+        table for series mechanisms, the ``GazeMaps`` of one stimulus for heatmap mechanisms.
     mechanism : str
         A name in :data:`gazeprivacy.mechanisms.MECHANISMS` (e.g. ``"dpgazesynth"``,
         ``"kaleido"``).
@@ -76,13 +76,16 @@ def protect(dataset: Dataset, *, mechanism: str, params: Any = None,
 
     Returns
     -------
-    Release[Dataset]
-        The protected dataset (same recordings, order and row counts) and its guarantee.
+    Release
+        The protected data (for datasets: same recordings, order and row counts) and its
+        guarantee.
 
     Raises
     ------
     InvalidParameterError
-        Unknown mechanism or parameter, or both ``rng`` and ``seed``.
+        Unknown mechanism or parameter, wrong parameter type, or both ``rng`` and ``seed``.
+    InvalidDataError
+        ``dataset`` is not the input of the mechanism's level.
 
     Examples
     --------
@@ -102,5 +105,6 @@ def protect(dataset: Dataset, *, mechanism: str, params: Any = None,
     if rng is not None and seed is not None:
         raise InvalidParameterError("give rng or seed, not both")
     gen = rng if rng is not None else make_rng(seed)
+    spec.level.check_input(dataset, mechanism)
     rel = spec.protect(dataset, p, rng=gen, progress=progress)
     return Release(rel.output, rel.guarantee.with_seed(seed))

@@ -214,4 +214,6 @@ def test_privacy_level_presets():
     o = ag.AnalyticGaussianParams.okay(n_observers=100, cap=1)
     assert (g.epsilon, g.delta) == (1.0, pytest.approx(1e-3))
     assert (o.epsilon, o.delta) == (3.0, pytest.approx(1e-3))
-    assert gauss.GaussianParams.paper(epsilon=2.0, n_observers=100).mode == "paper"
+    # presets set values only: the mode stays sound unless asked for
+    assert gauss.GaussianParams.paper(epsilon=2.0, n_observers=100).mode == "sound"
+    assert gauss.GaussianParams.paper(epsilon=2.0, n_observers=100, mode="paper").mode == "paper"

@@ -104,7 +104,8 @@ def test_missing_fill_synthesises_every_row(ds):
 
 def test_paper_mode_warns_and_flags_that_it_releases_the_number_of_runs(ds):
     with pytest.warns(NotFormallyPrivateWarning, match="number of runs"):
-        rel = dpgazesynth(ds, DPGazeSynthParams.paper(epsilon=1.0), rng=np.random.default_rng(0))
+        rel = dpgazesynth(ds, DPGazeSynthParams.paper(epsilon=1.0, mode="paper"),
+                          rng=np.random.default_rng(0))
     codes = [f.code for f in rel.guarantee.flags]
     assert FlagCode.PARTIAL_COVERAGE in codes and not rel.guarantee.formally_private
     assert rel.guarantee.mode == "paper"

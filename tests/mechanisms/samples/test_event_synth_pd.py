@@ -149,6 +149,8 @@ def test_guarantee_claims_plausible_deniability_only(mode):
     pytest.param({"k": 2, "gamma": 2.0, "mode": "sound"}, "needs epsilon0", id="sound_no_eps0"),
     pytest.param({"k": 2, "gamma": 2.0, "mode": "paper", "epsilon0": 1.0},
                  "belongs to mode='sound'", id="eps0_in_paper_mode"),
+    pytest.param({"k": 2, "gamma": 2.0}, "needs epsilon0", id="sound_is_the_default"),
+    pytest.param({"k": 2, "gamma": 2.0, "mode": "exact"}, "mode must be one of", id="unknown_mode"),
 ])
 def test_bad_parameters_are_named(kwargs, match):
     with pytest.raises(InvalidParameterError, match=match):
@@ -158,5 +160,6 @@ def test_bad_parameters_are_named(kwargs, match):
 def test_fewer_participants_than_k(make_event_dataset):
     ds, events = make_event_dataset(2, 1, rng=np.random.default_rng(0))
     with pytest.raises(InvalidDataError, match="needs at least k=3 participants"):
-        event_synth_pd(ds, EventSynthPDParams(k=3, gamma=2.0), rng=np.random.default_rng(0),
+        event_synth_pd(ds, EventSynthPDParams(k=3, gamma=2.0, mode="paper"),
+                       rng=np.random.default_rng(0),
                        events=events)

@@ -15,6 +15,7 @@ from gazeprivacy.mechanisms.samples._event_synthesis import HOLDER_REPORT_KEY, f
 from gazeprivacy.mechanisms.samples.k_same_synth import (
     KSameSynthParams,
     _group_members,
+    min_group_size,
     guarantee,
     k_same_synth,
     synthetic_parameters,
@@ -146,8 +147,11 @@ def test_a_type_fewer_than_k_of_the_key_have_is_suppressed(rng, make_event_datas
 def test_groups_are_never_smaller_than_k_and_the_record_says_the_smallest(n, k,
                                                                          make_event_dataset):
     ds, events = make_event_dataset(n, 1, rng=np.random.default_rng(n), n_fixations=2)
-    groups = _group_members(ds, KSameSynthParams(k=k), np.random.default_rng(0))
+    keys = [r.label("stimulus") for r in ds]
+    groups = _group_members(keys, [r.participant for r in ds], KSameSynthParams(k=k),
+                            np.random.default_rng(0))
     sizes = sorted(len(m) for m in groups)
+    assert min_group_size(keys, KSameSynthParams(k=k)) == sizes[0]
     assert sorted(i for m in groups for i in m) == list(range(n))
     assert sizes[0] >= k and sizes[-1] < 2 * k
     g = k_same_synth(ds, KSameSynthParams(k=k), rng=np.random.default_rng(0),

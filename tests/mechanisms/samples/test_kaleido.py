@@ -95,7 +95,7 @@ def test_test_noise_scale_sound_and_paper():
     s = KaleidoParams(epsilon=1.0, radius_deg=4.0, window_samples=50)
     assert s.epsilon_test(50) == pytest.approx(1.0 / (2 * 10))
     assert s.test_scale(50) == pytest.approx(4.0 * 20)
-    p = KaleidoParams.paper(epsilon=1.0, radius_deg=4.0)
+    p = KaleidoParams.paper(epsilon=1.0, radius_deg=4.0, mode="paper")
     assert p.test_scale(50) == pytest.approx(20)
     g = guarantee(p, sampling_rate_hz=100.0)
     assert [f.code for f in g.flags] == [FlagCode.PROOF_GAP] and not g.formally_private
@@ -157,7 +157,8 @@ def test_paper_mode_dataset_warns():
     rec = Recording.from_arrays(recording="r", participant="p", x=x, y=y, sampling_rate_hz=100,
                                 geometry=GEO)
     with pytest.warns(NotFormallyPrivateWarning):
-        kaleido_dataset(Dataset((rec,)), KaleidoParams.paper(epsilon=1.0, radius_deg=2.0),
+        kaleido_dataset(Dataset((rec,)),
+                        KaleidoParams.paper(epsilon=1.0, radius_deg=2.0, mode="paper"),
                         rng=np.random.default_rng(0))
 
 

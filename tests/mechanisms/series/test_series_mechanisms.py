@@ -147,12 +147,12 @@ def test_guarantee_composes_chunks_features_recordings(rng) -> None:
 def test_paper_mode_warns_and_flags(rng) -> None:
     S = _series(rng)
     with pytest.warns(NotFormallyPrivateWarning):
-        rel = dcfpa(S, DCFPAParams.paper(epsilon=1.0, chunk_size=32), rng=rng)
+        rel = dcfpa(S, DCFPAParams.paper(epsilon=1.0, chunk_size=32, mode="paper"), rng=rng)
     codes = {f.code for f in rel.guarantee.flags}
     assert {FlagCode.DATA_DEPENDENT_SENSITIVITY, FlagCode.TUNED_ON_PRIVATE_DATA} <= codes
     assert not rel.guarantee.formally_private
     with pytest.warns(NotFormallyPrivateWarning):
-        rel = steil_exponential(S, SteilParams.paper(epsilon=1.0), rng=rng)
+        rel = steil_exponential(S, SteilParams.paper(epsilon=1.0, mode="paper"), rng=rng)
     assert FlagCode.PROOF_GAP in {f.code for f in rel.guarantee.flags}
 
 
@@ -175,7 +175,8 @@ def test_steil_paper_moves_every_element_by_one_magnitude() -> None:
          for i, (c, n) in enumerate(zip(consts, (100, 70), strict=True))]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotFormallyPrivateWarning)
-        rel = steil_exponential(S, SteilParams.paper(epsilon=2.0), rng=np.random.default_rng(3))
+        rel = steil_exponential(S, SteilParams.paper(epsilon=2.0, mode="paper"),
+                                rng=np.random.default_rng(3))
     assert [s.n_windows for s in rel.output] == [10, 7]  # ceil(n / 10)
     signs = []
     for s, c in zip(rel.output, consts, strict=True):
@@ -215,7 +216,7 @@ def test_protect_series_on_tables_and_registry(rng) -> None:
     assert all(MECHANISMS[n].level == "series" for n in
                ("series-lpa", "series-fpa", "series-dct", "series-cfpa", "series-dcfpa",
                 "series-steil-exponential"))
-    with pytest.raises(InvalidParameterError, match="params for 'series-fpa' must be FPAParams"):
+    with pytest.raises(InvalidParameterError, match="params for 'series-fpa' must be a FPAParams"):
         protect_series(S, "series-fpa", LPAParams(epsilon=1.0), rng=rng)
 
 

@@ -97,16 +97,18 @@ def _configs(datasets: dict[str, Dataset], *, data_dir: Path, options: dict[str,
             "mechanisms": [
                 {"name": "dpgazesynth", "preset": "paper",
                  "grid": {"epsilon": eps, "grid_size": [paper.GRID_FOR_R[r]
-                                                        for r in paper.R_FRACS]}},
+                                                        for r in paper.R_FRACS]},
+                 "fixed": {"mode": "paper"}},
                 {"name": "kaleido", "preset": "paper",
-                 "grid": {"epsilon": eps, "radius_deg": radii}, "fixed": {"window_s": 0.5}},
+                 "grid": {"epsilon": eps, "radius_deg": radii},
+                 "fixed": {"window_s": 0.5, "mode": "paper"}},
             ],
         }
         if not quick:
             cfg["mechanisms"].append(
                 {"name": "kaleido", "label": "kaleido-unclamped", "preset": "paper",
                  "grid": {"epsilon": eps, "radius_deg": radii},
-                 "fixed": {"window_s": 0.5, "clamp": False}})
+                 "fixed": {"window_s": 0.5, "clamp": False, "mode": "paper"}})
         if role == "doves":
             cfg["attacks"] = [{"kind": "reidentification", "classifier": "rbfn",
                                "threat": "seed000", "n_splits": n_splits}]

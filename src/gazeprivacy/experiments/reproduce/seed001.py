@@ -133,9 +133,11 @@ def _mechanisms(role: str, s: Seed001Settings) -> list[dict[str, Any]]:
             {"name": "event-synth-pd", "preset": "params", "grid": {"k": [2], "gamma": [2.0]},
              "fixed": {"mode": "paper", "cvae_epochs": s.cvae_epochs}},
             {"name": "kaleido", "preset": "paper",
-             "grid": {"epsilon": [1.0], "radius_deg": [2.0], "window_s": [0.5]}},
+             "grid": {"epsilon": [1.0], "radius_deg": [2.0], "window_s": [0.5]},
+             "fixed": {"mode": "paper"}},
             {"name": "dpgazesynth", "preset": "paper", "grid": {"epsilon": [1.0],
-                                                               "grid_size": [60]}}]
+                                                               "grid_size": [60]},
+             "fixed": {"mode": "paper"}}]
     return [
         {"name": "k-same-synth", "preset": "params", "grid": {"k": list(paper.K_SAME)},
          "fixed": {"group_by": group}},
@@ -144,10 +146,11 @@ def _mechanisms(role: str, s: Seed001Settings) -> list[dict[str, Any]]:
          "fixed": {"mode": "paper", "cvae_epochs": s.cvae_epochs}},
         {"name": "kaleido", "preset": "paper",
          "grid": {"epsilon": sorted(s.kaleido_epsilons), "radius_deg": list(
-             paper.KALEIDO_R_DEG), "window_s": list(s.kaleido_windows_s)}},
+             paper.KALEIDO_R_DEG), "window_s": list(s.kaleido_windows_s)},
+         "fixed": {"mode": "paper"}},
         {"name": "dpgazesynth", "preset": "paper",
          "grid": {"epsilon": list(s.dpgazesynth_epsilons),
-                  "grid_size": list(s.dpgazesynth_grids)}}]
+                  "grid_size": list(s.dpgazesynth_grids)}, "fixed": {"mode": "paper"}}]
 
 
 def _config(role: str, ds: Dataset, s: Seed001Settings, seeds: list[int],

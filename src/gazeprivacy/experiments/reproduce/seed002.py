@@ -54,15 +54,15 @@ def release_method(series: Sequence[FeatureSeries], method: str, epsilon: float,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotFormallyPrivateWarning)  # flagged in the record
         if method == "FPA":
-            return fpa.fpa(series, fpa.FPAParams.paper(epsilon=epsilon), rng=rng)
+            return fpa.fpa(series, fpa.FPAParams.paper(epsilon=epsilon, mode="paper"), rng=rng)
         if method == "LPA":
-            return lpa.lpa(series, lpa.LPAParams.paper(epsilon=epsilon), rng=rng)
+            return lpa.lpa(series, lpa.LPAParams.paper(epsilon=epsilon, mode="paper"), rng=rng)
         name, size = method.split("-")
         if name == "CFPA":
-            return cfpa.cfpa(series, cfpa.CFPAParams.paper(epsilon=epsilon,
-                                                           chunk_size=int(size)), rng=rng)
-        return dcfpa.dcfpa(series, dcfpa.DCFPAParams.paper(epsilon=epsilon,
-                                                           chunk_size=int(size)), rng=rng)
+            return cfpa.cfpa(series, cfpa.CFPAParams.paper(
+            epsilon=epsilon, chunk_size=int(size), mode="paper"), rng=rng)
+        return dcfpa.dcfpa(series, dcfpa.DCFPAParams.paper(
+            epsilon=epsilon, chunk_size=int(size), mode="paper"), rng=rng)
 
 
 def reproduce_seed002(out_dir: str | Path, *, data_dir: str | Path, rng: np.random.Generator,

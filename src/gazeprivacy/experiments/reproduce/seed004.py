@@ -123,7 +123,7 @@ def reproduce_seed004(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
         for mode in modes:
             for eps in epsilons:
                 r_rel, r6g, r6d, r7g, r7d, r8p = rng.spawn(6)
-                params = (SteilParams.paper(epsilon=eps) if mode == "paper"
+                params = (SteilParams.paper(epsilon=eps, mode="paper") if mode == "paper"
                           else SteilParams(epsilon=eps, subsample_w=w, ranges=ranges))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", NotFormallyPrivateWarning)

@@ -12,7 +12,7 @@ sensitivity is ``m r / n`` and the L2 sensitivity ``m sqrt(r) / n``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,7 @@ import numpy as np
 from gazeprivacy._validation import check_int
 from gazeprivacy.features.gaze_maps import GazeMaps, MapGrid
 from gazeprivacy.guarantees import Guarantee, Kind, Release, Unit
+from gazeprivacy.mechanisms.contract import HeatmapShape, Level, Mechanism, Mode
 
 __all__ = [
     "LIU_2019",
@@ -139,3 +140,47 @@ class LiuPrivacyLevels:
         """"Good privacy": ``epsilon = 1``, ``delta = n^-1.5``."""
         check_int(n_observers=n_observers)
         return cls(epsilon=1.0, delta=n_observers ** -1.5, cap=cap)
+
+
+# ------------------------------------------------------------------------ registry entries
+
+#: Why no heatmap mechanism has a partition plan.
+HEATMAP_REFUSAL = ("it is a heatmap-level mechanism (one aggregate over all observers of a "
+                   "stimulus; heatmap releases are not supported partition-wise)")
+
+
+def example_maps(n_observers: int = 20) -> GazeMaps:
+    """Tiny gaze maps of one stimulus (a 4 x 5 grid, counts 0..2) for examples and tests."""
+    counts = np.random.default_rng(0).integers(0, 3, size=(n_observers, 4, 5))
+    return GazeMaps(counts=counts, observers=tuple(f"o{i}" for i in range(n_observers)),
+                    stimulus="s", grid=MapGrid(width_px=5, height_px=4))
+
+
+def heatmap_entry(*, name: str, params_type: type, run: Callable[..., Release[AggregateMap]],
+                  guarantee: Callable[..., Guarantee], summary: str, citation: str,
+                  example_params: Callable[[Mode], Any]) -> Mechanism:
+    """The registry entry of a heatmap mechanism (each module's ``SPEC``).
+
+    ``run(maps, params, *, rng)`` and ``guarantee(params, *, n_observers, n_cells)`` are the
+    module's own; the entry adapts them to the contract (``progress`` is accepted and unused;
+    the privacy map reads a :class:`HeatmapShape`). ``example_params(mode)`` gives parameters
+    for :func:`example_maps` (None when the mechanism has no such mode).
+    """
+    def protect(maps: GazeMaps, params: Any, *, rng: np.random.Generator,
+                progress: bool = False) -> Release[AggregateMap]:
+        del progress  # one vectorised release
+        return run(maps, params, rng=rng)
+
+    def shape_guarantee(params: Any, shape: HeatmapShape) -> Guarantee:
+        return guarantee(params, n_observers=shape.n_observers, n_cells=shape.n_cells)
+
+    def example(mode: Mode) -> tuple[GazeMaps, Any] | None:
+        params = example_params(mode)
+        return None if params is None else (example_maps(), params)
+
+    protect.__doc__ = run.__doc__
+    protect.__module__ = run.__module__  # the implementing module (audit adapters)
+    shape_guarantee.__doc__ = guarantee.__doc__
+    return Mechanism(name=name, level=Level.HEATMAP, params_type=params_type, run=protect,
+                     guarantee=shape_guarantee, summary=summary, citation=citation,
+                     partition_refusal=HEATMAP_REFUSAL, example=example)

@@ -24,13 +24,14 @@ import numpy as np
 from gazeprivacy._validation import check_int, check_positive, check_probability
 from gazeprivacy.features.gaze_maps import GazeMaps
 from gazeprivacy.guarantees import Guarantee, Kind, Release
-from gazeprivacy.mechanisms.base import MechanismSpec
+from gazeprivacy.mechanisms.contract import Mode
 from gazeprivacy.mechanisms.heatmaps._base import (
     LIU_2019,
     AggregateMap,
     LiuPrivacyLevels,
     check_public_shape,
     gaussian_release,
+    heatmap_entry,
     l2_sensitivity,
     observer_record,
 )
@@ -120,11 +121,13 @@ def analytic_gaussian(maps: GazeMaps, params: AnalyticGaussianParams, *,
     return gaussian_release(maps, g, cap=params.cap, rng=rng)
 
 
-SPEC = MechanismSpec(
+SPEC = heatmap_entry(
     name="heatmap-analytic-gaussian",
-    level="heatmap",
     params_type=AnalyticGaussianParams,
-    protect=analytic_gaussian,
+    run=analytic_gaussian,
+    guarantee=guarantee,
     summary="(eps, delta)-DP aggregate, analytic Gaussian sigma (Balle & Wang 2018)",
     citation=LIU_2019 + "; Balle & Wang, ICML 2018",
+    example_params=lambda mode: (AnalyticGaussianParams(epsilon=1.0, delta=1e-3, cap=1)
+                                if mode is Mode.SOUND else None),
 )

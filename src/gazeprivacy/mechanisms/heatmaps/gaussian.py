@@ -27,20 +27,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from gazeprivacy._validation import check_in, check_int, check_positive, check_probability
+from gazeprivacy._validation import check_int, check_positive, check_probability
 from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.features.gaze_maps import GazeMaps
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release
-from gazeprivacy.mechanisms.base import MechanismSpec
+from gazeprivacy.mechanisms.contract import Mode, coerce_option
 from gazeprivacy.mechanisms.heatmaps._base import (
     LIU_2019,
     AggregateMap,
     LiuPrivacyLevels,
     check_public_shape,
     gaussian_release,
+    heatmap_entry,
     l2_sensitivity,
     observer_record,
 )
@@ -84,19 +86,24 @@ class GaussianParams(LiuPrivacyLevels):
     epsilon: float
     delta: float
     cap: int
-    mode: str = "sound"
+    mode: Mode = Mode.SOUND
 
     def __post_init__(self) -> None:
         check_positive(epsilon=self.epsilon)
         check_probability(delta=self.delta)
         check_int(cap=self.cap)
-        check_in(mode=self.mode, options=("sound", "paper"))
+        object.__setattr__(self, "mode", coerce_option("mode", self.mode, Mode,
+                                                       (Mode.SOUND, Mode.PAPER)))
 
     @classmethod
-    def paper(cls, *, epsilon: float, n_observers: int, cap: int = 1) -> GaussianParams:
-        """The paper's Figure 3 setting: ``delta = n^-1.5``, cap 1 (Algorithm 1's choice there)."""
+    def paper(cls, *, epsilon: float, n_observers: int, cap: int = 1,
+              **kw: Any) -> GaussianParams:
+        """The paper's Figure 3 values: ``delta = n^-1.5``, cap 1 (Algorithm 1's choice there).
+
+        Sets values only; pass ``mode="paper"`` for Theorem 3.4's sigma even where it falls
+        short of ``delta``."""
         check_int(n_observers=n_observers)
-        return cls(epsilon=epsilon, delta=n_observers ** -1.5, cap=cap, mode="paper")
+        return cls(epsilon=epsilon, delta=n_observers ** -1.5, cap=cap, **kw)
 
 
 def theorem_3_4_sigma(*, epsilon: float, delta: float, cap: int, n_observers: int,
@@ -144,7 +151,7 @@ def guarantee(params: GaussianParams, *, n_observers: int, n_cells: int) -> Guar
     sens = l2_sensitivity(cap=params.cap, n_observers=n_observers, n_cells=n_cells)
     actual = gaussian_delta(epsilon=params.epsilon, sigma=sigma, sensitivity=sens)
     holds = actual <= params.delta * (1.0 + _DELTA_RTOL)
-    if not holds and params.mode == "sound":
+    if not holds and params.mode is Mode.SOUND:
         raise Theorem34RangeError(
             f"Gaussian (Theorem 3.4) with epsilon={params.epsilon:g}, delta={params.delta:.3g}, "
             f"r={n_cells} cells, n={n_observers} gives sigma={sigma:.4g}, which is only "
@@ -189,11 +196,14 @@ def gaussian(maps: GazeMaps, params: GaussianParams, *,
     return gaussian_release(maps, g, cap=params.cap, rng=rng)
 
 
-SPEC = MechanismSpec(
+SPEC = heatmap_entry(
     name="heatmap-gaussian",
-    level="heatmap",
     params_type=GaussianParams,
-    protect=gaussian,
+    run=gaussian,
+    guarantee=guarantee,
     summary="(eps, delta)-DP aggregate, Gaussian noise of Theorem 3.4 (checked exactly)",
     citation=LIU_2019,
+    # paper example: a delta that Theorem 3.4's sigma misses on the example's 20 x 20 shape
+    example_params=lambda mode: (None if mode is Mode.BASELINE else GaussianParams(
+        epsilon=1.0, delta=1e-3 if mode is Mode.SOUND else 1e-6, cap=1, mode=mode)),
 )

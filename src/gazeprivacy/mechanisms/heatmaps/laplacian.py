@@ -24,11 +24,12 @@ import numpy as np
 from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.features.gaze_maps import GazeMaps
 from gazeprivacy.guarantees import Guarantee, Kind, Release
-from gazeprivacy.mechanisms.base import MechanismSpec
+from gazeprivacy.mechanisms.contract import Mode
 from gazeprivacy.mechanisms.heatmaps._base import (
     LIU_2019,
     AggregateMap,
     check_public_shape,
+    heatmap_entry,
     l1_sensitivity,
     observer_record,
     release_map,
@@ -116,11 +117,12 @@ def laplacian(maps: GazeMaps, params: LaplacianParams, *,
     return release_map(maps, values, g, cap=params.cap, noise_std=math.sqrt(2.0) * b)
 
 
-SPEC = MechanismSpec(
+SPEC = heatmap_entry(
     name="heatmap-laplace",
-    level="heatmap",
     params_type=LaplacianParams,
-    protect=laplacian,
+    run=laplacian,
+    guarantee=guarantee,
     summary="eps-DP aggregate, Laplace noise of Theorem 3.5",
     citation=LIU_2019,
+    example_params=lambda mode: LaplacianParams(epsilon=1.0, cap=1) if mode is Mode.SOUND else None,
 )

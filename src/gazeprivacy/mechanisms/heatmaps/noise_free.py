@@ -23,11 +23,12 @@ import numpy as np
 from gazeprivacy._validation import check_int
 from gazeprivacy.features.gaze_maps import GazeMaps
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release
-from gazeprivacy.mechanisms.base import MechanismSpec
+from gazeprivacy.mechanisms.contract import Mode
 from gazeprivacy.mechanisms.heatmaps._base import (
     LIU_2019,
     AggregateMap,
     check_public_shape,
+    heatmap_entry,
     observer_record,
     release_map,
 )
@@ -94,11 +95,12 @@ def noise_free(maps: GazeMaps, params: NoiseFreeParams, *,
                        cap=params.cap)
 
 
-SPEC = MechanismSpec(
+SPEC = heatmap_entry(
     name="heatmap-noise-free",
-    level="heatmap",
     params_type=NoiseFreeParams,
-    protect=noise_free,
+    run=noise_free,
+    guarantee=guarantee,
     summary="exact capped aggregate gaze map; NOT private (baseline)",
     citation=LIU_2019,
+    example_params=lambda mode: NoiseFreeParams(cap=1) if mode is Mode.BASELINE else None,
 )

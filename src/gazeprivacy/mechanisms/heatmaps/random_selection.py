@@ -28,12 +28,13 @@ from gazeprivacy._validation import check_int, check_range
 from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.features.gaze_maps import GazeMaps
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.base import MechanismSpec
+from gazeprivacy.mechanisms.contract import Mode
 from gazeprivacy.mechanisms.heatmaps._base import (
     LIU_2019,
     NEIGHBOURING,
     AggregateMap,
     check_public_shape,
+    heatmap_entry,
     per_observer,
     release_map,
 )
@@ -175,21 +176,23 @@ def rs2(maps: GazeMaps, params: RS2Params, *, rng: np.random.Generator) -> Relea
     return _select(maps, params, rng=rng, replace=True)
 
 
-RS1_SPEC = MechanismSpec(
+RS1_SPEC = heatmap_entry(
     name="heatmap-rs1",
-    level="heatmap",
     params_type=RS1Params,
-    protect=rs1,
+    run=rs1,
+    guarantee=guarantee,
     summary="aggregate of round(c n) maps drawn without replacement; NOT private (Thm 3.2)",
     citation=LIU_2019,
+    example_params=lambda mode: RS1Params(cap=1, fraction=0.5) if mode is Mode.BASELINE else None,
 )
 
 
-RS2_SPEC = MechanismSpec(
+RS2_SPEC = heatmap_entry(
     name="heatmap-rs2",
-    level="heatmap",
     params_type=RS2Params,
-    protect=rs2,
+    run=rs2,
+    guarantee=guarantee,
     summary="aggregate of round(c n) maps drawn with replacement; NOT private (Thm 3.3)",
     citation=LIU_2019,
+    example_params=lambda mode: RS2Params(cap=1, fraction=0.5) if mode is Mode.BASELINE else None,
 )

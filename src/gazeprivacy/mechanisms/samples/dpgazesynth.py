@@ -37,11 +37,12 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
 
-from gazeprivacy._validation import check_in, check_int, check_positive
+from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import (
@@ -50,7 +51,7 @@ from gazeprivacy.exceptions import (
     NotFormallyPrivateWarning,
 )
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.base import MechanismSpec
+from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode, SampleShape, coerce_option
 from gazeprivacy.mechanisms.noise.laplace import laplace_noise
 from gazeprivacy.mechanisms.noise.oue import (
     oue_curator_view,
@@ -68,7 +69,11 @@ __all__ = [
     "ClientReport",
     "ClientWindows",
     "DPGazeSynthParams",
+    "DPGazeSynthPhases",
+    "Missing",
+    "OUEPath",
     "TransitionModel",
+    "Transitions",
     "client_release",
     "client_windows",
     "curate",
@@ -78,11 +83,13 @@ __all__ = [
     "noisy_run_lengths",
     "noisy_start_points",
     "perturb_reports",
+    "plan",
     "release_run_lengths",
     "release_start_cells",
     "run_length_noise_scale",
     "run_length_noise_variance",
     "run_length_series",
+    "shape_guarantee",
     "start_noise_scale",
     "start_radius_variance",
     "synthesise",
@@ -132,6 +139,27 @@ class BudgetSplit:
         return round(self.start + self.times + self.transitions, 12)
 
 
+class Transitions(StrEnum):
+    """Which transitions a window reports: every one (paper) or one per window."""
+
+    ALL = "all"
+    ONE_PER_WINDOW = "one-per-window"
+
+
+class OUEPath(StrEnum):
+    """How the OUE column sums are produced (same distribution either way)."""
+
+    CURATOR_VIEW = "curator-view"
+    CLIENT_REPORTS = "client-reports"
+
+
+class Missing(StrEnum):
+    """What happens to missing samples (NaN rows): kept (mask public) or filled (protected)."""
+
+    KEEP = "keep"
+    FILL = "fill"
+
+
 @dataclass(frozen=True, kw_only=True)
 class DPGazeSynthParams:
     """Parameters of DPGazeSynth.
@@ -169,10 +197,10 @@ class DPGazeSynthParams:
     window_s: float = 0.5
     radius_deg: float | None = None
     split: BudgetSplit = field(default_factory=BudgetSplit)
-    mode: str = "sound"
-    transitions: str = "all"
-    oue_path: str = "curator-view"
-    missing: str = "keep"
+    mode: Mode = Mode.SOUND
+    transitions: Transitions = Transitions.ALL
+    oue_path: OUEPath = OUEPath.CURATOR_VIEW
+    missing: Missing = Missing.KEEP
     geometry: Geometry | None = None
 
     def __post_init__(self) -> None:
@@ -183,15 +211,19 @@ class DPGazeSynthParams:
             check_positive(radius_deg=self.radius_deg)
         if not isinstance(self.split, BudgetSplit):
             raise InvalidParameterError(f"split must be a BudgetSplit, got {self.split!r}")
-        check_in(mode=self.mode, options=("sound", "paper"))
-        check_in(transitions=self.transitions, options=("all", "one-per-window"))
-        check_in(oue_path=self.oue_path, options=("curator-view", "client-reports"))
-        check_in(missing=self.missing, options=("keep", "fill"))
+        for name, enum, allowed in (("mode", Mode, (Mode.SOUND, Mode.PAPER)),
+                                    ("transitions", Transitions, None),
+                                    ("oue_path", OUEPath, None), ("missing", Missing, None)):
+            object.__setattr__(self, name, coerce_option(name, getattr(self, name), enum,
+                                                         allowed))
 
     @classmethod
     def paper(cls, *, epsilon: float, grid_size: int = 60, **kw: Any) -> DPGazeSynthParams:
-        """The paper's setting (section 5.1): paper mode, W = 0.5 s, split 0.6 / 0.2 / 0.2."""
-        return cls(epsilon=epsilon, grid_size=grid_size, mode="paper", **kw)
+        """The paper's values (section 5.1): G = 60, W = 0.5 s, split 0.6 / 0.2 / 0.2.
+
+        Sets values only (the mode stays sound); pass ``mode="paper"`` for the paper's run
+        lengths and transition reports as printed."""
+        return cls(epsilon=epsilon, grid_size=grid_size, **kw)
 
     @property
     def epsilon_start(self) -> float:
@@ -717,17 +749,6 @@ def client_release(recordings: Recording | Sequence[Recording], params: DPGazeSy
                         reports=reports, report_windows=report_windows)
 
 
-def _clients(recs: tuple[Recording, ...], params: DPGazeSynthParams,
-             rng: np.random.Generator) -> ClientReport:
-    """The former private name of :func:`client_release` (engines/plan.py uses it)."""
-    return client_release(recs, params, rng)
-
-
-def _client(rec: Recording, params: DPGazeSynthParams, rng: np.random.Generator) -> ClientReport:
-    """The client step of one recording (the former private name; audit adapters use it)."""
-    return client_release((rec,), params, rng)
-
-
 # --------------------------------------------------------------------------------------------
 # curator side
 # --------------------------------------------------------------------------------------------
@@ -810,8 +831,6 @@ def curate(messages: Sequence[dict[float, tuple[np.ndarray, int]]],
     return transition_model_from_estimates(est[:d], g, sum(counts.values()))
 
 
-_perturb = perturb_reports  # former private names (engines/plan.py, audit adapters)
-_estimate = curate
 
 
 def _blocks(recs: tuple[Recording, ...]) -> list[tuple[Recording, ...]]:
@@ -902,7 +921,7 @@ def dpgazesynth(dataset: Dataset, params: DPGazeSynthParams, *, rng: np.random.G
                       "guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
     # Clients and synthesis run over blocks of consecutive recordings (about _BLOCK_SAMPLES
     # samples each) so the vectorised arrays stay cache-sized; the curator sums the blocks' OUE
-    # column sums, which is exactly the aggregate over all clients (see _perturb).
+    # column sums, which is exactly the aggregate over all clients (see perturb_reports).
     blocks = _blocks(dataset.recordings)
     rng_clients, rng_curator, rng_synth = (r.spawn(len(blocks)) for r in rng.spawn(3))
     states = [client_release(b, params, g) for b, g in zip(blocks, rng_clients, strict=True)]
@@ -926,7 +945,6 @@ def synthesise(recordings: Sequence[Recording], clients: ClientReport, model: Tr
             zip(recs, np.split(x, cuts), np.split(y, cuts), strict=True)]
 
 
-_synthesise_recordings = synthesise  # the former private name (engines/plan.py)
 
 
 def _record(dataset: Dataset, params: DPGazeSynthParams) -> Guarantee:
@@ -952,12 +970,106 @@ def _with_note(g: Guarantee, note: str) -> Guarantee:
     return replace(g, notes=(*g.notes, note))
 
 
-SPEC = MechanismSpec(
-    name="dpgazesynth", level="samples", params_type=DPGazeSynthParams, protect=dpgazesynth,
+# --------------------------------------------------------------------------------------------
+# contract: privacy map of a public shape, client report, partition phases, registry entry
+# --------------------------------------------------------------------------------------------
+
+
+def shape_guarantee(params: DPGazeSynthParams, shape: SampleShape) -> Guarantee:
+    """The record of releasing a dataset of this public shape (per window, composed per
+    participant over ``ceil(n / W)`` windows per recording); never reads gaze values."""
+    recs = shape.recordings
+    if not recs:
+        raise InvalidDataError("the dataset has no recordings")
+    record = guarantee(params, sampling_rate_hz=recs[0].sampling_rate_hz,
+                       geometry=_geometry(recs[0], params))
+    if len({(r.sampling_rate_hz, _geometry(r, params)) for r in recs}) > 1:
+        record = _with_note(record, "recordings differ in sampling rate or geometry; window "
+                                    "samples and radius in 'parameters' are those of the first "
+                                    "recording")
+    return record.compose(shape.units_per_participant(
+        lambda r: -(-r.n_samples // window_samples(params, r.sampling_rate_hz))))
+
+
+@dataclass(frozen=True)
+class DPGazeSynthPhases:
+    """DPGazeSynth as a two-phase job (a :class:`~gazeprivacy.mechanisms.contract.
+    PartitionPlan`).
+
+    client: the client step on the partition (start points, run lengths, transition values;
+    all noised on the client) and its OUE reports summed per budget -> state (the clients'
+    release), message ``{eps: (column sums, n)}``. curate: the transition model from all
+    messages. release: synthesis per partition with the model. Sums of per-partition OUE column
+    sums are distributed exactly as the column sums of one aggregate over the union.
+    """
+
+    params: DPGazeSynthParams
+    mechanism: str = "dpgazesynth"
+    two_phase: bool = True
+
+    def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
+        _check_partition(part)
+        rng_clients, rng_perturb = rng.spawn(2)
+        state = client_release(part.recordings, self.params, rng_clients)
+        return state, perturb_reports(state, self.params, rng_perturb)
+
+    def merge(self, messages: list[Any] | tuple[Any, ...]) -> Any:
+        """Several messages as one (column sums and counts added per budget): ``curate`` of
+        the merged message equals ``curate`` of the parts exactly (integer-valued sums), so
+        engines may reduce messages as they arrive, in any grouping."""
+        out: dict[float, tuple[np.ndarray, int]] = {}
+        for msg in messages:
+            for eps, (col, n) in msg.items():
+                if eps in out:
+                    out[eps] = (out[eps][0] + col, out[eps][1] + int(n))
+                else:
+                    out[eps] = (np.array(col, dtype=np.float64), int(n))
+        return out
+
+    def curate(self, messages: Any, rng: np.random.Generator) -> Any:
+        return curate(list(messages), self.params)
+
+    def release(self, part: Dataset, state: Any, model: Any,
+                rng: np.random.Generator) -> Release[Dataset]:
+        _check_partition(part)
+        p = self.params
+        if p.mode is Mode.PAPER:
+            warnings.warn("DPGazeSynth paper mode releases the number of runs per window; see "
+                          "the guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
+        if state.valid_rows.size and int(state.valid_rows[-1]) >= part.n_samples:
+            raise InvalidDataError("client state does not belong to this partition (its rows "
+                                   "exceed the partition's); recompute the client phase")
+        out = synthesise(part.recordings, state, model, p, rng)
+        record = _with_note(_record(part, p), "run partition-wise: clients perturbed per "
+                            "partition, the curator summed the OUE column sums of all "
+                            "partitions")
+        return Release(Dataset(tuple(out), name=part.name, info=part.info), record)
+
+
+def plan(params: DPGazeSynthParams) -> DPGazeSynthPhases:
+    """The partition phases of DPGazeSynth with ``params``."""
+    return DPGazeSynthPhases(params=params)
+
+
+def _check_partition(part: Any) -> None:
+    if not isinstance(part, Dataset):
+        raise InvalidDataError(f"a partition must be a Dataset, got {type(part).__name__}")
+    if len(part) == 0:
+        raise InvalidDataError(f"partition of {part.name!r} has no recordings")
+
+
+def _example(mode: Mode) -> tuple[Dataset, DPGazeSynthParams] | None:
+    from gazeprivacy.mechanisms.base import example_dataset
+
+    if mode is Mode.BASELINE:
+        return None
+    return example_dataset(), DPGazeSynthParams(epsilon=2.0, grid_size=10, mode=mode)
+
+
+SPEC = Mechanism(
+    name="dpgazesynth", level=Level.SAMPLES, params_type=DPGazeSynthParams, run=dpgazesynth,
+    guarantee=shape_guarantee, plan=plan, example=_example,
     summary="local-DP semi-synthetic gaze paths: noisy start cells, run lengths and an OUE "
             "transition model per 0.5 s window (epsilon-LDP per window)",
     citation="Ren, Fan et al., DPGazeSynth (seed 000), section 4",
-    options={"grid_size": "G of the G x G grid (30, 60)", "mode": "sound | paper",
-             "transitions": "all | one-per-window", "radius_deg": "default 3 min(H, V) / G",
-             "window_s": "window length in s (0.5)", "missing": "keep | fill"},
 )

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -66,7 +67,7 @@ from gazeprivacy.events.models import (
 )
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.base import MechanismSpec
+from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode, SampleShape, coerce_option
 from gazeprivacy.mechanisms.samples._event_synthesis import (
     FittedEvents,
     _segments,
@@ -77,7 +78,8 @@ from gazeprivacy.mechanisms.samples._event_synthesis import (
 )
 from gazeprivacy.rng import spawn
 
-__all__ = ["SPEC", "EventSynthPDParams", "event_synth_pd", "guarantee"]
+__all__ = ["PARTITION_REFUSAL", "SPEC", "EventSynthPDParams", "event_synth_pd", "guarantee",
+           "shape_guarantee"]
 
 PMF_BINS = 50
 PMF_MAX_DEG_S = 1000.0
@@ -103,8 +105,9 @@ class EventSynthPDParams:
     gamma : float
         Likelihood-ratio bound (>= 1). No default; the paper used 1.5, 2 and 3. ``gamma = 1``
         only passes exact ties of probability, which almost never happen.
-    mode : {"paper", "sound"}
-        Deterministic event test (paper) or Bindschaedler's randomised test (sound).
+    mode : {"sound", "paper"}
+        Bindschaedler's randomised test (sound, the default; needs ``epsilon0``) or the
+        deterministic event test as printed (paper).
     epsilon0 : float, optional
         Scale of the randomised threshold: required in sound mode (no default; > 0), refused in
         paper mode. It sets the test's noise, not a DP budget (the record makes no DP claim).
@@ -121,7 +124,7 @@ class EventSynthPDParams:
 
     k: int
     gamma: float
-    mode: str = "paper"
+    mode: Mode = Mode.SOUND
     epsilon0: float | None = None
     max_tries: int = 50
     on_failure: str = "suppress"
@@ -131,12 +134,13 @@ class EventSynthPDParams:
     def __post_init__(self) -> None:
         check_int(k=self.k, minimum=2)
         check_range(gamma=self.gamma, lo=1.0, hi=math.inf)
-        check_in(mode=self.mode, options=("paper", "sound"))
+        object.__setattr__(self, "mode", coerce_option("mode", self.mode, Mode,
+                                                       (Mode.SOUND, Mode.PAPER)))
         check_in(on_failure=self.on_failure, options=("suppress", "population"))
         check_int(max_tries=self.max_tries, minimum=1)
         check_int(cvae_epochs=self.cvae_epochs, minimum=1)
         check_positive(pmf_pseudocount=self.pmf_pseudocount, allow_zero=True)
-        if self.mode == "sound":
+        if self.mode is Mode.SOUND:
             if self.epsilon0 is None:
                 raise InvalidParameterError(
                     "mode='sound' needs epsilon0 (the randomised threshold's Laplace budget)")
@@ -146,9 +150,12 @@ class EventSynthPDParams:
                                         "mode='sound'")
 
     @classmethod
-    def paper(cls, *, k: int, gamma: float) -> EventSynthPDParams:
-        """Seed 001's setting: the deterministic event test; k in {2, 4}, gamma in {1.5, 2, 3}."""
-        return cls(k=k, gamma=gamma, mode="paper")
+    def paper(cls, *, k: int, gamma: float, **kw: Any) -> EventSynthPDParams:
+        """Seed 001's values: k in {2, 4}, gamma in {1.5, 2, 3}.
+
+        Sets values only; pass ``mode="paper"`` for seed 001's deterministic event test (sound
+        mode needs ``epsilon0``)."""
+        return cls(k=k, gamma=gamma, **kw)
 
 
 #: Why there is no DP statement, in either mode (one note per gap in the record).
@@ -637,12 +644,38 @@ def _train_cvae(dataset: Dataset, fitted: list[FittedEvents], params: EventSynth
         np.concatenate([f.saccade_duration_s for f in fitted]), owners, rng=rng)
 
 
-SPEC = MechanismSpec(
-    name="event-synth-pd", level="samples", params_type=EventSynthPDParams,
-    protect=event_synth_pd,
+# --------------------------------------------------------------------------------------------
+# contract: privacy map of a public shape, registry entry
+# --------------------------------------------------------------------------------------------
+
+#: Why event-synth-PD has no partition plan.
+PARTITION_REFUSAL = ("its curator trains a C-VAE on all events and tests every candidate "
+                     "against the whole population, which needs all events in one place")
+
+
+def shape_guarantee(params: EventSynthPDParams, shape: SampleShape) -> Guarantee:
+    """The per-event record (not composed: the number of events per participant is found by
+    event detection on the data, so no data-free map can compose it; the release's record is
+    this one composed over the detected events)."""
+    del shape  # the per-event statement does not depend on the public shape
+    return guarantee(params)
+
+
+def _example(mode: Mode) -> tuple[Dataset, EventSynthPDParams] | None:
+    from gazeprivacy.mechanisms.base import example_dataset
+
+    if mode is Mode.BASELINE:
+        return None
+    extra = {"epsilon0": 1.0} if mode is Mode.SOUND else {}
+    return example_dataset(), EventSynthPDParams(k=2, gamma=2.0, mode=mode, cvae_epochs=1,
+                                                 max_tries=5, **extra)
+
+
+SPEC = Mechanism(
+    name="event-synth-pd", level=Level.EVENTS, params_type=EventSynthPDParams,
+    run=event_synth_pd, guarantee=shape_guarantee, partition_refusal=PARTITION_REFUSAL,
+    example=_example,
     summary="synthetic fixations (2-D normal) and C-VAE saccades released only if they pass a "
             "(k, gamma)-plausible-deniability test",
     citation="David-John, Butler, Jain, TVCG 2023, section 4.3.3; Bindschaedler et al. 2017",
-    options={"k": "required", "gamma": "required", "mode": "paper | sound",
-             "epsilon0": "sound mode", "max_tries": "50", "on_failure": "suppress | population"},
 )

@@ -34,6 +34,7 @@ synthetic samples. See ``docs/privacy/k-same-synth.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -42,7 +43,7 @@ from gazeprivacy._validation import check_int
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.base import MechanismSpec
+from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode, SampleShape
 from gazeprivacy.mechanisms.samples._event_synthesis import (
     FittedEvents,
     fit_dataset_events,
@@ -51,8 +52,21 @@ from gazeprivacy.mechanisms.samples._event_synthesis import (
 )
 from gazeprivacy.rng import spawn
 
-__all__ = ["SPEC", "KSameSynthParams", "SyntheticParameters", "guarantee", "k_same_synth",
-           "render_synthetic", "synthetic_parameters"]
+__all__ = [
+    "SPEC",
+    "KSameMessage",
+    "KSameModel",
+    "KSameSynthParams",
+    "KSameSynthPhases",
+    "SyntheticParameters",
+    "guarantee",
+    "k_same_synth",
+    "min_group_size",
+    "plan",
+    "render_synthetic",
+    "shape_guarantee",
+    "synthetic_parameters",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -113,14 +127,15 @@ def guarantee(params: KSameSynthParams, *, min_group_size: int | None = None) ->
     )
 
 
-def _group_members(dataset: Dataset, params: KSameSynthParams,
+def _group_members(keys: list[str], participants: list[str], params: KSameSynthParams,
                    rng: np.random.Generator) -> list[list[int]]:
+    """Random groups of ``k`` recordings (indices) per key; a remainder joins the last group."""
     groups: dict[str, list[int]] = {}
-    for i, rec in enumerate(dataset.recordings):
-        groups.setdefault(rec.label(params.group_by), []).append(i)
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
     out: list[list[int]] = []
     for key, members in groups.items():
-        pids = [dataset.recordings[i].participant for i in members]
+        pids = [participants[i] for i in members]
         if len(set(pids)) != len(pids):
             raise InvalidDataError(
                 f"k-same-synth: {params.group_by}={key!r} has several recordings of one "
@@ -135,6 +150,17 @@ def _group_members(dataset: Dataset, params: KSameSynthParams,
             end = (g + 1) * params.k if g < n_groups - 1 else len(perm)
             out.append(perm[g * params.k:end])
     return out
+
+
+def min_group_size(keys: list[str], params: KSameSynthParams) -> int:
+    """The smallest group :func:`_group_members` forms for these (public) group keys: ``k``
+    when a key has at least ``2k`` recordings, else all of that key's recordings (one group)."""
+    counts: dict[str, int] = {}
+    for key in keys:
+        counts[key] = counts.get(key, 0) + 1
+    if not counts:
+        raise InvalidDataError("k-same-synth: the dataset has no recordings")
+    return min(params.k if n >= 2 * params.k else n for n in counts.values())
 
 
 def _padded_mean(seqs: list[np.ndarray]) -> np.ndarray:
@@ -250,10 +276,11 @@ def k_same_synth(dataset: Dataset, params: KSameSynthParams, *, rng: np.random.G
         raise InvalidParameterError("params must be KSameSynthParams")
     group_rng, render_rng = spawn(rng, 2)
     fitted: list[FittedEvents] = fit_dataset_events(dataset, events, progress=progress)
-    groups = _group_members(dataset, params, group_rng)
     keys = [r.label(params.group_by) for r in dataset.recordings]
+    groups = _group_members(keys, [r.participant for r in dataset.recordings], params,
+                            group_rng)
     # the record's k is the smallest group (public); every sequence averages at least that many
-    k = min(len(g) for g in groups)
+    k = min_group_size(keys, params)
     synth, report = synthetic_parameters(keys, groups, [f.fixation_params for f in fitted],
                                          [f.saccade_profiles for f in fitted], k)
     recs: list[Recording] = []
@@ -267,9 +294,115 @@ def k_same_synth(dataset: Dataset, params: KSameSynthParams, *, rng: np.random.G
     return Release(Dataset(tuple(recs), name=dataset.name, info=info), record)
 
 
-SPEC = MechanismSpec(
-    name="k-same-synth", level="samples", params_type=KSameSynthParams, protect=k_same_synth,
+# --------------------------------------------------------------------------------------------
+# contract: privacy map of a public shape, partition phases, registry entry
+# --------------------------------------------------------------------------------------------
+
+
+def shape_guarantee(params: KSameSynthParams, shape: SampleShape) -> Guarantee:
+    """The record of a release of this public shape: k-anonymity per recording, k the
+    smallest group that the public ``group_by`` labels give."""
+    keys = [r.labels.get(params.group_by, "") for r in shape.recordings]
+    return guarantee(params, min_group_size=min_group_size(keys, params)).compose(
+        shape.units_per_participant(lambda r: 1))
+
+
+@dataclass(frozen=True)
+class KSameMessage:
+    """A partition's client message: per recording its id, participant, group key and fitted
+    event parameters (O(events))."""
+
+    recordings: tuple[str, ...]
+    participants: tuple[str, ...]
+    keys: tuple[str, ...]
+    fixation_params: tuple[np.ndarray, ...]
+    saccade_profiles: tuple[np.ndarray, ...]
+
+
+@dataclass(frozen=True)
+class KSameModel:
+    """The curator's model: each recording's synthetic parameters and the record's k (the
+    smallest group over all partitions)."""
+
+    synthetic: dict[str, SyntheticParameters]
+    k: int
+
+
+@dataclass(frozen=True)
+class KSameSynthPhases:
+    """k-same-synth partition-wise: client = detect and fit events per recording (message: the
+    fitted parameters and the group label, O(events)); curator = random k-groups over all
+    partitions and their padded means; release = render each recording with its group's
+    parameters (one child generator per recording from the partition's release stream).
+
+    Its grouping covers the whole dataset, as in memory; only the random draws differ from an
+    in-memory run with the same seed (other streams), not their distribution.
+    """
+
+    params: KSameSynthParams
+    mechanism: str = "k-same-synth"
+    two_phase: bool = True
+
+    def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
+        _check_partition(part)
+        fitted = fit_dataset_events(part)
+        msg = KSameMessage(
+            recordings=tuple(r.recording for r in part),
+            participants=tuple(r.participant for r in part),
+            keys=tuple(r.label(self.params.group_by) for r in part),
+            fixation_params=tuple(f.fixation_params for f in fitted),
+            saccade_profiles=tuple(f.saccade_profiles for f in fitted))
+        return fitted, msg
+
+    def curate(self, messages: Any, rng: np.random.Generator) -> Any:
+        rec_ids = [r for msg in messages for r in msg.recordings]
+        pids = [p for msg in messages for p in msg.participants]
+        keys = [k for msg in messages for k in msg.keys]
+        fix = [f for msg in messages for f in msg.fixation_params]
+        sac = [s for msg in messages for s in msg.saccade_profiles]
+        groups = _group_members(keys, pids, self.params, rng)
+        k = min_group_size(keys, self.params)
+        synth, _ = synthetic_parameters(keys, groups, fix, sac, k)
+        return KSameModel(synthetic=dict(zip(rec_ids, synth, strict=True)), k=k)
+
+    def release(self, part: Dataset, state: Any, model: Any,
+                rng: np.random.Generator) -> Release[Dataset]:
+        _check_partition(part)
+        recs: list[Recording] = []
+        for rec, fit, child in zip(part, state, spawn(rng, len(part)), strict=True):
+            if rec.recording not in model.synthetic:
+                raise InvalidDataError(f"recording {rec.recording!r} is not in the curator's "
+                                       "model; run the client phase on every partition")
+            x, y = render_synthetic(rec, fit, model.synthetic[rec.recording], rng=child)
+            recs.append(rec.with_gaze(x, y))
+        record = guarantee(self.params, min_group_size=model.k).compose(
+            part.units_per_participant(lambda r: 1))
+        return Release(Dataset(tuple(recs), name=part.name, info=part.info), record)
+
+
+def plan(params: KSameSynthParams) -> KSameSynthPhases:
+    """The partition phases of k-same-synth with ``params``."""
+    return KSameSynthPhases(params=params)
+
+
+def _check_partition(part: Any) -> None:
+    if not isinstance(part, Dataset):
+        raise InvalidDataError(f"a partition must be a Dataset, got {type(part).__name__}")
+    if len(part) == 0:
+        raise InvalidDataError(f"partition of {part.name!r} has no recordings")
+
+
+def _example(mode: Mode) -> tuple[Dataset, KSameSynthParams] | None:
+    from gazeprivacy.mechanisms.base import example_dataset
+
+    if mode is not Mode.SOUND:  # one setting only (no paper / baseline variant)
+        return None
+    return example_dataset(), KSameSynthParams(k=2, group_by="task")
+
+
+SPEC = Mechanism(
+    name="k-same-synth", level=Level.EVENTS, params_type=KSameSynthParams, run=k_same_synth,
+    guarantee=shape_guarantee, plan=plan, example=_example,
     summary="k-anonymous event parameters (k-same-select sequence) synthesised back to samples",
     citation="David-John, Butler, Jain, TVCG 2023, section 4.3.2",
-    options={"k": "group size (required)", "group_by": "stimulus"},
 )

@@ -28,31 +28,63 @@ See docs/privacy/kaleido.md.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections import deque
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
 
-from gazeprivacy._validation import check_in, check_int, check_positive
+from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
-from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
+from gazeprivacy.exceptions import (
+    InvalidDataError,
+    InvalidParameterError,
+    NotFormallyPrivateWarning,
+)
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.base import MechanismSpec, protect_recordings
+from gazeprivacy.mechanisms.base import protect_recordings
+from gazeprivacy.mechanisms.contract import (
+    Level,
+    Mechanism,
+    Mode,
+    PerRecordingPlan,
+    SampleShape,
+    coerce_option,
+)
 from gazeprivacy.mechanisms.noise.planar_laplace import planar_laplace_noise
 
 __all__ = [
     "SPEC",
+    "Distance",
     "KaleidoParams",
     "KaleidoStream",
+    "Missing",
     "guarantee",
     "kaleido",
     "kaleido_arrays",
     "kaleido_dataset",
+    "shape_guarantee",
 ]
+
+
+class Distance(StrEnum):
+    """Distance of the threshold test: great-circle on VR geometries (auto), or as named."""
+
+    AUTO = "auto"
+    EUCLIDEAN = "euclidean"
+    GREAT_CIRCLE = "great-circle"
+
+
+class Missing(StrEnum):
+    """Missing samples: kept NaN (mask public, nothing spent) or the last point re-published."""
+
+    KEEP = "keep"
+    HOLD = "hold"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,9 +131,9 @@ class KaleidoParams:
     l_thresh_deg: float = 1.0
     t_skip_samples: int = 5
     h: float = 2.0
-    mode: str = "sound"
-    test_distance: str = "auto"
-    missing: str = "keep"
+    mode: Mode = Mode.SOUND
+    test_distance: Distance = Distance.AUTO
+    missing: Missing = Missing.KEEP
     clamp: bool = True
     geometry: Geometry | None = None
 
@@ -123,18 +155,23 @@ class KaleidoParams:
         check_positive(h=self.h)
         if self.h <= 1:
             raise InvalidParameterError(f"h must be > 1 (testing gets eps / h), got {self.h!r}")
-        check_in(mode=self.mode, options=("sound", "paper"))
-        check_in(test_distance=self.test_distance, options=("auto", "euclidean", "great-circle"))
-        check_in(missing=self.missing, options=("keep", "hold"))
+        for name, enum, allowed in (("mode", Mode, (Mode.SOUND, Mode.PAPER)),
+                                    ("test_distance", Distance, None),
+                                    ("missing", Missing, None)):
+            object.__setattr__(self, name, coerce_option(name, getattr(self, name), enum,
+                                                         allowed))
 
     @classmethod
     def paper(cls, *, epsilon: float, radius_deg: float, window_samples: int | None = None,
               window_s: float | None = None, **kw: Any) -> KaleidoParams:
-        """Seed 001's setting (t_skip 5, l_thresh 1 deg, h 2) in paper mode."""
+        """Seed 001's values (t_skip 5, l_thresh 1 deg, h 2, w = 50 samples by default).
+
+        Sets values only (the mode stays sound); pass ``mode="paper"`` for the printed test
+        noise scale ``1 / eps_test``."""
         if window_samples is None and window_s is None:
             window_samples = 50
         return cls(epsilon=epsilon, radius_deg=radius_deg, window_samples=window_samples,
-                   window_s=window_s, mode="paper", **kw)
+                   window_s=window_s, **kw)
 
     def w_for(self, sampling_rate_hz: float) -> int:
         if self.window_samples is not None:
@@ -498,12 +535,37 @@ def kaleido_dataset(dataset: Dataset, params: KaleidoParams, *, rng: np.random.G
     return rel
 
 
-SPEC = MechanismSpec(
-    name="kaleido", level="samples", params_type=KaleidoParams, protect=kaleido_dataset,
+# --------------------------------------------------------------------------------------------
+# contract: privacy map of a public shape, registry entry
+# --------------------------------------------------------------------------------------------
+
+
+def shape_guarantee(params: KaleidoParams, shape: SampleShape) -> Guarantee:
+    """The record of :func:`kaleido_dataset` on a dataset of this public shape: the first
+    recording's record, composed per participant over ``ceil(n / w)`` windows per recording."""
+    if not shape.recordings:
+        raise InvalidDataError("the dataset has no recordings")
+    record = guarantee(params, sampling_rate_hz=shape.recordings[0].sampling_rate_hz)
+    for r in shape.recordings[1:]:
+        record = record.with_flags(*guarantee(params, sampling_rate_hz=r.sampling_rate_hz).flags)
+    return record.compose(shape.units_per_participant(
+        lambda r: -(-r.n_samples // params.w_for(r.sampling_rate_hz))))
+
+
+def _example(mode: Mode) -> tuple[Dataset, KaleidoParams] | None:
+    from gazeprivacy.mechanisms.base import example_dataset
+
+    if mode is Mode.BASELINE:
+        return None
+    return example_dataset(), KaleidoParams(epsilon=1.0, radius_deg=0.5, window_samples=50,
+                                            mode=mode)
+
+
+SPEC = Mechanism(
+    name="kaleido", level=Level.SAMPLES, params_type=KaleidoParams, run=kaleido_dataset,
+    guarantee=shape_guarantee, plan=functools.partial(PerRecordingPlan, "kaleido"),
+    example=_example,
     summary="real-time (epsilon, w, r)-DP gaze stream: noisy threshold test, planar Laplace "
             "publication with an adaptive budget per w samples",
     citation="Li et al., Kaleido (USENIX Security 2020), as re-implemented in seed 001",
-    options={"radius_deg": "r (required)", "window_samples | window_s": "w",
-             "mode": "sound | paper", "t_skip_samples": "5", "l_thresh_deg": "1", "h": "2",
-             "missing": "keep | hold", "test_distance": "auto | euclidean | great-circle"},
 )

@@ -20,9 +20,10 @@ import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Self
+from typing import Any, Self
 
 import numpy as np
+import polars as pl
 import scipy.fft
 
 from gazeprivacy._validation import check_int, check_positive
@@ -32,33 +33,13 @@ from gazeprivacy.exceptions import (
     NotFormallyPrivateWarning,
 )
 from gazeprivacy.features.ranges import FeatureRange, ranges_array
-from gazeprivacy.features.window_features import FeatureSeries
-from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Unit
+from gazeprivacy.features.window_features import FeatureSeries, feature_table, series_from_table
+from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
+from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode, SeriesShape, coerce_option
 
 __all__: list[str] = []  # private module
 
 K_CANDIDATES = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
-
-
-@dataclass(frozen=True, slots=True)
-class SeriesShape:
-    """Public shape of a feature-series collection: ids, participants, lengths, features."""
-
-    recordings: tuple[str, ...]
-    participants: tuple[str, ...]
-    n_windows: tuple[int, ...]
-    feature_names: tuple[str, ...]
-
-    @classmethod
-    def of(cls, series: Sequence[FeatureSeries]) -> SeriesShape:
-        return cls(tuple(s.recording for s in series), tuple(s.participant for s in series),
-                   tuple(s.n_windows for s in series), tuple(series[0].feature_names))
-
-    def units_per_participant(self, units: Callable[[int], int]) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for p, n in zip(self.participants, self.n_windows, strict=True):
-            out[p] = out.get(p, 0) + units(n) * len(self.feature_names)
-        return out
 
 
 def check_series(series: Sequence[FeatureSeries]) -> list[FeatureSeries]:
@@ -80,9 +61,10 @@ def check_series(series: Sequence[FeatureSeries]) -> list[FeatureSeries]:
     return series
 
 
-def check_mode(mode: str) -> None:
-    if mode not in ("sound", "paper"):
-        raise InvalidParameterError(f"mode must be 'sound' or 'paper', got {mode!r}")
+def check_mode(params: object) -> None:
+    """Coerce ``params.mode`` (a frozen dataclass field) to :class:`Mode` (sound or paper)."""
+    object.__setattr__(params, "mode", coerce_option("mode", params.mode, Mode,
+                                                     (Mode.SOUND, Mode.PAPER)))
 
 
 def check_k(k: object) -> None:
@@ -386,7 +368,7 @@ def run_blocks(values: Sequence[np.ndarray], *, chunk: int | None,
 # --------------------------------------------------------------------------- guarantee records
 
 def series_guarantee(*, mechanism: str, params: object, shape: SeriesShape, unit: Unit,
-                     units_per_series: Callable[[int], int], epsilon: float, mode: str,
+                     units_per_series: Callable[[int], int], epsilon: float, mode: Mode,
                      parameters: Mapping[str, object], paper_claim: str,
                      extra_flags: Sequence[Flag] = (), notes: Sequence[str] = ()) -> Guarantee:
     """Record for a feature-series release: per block epsilon-LDP, composed per participant.
@@ -397,7 +379,8 @@ def series_guarantee(*, mechanism: str, params: object, shape: SeriesShape, unit
     participant (chunks, features, recordings) compose sequentially.
     """
     flags = list(extra_flags)
-    if mode == "paper":
+    mode = Mode(mode)
+    if mode is Mode.PAPER:
         flags.append(Flag(FlagCode.DATA_DEPENDENT_SENSITIVITY,
                           "paper mode: sensitivities are the largest distances between "
                           "participants' actual series (seed 002 eq. 7) or the data's own "
@@ -405,7 +388,7 @@ def series_guarantee(*, mechanism: str, params: object, shape: SeriesShape, unit
     g = Guarantee(
         mechanism=mechanism, kind=Kind.LOCAL_DP, unit=unit, epsilon=float(epsilon), mode=mode,
         neighbouring=(f"one {unit.value} of one feature of one recording replaced by any other "
-                      "in the declared ranges" if mode == "sound" else
+                      "in the declared ranges" if mode is Mode.SOUND else
                       f"one {unit.value} of one feature of one recording replaced by another "
                       "participant's (the data-driven sensitivity)"),
         parameters=dict(parameters), flags=tuple(flags), paper_claim=paper_claim,
@@ -422,21 +405,23 @@ class ChunkParams:
     epsilon: float
     chunk_size: int
     k: int | float | str = 0.1
-    mode: str = "sound"
+    mode: Mode = Mode.SOUND
     ranges: Mapping[str, FeatureRange] | None = None
     sensitivity_group: str | None = None
 
     def __post_init__(self) -> None:
         check_positive(epsilon=self.epsilon)
         check_int(minimum=2, chunk_size=self.chunk_size)
-        check_mode(self.mode)
+        check_mode(self)
         check_k(self.k)
 
     @classmethod
-    def paper(cls, *, epsilon: float, chunk_size: int) -> Self:
-        """Seed 002: data-driven chunk sensitivities per document type, k tuned per chunk."""
-        return cls(epsilon=epsilon, chunk_size=chunk_size, k="tuned", mode="paper",
-                   sensitivity_group="document")
+    def paper(cls, *, epsilon: float, chunk_size: int, **kw: Any) -> Self:
+        """Seed 002's values: k tuned per chunk, sensitivities per document type.
+
+        Sets values only; seed 002's data-driven sensitivities need ``mode="paper"`` too."""
+        return cls(epsilon=epsilon, chunk_size=chunk_size, **{"k": "tuned",
+                   "sensitivity_group": "document", **kw})
 
 
 def n_chunks(n_windows: int, chunk_size: int) -> int:
@@ -481,7 +466,7 @@ def transform_scale(transform: str, epsilon: float) -> Callable[..., np.ndarray]
 
 
 def transform_release(series: Sequence[FeatureSeries], *, epsilon: float, k: int | float | str,
-                      mode: str, ranges: Mapping[str, FeatureRange] | None,
+                      mode: Mode, ranges: Mapping[str, FeatureRange] | None,
                       sensitivity_group: str | None, chunk: int | None, difference: bool,
                       transform: str, rng: np.random.Generator, name: str
                       ) -> tuple[list[FeatureSeries], dict[str, list[np.ndarray]]]:
@@ -491,7 +476,8 @@ def transform_release(series: Sequence[FeatureSeries], *, epsilon: float, k: int
     """
     series = check_series(series)
     values = [s.values for s in series]
-    if mode == "sound":
+    mode = Mode(mode)
+    if mode is Mode.SOUND:
         lo, hi = bounds_for(series, ranges)
         values = [clip(v, lo, hi) for v in values]
         width = hi - lo
@@ -527,3 +513,58 @@ def k_flags(k: object) -> list[Flag]:
                      "block itself (seed 002); the choice leaks information not counted in "
                      "epsilon")]
     return []
+
+
+# ------------------------------------------------------------------------ registry entries
+
+SEED002 = ("Bozkir, Günlü, Fuhl, Schaefer, Kasneci. Differential privacy for eye tracking with "
+           "temporal correlations. PLOS ONE 2021")
+SEED004 = ("Steil, Hagestedt, Huang, Bulling. Privacy-aware eye tracking using differential "
+           "privacy. ETRA 2019")
+
+#: Why no series mechanism has a partition plan.
+SERIES_REFUSAL = ("it is a series-level mechanism (feature-series releases are not supported "
+                  "partition-wise; protect the feature table in memory)")
+
+
+def _wrap(fn: Callable[..., Release[list[FeatureSeries]]]) -> Callable[..., Release[Any]]:
+    def protect(data: Sequence[FeatureSeries] | pl.DataFrame, params: Any, *,
+                rng: np.random.Generator, progress: bool = False) -> Release[Any]:
+        del progress  # vectorised; nothing to report per recording
+        if isinstance(data, pl.DataFrame):
+            rel = fn(series_from_table(data), params, rng=rng)
+            return Release(feature_table(rel.output), rel.guarantee)
+        return fn(list(data), params, rng=rng)
+    protect.__doc__ = f"Run ``{fn.__name__}`` on feature series or a feature table."
+    protect.__module__ = fn.__module__  # the implementing module (audit adapters)
+    return protect
+
+
+def example_series(n_participants: int = 3, n_windows: int = 40) -> list[FeatureSeries]:
+    """Tiny feature series in [0, 1] (two features, one recording per participant)."""
+    rng = np.random.default_rng(0)
+    return [FeatureSeries(recording=f"r{i}", participant=f"p{i}",
+                          t_start=np.arange(n_windows) * 0.5,
+                          values=rng.uniform(0.2, 0.8, (n_windows, 2)),
+                          labels={"document": "comic"}, feature_names=("a", "b"))
+            for i in range(n_participants)]
+
+
+def _example(params_type: type, **kw: Any) -> Callable[[Mode], tuple[Any, Any] | None]:
+    def example(mode: Mode) -> tuple[Any, Any] | None:
+        if mode is Mode.BASELINE:
+            return None
+        ranges = {n: FeatureRange(0.0, 1.0, "natural", "") for n in ("a", "b")}
+        extra = {"ranges": ranges} if mode is Mode.SOUND else {}
+        return example_series(), params_type(epsilon=1.0, mode=mode, **extra, **kw)
+    return example
+
+
+def series_entry(name: str, guarantee: Callable[..., Any], params_type: type,
+                 fn: Callable[..., Any], summary: str, citation: str,
+                 **example_kw: Any) -> Mechanism:
+    """The registry entry of a series mechanism (each module's ``SPEC``)."""
+    return Mechanism(name=name, level=Level.SERIES, params_type=params_type, run=_wrap(fn),
+                     guarantee=guarantee, summary=summary, citation=citation,
+                     partition_refusal=SERIES_REFUSAL,
+                     example=_example(params_type, **example_kw))

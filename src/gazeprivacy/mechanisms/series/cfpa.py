@@ -27,7 +27,8 @@ from gazeprivacy.features.window_features import FeatureSeries
 from gazeprivacy.guarantees import Guarantee, Release
 from gazeprivacy.mechanisms.series import _core
 
-__all__ = ["CFPAParams", "cfpa", "guarantee", "n_chunks"]
+__all__ = [
+    "SPEC", "CFPAParams", "cfpa", "guarantee", "n_chunks"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,3 +67,8 @@ def cfpa(series: Sequence[FeatureSeries], params: CFPAParams, *,
         sensitivity_group=params.sensitivity_group,
         chunk=params.chunk_size, difference=False, transform="dft", rng=rng, name="series-cfpa")
     return Release(out, guarantee(params, _core.SeriesShape.of(out)))
+
+
+SPEC = _core.series_entry(
+    "series-cfpa", guarantee, CFPAParams, cfpa,
+    "FPA per chunk of 32/64/128 windows", _core.SEED002, chunk_size=16, k=4)

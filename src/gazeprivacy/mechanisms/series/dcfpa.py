@@ -30,7 +30,8 @@ from gazeprivacy.features.window_features import FeatureSeries
 from gazeprivacy.guarantees import Guarantee, Release
 from gazeprivacy.mechanisms.series import _core
 
-__all__ = ["DCFPAParams", "dcfpa", "guarantee", "n_chunks"]
+__all__ = [
+    "SPEC", "DCFPAParams", "dcfpa", "guarantee", "n_chunks"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,3 +58,8 @@ def dcfpa(series: Sequence[FeatureSeries], params: DCFPAParams, *,
         sensitivity_group=params.sensitivity_group,
         chunk=params.chunk_size, difference=True, transform="dft", rng=rng, name="series-dcfpa")
     return Release(out, guarantee(params, _core.SeriesShape.of(out)))
+
+
+SPEC = _core.series_entry(
+    "series-dcfpa", guarantee, DCFPAParams, dcfpa,
+    "FPA on within-chunk differences", _core.SEED002, chunk_size=16, k=4)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -24,9 +25,11 @@ from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.features.ranges import FeatureRange
 from gazeprivacy.features.window_features import FeatureSeries
 from gazeprivacy.guarantees import Guarantee, Release, Unit
+from gazeprivacy.mechanisms.contract import Mode
 from gazeprivacy.mechanisms.series import _core
 
-__all__ = ["DCTParams", "dct", "guarantee", "noise_scale"]
+__all__ = [
+    "SPEC", "DCTParams", "dct", "guarantee", "noise_scale"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,22 +39,24 @@ class DCTParams:
 
     epsilon: float
     k: int | float | str = 0.1
-    mode: str = "sound"
+    mode: Mode = Mode.SOUND
     ranges: Mapping[str, FeatureRange] | None = None
     sensitivity_group: str | None = None
     chunk_size: int | None = None
 
     def __post_init__(self) -> None:
         check_positive(epsilon=self.epsilon)
-        _core.check_mode(self.mode)
+        _core.check_mode(self)
         _core.check_k(self.k)
         if self.chunk_size is not None:
             check_int(minimum=2, chunk_size=self.chunk_size)
 
     @classmethod
-    def paper(cls, *, epsilon: float) -> DCTParams:
-        """Seed 002's protocol applied to the DCT: data-driven Delta_2, k tuned on the data."""
-        return cls(epsilon=epsilon, k="tuned", mode="paper", sensitivity_group="document")
+    def paper(cls, *, epsilon: float, **kw: Any) -> DCTParams:
+        """Seed 002's protocol applied to the DCT: k tuned on the data, Delta_2 per document.
+
+        Sets values only; pass ``mode="paper"`` for the paper's data-driven sensitivities."""
+        return cls(epsilon=epsilon, **{"k": "tuned", "sensitivity_group": "document", **kw})
 
 
 def noise_scale(k: int, delta_2: float, epsilon: float) -> float:
@@ -86,3 +91,8 @@ def dct(series: Sequence[FeatureSeries], params: DCTParams, *,
         sensitivity_group=params.sensitivity_group,
         chunk=params.chunk_size, difference=False, transform="dct", rng=rng, name="series-dct")
     return Release(out, guarantee(params, _core.SeriesShape.of(out)))
+
+
+SPEC = _core.series_entry(
+    "series-dct", guarantee, DCTParams, dct,
+    "orthonormal DCT-II perturbation (k coefficients)", _core.SEED002 + " (variant)", k=4)

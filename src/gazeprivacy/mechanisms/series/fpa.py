@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -29,9 +30,11 @@ from gazeprivacy._validation import check_positive
 from gazeprivacy.features.ranges import FeatureRange
 from gazeprivacy.features.window_features import FeatureSeries
 from gazeprivacy.guarantees import Guarantee, Release, Unit
+from gazeprivacy.mechanisms.contract import Mode
 from gazeprivacy.mechanisms.series import _core
 
-__all__ = ["FPAParams", "fpa", "guarantee", "noise_scale"]
+__all__ = [
+    "SPEC", "FPAParams", "fpa", "guarantee", "noise_scale"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,19 +54,21 @@ class FPAParams:
 
     epsilon: float
     k: int | float | str = 0.1
-    mode: str = "sound"
+    mode: Mode = Mode.SOUND
     ranges: Mapping[str, FeatureRange] | None = None
     sensitivity_group: str | None = None
 
     def __post_init__(self) -> None:
         check_positive(epsilon=self.epsilon)
-        _core.check_mode(self.mode)
+        _core.check_mode(self)
         _core.check_k(self.k)
 
     @classmethod
-    def paper(cls, *, epsilon: float) -> FPAParams:
-        """Seed 002: data-driven sensitivity per document type, k tuned on the data."""
-        return cls(epsilon=epsilon, k="tuned", mode="paper", sensitivity_group="document")
+    def paper(cls, *, epsilon: float, **kw: Any) -> FPAParams:
+        """Seed 002's values: k tuned on the data, sensitivity per document type.
+
+        Sets values only; pass ``mode="paper"`` for the paper's data-driven sensitivities."""
+        return cls(epsilon=epsilon, **{"k": "tuned", "sensitivity_group": "document", **kw})
 
 
 def noise_scale(n: int, k: int, delta_2: float, epsilon: float) -> float:
@@ -110,3 +115,8 @@ def fpa(series: Sequence[FeatureSeries], params: FPAParams, *,
         sensitivity_group=params.sensitivity_group, chunk=None,
         difference=False, transform="dft", rng=rng, name="series-fpa")
     return Release(out, guarantee(params, _core.SeriesShape.of(out)))
+
+
+SPEC = _core.series_entry(
+    "series-fpa", guarantee, FPAParams, fpa,
+    "Fourier perturbation (k lowest DFT coefficients)", _core.SEED002, k=4)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -25,9 +26,11 @@ from gazeprivacy._validation import check_positive
 from gazeprivacy.features.ranges import FeatureRange
 from gazeprivacy.features.window_features import FeatureSeries
 from gazeprivacy.guarantees import Guarantee, Release, Unit
+from gazeprivacy.mechanisms.contract import Mode
 from gazeprivacy.mechanisms.series import _core
 
-__all__ = ["LPAParams", "guarantee", "lpa", "noise_scale"]
+__all__ = [
+    "SPEC", "LPAParams", "guarantee", "lpa", "noise_scale"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,18 +50,20 @@ class LPAParams:
     """
 
     epsilon: float
-    mode: str = "sound"
+    mode: Mode = Mode.SOUND
     ranges: Mapping[str, FeatureRange] | None = None
     sensitivity_group: str | None = None
 
     def __post_init__(self) -> None:
         check_positive(epsilon=self.epsilon)
-        _core.check_mode(self.mode)
+        _core.check_mode(self)
 
     @classmethod
-    def paper(cls, *, epsilon: float) -> LPAParams:
-        """Seed 002's setting: data-driven sensitivities per document type."""
-        return cls(epsilon=epsilon, mode="paper", sensitivity_group="document")
+    def paper(cls, *, epsilon: float, **kw: Any) -> LPAParams:
+        """Seed 002's setting: sensitivities per document type.
+
+        Sets values only; pass ``mode="paper"`` for the paper's data-driven sensitivities."""
+        return cls(epsilon=epsilon, **{"sensitivity_group": "document", **kw})
 
 
 def noise_scale(delta_1: float, epsilon: float) -> float:
@@ -76,7 +81,7 @@ def guarantee(params: LPAParams, shape: _core.SeriesShape) -> Guarantee:
         mechanism="series-lpa", params=params, shape=shape, unit=Unit.SERIES,
         units_per_series=lambda n: 1, epsilon=params.epsilon, mode=params.mode,
         parameters={"epsilon": params.epsilon,
-                    "sensitivity": "declared ranges" if params.mode == "sound"
+                    "sensitivity": "declared ranges" if params.mode is Mode.SOUND
                     else "data-driven (seed 002 eq. 7, w=1)",
                     "sensitivity_group": params.sensitivity_group},
         paper_claim="seed 002: LPA is epsilon-DP for lambda = Delta_1 / epsilon (per feature)")
@@ -109,7 +114,7 @@ def lpa(series: Sequence[FeatureSeries], params: LPAParams, *,
     out = []
     for s, lam in zip(series, scales, strict=True):
         v = s.values
-        if params.mode == "sound":
+        if params.mode is Mode.SOUND:
             lo, hi = _core.bounds_for(series, params.ranges)
             v = _core.clip(v, lo, hi)
         out.append(s.with_values(v + _core.laplace(rng, lam, v.shape[::-1]).T))
@@ -119,10 +124,15 @@ def lpa(series: Sequence[FeatureSeries], params: LPAParams, *,
 def noise_scales(series: Sequence[FeatureSeries], params: LPAParams) -> list[np.ndarray]:
     """Per recording, the Laplace scale of each feature (paper mode reads the data)."""
     series = _core.check_series(series)
-    if params.mode == "sound":
+    if params.mode is Mode.SOUND:
         lo, hi = _core.bounds_for(series, params.ranges)
         return [noise_scale(s.n_windows * (hi - lo), params.epsilon) for s in series]
     _core.warn_paper("series-lpa")
     groups = _core.groups_of(series, params.sensitivity_group)
     sens = _core.paper_block_sensitivity([s.values for s in series], groups, None, 1, False)
     return [noise_scale(d[0], params.epsilon) for d in sens]
+
+
+SPEC = _core.series_entry(
+    "series-lpa", guarantee, LPAParams, lpa,
+    "Laplace noise on every window value", _core.SEED002)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -31,9 +32,11 @@ from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.features.ranges import FeatureRange
 from gazeprivacy.features.window_features import FeatureSeries
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Release, Unit
+from gazeprivacy.mechanisms.contract import Mode
 from gazeprivacy.mechanisms.series import _core
 
-__all__ = ["SteilParams", "guarantee", "paper_lambda", "steil_exponential", "subsample"]
+__all__ = [
+    "SPEC", "SteilParams", "guarantee", "paper_lambda", "steil_exponential", "subsample"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,18 +57,20 @@ class SteilParams:
 
     epsilon: float
     subsample_w: int = 10
-    mode: str = "sound"
+    mode: Mode = Mode.SOUND
     ranges: Mapping[str, FeatureRange] | None = None
 
     def __post_init__(self) -> None:
         check_positive(epsilon=self.epsilon)
         check_int(subsample_w=self.subsample_w)
-        _core.check_mode(self.mode)
+        _core.check_mode(self)
 
     @classmethod
-    def paper(cls, *, epsilon: float) -> SteilParams:
-        """Seed 004: eqs. 4-8 as printed, data-driven ranges, w = 10."""
-        return cls(epsilon=epsilon, subsample_w=10, mode="paper")
+    def paper(cls, *, epsilon: float, **kw: Any) -> SteilParams:
+        """Seed 004's values: w = 10.
+
+        Sets values only; pass ``mode="paper"`` for eqs. 4-8 as printed (data-driven ranges)."""
+        return cls(epsilon=epsilon, **{"subsample_w": 10, **kw})
 
 
 def paper_lambda(epsilon: float, t_max: int, delta: float) -> float:
@@ -94,7 +99,7 @@ def subsample(values: np.ndarray, w: int, rng: np.random.Generator) -> tuple[np.
 def guarantee(params: SteilParams, shape: _core.SeriesShape) -> Guarantee:
     """The privacy map (reads only the public shape)."""
     flags: list[Flag] = []
-    if params.mode == "paper":
+    if params.mode is Mode.PAPER:
         flags.append(Flag(FlagCode.PROOF_GAP,
                           "seed 004 eqs. 4-8 release p +/- ln(y)/(lambda t_max) with one y per "
                           "series: all elements move by the same magnitude; this is not the "
@@ -103,7 +108,7 @@ def guarantee(params: SteilParams, shape: _core.SeriesShape) -> Guarantee:
         mechanism="series-steil-exponential", params=params, shape=shape, unit=Unit.SERIES,
         units_per_series=lambda n: 1, epsilon=params.epsilon, mode=params.mode,
         parameters={"epsilon_per_feature": params.epsilon, "subsample_w": params.subsample_w,
-                    "noise": "seed 004 eqs. 4-8" if params.mode == "paper"
+                    "noise": "seed 004 eqs. 4-8" if params.mode is Mode.PAPER
                     else "Laplace n_sub (hi - lo) / epsilon"},
         extra_flags=flags,
         paper_claim="seed 004: the released data of the whole dataset is sum_i eps_i-private "
@@ -135,7 +140,7 @@ def steil_exponential(series: Sequence[FeatureSeries], params: SteilParams, *,
         subs.append(s.with_values(v, t_start=s.t_start[starts]))
     noise_rng = sub_rngs[1]
     out = []
-    if params.mode == "paper":
+    if params.mode is Mode.PAPER:
         _core.warn_paper("series-steil-exponential")
         allv = np.concatenate([s.values for s in series])
         delta = allv.max(axis=0) - allv.min(axis=0)
@@ -154,3 +159,8 @@ def steil_exponential(series: Sequence[FeatureSeries], params: SteilParams, *,
             scale = s.n_windows * (hi - lo) / params.epsilon
             out.append(s.with_values(v + _core.laplace(noise_rng, scale, v.shape[::-1]).T))
     return Release(out, guarantee(params, _core.SeriesShape.of(out)))
+
+
+SPEC = _core.series_entry(
+    "series-steil-exponential", guarantee, SteilParams, steil_exponential,
+    "subsampling + seed 004's exponential-mechanism noise", _core.SEED004)
