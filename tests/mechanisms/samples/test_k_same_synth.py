@@ -15,9 +15,9 @@ from gazeprivacy.mechanisms.samples._event_synthesis import HOLDER_REPORT_KEY, f
 from gazeprivacy.mechanisms.samples.k_same_synth import (
     KSameSynthParams,
     _group_members,
-    min_group_size,
     guarantee,
     k_same_synth,
+    min_group_size,
     synthetic_parameters,
 )
 
