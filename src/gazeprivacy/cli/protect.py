@@ -13,9 +13,9 @@ OS entropy.
 
 When INPUT is a partitioned folder (``gazeprivacy partition``), OUTPUT is a partitioned folder
 too, written one partition at a time (``--engine local``, bounded memory) or on Dask
-(``--engine dask [--scheduler ADDRESS]``), with the record in ``OUTPUT/guarantee.json``. The
-partition-wise writers are not sealed yet: ``--public``/``--id-map``/``--pupil-*`` are refused
-there.
+(``--engine dask [--scheduler ADDRESS]``), with the record in ``OUTPUT/guarantee.json``; every
+partition is sealed the same way (one pseudonym key per run). ``--report`` does not apply there
+(the partition-wise mechanisms report nothing).
 """
 
 from __future__ import annotations
@@ -178,11 +178,12 @@ def _protect_partitioned_checked(input: Path, output: Path, mechanism: str, spec
                                  geo: Geometry | None, *, seed: int | None, engine: str,
                                  scheduler: str | None, overwrite: bool, time_unit: str,
                                  kw: dict[str, Any], sealing: tuple[Any, ...]) -> None:
-    if any(v for v in sealing):
-        raise InvalidParameterError(
-            "--public, --pupil-epsilon, --pupil-range, --id-map and --report are not supported "
-            "for a partitioned INPUT yet (the partition-wise writers are not sealed); protect a "
-            "file instead")
+    public, pupil_epsilon, pupil_range, id_map, report = sealing
+    if report is not None:
+        raise InvalidParameterError("--report does not apply to a partitioned INPUT (the "
+                                    "partition-wise mechanisms report nothing)")
+    kw = {**kw, "public": public or (), "pupil_epsilon": pupil_epsilon,
+          "pupil_range": pupil_range, "id_map_path": id_map}
     if spec.level != "samples":
         raise InvalidParameterError(f"{mechanism} is a {spec.level}-level mechanism; a "
                                     "partitioned INPUT takes sample-level mechanisms")

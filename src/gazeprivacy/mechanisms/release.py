@@ -58,13 +58,18 @@ from gazeprivacy.rng import make_rng
 __all__ = [
     "PUBLIC_KEYWORDS",
     "Pseudonymiser",
+    "SealPolicy",
     "SealedRelease",
+    "guarantee_path",
+    "merge_columns",
     "protect_file",
     "protect_pupil",
     "seal",
     "seal_series_table",
+    "sealed_name_info",
     "write_release",
     "write_sealed",
+    "write_sealed_table",
 ]
 
 #: Names that ``public`` accepts besides column and label names.
@@ -442,6 +447,81 @@ def _written(ds: Dataset) -> set[str]:
     return names
 
 
+@dataclass(frozen=True)
+class SealPolicy:
+    """How one run seals its partitions (small and picklable, for partition-wise engines).
+
+    ``entropy`` (256 bits, drawn once per run: OS entropy, or derived from a research seed) keys
+    the pseudonyms, so every partition and worker maps an id to the same pseudonym, and seeds
+    each partition's own sealing generator (pupil noise).
+    """
+
+    public: tuple[str, ...] = ()
+    pupil_epsilon: float | None = None
+    pupil_range: tuple[float, float] | None = None
+    entropy: int = 0
+
+    @classmethod
+    def create(cls, *, seed: int | None = None, public: Iterable[str] = (),
+               pupil_epsilon: float | None = None,
+               pupil_range: Sequence[float] | None = None) -> SealPolicy:
+        ss = np.random.SeedSequence(None if seed is None else [int(seed), 0x5EA1])
+        entropy = int.from_bytes(ss.generate_state(4, np.uint64).tobytes(), "little")
+        return cls(public=tuple(public), pupil_epsilon=pupil_epsilon,
+                   pupil_range=None if pupil_range is None else tuple(pupil_range),
+                   entropy=entropy)
+
+    @property
+    def pseudonymiser(self) -> Pseudonymiser:
+        return Pseudonymiser(rng=np.random.default_rng(
+            np.random.SeedSequence(self.entropy, spawn_key=(0,))))
+
+    def rng(self, index: int) -> np.random.Generator:
+        """Partition ``index``'s sealing generator."""
+        return np.random.default_rng(np.random.SeedSequence(self.entropy,
+                                                            spawn_key=(1, int(index))))
+
+    @property
+    def name_info_public(self) -> tuple[bool, bool]:
+        return "name" in self.public, "info" in self.public
+
+    def seal(self, release: Release[Dataset], *, source: Dataset, index: int) -> SealedRelease:
+        """Seal partition ``index`` (its raw partition as ``source``)."""
+        return seal(release, public=self.public, pupil_epsilon=self.pupil_epsilon,
+                    pupil_range=self.pupil_range, source=source, rng=self.rng(index),
+                    pseudonymiser=self.pseudonymiser)
+
+    def id_map(self, participants: Iterable[str], recordings: Iterable[str]) -> pl.DataFrame:
+        """The raw -> pseudonym map of these ids (e.g. from a partitioned source's manifest)."""
+        p = self.pseudonymiser
+        ids = {"participant": {r: r if "participant" in self.public else p("participant", r)
+                               for r in dict.fromkeys(participants)},
+               "recording": {r: r if "recording" in self.public else p("recording", r)
+                             for r in dict.fromkeys(recordings)}}
+        return _id_map(ids, frozenset(self.public))
+
+
+def sealed_name_info(sealing: SealPolicy | None, name: str, info: dict[str, Any]
+                     ) -> tuple[str, dict[str, Any]]:
+    """The dataset name and info a sealed partitioned release writes (declared ones only)."""
+    if sealing is None:
+        return name, info
+    public_name, public_info = sealing.name_info_public
+    return (name if public_name else "release"), (info if public_info else {})
+
+
+def merge_columns(records: Sequence[Guarantee]) -> tuple[ColumnStatus, ...]:
+    """One column list for the records of one run's partitions: per name, the first status
+    that writes something (a partition without gaps writes no mask, another may)."""
+    out: dict[str, ColumnStatus] = {}
+    for g in records:
+        for c in g.columns:
+            if c.name not in out or (out[c.name].status is Status.NOT_WRITTEN
+                                     and c.status is not Status.NOT_WRITTEN):
+                out[c.name] = c
+    return tuple(out.values())
+
+
 # ------------------------------------------------------------------------------------- write
 
 
@@ -470,6 +550,13 @@ def _write_table(table: pl.DataFrame, path: Path) -> None:
         table.write_parquet(path)
     else:
         table.write_csv(path)
+
+
+def write_sealed_table(table: pl.DataFrame, path: str | Path) -> Path:
+    """Write a table (e.g. an id map) atomically, CSV or Parquet by suffix."""
+    path = Path(path)
+    _atomic_write({path: lambda p: _write_table(table, p)})
+    return path
 
 
 def guarantee_path(output: str | Path) -> Path:
