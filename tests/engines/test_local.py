@@ -121,3 +121,30 @@ def test_engine_dask_without_the_extra_names_it(src, tmp_path, monkeypatch):
     with pytest.raises(MissingDependencyError, match=r"gazeprivacy\[distributed\]"):
         protect_partitioned(src, tmp_path / "x", mechanism="kaleido", engine="dask",
                             epsilon=1.0, radius_deg=1.0, window_samples=10)
+
+
+def test_partitions_are_sealed_with_one_pseudonym_per_participant(ds, src, tmp_path):
+    # participant p02's recordings span both partitions (3 participants x 2 tasks, 3 per part)
+    spanning = set(src.partitions[0].participants) & set(src.partitions[1].participants)
+    assert spanning
+    protect_partitioned(src, tmp_path / "o", mechanism="kaleido", epsilon=1.0, radius_deg=1.0,
+                        window_samples=10, seed=2, public=["mask", "task"],
+                        id_map_path=tmp_path / "ids.csv")
+    out = PartitionedDataset(tmp_path / "o")
+    raw = to_raw(tmp_path / "ids.csv")
+    pseudo = {v: k for k, v in raw.items()}
+    for pid in spanning:
+        assert pseudo[pid] in out.partitions[0].participants
+        assert pseudo[pid] in out.partitions[1].participants
+    for part in out:
+        assert part.to_table().columns == ["participant", "recording", "t", "x", "y", "task"]
+        assert all(r.pupil is None and not r.channels for r in part)
+    text = (tmp_path / "o" / "_gazeprivacy.json").read_text() + (
+        tmp_path / "o" / "guarantee.json").read_text()
+    assert not any(r.recording in text or r.participant in text for r in ds)
+    g = read_guarantee(tmp_path / "o")
+    assert g.column("pupil").status.value == "not-written"
+    assert g.column("task").status.value == "public-declared"
+    with pytest.raises(InvalidParameterError, match="missing-sample mask"):
+        protect_partitioned(src, tmp_path / "nomask", mechanism="kaleido", epsilon=1.0,
+                            radius_deg=1.0, window_samples=10, seed=2)

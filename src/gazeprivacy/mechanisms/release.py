@@ -412,8 +412,12 @@ def _columns(out: Dataset, sealed: Dataset, g: Guarantee, pub: frozenset[str],
         if name in written and name not in {c.name for c in cols}:
             cols.append(declared(name))
     cols.append(mask)
+    cols.append(ColumnStatus(name="rows", status=Status.PUBLIC_BY_DESIGN, by="schema",
+                             note="row count of every recording, as in the input (SPEC 8)"))
     cols.append(ColumnStatus(name="sampling_rate_hz", status=Status.PUBLIC_BY_DESIGN,
-                             by="metadata", note="nominal rate per recording"))
+                             by="metadata", note="nominal rate per recording (declared in the "
+                                                 "input's metadata, else the rounded median "
+                                                 "sample interval)"))
     cols.append(ColumnStatus(name="geometry", status=Status.PUBLIC_BY_DESIGN, by="metadata",
                              note="screen / field-of-view bounds per recording"))
     for meta in ("name", "info"):
