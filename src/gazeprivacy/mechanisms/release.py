@@ -172,10 +172,10 @@ class _Pupil:
     hi: float
 
     @classmethod
-    def check(cls, g: Guarantee, epsilon: float | None, rng_range: Sequence[float] | None,
+    def check(cls, g: Guarantee, epsilon: float | None, value_range: Sequence[float] | None,
               public: frozenset[str]) -> _Pupil | None:
         if epsilon is None:
-            if rng_range is not None:
+            if value_range is not None:
                 raise InvalidParameterError("pupil_range is given without pupil_epsilon; give "
                                             "both to protect pupil, or neither to drop it")
             return None
@@ -184,10 +184,10 @@ class _Pupil:
                                         "choose one")
         if not (math.isfinite(epsilon) and epsilon > 0):
             raise InvalidParameterError(f"pupil_epsilon must be > 0, got {epsilon!r}")
-        if rng_range is None or len(rng_range) != 2:
+        if value_range is None or len(value_range) != 2:
             raise InvalidParameterError("pupil_epsilon needs pupil_range=(lo, hi), the declared "
-                                        f"range of pupil diameters; got {rng_range!r}")
-        lo, hi = (float(v) for v in rng_range)
+                                        f"range of pupil diameters; got {value_range!r}")
+        lo, hi = (float(v) for v in value_range)
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
             raise InvalidParameterError(f"pupil_range must be finite with lo < hi, got "
                                         f"({lo!r}, {hi!r})")
@@ -280,6 +280,8 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     pseudo = pseudonymiser or Pseudonymiser(rng=rng)
     ids = {kind: {raw: (raw if kind in pub else pseudo(kind, raw))
                   for raw in dict.fromkeys(getattr(r, kind) for r in out)} for kind in _ID_KINDS}
+    if any(len(set(m.values())) != len(m) for m in ids.values()):  # 64-bit digests: ~never
+        raise InvalidDataError("two ids got the same pseudonym; seal again with another rng")
     mask = _mask_status(out, source, pub, g)
     pupil_rngs = rng.spawn(len(out))
     recs, blocks = [], {}
@@ -538,7 +540,7 @@ def _atomic_write(files: Mapping[Path, Any]) -> None:
             tmp = path.with_name(f".{uuid.uuid4().hex[:12]}.{path.name}")
             writer(tmp)
             tmps[path] = tmp
-        for path, tmp in reversed(list(tmps.items())):
+        for path, tmp in tmps.items():  # in order: the data file, given last, appears last
             os.replace(tmp, path)
             side = tmp.with_name(tmp.name + ".meta.json")
             if side.exists():
