@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from gazeprivacy.cli.app import app
 from gazeprivacy.data import Dataset, Recording, read_dataset, write_dataset
 from gazeprivacy.data.simulate import simulate_dataset
-from gazeprivacy.guarantees import Guarantee, Status
+from gazeprivacy.guarantees import Guarantee
 
 runner = CliRunner()
 RAW_NUMERIC = ("t", "x", "y", "pupil", "head_yaw", "head_pitch", "x_px")
@@ -74,6 +74,8 @@ def raw_rows(src: Dataset, sealed: pl.DataFrame, id_map: pl.DataFrame) -> pl.Dat
 
 
 def check_release(src_ds: Dataset, out, id_map_path, *, allowed_extra: set[str]) -> Guarantee:
+    from gazeprivacy.guarantees import Status  # new with the release schema
+
     written = pl.read_csv(out)
     id_map = pl.read_csv(id_map_path)
     raw = raw_rows(src_ds, written, id_map)
@@ -136,9 +138,26 @@ def test_protected_pupil_and_a_declared_label(tmp_path, mechanism):
     assert res.exit_code == 0, res.output + repr(res.exception)
     raw = read_dataset(src)
     g = check_release(raw, out, tmp_path / "ids.csv", allowed_extra={"pupil", "task"})
-    assert g.column("pupil").status is Status.PROTECTED and g.epsilon == pytest.approx(3.0)
-    assert g.column("task").status is Status.PUBLIC_DECLARED
-    assert g.column("gender").status is Status.NOT_WRITTEN
+    assert g.column("pupil").status.value == "protected" and g.epsilon == pytest.approx(3.0)
+    assert g.column("task").status.value == "public-declared"
+    assert g.column("gender").status.value == "not-written"
+
+
+@pytest.mark.parametrize("mechanism", ["dpgazesynth", "kaleido"])
+def test_no_raw_column_id_or_label_is_written_without_options(tmp_path, mechanism):
+    """Issue 14 items 1 and 2 with the options that exist before the release schema: fails on
+    the main branch that copied pupil, head pose, x_px, labels, ids and the clock."""
+    ds = rich_dataset()
+    src = write_dataset(ds, tmp_path / "raw.csv")
+    out = tmp_path / "out.csv"
+    res = runner.invoke(app, ["protect", str(src), str(out), "--mechanism", mechanism,
+                              *MECHANISMS[mechanism], "--seed", "3"])
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    written = pl.read_csv(out)
+    assert written.columns == ["participant", "recording", "t", "x", "y"]
+    text = out.read_text() + out.with_name(out.name + ".meta.json").read_text()
+    assert not sorted(v for v in forbidden(ds) if v in text)
+    assert written["t"].max() < 4.0  # the grid from 0, not the raw clock (from 1000 s)
 
 
 def test_kaleido_window_is_not_injected(tmp_path):
