@@ -673,6 +673,38 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
     caller (``params`` or keyword arguments); nothing is filled in here. Feature-series
     mechanisms read a feature table instead. One generator (``seed``, else OS entropy) drives the
     mechanism, then (spawned) the pseudonyms and the pupil noise.
+
+    Parameters
+    ----------
+    in_path, out_path : path
+        Input and output files (``.csv``, ``.csv.gz`` or ``.parquet``); the record goes to
+        ``OUT.guarantee.json``.
+    mechanism : str
+        A sample-level or feature-series name in ``MECHANISMS``.
+    params : parameter object, optional
+        The mechanism's ``*Params``; or give its fields as keyword arguments.
+    public, pupil_epsilon, pupil_range
+        As in :func:`seal`.
+    id_map_path, report_path : path, optional
+        Write the id map / the data holder's report there (only when given).
+    seed : int, optional
+        Research run (noted in the record); None draws OS entropy.
+    time_unit : {"s", "ms", "us"}
+        Unit of the input's ``t`` column.
+    geometry : Geometry, optional
+        Overrides the file's metadata.
+
+    Returns
+    -------
+    SealedRelease
+        What was written, with the id map and report (which stay with the caller).
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown mechanism or parameter, a heatmap mechanism, or a sealing policy refusal.
+    InvalidDataError
+        The input cannot be read or breaks a data-model rule.
     """
     from gazeprivacy.mechanisms import MECHANISMS, build_params
     from gazeprivacy.mechanisms import protect as protect_dataset
