@@ -129,14 +129,14 @@ def main() -> None:
         for mech in args.mechanisms:
             kw = PARAMS[mech]
             t, c = time.perf_counter(), time.process_time()
-            protect_partitioned(tmp / "in", tmp / "local", mechanism=mech, seed=1,
+            protect_partitioned(tmp / "in", tmp / "local", mechanism=mech, seed=1, public=["mask"],
                                 overwrite=True, **kw)
             t_local, c_local = time.perf_counter() - t, time.process_time() - c
             lines.append(f"| {mech} | local | {t_local:.1f} | {c_local:.1f} | 1.00 | "
                          f"{n / t_local / 1e6:.2f} | - |")
             # end to end: engine dask starts (and closes) its own local cluster
             t = time.perf_counter()
-            protect_partitioned(tmp / "in", tmp / "dask", mechanism=mech, seed=1,
+            protect_partitioned(tmp / "in", tmp / "dask", mechanism=mech, seed=1, public=["mask"],
                                 engine="dask", overwrite=True, **kw)
             t_e2e = time.perf_counter() - t
             ok = same(tmp / "local", tmp / "dask")
@@ -154,14 +154,14 @@ def main() -> None:
                 t_import = time.perf_counter() - t
                 t = time.perf_counter()  # warm-up run: the mechanism's own lazy imports
                 protect_partitioned(tmp / "in", tmp / "warm", mechanism=mech, seed=1,
-                                    engine="dask", scheduler=cluster.scheduler_address,
-                                    overwrite=True, **kw)
+                                    public=["mask"], engine="dask",
+                                    scheduler=cluster.scheduler_address, overwrite=True, **kw)
                 t_first = time.perf_counter() - t
                 w0 = client.run(time.process_time)
                 t, c = time.perf_counter(), time.process_time()
                 protect_partitioned(tmp / "in", tmp / "warm", mechanism=mech, seed=1,
-                                    engine="dask", scheduler=cluster.scheduler_address,
-                                    overwrite=True, **kw)
+                                    public=["mask"], engine="dask",
+                                    scheduler=cluster.scheduler_address, overwrite=True, **kw)
                 t_warm, c_driver = time.perf_counter() - t, time.process_time() - c
                 w1 = client.run(time.process_time)
                 c_workers = sum(w1[k] - w0[k] for k in w0)

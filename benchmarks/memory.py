@@ -61,7 +61,8 @@ def _protect(path: str, dest: str, mechanism: str) -> dict:
           else {"epsilon": 2.0, "radius_deg": 2.0, "window_s": 0.5})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rel = protect_partitioned(path, dest, mechanism=mechanism, seed=0, overwrite=True, **kw)
+        rel = protect_partitioned(path, dest, mechanism=mechanism, seed=0, overwrite=True,
+                                  public=["mask"], **kw)
     return {"samples": rel.output.n_samples}
 
 

@@ -56,3 +56,39 @@ def test_json_round_trip_with_everything():
     assert d["kind"] == "epsilon-LDP" and d["formally_private"] is False
     assert d["per_participant"]["p1"]["epsilon"] == 4.0
     assert Guarantee.from_json(g.to_json()) == g
+
+
+def test_columns_round_trip_through_json():
+    from gazeprivacy.guarantees import ColumnStatus, Status
+
+    cols = (ColumnStatus(name="x", status=Status.PROTECTED, by="dpgazesynth", epsilon_share=2.0),
+            ColumnStatus(name="participant", status=Status.PSEUDONYMISED, by="hash"))
+    g = window_record().compose({"p1": 2})
+    g = Guarantee(**{**g.__dict__, "columns": cols})
+    d = json.loads(g.to_json())
+    assert d["columns"][0] == {"name": "x", "status": "protected", "by": "dpgazesynth",
+                               "epsilon_share": 2.0, "note": ""}
+    back = Guarantee.from_json(g.to_json())
+    assert back == g and back.column("participant").status is Status.PSEUDONYMISED
+    assert Guarantee.from_dict({k: v for k, v in d.items() if k != "columns"}).columns == ()
+
+
+def test_summary_shows_delta_per_unit_and_participant():
+    pure = window_record().compose({"p1": 3}).summary()
+    assert "epsilon=2, delta=0 per window" in pure
+    assert "per participant epsilon <= 6, delta = 0" in pure and "vacuous" not in pure
+    approx = Guarantee(mechanism="g", kind=Kind.APPROX_DP, unit=Unit.EVENT, epsilon=0.5,
+                       delta=1e-6).compose({"p": 4}).summary()
+    assert "epsilon=0.5, delta=1e-06 per event" in approx
+    assert "per participant epsilon <= 2, delta <= 4e-06" in approx
+
+
+@pytest.mark.parametrize(("epsilon", "delta", "units", "reason"), [
+    (0.5, 0.4, 3, "delta 1 >= 1"),
+    (2.0, None, 6, "epsilon 12 > 10"),
+], ids=["delta_reaches_one", "epsilon_above_threshold"])
+def test_summary_says_when_the_per_participant_bound_is_vacuous(epsilon, delta, units, reason):
+    kind = Kind.APPROX_DP if delta else Kind.PURE_DP
+    g = Guarantee(mechanism="m", kind=kind, unit=Unit.WINDOW, epsilon=epsilon,
+                  delta=delta).compose({"p": units})
+    assert f"(vacuous: {reason} promises nothing per participant)" in g.summary()

@@ -15,8 +15,18 @@ from gazeprivacy.exceptions import (
     InvalidParameterError,
     NotFormallyPrivateWarning,
 )
-from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
+from gazeprivacy.guarantees import (
+    ColumnStatus,
+    Flag,
+    FlagCode,
+    Guarantee,
+    Kind,
+    Release,
+    Status,
+    Unit,
+)
 from gazeprivacy.mechanisms import MECHANISMS, Level, Mechanism, Mode, protect
+from gazeprivacy.mechanisms.release import SealedRelease, protect_file, seal, write_release
 from gazeprivacy.rng import make_rng
 
 __version__ = "0.1.0"
@@ -24,6 +34,7 @@ __version__ = "0.1.0"
 __all__ = [
     "LOADERS",
     "MECHANISMS",
+    "ColumnStatus",
     "DataPolicyWarning",
     "Dataset",
     "Flag",
@@ -40,12 +51,17 @@ __all__ = [
     "NotFormallyPrivateWarning",
     "Recording",
     "Release",
+    "SealedRelease",
+    "Status",
     "Unit",
     "__version__",
     "load",
     "load_sample",
     "make_rng",
     "protect",
+    "protect_file",
     "read_dataset",
+    "seal",
     "write_dataset",
+    "write_release",
 ]

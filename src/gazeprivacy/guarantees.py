@@ -19,12 +19,15 @@ from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
 __all__ = [
+    "VACUOUS_EPSILON",
     "Budget",
+    "ColumnStatus",
     "Flag",
     "FlagCode",
     "Guarantee",
     "Kind",
     "Release",
+    "Status",
     "Unit",
 ]
 
@@ -68,6 +71,45 @@ class FlagCode(StrEnum):
 
 
 _INFORMATIONAL = {FlagCode.FIXED_SEED}
+
+#: A per-participant epsilon above this promises nothing a reader can use: the odds of any
+#: yes/no inference about the participant may grow by e^10 ~ 22,000 x (a 1 % prior may become
+#: a 99.5 % posterior). ``Guarantee.summary`` says so in words, as it does for delta >= 1.
+VACUOUS_EPSILON = 10.0
+
+
+class Status(StrEnum):
+    """What protects a written column (or a public-by-design property) of a release."""
+
+    PROTECTED = "protected"              # a mechanism's output, at a budget share
+    PUBLIC_DECLARED = "public-declared"  # copied as is because the user declared it public
+    PUBLIC_BY_DESIGN = "public-by-design"  # derived from public shape only (grid, rate, geometry)
+    PSEUDONYMISED = "pseudonymised"      # raw ids replaced by random pseudonyms
+    NOT_WRITTEN = "not-written"          # an input column the release leaves out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ColumnStatus:
+    """One output column (or public-by-design property) of a release and what covers it.
+
+    ``by`` names the mechanism or policy; ``epsilon_share`` is the column's part of the per-unit
+    epsilon (None when it spends none or the kind has no epsilon).
+    """
+
+    name: str
+    status: Status
+    by: str = ""
+    epsilon_share: float | None = None
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status.value, "by": self.by,
+                "epsilon_share": self.epsilon_share, "note": self.note}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ColumnStatus:
+        return cls(name=d["name"], status=Status(d["status"]), by=d.get("by", ""),
+                   epsilon_share=d.get("epsilon_share"), note=d.get("note", ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +162,7 @@ class Guarantee:
     paper_claim: str | None = None
     notes: tuple[str, ...] = ()
     seed: int | None = None
+    columns: tuple[ColumnStatus, ...] = ()
 
     @property
     def formally_private(self) -> bool:
@@ -179,6 +222,7 @@ class Guarantee:
         d["formally_private"] = self.formally_private
         d["parameters"] = _jsonable(dict(self.parameters))
         d["notes"] = list(self.notes)
+        d["columns"] = [c.to_dict() for c in self.columns]
         return d
 
     def to_json(self, **kwargs: Any) -> str:
@@ -193,6 +237,7 @@ class Guarantee:
         d["unit"] = Unit(d["unit"])
         d["flags"] = tuple(Flag(FlagCode(f["code"]), f["message"]) for f in d.get("flags", ()))
         d["notes"] = tuple(d.get("notes", ()))
+        d["columns"] = tuple(ColumnStatus.from_dict(c) for c in d.get("columns", ()))
         if d.get("per_participant") is not None:
             d["per_participant"] = {k: Budget(**v) for k, v in d["per_participant"].items()}
         return cls(**d)
@@ -201,20 +246,65 @@ class Guarantee:
     def from_json(cls, text: str) -> Guarantee:
         return cls.from_dict(json.loads(text))
 
+    def column(self, name: str) -> ColumnStatus | None:
+        """The status of written column ``name`` (None when the record does not list it)."""
+        return next((c for c in self.columns if c.name == name), None)
+
+    @property
+    def max_participant_delta(self) -> float | None:
+        """The largest per-participant delta (None when not composed or not applicable)."""
+        if not self.per_participant:
+            return None
+        vals = [b.delta for b in self.per_participant.values() if b.delta is not None]
+        return max(vals) if vals else None
+
     def summary(self) -> str:
-        """One line for tables and logs."""
+        """One line for tables and logs: epsilon and delta per unit and per participant.
+
+        A pure kind (``epsilon-DP``, ``epsilon-LDP``, ``(epsilon,w,r)-DP``) has delta = 0. When
+        the per-participant bound is vacuous (delta >= 1, or epsilon above
+        :data:`VACUOUS_EPSILON`) the line says so in words.
+
+        >>> g = Guarantee(mechanism="m", kind=Kind.LOCAL_DP, unit=Unit.WINDOW, epsilon=0.5)
+        >>> g.compose({"p": 40}).summary()
+        'm [sound]: epsilon-LDP per window; epsilon=0.5, delta=0 per window; per participant \
+epsilon <= 20, delta = 0 (vacuous: epsilon 20 > 10 promises nothing per participant)'
+        """
         parts = [f"{self.mechanism} [{self.mode}]: {self.kind.value} per {self.unit.value}"]
-        for name in ("epsilon", "delta", "k", "gamma"):
-            v = getattr(self, name)
-            if v is not None:
-                parts.append(f"{name}={v:g}")
-        if (m := self.max_participant_epsilon) is not None:
-            parts.append(f"per participant <= {m:g}")
+        pure = self.kind in _PURE_KINDS
+        unit_parts = [f"epsilon={self.epsilon:g}"] if self.epsilon is not None else []
+        if self.delta is not None or (pure and self.epsilon is not None):
+            unit_parts.append(f"delta={self.delta or 0:g}")
+        unit_parts += [f"{n}={getattr(self, n):g}" for n in ("k", "gamma")
+                       if getattr(self, n) is not None]
+        if unit_parts:
+            parts.append(", ".join(unit_parts) + f" per {self.unit.value}")
+        parts.extend(self._participant_summary(pure))
         if not self.formally_private:
             parts.append("NOT FORMALLY PRIVATE (" + ", ".join(
                 f.code.value for f in self.flags if f.breaks_guarantee) + ")"
                 if self.kind is not Kind.NONE else "NOT PRIVATE")
         return "; ".join(parts)
+
+    def _participant_summary(self, pure: bool) -> list[str]:
+        eps, delta = self.max_participant_epsilon, self.max_participant_delta
+        if eps is None and delta is None:
+            return []
+        text = "per participant"
+        if eps is not None:
+            text += f" epsilon <= {eps:g}"
+        text += f", delta <= {delta:g}" if delta is not None else (", delta = 0" if pure else "")
+        vacuous = []
+        if delta is not None and delta >= 1:
+            vacuous.append(f"delta {delta:g} >= 1")
+        if eps is not None and eps > VACUOUS_EPSILON:
+            vacuous.append(f"epsilon {eps:g} > {VACUOUS_EPSILON:g}")
+        if vacuous:
+            text += f" (vacuous: {' and '.join(vacuous)} promises nothing per participant)"
+        return [text]
+
+
+_PURE_KINDS = (Kind.PURE_DP, Kind.LOCAL_DP, Kind.W_EVENT_DP)
 
 
 def _jsonable(v: Any) -> Any:

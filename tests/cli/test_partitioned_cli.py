@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 from typer.testing import CliRunner
 
 from gazeprivacy.cli.app import app
@@ -28,25 +29,31 @@ def test_partition_then_protect_folder(tmp_path):
     assert pds.n_partitions == 2 and pds.n_samples == ds.n_samples
     res = runner.invoke(app, ["protect", str(tmp_path / "parts"), str(tmp_path / "out"),
                               "--mechanism", "dpgazesynth", "--epsilon", "2", "--grid-size",
-                              "10", "--seed", "3"])
+                              "10", "--seed", "3", "--public", "mask", "--public", "task",
+                              "--id-map", str(tmp_path / "ids.csv")])
     assert res.exit_code == 0, res.output + repr(res.exception)
     out = PartitionedDataset(tmp_path / "out")
-    assert [p.recordings for p in out.partitions] == [p.recordings for p in pds.partitions]
+    ids = pl.read_csv(tmp_path / "ids.csv")
+    raw = dict(zip(ids["pseudonym"], ids["raw"], strict=True))
+    assert [sorted(raw[r] for r in p.recordings) for p in out.partitions] == [
+        sorted(p.recordings) for p in pds.partitions]
     assert out.n_samples == ds.n_samples
+    assert out.partition(0).to_table().columns == ["participant", "recording", "t", "x", "y",
+                                                   "task"]
     g = read_guarantee(tmp_path / "out")
     whole = protect(ds, mechanism="dpgazesynth", epsilon=2.0, grid_size=10, seed=3).guarantee
-    assert {k: b.epsilon for k, b in g.per_participant.items()} == {
+    assert {raw[k]: b.epsilon for k, b in g.per_participant.items()} == {
         k: b.epsilon for k, b in whole.per_participant.items()}
     text = " ".join(res.output.split()).replace(".jso n", ".json")
     assert "2 partitions" in text and "guarantee record" in text
-    # kaleido with the default window (0.5 s) and --radius-frac from the partitions' geometry
+    # kaleido (the window is the user's to give) and --radius-frac from the partitions' geometry
     res = runner.invoke(app, ["protect", str(tmp_path / "parts"), str(tmp_path / "k"),
                               "--mechanism", "kaleido", "--epsilon", "1", "--radius-frac",
-                              "0.05"])
+                              "0.05", "--window-s", "0.5", "--public", "mask"])
     assert res.exit_code == 0, res.output + repr(res.exception)
     # the output folder exists: refused without --overwrite, then replaced with it
     again = ["protect", str(tmp_path / "parts"), str(tmp_path / "out"), "--mechanism",
-             "dpgazesynth", "--epsilon", "2"]
+             "dpgazesynth", "--epsilon", "2", "--public", "mask"]
     res = runner.invoke(app, again)
     assert res.exit_code != 0 and "overwrite" in str(res.exception)
     res = runner.invoke(app, [*again, "--overwrite"])

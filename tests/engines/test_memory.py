@@ -38,7 +38,7 @@ def _peak(src, dest, mechanism, kw):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            protect_partitioned(src, dest, mechanism=mechanism, seed=0, **kw)
+            protect_partitioned(src, dest, mechanism=mechanism, seed=0, public=["mask"], **kw)
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -1,14 +1,21 @@
-# SPDX-License-Identifier: MIT
-# Copyright (c) 2026 the gazeprivacy developers
 """``gazeprivacy protect INPUT OUTPUT --mechanism M --epsilon E``: protect a data file.
 
-Reads CSV or Parquet (long format), runs one registered mechanism, writes the same format with the
-same recordings, row count, order and labels, and the guarantee record as
-``OUTPUT.guarantee.json``. Without ``--seed`` the generator is seeded from OS entropy.
+A thin wrapper over :func:`gazeprivacy.mechanisms.release.protect_file`: reads CSV or Parquet
+(long format), runs one registered mechanism, and writes the *sealed* release
+(:mod:`gazeprivacy.mechanisms.release`): the protected gaze, the public sampling grid,
+pseudonymised ids in pseudonym order, and only the columns declared with ``--public COLUMN``
+(pupil may instead be protected with ``--pupil-epsilon E --pupil-range LO HI``). The record,
+listing every written column's status, goes to ``OUTPUT.guarantee.json``; the id map only to
+``--id-map FILE``; counts a mechanism reports (e.g. event-synth-PD's failed tests) only to
+``--report FILE``. No privacy parameter is filled in by the command (Kaleido needs
+``--window-s`` or ``--param window_samples=N``). Without ``--seed`` the generator is seeded from
+OS entropy.
 
 When INPUT is a partitioned folder (``gazeprivacy partition``), OUTPUT is a partitioned folder
 too, written one partition at a time (``--engine local``, bounded memory) or on Dask
-(``--engine dask [--scheduler ADDRESS]``), with the record in ``OUTPUT/guarantee.json``.
+(``--engine dask [--scheduler ADDRESS]``), with the record in ``OUTPUT/guarantee.json``; every
+partition is sealed the same way (one pseudonym key per run). ``--report`` does not apply there
+(the partition-wise mechanisms report nothing).
 """
 
 from __future__ import annotations
@@ -23,18 +30,13 @@ import typer
 from rich.console import Console
 
 from gazeprivacy.data.geometry import Geometry
-from gazeprivacy.data.io import read_dataset, write_dataset
+from gazeprivacy.data.io import read_dataset
 from gazeprivacy.data.partitioned import PartitionedDataset, is_partitioned
 from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
-from gazeprivacy.mechanisms import MECHANISMS, build_params
-from gazeprivacy.mechanisms import protect as protect_dataset
+from gazeprivacy.mechanisms import MECHANISMS
+from gazeprivacy.mechanisms.release import guarantee_path, protect_file
 
 __all__ = ["guarantee_path", "protect"]
-
-
-def guarantee_path(output: Path) -> Path:
-    """Where the record of ``output`` goes: ``OUTPUT.guarantee.json``."""
-    return output.with_name(output.name + ".guarantee.json")
 
 
 def _parse_geometry(text: str) -> Geometry:
@@ -75,11 +77,29 @@ def protect(
         help="Protection radius r in degrees (Kaleido: required unless --radius-frac).")] = None,
     radius_frac: Annotated[float | None, typer.Option(
         help="r as a fraction of the smaller screen side (e.g. 0.05).")] = None,
-    window_s: Annotated[float | None, typer.Option(help="Window length in seconds.")] = None,
+    window_s: Annotated[float | None, typer.Option(
+        help="Window length in seconds (Kaleido: required unless --param window_samples=N).")
+    ] = None,
     grid_size: Annotated[int | None, typer.Option(help="DPGazeSynth grid G.")] = None,
     param: Annotated[list[str] | None, typer.Option(
         help="Further mechanism parameter NAME=VALUE (repeatable), e.g. "
              "transitions=one-per-window.")] = None,
+    public: Annotated[list[str] | None, typer.Option(
+        "--public", help="Write this column / label as is (repeatable): e.g. pupil, task, "
+                         "t (raw clock), mask (missing-sample mask), participant / recording "
+                         "(raw ids), name / info (dataset metadata). Nothing else is written.")
+    ] = None,
+    pupil_epsilon: Annotated[float | None, typer.Option(
+        help="Protect pupil at this epsilon per privacy unit (window mechanisms; added to the "
+             "record's totals). Needs --pupil-range.")] = None,
+    pupil_range: Annotated[tuple[float, float] | None, typer.Option(
+        help="Declared pupil range LO HI (the data's unit) for --pupil-epsilon.")] = None,
+    id_map: Annotated[Path | None, typer.Option(
+        "--id-map", help="Write the raw id -> pseudonym map here (CSV or Parquet), for the data "
+                         "holder only.")] = None,
+    report: Annotated[Path | None, typer.Option(
+        help="Write the data holder's report (e.g. counts of failed events) here (JSON).")
+    ] = None,
     geometry: Annotated[str | None, typer.Option(
         help="Screen X_MIN,X_MAX,Y_MIN,Y_MAX in degrees (default: the file's metadata).")] = None,
     time_unit: Annotated[str, typer.Option(help="Unit of the t column: s, ms or us.")] = "s",
@@ -98,77 +118,82 @@ def protect(
         help="Partitioned INPUT: replace an existing OUTPUT folder.")] = False,
 ) -> None:
     """Protect a gaze data file (or, for feature-series mechanisms, a window feature table) and
-    write the guarantee record beside it."""
+    write the sealed release with its guarantee record beside it."""
     spec = MECHANISMS[mechanism]
-    if spec.level == "series":
-        _protect_series_table(input, output, mechanism, seed=seed, ranges=ranges,
-                              kw={name: value for name, value in (("epsilon", epsilon),
-                                                                  ("mode", mode))
-                                  if value is not None} | dict(_parse_param(p)
-                                                               for p in param or ()))
-        return
-    if not spec.level.takes_samples:
-        raise InvalidParameterError(
-            f"{mechanism} is a {spec.level}-level mechanism; protect takes gaze samples or "
-            "feature tables (heatmaps: use `gazeprivacy heatmap`)")
     geo = _parse_geometry(geometry) if geometry else None
+    kw: dict[str, Any] = {name: value for name, value in
+                          (("epsilon", epsilon), ("k", k), ("gamma", gamma), ("mode", mode),
+                           ("radius_deg", radius_deg), ("window_s", window_s),
+                           ("grid_size", grid_size)) if value is not None}
+    kw.update(dict(_parse_param(p) for p in param or ()))
+    if spec.level == "series" and ranges is not None:
+        kw["ranges"] = _declared_ranges(ranges)
     partitioned = is_partitioned(input)
     if not partitioned and (engine != "local" or scheduler is not None):
         raise InvalidParameterError(
             "--engine / --scheduler apply to a partitioned INPUT folder; make one with "
             "`gazeprivacy partition INPUT OUTDIR --recordings-per-partition N`")
-    if partitioned:
-        if time_unit != "s":
-            raise InvalidParameterError("--time-unit does not apply to a partitioned INPUT "
-                                        "(its Parquet partitions are in seconds)")
-        pds = PartitionedDataset(input)
-        ds = pds.partition(0)  # for --radius-frac's default geometry only
-    else:
-        ds = read_dataset(input, time_unit=time_unit, geometry=geo)
-    kw: dict[str, Any] = {name: value for name, value in
-                          (("epsilon", epsilon), ("k", k), ("gamma", gamma), ("mode", mode))
-                          if value is not None}
     if radius_frac is not None:
-        if radius_deg is not None:
+        if "radius_deg" in kw:
             raise InvalidParameterError("give --radius-deg or --radius-frac, not both")
-        g = geo or ds[0].geometry
-        if g is None:
-            raise InvalidParameterError("--radius-frac needs a geometry: pass --geometry")
-        radius_deg = radius_frac * min(g.width_deg, g.height_deg)
-    for name, value in (("radius_deg", radius_deg), ("window_s", window_s),
-                        ("grid_size", grid_size)):
-        if value is not None:
-            kw[name] = value
-    kw.update(dict(_parse_param(p) for p in param or ()))
-    names = {f.name for f in fields(spec.params_type)}
-    if "window_s" in names and "window_samples" in names and "window_s" not in kw \
-            and "window_samples" not in kw:
-        kw["window_s"] = 0.5  # seed 000's window, for Kaleido too
+        kw["radius_deg"] = radius_frac * _smaller_side(input, geo, partitioned, time_unit)
     if partitioned:
-        if geo is not None:
-            if "geometry" not in names:
-                raise InvalidParameterError(f"{mechanism} takes no geometry parameter; "
-                                            "drop --geometry for a partitioned INPUT")
-            kw["geometry"] = geo
-        del ds
-        _protect_partitioned(pds, output, mechanism, seed=seed, engine=engine,
-                             scheduler=scheduler, overwrite=overwrite, kw=kw)
+        _protect_partitioned_checked(input, output, mechanism, spec, geo, seed=seed,
+                                     engine=engine, scheduler=scheduler, overwrite=overwrite,
+                                     time_unit=time_unit, kw=kw,
+                                     sealing=(public, pupil_epsilon, pupil_range, id_map, report))
         return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", NotFormallyPrivateWarning)
-        rel = protect_dataset(ds, mechanism=mechanism, seed=seed, **kw)
-    out = write_dataset(rel.output, output)
-    gpath = guarantee_path(out)
-    gpath.write_text(rel.guarantee.to_json())
+        sealed = protect_file(input, output, mechanism=mechanism, public=public or (),
+                              pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
+                              id_map_path=id_map, report_path=report, seed=seed,
+                              time_unit=time_unit, geometry=geo, **kw)
     console = Console()
     for w in caught:  # paper mode and other unproven paths: say so, do not fail
         if issubclass(w.category, NotFormallyPrivateWarning):
             console.print(f"[yellow]warning:[/] {w.message}", highlight=False, soft_wrap=True)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    console.print(f"[bold]{out}[/]: {len(rel.output)} recordings, {rel.output.n_samples} rows")
-    console.print(rel.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
-    console.print(f"guarantee record: {gpath}", highlight=False)
+    console.print(f"[bold]{output}[/]: {sealed.table.height} rows, columns "
+                  f"{', '.join(sealed.table.columns)}", highlight=False)
+    console.print(sealed.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
+    console.print(f"guarantee record: {guarantee_path(output)}", highlight=False)
+    if id_map is not None:
+        console.print(f"id map (keep private): {id_map}", highlight=False)
+
+
+def _smaller_side(input: Path, geo: Geometry | None, partitioned: bool, time_unit: str) -> float:
+    """The smaller screen side (deg) for --radius-frac: --geometry, else the file's metadata."""
+    if geo is None:
+        ds = (PartitionedDataset(input).partition(0) if partitioned
+              else read_dataset(input, time_unit=time_unit))
+        geo = ds[0].geometry
+    if geo is None:
+        raise InvalidParameterError("--radius-frac needs a geometry: pass --geometry")
+    return min(geo.width_deg, geo.height_deg)
+
+
+def _protect_partitioned_checked(input: Path, output: Path, mechanism: str, spec: Any,
+                                 geo: Geometry | None, *, seed: int | None, engine: str,
+                                 scheduler: str | None, overwrite: bool, time_unit: str,
+                                 kw: dict[str, Any], sealing: tuple[Any, ...]) -> None:
+    public, pupil_epsilon, pupil_range, id_map, report = sealing
+    if report is not None:
+        raise InvalidParameterError("--report does not apply to a partitioned INPUT (the "
+                                    "partition-wise mechanisms report nothing)")
+    kw = {**kw, "public": public or (), "pupil_epsilon": pupil_epsilon,
+          "pupil_range": pupil_range, "id_map_path": id_map}
+    if time_unit != "s":
+        raise InvalidParameterError("--time-unit does not apply to a partitioned INPUT "
+                                    "(its Parquet partitions are in seconds)")
+    if geo is not None:
+        if "geometry" not in {f.name for f in fields(spec.params_type)}:
+            raise InvalidParameterError(f"{mechanism} takes no geometry parameter; "
+                                        "drop --geometry for a partitioned INPUT")
+        kw["geometry"] = geo
+    _protect_partitioned(PartitionedDataset(input), output, mechanism, seed=seed, engine=engine,
+                         scheduler=scheduler, overwrite=overwrite, kw=kw)
 
 
 def _protect_partitioned(pds: PartitionedDataset, output: Path, mechanism: str, *,
@@ -212,38 +237,3 @@ def _declared_ranges(text: str) -> dict[str, Any]:
         raise InvalidParameterError(
             f"--ranges must be catalogue:NAME or a JSON file {{feature: [lo, hi]}}: {exc}"
         ) from None
-
-
-def _protect_series_table(input: Path, output: Path, mechanism: str, *, seed: int | None,
-                          ranges: str | None, kw: dict[str, Any]) -> None:
-    """Feature-series mechanisms on a window feature table (CSV or Parquet)."""
-    import polars as pl
-
-    from gazeprivacy.mechanisms.series import protect_series
-    from gazeprivacy.rng import make_rng
-
-    try:
-        table = (pl.read_parquet(input) if input.suffix in (".parquet", ".pq")
-                 else pl.read_csv(input))
-    except (OSError, pl.exceptions.PolarsError) as exc:
-        raise InvalidParameterError(f"cannot read feature table {str(input)!r}: {exc}") from None
-    if ranges is not None:
-        kw["ranges"] = _declared_ranges(ranges)
-    params = build_params(mechanism, **kw)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", NotFormallyPrivateWarning)
-        rel = protect_series(table, mechanism, params, rng=make_rng(seed))
-    record = rel.guarantee.with_seed(seed)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    if output.suffix in (".parquet", ".pq"):
-        rel.output.write_parquet(output)
-    else:
-        rel.output.write_csv(output)
-    gpath = guarantee_path(output)
-    gpath.write_text(record.to_json())
-    console = Console()
-    for w in caught:
-        console.print(f"[yellow]warning:[/] {w.message}", highlight=False, soft_wrap=True)
-    console.print(f"[bold]{output}[/]: {rel.output.height} windows")
-    console.print(record.summary(), highlight=False, markup=False, soft_wrap=True)
-    console.print(f"guarantee record: {gpath}", highlight=False)

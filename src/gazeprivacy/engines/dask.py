@@ -54,6 +54,7 @@ from gazeprivacy.data.recording import Dataset
 from gazeprivacy.engines.plan import PartitionPlan, PartitionStreams
 from gazeprivacy.exceptions import GazePrivacyError, InvalidParameterError
 from gazeprivacy.guarantees import Guarantee, Release
+from gazeprivacy.mechanisms.release import SealPolicy, sealed_name_info
 
 __all__ = ["PartitionTaskError", "local_cluster", "run_plan"]
 
@@ -77,6 +78,7 @@ class _Job:
     streams: PartitionStreams
     write_to: str | None
     driver_pid: int
+    sealing: SealPolicy | None = None
 
     def read(self, i: int) -> Dataset:
         # exactly what PartitionedDataset.partition(i) reads (without re-parsing the manifest)
@@ -127,8 +129,13 @@ def _release_task(job: _Job, i: int, model: Any
             raise AssertionError(f"{job.plan.mechanism} changed recordings or row counts")
         if job.write_to is None:
             return rel, rel.guarantee
-        entry = write_partition(job.write_to, i, rel.output, name=job.name, info=job.info)
-        return entry, rel.guarantee
+        out, record = rel.output, rel.guarantee
+        if job.sealing is not None:  # pseudonyms agree across workers: one key per run
+            sealed = job.sealing.seal(rel, source=part, index=i)
+            out, record = sealed.dataset, sealed.guarantee
+        name, info = sealed_name_info(job.sealing, job.name, job.info)
+        entry = write_partition(job.write_to, i, out, name=name, info=info)
+        return entry, record
 
     (out, record), caught = _capture(job, run)
     return out, record, caught
@@ -244,7 +251,8 @@ def _progress(show: bool, mechanism: str, n: int, phases: Sequence[str]
 def run_plan(source: PartitionedDataset | str | Path, plan: PartitionPlan,
              streams: PartitionStreams, *, scheduler: Any = None,
              write_to: str | Path | None = None, overwrite: bool = False,
-             progress: bool = False, n_workers: int | None = None
+             progress: bool = False, n_workers: int | None = None,
+             sealing: SealPolicy | None = None
              ) -> list[Guarantee] | list[Release[Dataset]]:
     """Engine "dask": run ``plan`` over the partitioned dataset ``source`` on a Dask cluster.
 
@@ -268,6 +276,9 @@ def run_plan(source: PartitionedDataset | str | Path, plan: PartitionPlan,
         Show a progress bar per phase (rich).
     n_workers : int, optional
         Workers of the local cluster (default one per core); ignored with ``scheduler``.
+    sealing : SealPolicy, optional
+        Seal each partition before its task writes it (as engine local does); the records
+        returned are then the sealed ones.
 
     Returns
     -------
@@ -288,12 +299,14 @@ def run_plan(source: PartitionedDataset | str | Path, plan: PartitionPlan,
         raise InvalidParameterError(f"streams are for {streams.n_partitions} partitions, the "
                                     f"source has {pds.n_partitions}")
     out = None if write_to is None else Path(write_to).resolve()
+    name, info = sealed_name_info(sealing, pds.name, dict(pds.info))
     if out is not None:
         # checks and clears the folder as the local engine's writer does; tasks then write
-        PartitionWriter(out, name=pds.name, info=pds.info, overwrite=overwrite)
+        PartitionWriter(out, name=name, info=info, overwrite=overwrite)
     job = _Job(source=str(pds.path.resolve()), name=pds.name, info=dict(pds.info),
                files=tuple(p.file for p in pds.partitions), plan=plan, streams=streams,
-               write_to=None if out is None else str(out), driver_pid=os.getpid())
+               write_to=None if out is None else str(out), driver_pid=os.getpid(),
+               sealing=sealing)
     n = pds.n_partitions
     run = uuid.uuid4().hex[:8]
     two_phase = getattr(plan, "two_phase", True)
@@ -331,5 +344,5 @@ def run_plan(source: PartitionedDataset | str | Path, plan: PartitionPlan,
     _reraise([w for *_, w in results])
     if out is None:
         return [r for r, _, _ in results]
-    write_manifest(out, [e for e, _, _ in results], name=pds.name, info=pds.info)
+    write_manifest(out, [e for e, _, _ in results], name=name, info=info)
     return [g for _, g, _ in results]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,12 @@ from gazeprivacy.engines.plan import (
 )
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Guarantee, Release
+from gazeprivacy.mechanisms.release import (
+    SealPolicy,
+    merge_columns,
+    sealed_name_info,
+    write_sealed_table,
+)
 
 __all__ = [
     "ENGINES",
@@ -138,9 +145,14 @@ def iter_release(source: Source, plan: PartitionPlan, streams: PartitionStreams
 
 def run_plan_local(source: Source, plan: PartitionPlan, streams: PartitionStreams, *,
                    write_to: str | Path | None = None, overwrite: bool = False,
-                   progress: bool = False) -> list[Guarantee]:
+                   progress: bool = False, sealing: SealPolicy | None = None
+                   ) -> list[Guarantee]:
     """Engine "local": run ``plan`` over ``source``; write the released partitions to
     ``write_to`` (``part-%05d.parquet`` and the manifest, last) when given.
+
+    With ``sealing`` each released partition is sealed (:mod:`gazeprivacy.mechanisms.release`:
+    pseudonyms consistent across partitions, only declared columns) before it is written, and
+    the records returned are the sealed ones.
 
     Returns
     -------
@@ -149,8 +161,9 @@ def run_plan_local(source: Source, plan: PartitionPlan, streams: PartitionStream
         :func:`~gazeprivacy.engines.plan.combine_guarantees` makes them one.
     """
     parts = _Parts(source)
+    name, info = sealed_name_info(sealing, parts.name, parts.info)
     writer = None if write_to is None else PartitionWriter(
-        write_to, name=parts.name, info=parts.info, overwrite=overwrite)
+        write_to, name=name, info=info, overwrite=overwrite)
     records: list[Guarantee] = []
     items = iter_release(source if not isinstance(source, str | Path) else parts.pds,
                          plan, streams)
@@ -159,10 +172,15 @@ def run_plan_local(source: Source, plan: PartitionPlan, streams: PartitionStream
 
         items = track(items, total=parts.n, description=f"{plan.mechanism} (local)",
                       transient=True)
-    for _, _, rel in items:
+    for i, part, rel in items:
+        record = rel.guarantee
+        out = rel.output
+        if sealing is not None:
+            sealed = sealing.seal(rel, source=part, index=i)
+            out, record = sealed.dataset, sealed.guarantee
         if writer is not None:
-            writer.write(rel.output)
-        records.append(rel.guarantee)
+            writer.write(out)
+        records.append(record)
     if writer is not None:
         writer.close()
     return records
@@ -183,7 +201,7 @@ def _check_dest(source: Source, dest: Path, overwrite: bool) -> None:
 
 def _run_dask(source: Source, plan: PartitionPlan, streams: PartitionStreams,
               scheduler: str | None, dest: Path, overwrite: bool,
-              progress: bool) -> list[Guarantee]:
+              progress: bool, sealing: SealPolicy) -> list[Guarantee]:
     from gazeprivacy.engines import dask as dask_engine  # optional extra: imported on use
 
     if not isinstance(source, PartitionedDataset | str | Path):
@@ -191,15 +209,26 @@ def _run_dask(source: Source, plan: PartitionPlan, streams: PartitionStreams,
                                     "path of a partitioned dataset")
     src = source.path if isinstance(source, PartitionedDataset) else Path(source)
     return dask_engine.run_plan(src, plan, streams, scheduler=scheduler, write_to=dest,
-                                overwrite=overwrite, progress=progress)
+                                overwrite=overwrite, progress=progress, sealing=sealing)
 
 
 def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
                         params: Any = None, seed: int | None = None, engine: str = "local",
                         scheduler: str | None = None, overwrite: bool = False,
-                        progress: bool = False, **param_kwargs: Any
+                        progress: bool = False, public: Sequence[str] = (),
+                        pupil_epsilon: float | None = None,
+                        pupil_range: Sequence[float] | None = None,
+                        id_map_path: str | Path | None = None, **param_kwargs: Any
                         ) -> Release[PartitionedDataset]:
     """Protect a partitioned dataset partition by partition into the folder ``dest``.
+
+    Every partition is sealed before it is written, as :func:`gazeprivacy.mechanisms.release.
+    seal` seals an in-memory release: ids become pseudonyms (one key per run, so a participant
+    spanning partitions keeps one pseudonym; the manifest lists pseudonyms), recordings are in
+    pseudonym order within each partition (which recordings share a partition is the input's
+    partitioning, public by design), and only the protected gaze, the sampling grid and the
+    ``public`` columns are written. The id map (from the source's manifest) goes only to
+    ``id_map_path``.
 
     Parameters
     ----------
@@ -222,6 +251,10 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
         Dask scheduler address (engine "dask"; default a local cluster).
     overwrite : bool
     progress : bool
+    public, pupil_epsilon, pupil_range
+        As in :func:`~gazeprivacy.mechanisms.release.seal`.
+    id_map_path : path, optional
+        Write the raw -> pseudonym map here (CSV or Parquet), ordered by pseudonym.
 
     Returns
     -------
@@ -245,7 +278,7 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     src = write_partitioned(ds, f"{tmp}/in", recordings_per_partition=1)
     ...     rel = protect_partitioned(src, f"{tmp}/out", mechanism="dpgazesynth", epsilon=2.0,
-    ...                               grid_size=10, seed=1)
+    ...                               grid_size=10, seed=1, public=["mask"])
     ...     rel.output.n_partitions, rel.output.n_samples == ds.n_samples
     (2, True)
     """
@@ -264,21 +297,35 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
     _check_dest(source, dest, overwrite)
     plan = plan_for(mechanism, params, **param_kwargs)
     streams = partition_streams(seed, parts.n)
+    sealing = SealPolicy.create(seed=seed, public=public, pupil_epsilon=pupil_epsilon,
+                                pupil_range=pupil_range)
     if engine == "local":
         records = run_plan_local(parts.pds if parts.pds is not None else source, plan,
                                  streams, write_to=dest, overwrite=overwrite,
-                                 progress=progress)
+                                 progress=progress, sealing=sealing)
     else:
-        records = _run_dask(source, plan, streams, scheduler, dest, overwrite, progress)
-    record = combine_guarantees(records).with_seed(seed)
+        records = _run_dask(source, plan, streams, scheduler, dest, overwrite, progress,
+                            sealing)
+    record = replace(combine_guarantees(records).with_seed(seed),
+                     columns=merge_columns(records))
     record = _with_engine_note(record, engine, parts.n)
     (dest / GUARANTEE_FILE).write_text(record.to_json())
+    if id_map_path is not None:
+        ids = [(q, r) for k in range(parts.n) for r, q in _raw_ids(parts, k)]
+        write_sealed_table(sealing.id_map([q for q, _ in ids], [r for _, r in ids]),
+                           Path(id_map_path))
     return Release(PartitionedDataset(dest), record)
 
 
-def _with_engine_note(g: Guarantee, engine: str, n: int) -> Guarantee:
-    from dataclasses import replace
+def _raw_ids(parts: _Parts, k: int) -> list[tuple[str, str]]:
+    """(recording, participant) of partition ``k``, from the manifest when there is one."""
+    if parts.pds is not None:
+        p = parts.pds.partitions[k]
+        return list(zip(p.recordings, p.participants, strict=True))
+    return [(r.recording, r.participant) for r in parts[k]]
 
+
+def _with_engine_note(g: Guarantee, engine: str, n: int) -> Guarantee:
     note = (f"released partition-wise ({n} partition(s), engine {engine!r}); per-participant "
             "budgets compose every participant's units over all partitions")
     return replace(g, notes=(*g.notes, note))

@@ -84,7 +84,8 @@ def guarantee(params: LaplacianParams, *, n_observers: int, n_cells: int) -> Gua
     """Privacy map (never reads data): epsilon-DP per observer map.
 
     >>> guarantee(LaplacianParams(epsilon=1.0, cap=1), n_observers=10, n_cells=4).summary()
-    'heatmap-laplace [sound]: epsilon-DP per recording; epsilon=1; per participant <= 1'
+    'heatmap-laplace [sound]: epsilon-DP per recording; epsilon=1, delta=0 per recording; per \
+participant epsilon <= 1, delta = 0'
     """
     b = theorem_3_5_scale(epsilon=params.epsilon, cap=params.cap, n_observers=n_observers,
                           n_cells=n_cells)
