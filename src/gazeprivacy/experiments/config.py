@@ -101,7 +101,6 @@ class DatasetConfig:
     path: str | None = None
     loader: str | None = None
     group_label: str | None = "stimulus"
-    task_label: str | None = "task"
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -397,8 +396,12 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
     try:
         datasets = []
         for i, d in enumerate(data["datasets"]):
+            if isinstance(d, Mapping) and "task_label" in d:
+                raise ConfigError(
+                    f"datasets[{i}].task_label was removed (nothing read it): the label a "
+                    "utility task classifies is utility[].label; delete the key")
             _check_keys(f"datasets[{i}]", d, {"name", "source", "path", "loader", "group_label",
-                                              "task_label", "options"}, {"name", "source"})
+                                              "options"}, {"name", "source"})
             datasets.append(DatasetConfig(**d))
         mechanisms = []
         for i, m in enumerate(data.get("mechanisms", [])):
