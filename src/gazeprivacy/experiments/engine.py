@@ -10,8 +10,11 @@
   child per (dataset, mechanism, point) for the protection. A cell's streams therefore do not
   depend on the order, the process or the worker count it runs in: serial and parallel runs give
   the same table.
-* **Caching.** Event features of each raw dataset are computed once per run (in the parent,
-  before the pool starts) and of each protected release once, inside its cell.
+* **Caching.** Event features of each raw dataset are computed once (in the parent, before the
+  pool starts) into ``OUT/cache/``, named after the data's content fingerprint
+  (:func:`~gazeprivacy.experiments.featurize.dataset_fingerprint`) and the featurizer, so
+  changed data of the same shape is featurized again; those of each protected release are
+  computed once, inside its cell.
 * **Resumable.** A finished cell leaves ``OUT/cells/<key>.parquet`` (its rows), ``<key>.npz``
   (a preview for the report) and ``<key>.json`` (meta and guarantee, written last); a rerun
   skips cells whose three files exist.
