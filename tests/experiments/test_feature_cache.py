@@ -42,6 +42,19 @@ def test_same_shape_different_values_get_fresh_features(tmp_path):
     assert len(list((tmp_path / "shared" / "cache").glob("tiny-*-events.parquet"))) == 2
 
 
+def test_finished_cells_rerun_when_their_data_changed(tmp_path):
+    a = tiny_dataset(n_participants=4, n_stimuli=4, n_samples=300, seed=0)
+    b = tiny_dataset(n_participants=4, n_stimuli=4, n_samples=300, seed=1)
+    first = _run(tmp_path / "shared", a)
+    assert (first.n_run, first.n_skipped) == (2, 0)
+    changed = _run(tmp_path / "shared", b)
+    assert (changed.n_run, changed.n_skipped) == (2, 0)
+    assert changed.results.equals(_run(tmp_path / "fresh", b).results)
+    same = _run(tmp_path / "shared", b)
+    assert (same.n_run, same.n_skipped) == (0, 2)
+    assert same.results.equals(changed.results)
+
+
 def test_fingerprint_follows_values_labels_and_ids_not_object_identity():
     a = tiny_dataset(n_samples=200)
     same = Dataset(tuple(r.with_gaze(r.x.copy(), r.y.copy()) for r in a), name=a.name)

@@ -16,8 +16,9 @@
   changed data of the same shape is featurized again; those of each protected release are
   computed once, inside its cell.
 * **Resumable.** A finished cell leaves ``OUT/cells/<key>.parquet`` (its rows), ``<key>.npz``
-  (a preview for the report) and ``<key>.json`` (meta and guarantee, written last); a rerun
-  skips cells whose three files exist.
+  (a preview for the report) and ``<key>.json`` (meta, guarantee and the data's fingerprint,
+  written last); a rerun skips cells whose three files exist, unless the dataset's content
+  fingerprint changed since (then the cell runs again).
 * **Partitioned datasets.** A dataset whose path is a partitioned folder is streamed: raw and
   protected features are computed partition by partition (see
   :mod:`gazeprivacy.experiments.streaming` for what differs from an in-memory run).
@@ -146,6 +147,7 @@ class _Context:
     registry: Mapping[str, Any]
     featurizer: Featurizer | None
     streamed: Mapping[str, PartitionedDataset] = field(default_factory=dict)  # partitioned
+    fingerprints: Mapping[str, str] = field(default_factory=dict)  # dataset -> content digest
 
 
 @dataclass
@@ -284,6 +286,7 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
             suffix=".npz")
     meta = {"key": cell.key, "cell": {**asdict(cell), "parameters": dict(cell.parameters)},
             "mode": mode, "guarantee": protected.guarantee, "notes": notes,
+            "data_fingerprint": ctx.fingerprints.get(cell.dataset),
             "seconds": round(time.perf_counter() - t0, 3)}
     _atomic(cells / f"{cell.key}.json",
             lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
@@ -477,9 +480,19 @@ def _summary(ds: Dataset) -> dict[str, Any]:
                        for k in ds.label_names()}}
 
 
-def _done(out: Path, cell: Cell) -> bool:
+def _done(out: Path, cell: Cell, fingerprint: str | None = None) -> bool:
+    """Whether ``cell`` finished on the same data: its three files exist and its meta has
+    ``fingerprint`` (cells written before fingerprints were recorded are trusted)."""
     c = out / "cells"
-    return all((c / f"{cell.key}{ext}").is_file() for ext in (".parquet", ".npz", ".json"))
+    if not all((c / f"{cell.key}{ext}").is_file() for ext in (".parquet", ".npz", ".json")):
+        return False
+    if fingerprint is None:
+        return True
+    try:
+        meta = json.loads((c / f"{cell.key}.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return meta.get("data_fingerprint", fingerprint) == fingerprint
 
 
 def run_experiment(
@@ -531,14 +544,16 @@ def run_experiment(
     sources = {d.name: _source(d, datasets) for d in config.datasets}
     streamed = {n: s for n, s in sources.items() if isinstance(s, PartitionedDataset)}
     _check_streamable(cells, streamed, registry, config)
-    loaded, raw_paths, summaries = _prepare_datasets(sources, out, featurizer or event_features_of,
+    fingerprints = {name: dataset_fingerprint(source) for name, source in sources.items()}
+    loaded, raw_paths, summaries = _prepare_datasets(sources, fingerprints, out,
+                                                     featurizer or event_features_of,
                                                      need_events=_needs_events(config))
     (out / "data_summary.json").write_text(json.dumps(summaries, indent=2))
     n_combos = max(c.combo for c in cells) + 1
     ctx = _Context(config=config, out_dir=str(out), n_combos=n_combos, datasets=loaded,
                    raw_features=raw_paths, registry=registry, featurizer=featurizer,
-                   streamed=streamed)
-    todo = [c for c in cells if not _done(out, c)]
+                   streamed=streamed, fingerprints=fingerprints)
+    todo = [c for c in cells if not _done(out, c, fingerprints[c.dataset])]
     n_workers = workers if workers is not None else config.workers
     _execute(todo, ctx, n_workers, progress)
     results, guarantees, notes = _gather(out, config, cells)
@@ -568,8 +583,9 @@ def _source(d: DatasetConfig, given: Mapping[str, Dataset] | None
     return partitioned_source(d) or load_configured_dataset(d)
 
 
-def _prepare_datasets(sources: Mapping[str, Dataset | PartitionedDataset], out: Path,
-                      featurize: Featurizer, *, need_events: bool
+def _prepare_datasets(sources: Mapping[str, Dataset | PartitionedDataset],
+                      fingerprints: Mapping[str, str], out: Path, featurize: Featurizer, *,
+                      need_events: bool
                       ) -> tuple[dict[str, Dataset], dict[str, str], dict[str, Any]]:
     """Per dataset: the dataset in memory (a metadata-only skeleton when streamed), the path of
     its cached raw event features (when an evaluation needs them) and its public summary.
@@ -581,7 +597,7 @@ def _prepare_datasets(sources: Mapping[str, Dataset | PartitionedDataset], out: 
     raw_paths: dict[str, str] = {}
     summaries: dict[str, Any] = {}
     for name, source in sources.items():
-        digest = hashlib.sha1(repr((name, dataset_fingerprint(source),
+        digest = hashlib.sha1(repr((name, fingerprints[name],
                                     getattr(featurize, "__qualname__", str(featurize))))
                               .encode()).hexdigest()[:16]
         path = out / "cache" / f"{name}-{digest}-events.parquet"
