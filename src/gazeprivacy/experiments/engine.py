@@ -240,7 +240,7 @@ def _preview(raw: Dataset, prot: Dataset | None) -> dict[str, np.ndarray]:
     return out
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Protected:
     """What a cell's protection step produced (all empty for the raw baseline)."""
 
