@@ -60,6 +60,49 @@ def _vote(labels: list[str], rng: np.random.Generator) -> str:
     return best[0] if len(best) == 1 else str(rng.choice(best))
 
 
+def _balanced_training(participants: list[str], held: set[str], attribute_of: Mapping[str, str],
+                       n_values: int, rng: np.random.Generator) -> list[str]:
+    """The training participants of a fold, subsampled to an equal number per value.
+
+    Seed 004: "an equal distribution of samples for each of the respective classes"; without
+    it, holding out one participant of a balanced set tips a signal-free classifier towards the
+    other class and the leave-one-out accuracy falls far below chance.
+    """
+    pool: dict[str, list[str]] = {}
+    for p in participants:
+        if p not in held:
+            pool.setdefault(attribute_of[p], []).append(p)
+    n_min = min(len(v) for v in pool.values()) if len(pool) == n_values else 0
+    if n_min:
+        return [str(p) for v in pool.values() for p in rng.permutation(v)[:n_min]]
+    return [p for v in pool.values() for p in v]  # a value has no training participant left
+
+
+def _fold_predictions(tr: pl.DataFrame, te: pl.DataFrame, feats: list[str],
+                      held_out: list[str], attribute_of: Mapping[str, str], *,
+                      classifier: str, rng: np.random.Generator) -> dict[str, str]:
+    """Each held-out participant's predicted value: the majority vote over its recordings."""
+    # the attacker's labels: the training participants' only
+    y_tr = np.array([attribute_of[p] for p in tr["participant"].to_list()])
+    if y_tr.size == 0:
+        return {}
+    if len(set(y_tr.tolist())) < 2:
+        # one class left in training: the attacker can only answer that value
+        return {p: str(y_tr[0]) for p in held_out}
+    X_tr = tr.select(feats).cast(pl.Float64).fill_nan(None).to_numpy()
+    X_te = te.select(feats).cast(pl.Float64).fill_nan(None).to_numpy()
+    clf = make_classifier(classifier, rng=rng, n_train=X_tr.shape[0])
+    clf.fit(np.where(np.isfinite(X_tr), X_tr, np.nan), y_tr)
+    pred = clf.predict(np.where(np.isfinite(X_te), X_te, np.nan))
+    owners = te["participant"].to_list()
+    out: dict[str, str] = {}
+    for p in held_out:
+        mine = [str(v) for v, o in zip(pred, owners, strict=True) if o == p]
+        if mine:
+            out[p] = _vote(mine, rng)
+    return out
+
+
 def infer_attribute(
     raw_features: pl.DataFrame,
     protected_features: pl.DataFrame | None,
@@ -120,42 +163,13 @@ def infer_attribute(
     # one stream per fold: a fold's draws never depend on what other folds consumed
     for held_out, fold_rng in zip(folds, rng.spawn(len(folds)), strict=True):
         held = set(held_out)
-        # balance the training classes by participants (seed 004: "an equal distribution of
-        # samples for each of the respective classes"); without it, holding out one participant
-        # of a balanced set tips a signal-free classifier towards the other class and the
-        # leave-one-out accuracy falls far below chance
-        pool: dict[str, list[str]] = {}
-        for p in participants:
-            if p not in held:
-                pool.setdefault(attribute_of[p], []).append(p)
-        n_min = min(len(v) for v in pool.values()) if len(pool) == len(values) else 0
-        if n_min:
-            keep = [str(p) for v in pool.values() for p in fold_rng.permutation(v)[:n_min]]
-        else:  # a value has no training participant left: nothing to balance
-            keep = [p for v in pool.values() for p in v]
+        keep = _balanced_training(participants, held, attribute_of, len(values), fold_rng)
         tr = train_tab.filter(pl.col("participant").is_in(keep))
         te = test_tab.filter(pl.col("participant").is_in(list(held)))
         if te.height == 0:
             continue
-        # the attacker's labels: the training participants' only
-        y_tr = np.array([attribute_of[p] for p in tr["participant"].to_list()])
-        if y_tr.size == 0:
-            continue
-        if len(set(y_tr.tolist())) < 2:
-            # one class left in training: the attacker can only answer that value
-            for p in held_out:
-                predictions[p] = str(y_tr[0])
-            continue
-        X_tr = tr.select(feats).cast(pl.Float64).fill_nan(None).to_numpy()
-        X_te = te.select(feats).cast(pl.Float64).fill_nan(None).to_numpy()
-        clf = make_classifier(classifier, rng=fold_rng, n_train=X_tr.shape[0])
-        clf.fit(np.where(np.isfinite(X_tr), X_tr, np.nan), y_tr)
-        pred = clf.predict(np.where(np.isfinite(X_te), X_te, np.nan))
-        owners = te["participant"].to_list()
-        for p in held_out:
-            mine = [str(v) for v, o in zip(pred, owners, strict=True) if o == p]
-            if mine:
-                predictions[p] = _vote(mine, fold_rng)
+        predictions.update(_fold_predictions(tr, te, feats, held_out, attribute_of,
+                                             classifier=classifier, rng=fold_rng))
     scored = sorted(predictions)
     truth = [attribute_of[p] for p in scored]
     guess = [predictions[p] for p in scored]

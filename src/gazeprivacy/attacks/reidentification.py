@@ -147,6 +147,38 @@ def _usable(table: pl.DataFrame, min_event_samples: int) -> pl.DataFrame:
     return table
 
 
+def _event_type_scores(tr: pl.DataFrame, te: pl.DataFrame, feats: list[str],
+                       classes: np.ndarray, rec_pos: Mapping[str, int], rec_to_part: np.ndarray,
+                       *, n_recs: int, n_parts: int, classifier: str,
+                       rng: np.random.Generator
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One event type's classifier: summed class probabilities of each test recording and
+    test participant, and how many events each sum holds (all zero when it cannot be fit)."""
+    rs = np.zeros((n_recs, classes.size))
+    rc = np.zeros(n_recs)
+    ps = np.zeros((n_parts, classes.size))
+    pc = np.zeros(n_parts)
+    tr_classes = sorted(set(tr["participant"].to_list()))
+    if len(tr_classes) >= 2 and te.height > 0:
+        Xtr = tr.select(feats).cast(pl.Float64).fill_nan(None).to_numpy()
+        Xtr = np.where(np.isfinite(Xtr), Xtr, np.nan)
+        clf = make_classifier(classifier, rng=rng, n_train=Xtr.shape[0])
+        clf.fit(Xtr, tr["participant"].to_numpy())
+        Xte = te.select(feats).cast(pl.Float64).fill_nan(None).to_numpy()
+        Xte = np.where(np.isfinite(Xte), Xte, np.nan)
+        proba = clf.predict_proba(Xte)
+        cols = np.searchsorted(classes, clf.classes_)
+        full = np.zeros((Xte.shape[0], classes.size))
+        full[:, cols] = proba
+        ri = np.array([rec_pos[r] for r in te["recording"].to_list()], dtype=np.int64)
+        np.add.at(rs, ri, full)
+        np.add.at(rc, ri, 1.0)
+        pi = rec_to_part[ri]
+        np.add.at(ps, pi, full)
+        np.add.at(pc, pi, 1.0)
+    return rs, rc, ps, pc
+
+
 def reidentify_split(train_events: pl.DataFrame, test_events: pl.DataFrame, split: Split, *,
                      classifier: str = "rbfn", weights: Mapping[str, float] = FUSION_WEIGHTS,
                      min_event_samples: int = 4, owners: Mapping[str, str] | None = None,
@@ -185,30 +217,10 @@ def reidentify_split(train_events: pl.DataFrame, test_events: pl.DataFrame, spli
     part_scores: dict[str, np.ndarray] = {}
     part_present: dict[str, np.ndarray] = {}
     for et in weights:
-        tr = train.filter(pl.col("name") == et)
-        te = test.filter(pl.col("name") == et)
-        rs = np.zeros((len(test_recs), classes.size))
-        rc = np.zeros(len(test_recs))
-        ps = np.zeros((parts.size, classes.size))
-        pc = np.zeros(parts.size)
-        tr_classes = sorted(set(tr["participant"].to_list()))
-        if len(tr_classes) >= 2 and te.height > 0:
-            Xtr = tr.select(feats).cast(pl.Float64).fill_nan(None).to_numpy()
-            Xtr = np.where(np.isfinite(Xtr), Xtr, np.nan)
-            clf = make_classifier(classifier, rng=rng, n_train=Xtr.shape[0])
-            clf.fit(Xtr, tr["participant"].to_numpy())
-            Xte = te.select(feats).cast(pl.Float64).fill_nan(None).to_numpy()
-            Xte = np.where(np.isfinite(Xte), Xte, np.nan)
-            proba = clf.predict_proba(Xte)
-            cols = np.searchsorted(classes, clf.classes_)
-            full = np.zeros((Xte.shape[0], classes.size))
-            full[:, cols] = proba
-            ri = np.array([rec_pos[r] for r in te["recording"].to_list()], dtype=np.int64)
-            np.add.at(rs, ri, full)
-            np.add.at(rc, ri, 1.0)
-            pi = rec_to_part[ri]
-            np.add.at(ps, pi, full)
-            np.add.at(pc, pi, 1.0)
+        rs, rc, ps, pc = _event_type_scores(
+            train.filter(pl.col("name") == et), test.filter(pl.col("name") == et), feats,
+            classes, rec_pos, rec_to_part, n_recs=len(test_recs), n_parts=parts.size,
+            classifier=classifier, rng=rng)
         rec_scores[et] = rs / np.maximum(rc, 1.0)[:, None]
         rec_present[et] = rc > 0
         part_scores[et] = ps / np.maximum(pc, 1.0)[:, None]

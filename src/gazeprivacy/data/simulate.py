@@ -598,6 +598,8 @@ def default_measurement_noise_deg(sampling_rate_hz: float) -> float:
 def _render(plan: ScanPath, traits: ParticipantTraits, n_samples: int, rate: float,
             rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Positions ``(n, 2)`` and event codes for a plan, or None if the plan is too short."""
+    # long: one vectorised pass (segments -> durations -> samples) whose dozen arrays feed each
+    # other and whose random draws must stay in this order; split, the helpers would pass them all
     centres, fix_dur = plan.centres, plan.durations_s
     k_fix = centres.shape[0]
     # Microsaccades split a fixation into drift segments; segments per fixation:

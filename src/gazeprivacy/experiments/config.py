@@ -399,6 +399,10 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
     try:
         datasets = []
         for i, d in enumerate(data["datasets"]):
+            if isinstance(d, Mapping) and "task_label" in d:
+                raise ConfigError(
+                    f"datasets[{i}].task_label was removed (nothing read it): the label a "
+                    "utility task classifies is utility[].label; delete the key")
             _check_keys(f"datasets[{i}]", d, {"name", "source", "path", "loader", "group_label",
                                               "options"}, {"name", "source"})
             datasets.append(DatasetConfig(**d))

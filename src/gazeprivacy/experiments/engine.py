@@ -10,11 +10,15 @@
   child per (dataset, mechanism, point) for the protection. A cell's streams therefore do not
   depend on the order, the process or the worker count it runs in: serial and parallel runs give
   the same table.
-* **Caching.** Event features of each raw dataset are computed once per run (in the parent,
-  before the pool starts) and of each protected release once, inside its cell.
+* **Caching.** Event features of each raw dataset are computed once (in the parent, before the
+  pool starts) into ``OUT/cache/``, named after the data's content fingerprint
+  (:func:`~gazeprivacy.experiments.featurize.dataset_fingerprint`) and the featurizer, so
+  changed data of the same shape is featurized again; those of each protected release are
+  computed once, inside its cell.
 * **Resumable.** A finished cell leaves ``OUT/cells/<key>.parquet`` (its rows), ``<key>.npz``
-  (a preview for the report) and ``<key>.json`` (meta and guarantee, written last); a rerun
-  skips cells whose three files exist.
+  (a preview for the report) and ``<key>.json`` (meta, guarantee and the data's fingerprint,
+  written last); a rerun skips cells whose three files exist, unless the dataset's content
+  fingerprint changed since (then the cell runs again).
 * **Partitioned datasets.** A dataset whose path is a partitioned folder is streamed: raw and
   protected features are computed partition by partition (see
   :mod:`gazeprivacy.experiments.streaming` for what differs from an in-memory run).
@@ -60,7 +64,11 @@ from gazeprivacy.experiments.config import (
     UtilityConfig,
     canonical_json,
 )
-from gazeprivacy.experiments.featurize import event_features_of, load_configured_dataset
+from gazeprivacy.experiments.featurize import (
+    dataset_fingerprint,
+    event_features_of,
+    load_configured_dataset,
+)
 from gazeprivacy.experiments.learned import learned_utility_metrics, linkage_metrics
 from gazeprivacy.experiments.streaming import partitioned_source, protected_pass, raw_pass
 from gazeprivacy.features.aggregate import recording_features
@@ -139,6 +147,7 @@ class _Context:
     registry: Mapping[str, Any]
     featurizer: Featurizer | None
     streamed: Mapping[str, PartitionedDataset] = field(default_factory=dict)  # partitioned
+    fingerprints: Mapping[str, str] = field(default_factory=dict)  # dataset -> content digest
 
 
 @dataclass
@@ -231,57 +240,120 @@ def _preview(raw: Dataset, prot: Dataset | None) -> dict[str, np.ndarray]:
     return out
 
 
+@dataclass(frozen=True)
+class _Protected:
+    """What a cell's protection step produced (all empty for the raw baseline)."""
+
+    mode: str = "none"
+    guarantee: dict[str, Any] | None = None
+    dataset: Dataset | None = None  # the release; None when streamed (only features are kept)
+    events: pl.DataFrame | None = None  # event features of the release
+    preview: dict[str, np.ndarray] | None = None  # set by the streamed pass
+
+
+@dataclass(frozen=True)
+class _Features:
+    """Event features of the raw data and of the release, and their per-recording aggregates."""
+
+    raw_events: pl.DataFrame | None
+    prot_events: pl.DataFrame | None
+    raw_rec: pl.DataFrame | None
+    prot_rec: pl.DataFrame | None
+
+
 def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     """Run one cell and write its three files; returns its meta record."""
     t0 = time.perf_counter()
     notes: list[str] = []
-    cfg = ctx.config
-    dcfg: DatasetConfig = next(d for d in cfg.datasets if d.name == cell.dataset)
     raw = ctx.datasets[cell.dataset]  # a metadata-only skeleton when the dataset is streamed
     streamed = ctx.streamed.get(cell.dataset)
-    preview: dict[str, np.ndarray] | None = None
-    featurize = ctx.featurizer or event_features_of
-    raw_events = (pl.read_parquet(ctx.raw_features[cell.dataset])
-                  if cell.dataset in ctx.raw_features else None)
     attack_rng, protect_rng = _streams(cell, ctx.n_combos)
-    guarantee: dict[str, Any] | None = None
-    mode = "none"
+    protected = _protect_cell(cell, ctx, raw, protect_rng, notes)
+    prot, mode = protected.dataset, protected.mode
+    rows: list[dict[str, Any]] = _learned_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
+    features = _cell_features(cell, ctx, raw, protected.events)
+    rows += _attack_rows(cell, ctx, raw, features, mode, attack_rng, notes)
+    rows += _utility_rows(cell, ctx, raw, features, mode, attack_rng, notes)
+    rows += _fidelity_rows(cell, ctx, raw, prot, mode, notes)
+    table = pl.DataFrame(rows, schema=RESULT_SCHEMA) if rows else pl.DataFrame(
+        schema=RESULT_SCHEMA)
+    cells = Path(ctx.out_dir) / "cells"
+    _atomic(cells / f"{cell.key}.parquet", lambda p: table.write_parquet(p))
+    preview = protected.preview
+    if preview is None:
+        preview = _preview(raw if streamed is None else streamed.partition(0), prot)
+    _atomic(cells / f"{cell.key}.npz", lambda p: np.savez_compressed(p, **preview),
+            suffix=".npz")
+    meta = {"key": cell.key, "cell": {**asdict(cell), "parameters": dict(cell.parameters)},
+            "mode": mode, "guarantee": protected.guarantee, "notes": notes,
+            "data_fingerprint": ctx.fingerprints.get(cell.dataset),
+            "seconds": round(time.perf_counter() - t0, 3)}
+    _atomic(cells / f"{cell.key}.json",
+            lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
+    return meta
+
+
+def _protect_cell(cell: Cell, ctx: _Context, raw: Dataset, protect_rng: np.random.Generator,
+                  notes: list[str]) -> _Protected:
+    """Apply the cell's mechanism: in memory, or partition by partition when streamed."""
+    if cell.mechanism == "none":
+        return _Protected()
+    streamed = ctx.streamed.get(cell.dataset)
+    featurize = ctx.featurizer or event_features_of
     prot: Dataset | None = None
     prot_events: pl.DataFrame | None = None
-    if cell.mechanism != "none":
-        spec = ctx.registry[cell.mechanism]
-        params = _build_params(spec, cell)
-        # the mechanism's warnings (e.g. NotFormallyPrivateWarning in paper mode) become notes;
-        # the guarantee record's flags carry the same facts into the report
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            if streamed is None:
-                release = spec.protect(raw, params, rng=protect_rng, progress=False)
-                prot, record = release.output, release.guarantee
-            else:  # partition by partition; only the features are kept
-                record, prot_events, preview = protected_pass(
-                    streamed, cell.mechanism, params, rng=protect_rng, featurize=featurize,
-                    preview=_preview)
-        notes += list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
-        guarantee = record.with_seed(cell.seed).to_dict()
-        mode = record.mode  # the record says which path ran, not a params default
-        if prot is not None and _needs_events(cfg):
-            prot_events = featurize(prot)
-    rows: list[dict[str, Any]] = _learned_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
-    index = recording_index(raw, group_label=dcfg.group_label)
+    preview: dict[str, np.ndarray] | None = None
+    spec = ctx.registry[cell.mechanism]
+    params = _build_params(spec, cell)
+    # the mechanism's warnings (e.g. NotFormallyPrivateWarning in paper mode) become notes;
+    # the guarantee record's flags carry the same facts into the report
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if streamed is None:
+            release = spec.protect(raw, params, rng=protect_rng, progress=False)
+            prot, record = release.output, release.guarantee
+        else:  # partition by partition; only the features are kept
+            record, prot_events, preview = protected_pass(
+                streamed, cell.mechanism, params, rng=protect_rng, featurize=featurize,
+                preview=_preview)
+    notes.extend(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    guarantee = record.with_seed(cell.seed).to_dict()
+    mode = record.mode  # the record says which path ran, not a params default
+    if prot is not None and _needs_events(ctx.config):
+        prot_events = featurize(prot)
+    return _Protected(mode=mode, guarantee=guarantee, dataset=prot, events=prot_events,
+                      preview=preview)
+
+
+def _cell_features(cell: Cell, ctx: _Context, raw: Dataset,
+                   prot_events: pl.DataFrame | None) -> _Features:
+    """The cached raw event features, and both sides aggregated per recording."""
+    raw_events = (pl.read_parquet(ctx.raw_features[cell.dataset])
+                  if cell.dataset in ctx.raw_features else None)
     recs = [r.recording for r in raw.recordings]
-    raw_rec = recording_features(raw_events, recordings=recs) if _needs_events(cfg) else None
+    raw_rec = (recording_features(raw_events, recordings=recs)
+               if _needs_events(ctx.config) else None)
     prot_rec = None if prot_events is None else recording_features(prot_events, recordings=recs)
-    for a in cfg.attacks:
+    return _Features(raw_events=raw_events, prot_events=prot_events, raw_rec=raw_rec,
+                     prot_rec=prot_rec)
+
+
+def _attack_rows(cell: Cell, ctx: _Context, raw: Dataset, features: _Features, mode: str,
+                 attack_rng: np.random.Generator, notes: list[str]) -> list[dict[str, Any]]:
+    """Rows of the attacks on event features: re-identification and attribute inference."""
+    dcfg: DatasetConfig = next(d for d in ctx.config.datasets if d.name == cell.dataset)
+    index = recording_index(raw, group_label=dcfg.group_label)
+    rows: list[dict[str, Any]] = []
+    for a in ctx.config.attacks:
         if a.kind == "linkage":
             continue  # in _learned_rows
-        threat: ThreatModel = (THREAT_MODELS[a.threat] if prot_events is not None
+        threat: ThreatModel = (THREAT_MODELS[a.threat] if features.prot_events is not None
                                else ThreatModel.raw())
         rng = _attack_stream(attack_rng, a)
         if a.kind == "reidentification":
-            res = reidentification_attack(raw_events, prot_events, index, threat=threat,
-                                          rng=rng, classifier=a.classifier, n_splits=a.n_splits,
-                                          test_fraction=a.test_fraction)
+            res = reidentification_attack(features.raw_events, features.prot_events, index,
+                                          threat=threat, rng=rng, classifier=a.classifier,
+                                          n_splits=a.n_splits, test_fraction=a.test_fraction)
             rows += _rows(cell, mode, "privacy", a.id, res.metrics())
         else:
             attr = _labels(raw, a.attribute, by="participant")
@@ -289,40 +361,42 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
                 notes.append(f"attack {a.id} skipped: not every recording has label "
                              f"{a.attribute!r}")
                 continue
-            res = infer_attribute(raw_rec, prot_rec, attr, threat=threat, rng=rng,
-                                  attribute=a.attribute, classifier=a.classifier)
+            res = infer_attribute(features.raw_rec, features.prot_rec, attr, threat=threat,
+                                  rng=rng, attribute=a.attribute, classifier=a.classifier)
             rows += _rows(cell, mode, "privacy", a.id, res.metrics())
-    for u in cfg.utility:
+    return rows
+
+
+def _utility_rows(cell: Cell, ctx: _Context, raw: Dataset, features: _Features, mode: str,
+                  attack_rng: np.random.Generator, notes: list[str]) -> list[dict[str, Any]]:
+    """Rows of the utility tasks on recording features (the learned ones are elsewhere)."""
+    rows: list[dict[str, Any]] = []
+    for u in ctx.config.utility:
         if u.learned:
             continue  # in _learned_rows
         lab = _labels(raw, u.label, by="recording")
         if lab is None or len(set(lab.values())) < 2:
             notes.append(f"utility {u.id} skipped: label {u.label!r} missing or constant")
             continue
-        res = task_classification(raw_rec, prot_rec, lab, rng=_utility_stream(attack_rng, u),
-                                  task=u.label, direction=u.direction, n_splits=u.n_splits,
+        res = task_classification(features.raw_rec, features.prot_rec, lab,
+                                  rng=_utility_stream(attack_rng, u), task=u.label,
+                                  direction=u.direction, n_splits=u.n_splits,
                                   test_fraction=u.test_fraction, n_trees=u.n_trees)
         rows += _rows(cell, mode, "utility", u.id, res.metrics())
+    return rows
+
+
+def _fidelity_rows(cell: Cell, ctx: _Context, raw: Dataset, prot: Dataset | None, mode: str,
+                   notes: list[str]) -> list[dict[str, Any]]:
+    """Rows of the fidelity metrics (they need the whole release in memory)."""
+    cfg = ctx.config
     if prot is not None:
         fid = _fidelity(cfg.fidelity, raw, prot, notes)
-        rows += _rows(cell, mode, "fidelity", "fidelity", fid)
-    elif streamed is not None and cell.mechanism != "none" and cfg.fidelity:
+        return _rows(cell, mode, "fidelity", "fidelity", fid)
+    if cell.dataset in ctx.streamed and cell.mechanism != "none" and cfg.fidelity:
         notes.append("fidelity metrics skipped: the dataset is partitioned (streamed) and they "
                      "compare whole datasets sample by sample")
-    table = pl.DataFrame(rows, schema=RESULT_SCHEMA) if rows else pl.DataFrame(
-        schema=RESULT_SCHEMA)
-    cells = Path(ctx.out_dir) / "cells"
-    _atomic(cells / f"{cell.key}.parquet", lambda p: table.write_parquet(p))
-    if preview is None:
-        preview = _preview(raw if streamed is None else streamed.partition(0), prot)
-    _atomic(cells / f"{cell.key}.npz", lambda p: np.savez_compressed(p, **preview),
-            suffix=".npz")
-    meta = {"key": cell.key, "cell": {**asdict(cell), "parameters": dict(cell.parameters)},
-            "mode": mode, "guarantee": guarantee, "notes": notes,
-            "seconds": round(time.perf_counter() - t0, 3)}
-    _atomic(cells / f"{cell.key}.json",
-            lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
-    return meta
+    return []
 
 
 def _needs_events(cfg: ExperimentConfig) -> bool:
@@ -406,9 +480,19 @@ def _summary(ds: Dataset) -> dict[str, Any]:
                        for k in ds.label_names()}}
 
 
-def _done(out: Path, cell: Cell) -> bool:
+def _done(out: Path, cell: Cell, fingerprint: str | None = None) -> bool:
+    """Whether ``cell`` finished on the same data: its three files exist and its meta has
+    ``fingerprint`` (cells written before fingerprints were recorded are trusted)."""
     c = out / "cells"
-    return all((c / f"{cell.key}{ext}").is_file() for ext in (".parquet", ".npz", ".json"))
+    if not all((c / f"{cell.key}{ext}").is_file() for ext in (".parquet", ".npz", ".json")):
+        return False
+    if fingerprint is None:
+        return True
+    try:
+        meta = json.loads((c / f"{cell.key}.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return meta.get("data_fingerprint", fingerprint) == fingerprint
 
 
 def run_experiment(
@@ -453,7 +537,35 @@ def run_experiment(
     config.check_mechanisms(registry)
     registry = {m.name: registry[m.name] for m in config.mechanisms}
     cells = expand_cells(config)
-    for c in cells:  # every parameter point must build before any work starts
+    _check_points(cells, registry)
+    out = Path(out_dir)
+    (out / "cells").mkdir(parents=True, exist_ok=True)
+    (out / "cache").mkdir(parents=True, exist_ok=True)
+    sources = {d.name: _source(d, datasets) for d in config.datasets}
+    streamed = {n: s for n, s in sources.items() if isinstance(s, PartitionedDataset)}
+    _check_streamable(cells, streamed, registry, config)
+    fingerprints = {name: dataset_fingerprint(source) for name, source in sources.items()}
+    loaded, raw_paths, summaries = _prepare_datasets(sources, fingerprints, out,
+                                                     featurizer or event_features_of,
+                                                     need_events=_needs_events(config))
+    (out / "data_summary.json").write_text(json.dumps(summaries, indent=2))
+    n_combos = max(c.combo for c in cells) + 1
+    ctx = _Context(config=config, out_dir=str(out), n_combos=n_combos, datasets=loaded,
+                   raw_features=raw_paths, registry=registry, featurizer=featurizer,
+                   streamed=streamed, fingerprints=fingerprints)
+    todo = [c for c in cells if not _done(out, c, fingerprints[c.dataset])]
+    n_workers = workers if workers is not None else config.workers
+    _execute(todo, ctx, n_workers, progress)
+    results, guarantees, notes = _gather(out, config, cells)
+    return ExperimentResult(out_dir=out, results=results, guarantees=guarantees,
+                            n_cells=len(cells), n_run=len(todo),
+                            n_skipped=len(cells) - len(todo),
+                            seconds=time.perf_counter() - t0, notes=notes)
+
+
+def _check_points(cells: list[Cell], registry: Mapping[str, Any]) -> None:
+    """Every parameter point must build before any work starts."""
+    for c in cells:
         if c.mechanism != "none":
             try:
                 _build_params(registry[c.mechanism], c)
@@ -461,53 +573,53 @@ def run_experiment(
                 raise ConfigError(
                     f"mechanism {c.mechanism!r} cannot build parameters {c.parameters_json} "
                     f"with preset {c.preset!r}: {exc}") from None
-    out = Path(out_dir)
-    (out / "cells").mkdir(parents=True, exist_ok=True)
-    (out / "cache").mkdir(parents=True, exist_ok=True)
+
+
+def _source(d: DatasetConfig, given: Mapping[str, Dataset] | None
+            ) -> Dataset | PartitionedDataset:
+    """A dataset given in code, else the configured partitioned folder or loaded dataset."""
+    if given and d.name in given and given[d.name] is not None:
+        return given[d.name]
+    return partitioned_source(d) or load_configured_dataset(d)
+
+
+def _prepare_datasets(sources: Mapping[str, Dataset | PartitionedDataset],
+                      fingerprints: Mapping[str, str], out: Path, featurize: Featurizer, *,
+                      need_events: bool
+                      ) -> tuple[dict[str, Dataset], dict[str, str], dict[str, Any]]:
+    """Per dataset: the dataset in memory (a metadata-only skeleton when streamed), the path of
+    its cached raw event features (when an evaluation needs them) and its public summary.
+
+    The cache file is named after the dataset's content fingerprint and the featurizer, so
+    changed data of the same shape is featurized again instead of served stale features.
+    """
     loaded: dict[str, Dataset] = {}
-    streamed: dict[str, PartitionedDataset] = {}
-    for d in config.datasets:
-        given = datasets[d.name] if datasets and d.name in datasets else None
-        source = given if given is not None else (partitioned_source(d)
-                                                  or load_configured_dataset(d))
-        if isinstance(source, PartitionedDataset):
-            streamed[d.name] = source
-        else:
-            loaded[d.name] = source
-    _check_streamable(cells, streamed, registry, config)
-    featurize = featurizer or event_features_of
     raw_paths: dict[str, str] = {}
     summaries: dict[str, Any] = {}
-    need_events = _needs_events(config)
-    for name in [d.name for d in config.datasets]:
-        ds = loaded.get(name)
-        size = ((len(ds), ds.n_samples) if ds is not None
-                else (streamed[name].n_recordings, streamed[name].n_samples))
-        digest = hashlib.sha1(repr((name, *size,
+    for name, source in sources.items():
+        digest = hashlib.sha1(repr((name, fingerprints[name],
                                     getattr(featurize, "__qualname__", str(featurize))))
-                              .encode()).hexdigest()[:12]
+                              .encode()).hexdigest()[:16]
         path = out / "cache" / f"{name}-{digest}-events.parquet"
         want = need_events and not path.is_file()
-        if ds is None:  # streamed: one pass gives the skeleton, summary and raw features
+        if isinstance(source, PartitionedDataset):  # one pass: skeleton, summary, raw features
             tmp = path.with_name(path.name + ".tmp")
             loaded[name], summaries[name] = raw_pass(
-                streamed[name], featurize if want else None, tmp if want else None)
+                source, featurize if want else None, tmp if want else None)
             if tmp.is_file():
                 os.replace(tmp, path)
         else:
-            summaries[name] = _summary(ds)
+            loaded[name], summaries[name] = source, _summary(source)
             if want:
-                _atomic(path, lambda p, ds=ds: featurize(ds).write_parquet(p))
+                _atomic(path, lambda p, ds=source: featurize(ds).write_parquet(p))
         if need_events:
             raw_paths[name] = str(path)
-    (out / "data_summary.json").write_text(json.dumps(summaries, indent=2))
-    n_combos = max(c.combo for c in cells) + 1
-    ctx = _Context(config=config, out_dir=str(out), n_combos=n_combos, datasets=loaded,
-                   raw_features=raw_paths, registry=registry, featurizer=featurizer,
-                   streamed=streamed)
-    todo = [c for c in cells if not _done(out, c)]
-    n_workers = workers if workers is not None else config.workers
-    _execute(todo, ctx, n_workers, progress)
+    return loaded, raw_paths, summaries
+
+
+def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
+            ) -> tuple[pl.DataFrame, list[dict[str, Any]], list[str]]:
+    """Read every cell back; write ``results.parquet``, ``guarantees.json`` and ``run.json``."""
     parts, guarantees = [], []
     seen_notes: dict[str, list[str]] = {}
     for c in cells:
@@ -525,10 +637,7 @@ def run_experiment(
     (out / "guarantees.json").write_text(json.dumps(guarantees, indent=2, default=str))
     (out / "run.json").write_text(json.dumps(
         {"name": config.name, "cells": [c.key for c in cells], "notes": notes}, indent=2))
-    return ExperimentResult(out_dir=out, results=results, guarantees=guarantees,
-                            n_cells=len(cells), n_run=len(todo),
-                            n_skipped=len(cells) - len(todo),
-                            seconds=time.perf_counter() - t0, notes=notes)
+    return results, guarantees, notes
 
 
 def _check_streamable(cells: list[Cell], streamed: Mapping[str, PartitionedDataset],

@@ -45,6 +45,8 @@ average of 12-14, where I-VT detection takes 0.9-1.8 s (``benchmarks/bench_event
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import polars as pl
 
@@ -166,6 +168,38 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
     if ev.height == 0:
         return pl.DataFrame(schema={**{k: events.schema[k] for k in _KEYS},
                                     **{c: pl.Float64 for c in EVENT_FEATURE_COLUMNS}})
+    s = _gather_event_samples(dataset, ev)
+    cols, (cx, cy) = _shape_features(s)
+    cols.update(_kinematic_features(s))
+    cols.update(_previous_event_features(ev, cx, cy, s.great_circle, fill_undefined))
+    keys = ev.select("recording", "participant", "name", "onset", "offset")
+    out = keys.with_columns([pl.Series(c, cols[c], dtype=pl.Float64)
+                             for c in EVENT_FEATURE_COLUMNS])
+    return out.select(*_KEYS, *EVENT_FEATURE_COLUMNS)
+
+
+@dataclass(frozen=True)
+class _EventSamples:
+    """The samples of every kept event, concatenated event after event.
+
+    ``eid`` is each sample's event number; event ``k`` has ``n[k]`` samples, from ``first[k]``
+    to ``last[k]`` (inclusive) in the concatenated arrays.
+    """
+
+    t: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    eid: np.ndarray
+    n: np.ndarray
+    first: np.ndarray
+    last: np.ndarray
+    duration: np.ndarray  # per event: last minus first timestamp plus one sampling period, s
+    great_circle: np.ndarray  # per event: whether its recording uses the great-circle metric
+    work: tuple[np.ndarray, np.ndarray]  # scratch buffers for _group_stats
+
+
+def _gather_event_samples(dataset: Dataset, ev: pl.DataFrame) -> _EventSamples:
+    """Check that the events fit ``dataset`` and cut their samples out of the recordings."""
     index = {r.recording: i for i, r in enumerate(dataset.recordings)}
     missing = set(ev["recording"].unique().to_list()) - set(index)
     if missing:
@@ -179,8 +213,6 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
     t_all = np.concatenate([recs[i].t for i in used])
     x_all = np.concatenate([recs[i].x for i in used])
     y_all = np.concatenate([recs[i].y for i in used])
-    period_all = np.concatenate([np.full(recs[i].n_samples, 1.0 / recs[i].sampling_rate_hz)
-                                 for i in used])
 
     rec_idx = np.array([index[r] for r in ev["recording"].to_list()])
     onset = ev["onset"].to_numpy()
@@ -193,9 +225,8 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
             "lies outside its recording")
     first = np.array([start_of[i] for i in rec_idx]) + onset
     n = offset - onset
-    m = n.shape[0]
     total = int(n.sum())
-    eid = np.repeat(np.arange(m), n)
+    eid = np.repeat(np.arange(n.shape[0]), n)
     within = np.arange(total) - np.repeat(np.cumsum(n) - n, n)
     gidx = np.repeat(first, n) + within
     t, x, y = t_all[gidx], x_all[gidx], y_all[gidx]
@@ -204,53 +235,71 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
         raise InvalidDataError(
             f"event {bad} ({ev['recording'][bad]!r}, onset {onset[bad]}) covers a missing "
             "sample; detect events with gazeprivacy.events.detect_events, which never does")
+    great_circle = {i: resolve_metric(recs[i]) == "great-circle" for i in used}
+    last = np.cumsum(n) - 1
+    return _EventSamples(
+        t=t, x=x, y=y, eid=eid, n=n, first=last - n + 1, last=last,
+        duration=t[last] - t[last - n + 1] + np.array([1.0 / recs[i].sampling_rate_hz
+                                                        for i in rec_idx]),
+        great_circle=np.array([great_circle[i] for i in rec_idx], dtype=bool),
+        work=(np.empty(total), np.empty(total)))
 
-    # Interval quantities: pairs (k, k+1) inside one event.
+
+def _shape_features(s: _EventSamples
+                    ) -> tuple[dict[str, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """Event-level scalars straight from the sample arrays, and the events' centroids."""
+    px = _group_stats(s.x, s.eid, s.first, s.n, "x", median=False, work=s.work)
+    py = _group_stats(s.y, s.eid, s.first, s.n, "y", median=False, work=s.work)
+    cols: dict[str, np.ndarray] = {"duration_s": s.duration}
+    cols["std_x_deg"], cols["std_y_deg"] = px["x_std"], py["y_std"]
+    cols["skew_x"], cols["skew_y"] = px["x_skew"], py["y_skew"]
+    cols["kurtosis_x"], cols["kurtosis_y"] = px["x_kurtosis"], py["y_kurtosis"]
+    cols["dispersion_deg"] = (px["x_max"] - px["x_min"]) + (py["y_max"] - py["y_min"])
+    cols["amplitude_deg"] = mixed_distance_deg(s.x[s.first], s.y[s.first], s.x[s.last],
+                                               s.y[s.last], s.great_circle)
+    return cols, (px["x_mean"], py["y_mean"])
+
+
+def _kinematic_features(s: _EventSamples) -> dict[str, np.ndarray]:
+    """Path length, mean velocity and the statistics of the velocity and acceleration series.
+
+    Intervals are pairs of samples (k, k+1) inside one event, never across its edges.
+    """
+    eid, x, y, t, n = s.eid, s.x, s.y, s.t, s.n
     same = eid[1:] == eid[:-1]
     dt = np.diff(t)[same]
-    great_circle = {i: resolve_metric(recs[i]) == "great-circle" for i in used}
-    gc_ev = np.array([great_circle[i] for i in rec_idx], dtype=bool)
-    dist = mixed_distance_deg(x[:-1], y[:-1], x[1:], y[1:], np.repeat(gc_ev, n)[1:])[same]
+    dist = mixed_distance_deg(x[:-1], y[:-1], x[1:], y[1:], np.repeat(s.great_circle, n)[1:])[same]
     vx, vy, vang = np.diff(x)[same] / dt, np.diff(y)[same] / dt, dist / dt
     veid = eid[1:][same]  # event id of each interval
     tmid = ((t[:-1] + t[1:]) / 2)[same]
     same_a = veid[1:] == veid[:-1]
     dtm = np.diff(tmid)[same_a]
     ax, ay, aang = (np.diff(v)[same_a] / dtm for v in (vx, vy, vang))
-
-    # Event-level scalars straight from the sample arrays.
-    last = np.cumsum(n) - 1
-    firsti = last - n + 1
-    cols: dict[str, np.ndarray] = {}
-    work = (np.empty(total), np.empty(total))
-    px = _group_stats(x, eid, firsti, n, "x", median=False, work=work)
-    py = _group_stats(y, eid, firsti, n, "y", median=False, work=work)
-    cx, cy = px["x_mean"], py["y_mean"]
-    duration = t[last] - t[firsti] + period_all[gidx[firsti]]
-    cols["duration_s"] = duration
-    cols["std_x_deg"], cols["std_y_deg"] = px["x_std"], py["y_std"]
-    cols["skew_x"], cols["skew_y"] = px["x_skew"], py["y_skew"]
-    cols["kurtosis_x"], cols["kurtosis_y"] = px["x_kurtosis"], py["y_kurtosis"]
-    cols["dispersion_deg"] = (px["x_max"] - px["x_min"]) + (py["y_max"] - py["y_min"])
-    vstart = firsti - np.arange(m)            # event k has n_k - 1 intervals
-    vcount = n - 1
-    cols["path_length_deg"] = np.add.reduceat(dist, vstart)
-    cols["mean_velocity_deg_s"] = cols["path_length_deg"] / duration
-    cols["amplitude_deg"] = mixed_distance_deg(x[firsti], y[firsti], x[last], y[last], gc_ev)
-    astart = firsti - 2 * np.arange(m)        # and n_k - 2 accelerations
-    acount = n - 2
+    m = n.shape[0]
+    vstart = s.first - np.arange(m)            # event k has n_k - 1 intervals
+    astart = s.first - 2 * np.arange(m)        # and n_k - 2 accelerations
     aeid = veid[1:][same_a]
+    path = np.add.reduceat(dist, vstart)
+    cols = {"path_length_deg": path, "mean_velocity_deg_s": path / s.duration}
     for name, v in (("velocity_x", vx), ("velocity_y", vy), ("velocity_ang", vang)):
-        cols.update(_group_stats(v, veid, vstart, vcount, name, work=work))
+        cols.update(_group_stats(v, veid, vstart, n - 1, name, work=s.work))
     for name, v in (("acceleration_x", ax), ("acceleration_y", ay), ("acceleration_ang", aang)):
-        cols.update(_group_stats(v, aeid, astart, acount, name, work=work))
+        cols.update(_group_stats(v, aeid, astart, n - 2, name, work=s.work))
+    return cols
 
-    # Distance and direction from the previous event of the same type in the same recording
-    # (the table is ordered by onset within a recording; sort to be safe, then restore order).
-    keys = ev.select("recording", "participant", "name", "onset", "offset")
-    order = keys.with_row_index("_i").sort("recording", "name", "onset")["_i"].to_numpy()
-    rec_s = keys["recording"].to_numpy()[order]
-    name_s = keys["name"].to_numpy()[order]
+
+def _previous_event_features(ev: pl.DataFrame, cx: np.ndarray, cy: np.ndarray,
+                             great_circle: np.ndarray,
+                             fill_undefined: float | None) -> dict[str, np.ndarray]:
+    """Distance and direction from the previous event of the same type in the same recording.
+
+    The table is ordered by onset within a recording; sort to be safe, then restore order.
+    """
+    m = ev.height
+    order = (ev.select("recording", "name", "onset").with_row_index("_i")
+             .sort("recording", "name", "onset")["_i"].to_numpy())
+    rec_s = ev["recording"].to_numpy()[order]
+    name_s = ev["name"].to_numpy()[order]
     has_prev = np.zeros(m, dtype=bool)
     has_prev[1:] = (rec_s[1:] == rec_s[:-1]) & (name_s[1:] == name_s[:-1])
     prev = np.full(m, -1)
@@ -258,15 +307,12 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
     ok = prev >= 0
     pxv = np.where(ok, cx[prev], np.nan)
     pyv = np.where(ok, cy[prev], np.nan)
-    dprev = mixed_distance_deg(pxv, pyv, cx, cy, gc_ev)
+    dprev = mixed_distance_deg(pxv, pyv, cx, cy, great_circle)
     aprev = np.degrees(np.arctan2(cy - pyv, cx - pxv))
     if fill_undefined is not None:
         dprev = np.where(ok, dprev, fill_undefined)
         aprev = np.where(ok, aprev, fill_undefined)
-    cols["distance_prev_deg"], cols["angle_prev_deg"] = dprev, aprev
-    out = keys.with_columns([pl.Series(c, cols[c], dtype=pl.Float64)
-                             for c in EVENT_FEATURE_COLUMNS])
-    return out.select(*_KEYS, *EVENT_FEATURE_COLUMNS)
+    return {"distance_prev_deg": dprev, "angle_prev_deg": aprev}
 
 
 def event_features(recording: Recording, events: pl.DataFrame, *, min_samples: int = 4,

@@ -47,6 +47,33 @@ class UtilityResult:
         return {"accuracy": self.accuracy, "f1_macro": self.f1_macro, "chance": self.chance}
 
 
+def _test_units(units: np.ndarray, labels: np.ndarray, classes: list[str], *,
+                test_fraction: float, stratify: bool, rng: np.random.Generator) -> set[str]:
+    """The split units drawn for the test side: ``test_fraction`` of them, per label when
+    ``stratify`` (recordings), else of all units (participants); at least one, never all."""
+    if stratify:
+        test_units: set[str] = set()
+        for c in classes:
+            members = sorted(set(units[labels == c].tolist()))
+            k = int(np.clip(round(test_fraction * len(members)), 1, max(1, len(members) - 1)))
+            test_units.update(rng.permutation(members)[:k].tolist())
+        return test_units
+    uniq = sorted(set(units.tolist()))
+    k = int(np.clip(round(test_fraction * len(uniq)), 1, len(uniq) - 1))
+    return set(rng.permutation(uniq)[:k].tolist())
+
+
+def _forest_predict(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray, *,
+                    n_trees: int, rng: np.random.Generator) -> np.ndarray:
+    """Fit a median-imputing random forest and predict the test rows (non-finite = missing)."""
+    clf = make_pipeline(
+        SimpleImputer(strategy="median", keep_empty_features=True),
+        RandomForestClassifier(n_estimators=n_trees, random_state=seed_for_sklearn(rng),
+                               n_jobs=1))
+    clf.fit(np.where(np.isfinite(X_train), X_train, np.nan), y_train)
+    return clf.predict(np.where(np.isfinite(X_test), X_test, np.nan))
+
+
 def task_classification(
     original: pl.DataFrame,
     protected: pl.DataFrame | None,
@@ -111,16 +138,8 @@ def task_classification(
     X_test_all = test_tab.select(feats).cast(pl.Float64).fill_nan(None).to_numpy()
     accs, f1s, chances = [], [], []
     for child in rng.spawn(n_splits):
-        uniq = sorted(set(units.tolist()))
-        if group_by == "recording":
-            test_units: set[str] = set()
-            for c in classes:  # stratified by label
-                members = sorted(set(units[labels == c].tolist()))
-                k = int(np.clip(round(test_fraction * len(members)), 1, max(1, len(members) - 1)))
-                test_units.update(child.permutation(members)[:k].tolist())
-        else:
-            k = int(np.clip(round(test_fraction * len(uniq)), 1, len(uniq) - 1))
-            test_units = set(child.permutation(uniq)[:k].tolist())
+        test_units = _test_units(units, labels, classes, test_fraction=test_fraction,
+                                 stratify=group_by == "recording", rng=child)
         is_test = np.array([u in test_units for u in units.tolist()])
         tr_idx = np.flatnonzero(~is_test)
         te_recs = [recs[i] for i in np.flatnonzero(is_test) if recs[i] in test_pos]
@@ -128,14 +147,9 @@ def task_classification(
             raise InvalidDataError("a task-classification split left one side empty; use more "
                                    "recordings or a larger test_fraction")
         assert not set(te_recs) & {recs[i] for i in tr_idx}, "recording on both sides"
-        clf = make_pipeline(
-            SimpleImputer(strategy="median", keep_empty_features=True),
-            RandomForestClassifier(n_estimators=n_trees, random_state=seed_for_sklearn(child),
-                                   n_jobs=1))
-        Xtr = X_train_all[tr_idx]
-        clf.fit(np.where(np.isfinite(Xtr), Xtr, np.nan), labels[tr_idx])
-        Xte = X_test_all[[test_pos[r] for r in te_recs]]
-        pred = clf.predict(np.where(np.isfinite(Xte), Xte, np.nan))
+        pred = _forest_predict(X_train_all[tr_idx], labels[tr_idx],
+                               X_test_all[[test_pos[r] for r in te_recs]], n_trees=n_trees,
+                               rng=child)
         truth = np.array([label_of[r] for r in te_recs])
         accs.append(float(np.mean(pred == truth)))
         f1s.append(float(f1_score(truth, pred, labels=classes, average="macro",

@@ -160,7 +160,54 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
     figs = out / "figures"
     figs.mkdir(exist_ok=True)
     title = title or f"gazeprivacy report: {run.get('name', out.name)}"
+    curve_html = _curve_figures(results, figs)
+    overlay_html, density_html = _preview_figures(out, run.get("cells", []), figs)
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        _overview(results, guarantees),
+        _data_table(out),
+        *(["<h2>Paper comparison</h2>", paper_comparison] if paper_comparison else []),
+        "<h2>Guarantees</h2>",
+        "<p class='note'>Per unit as the mechanism states it; per participant under basic "
+        "sequential composition over the participant's units. Rows in red are not formally "
+        "private (a flag breaks the headline guarantee).</p>",
+        _guarantee_table(guarantees),
+        "<h2>Privacy-utility curves</h2>",
+        "<div class='figs'>" + ("".join(curve_html) or
+                                "<p class='note'>No protected cell with an epsilon.</p>")
+        + "</div>",
+        "<h2>Gaze paths: original vs protected</h2>",
+        "<div class='figs'>" + "".join(overlay_html) + "</div>",
+        "<h2>Density maps</h2>",
+        "<div class='figs'>" + "".join(density_html) + "</div>",
+        "<h2>Results (mean and std over seeds)</h2>",
+        _results_table(results),
+    ]
+    notes = run.get("notes", [])
+    if notes:
+        parts += ["<h2>Notes</h2><ul>",
+                  *(f"<li>{html.escape(n)}</li>" for n in notes), "</ul>"]
+    parts.append("</body></html>")
+    target = out / "report.html"
+    target.write_text("\n".join(parts), encoding="utf-8")
+    return target
 
+
+def _overview(results: pl.DataFrame, guarantees: list[dict[str, Any]]) -> str:
+    """The opening paragraph: counts and how to read the chance lines."""
+    return (
+        f"<p class='note'>{results.height} result rows; "
+        f"{results.select('dataset', 'mechanism', 'parameters', 'seed').n_unique()} cells; "
+        f"{len(guarantees)} protected releases. Raw-data rows have mechanism <code>none</code>. "
+        "Chance levels: 1 / participants for re-identification, the majority class share for "
+        "classification tasks; gaze prediction is drawn against the constant-position baseline "
+        "and the linkage attack against the 1 / k bound (grey lines).</p>")
+
+
+def _curve_figures(results: pl.DataFrame, figs: Path) -> list[str]:
+    """One privacy-utility curve per (dataset, evaluation, curve metric); fidelity last."""
     curve_html = []
     combos = (results.filter(pl.col("kind") != "fidelity")
               .select("dataset", "kind", "evaluation").unique(maintain_order=True).rows())
@@ -175,9 +222,13 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
                                       metric=metric, path=figs / f"{name}.png")
             if p is not None:
                 curve_html.append(_img(p, f"{dataset} - {evaluation}: {metric} vs epsilon"))
+    return curve_html
 
+
+def _preview_figures(out: Path, cell_keys: list[str], figs: Path) -> tuple[list[str], list[str]]:
+    """Path overlays and density maps of the first seed's cells (the raw data once per
+    dataset), from the previews the runner saved."""
     overlay_html, density_html = [], []
-    cell_keys = run.get("cells", [])
     metas = []
     for key in cell_keys:
         mpath = out / "cells" / f"{key}.json"
@@ -204,53 +255,20 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
                                               path=figs / f"path_{stem}.png"), label))
         density_html.append(_img(density_maps(preview, title=label,
                                               path=figs / f"density_{stem}.png"), label))
+    return overlay_html, density_html
 
-    data_html = ""
-    if (out / "data_summary.json").is_file():
-        summ = json.loads((out / "data_summary.json").read_text())
-        data_html = "<h2>Data</h2>" + _table(
-            ["dataset", "recordings", "participants", "samples", "sampling rate [Hz]",
-             "total duration [s]", "missing samples", "labels"],
-            [[_fmt(name), str(d["recordings"]), str(d["participants"]), str(d["samples"]),
-              ", ".join(f"{r:g}" for r in d["sampling_rate_hz"]), _fmt(d["duration_s_total"]),
-              f"{100 * d['missing_fraction']:.1f} %",
-              "; ".join(f"{html.escape(k)}: {html.escape(', '.join(map(str, v)))}"
-                        for k, v in d["labels"].items())]
-             for name, d in summ.items()])
 
-    notes = run.get("notes", [])
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-        f"<p class='note'>{results.height} result rows; "
-        f"{results.select('dataset', 'mechanism', 'parameters', 'seed').n_unique()} cells; "
-        f"{len(guarantees)} protected releases. Raw-data rows have mechanism <code>none</code>. "
-        "Chance levels: 1 / participants for re-identification, the majority class share for "
-        "classification tasks; gaze prediction is drawn against the constant-position baseline "
-        "and the linkage attack against the 1 / k bound (grey lines).</p>",
-        data_html,
-        *(["<h2>Paper comparison</h2>", paper_comparison] if paper_comparison else []),
-        "<h2>Guarantees</h2>",
-        "<p class='note'>Per unit as the mechanism states it; per participant under basic "
-        "sequential composition over the participant's units. Rows in red are not formally "
-        "private (a flag breaks the headline guarantee).</p>",
-        _guarantee_table(guarantees),
-        "<h2>Privacy-utility curves</h2>",
-        "<div class='figs'>" + ("".join(curve_html) or
-                                "<p class='note'>No protected cell with an epsilon.</p>")
-        + "</div>",
-        "<h2>Gaze paths: original vs protected</h2>",
-        "<div class='figs'>" + "".join(overlay_html) + "</div>",
-        "<h2>Density maps</h2>",
-        "<div class='figs'>" + "".join(density_html) + "</div>",
-        "<h2>Results (mean and std over seeds)</h2>",
-        _results_table(results),
-    ]
-    if notes:
-        parts += ["<h2>Notes</h2><ul>",
-                  *(f"<li>{html.escape(n)}</li>" for n in notes), "</ul>"]
-    parts.append("</body></html>")
-    target = out / "report.html"
-    target.write_text("\n".join(parts), encoding="utf-8")
-    return target
+def _data_table(out: Path) -> str:
+    """The "Data" section from ``data_summary.json`` (empty when the run wrote none)."""
+    if not (out / "data_summary.json").is_file():
+        return ""
+    summ = json.loads((out / "data_summary.json").read_text())
+    return "<h2>Data</h2>" + _table(
+        ["dataset", "recordings", "participants", "samples", "sampling rate [Hz]",
+         "total duration [s]", "missing samples", "labels"],
+        [[_fmt(name), str(d["recordings"]), str(d["participants"]), str(d["samples"]),
+          ", ".join(f"{r:g}" for r in d["sampling_rate_hz"]), _fmt(d["duration_s_total"]),
+          f"{100 * d['missing_fraction']:.1f} %",
+          "; ".join(f"{html.escape(k)}: {html.escape(', '.join(map(str, v)))}"
+                    for k, v in d["labels"].items())]
+         for name, d in summ.items()])

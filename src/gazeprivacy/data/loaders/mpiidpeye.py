@@ -50,6 +50,7 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -136,6 +137,44 @@ def _read(path: Path) -> pl.DataFrame:
         raise InvalidDataError(f"cannot read {str(path)!r}: {exc}") from None
 
 
+def _read_recording(p: int, r: int, path: Path, *, gender: str, geometry: Geometry,
+                    confidence_threshold: float, low_confidence: str,
+                    deg_per_unit: float) -> tuple[Recording, dict[str, Any]]:
+    """Participant ``p``'s recording of document ``r`` and its counts for
+    ``info["per_recording"]``."""
+    d = _read(path)
+    ts = d["timestamp"].to_numpy()
+    # Timestamp policy: keep a row only if its time is later than every earlier kept row.
+    # np.maximum.accumulate finds the running maximum; equal -> duplicate, less -> backward.
+    prev_max = np.concatenate([[-np.inf], np.maximum.accumulate(ts)[:-1]])
+    dup = ts == prev_max
+    back = ts < prev_max
+    keep = ~(dup | back)
+    d = d.filter(pl.Series(keep))
+    conf = d["confidence"].to_numpy()
+    x = (d["pupil_x"].to_numpy() - 0.5) * deg_per_unit
+    y = (d["pupil_y"].to_numpy() - 0.5) * deg_per_unit
+    pupil = d["pupil_diameter"].to_numpy().copy()
+    low = conf < confidence_threshold
+    if low_confidence == "nan":
+        x[low] = np.nan
+        y[low] = np.nan
+        pupil[low] = np.nan
+    t_raw = d["timestamp"].to_numpy()
+    t = t_raw - t_raw[0]
+    measured = round(1.0 / float(np.median(np.diff(t))), 3)
+    rec = Recording(
+        recording=f"P{p}_{MPIIDPEYE_DOCUMENTS[r]}", participant=f"P{p}", t=t, x=x, y=y,
+        sampling_rate_hz=MPIIDPEYE_SAMPLING_RATE_HZ,
+        labels={"document": MPIIDPEYE_DOCUMENTS[r], "gender": gender, "task": "reading"},
+        pupil=pupil, geometry=geometry, channels={"confidence": conf})
+    counts = {"n_rows": int(d.height), "n_low_confidence": int(low.sum()),
+              "n_duplicate_timestamps_dropped": int(dup.sum()),
+              "n_backward_timestamps_dropped": int(back.sum()),
+              "measured_rate_hz": measured, "t0_s": float(t_raw[0]), "source": path.name}
+    return rec, counts
+
+
 def load_mpiidpeye(data_dir: str | os.PathLike[str] | None = None, *,
                    participants: Iterable[int | str] | None = None,
                    confidence_threshold: float = 0.6, low_confidence: str = "nan",
@@ -187,39 +226,11 @@ def load_mpiidpeye(data_dir: str | os.PathLike[str] | None = None, *,
     geometry = _geometry(deg_per_unit)
     recs, per_rec = [], {}
     for p, r, path in files:
-        d = _read(path)
-        ts = d["timestamp"].to_numpy()
-        # Timestamp policy: keep a row only if its time is later than every earlier kept row.
-        # np.maximum.accumulate finds the running maximum; equal -> duplicate, less -> backward.
-        prev_max = np.concatenate([[-np.inf], np.maximum.accumulate(ts)[:-1]])
-        dup = ts == prev_max
-        back = ts < prev_max
-        keep = ~(dup | back)
-        d = d.filter(pl.Series(keep))
-        conf = d["confidence"].to_numpy()
-        x = (d["pupil_x"].to_numpy() - 0.5) * deg_per_unit
-        y = (d["pupil_y"].to_numpy() - 0.5) * deg_per_unit
-        pupil = d["pupil_diameter"].to_numpy().copy()
-        low = conf < confidence_threshold
-        if low_confidence == "nan":
-            x[low] = np.nan
-            y[low] = np.nan
-            pupil[low] = np.nan
-        t_raw = d["timestamp"].to_numpy()
-        t = t_raw - t_raw[0]
-        measured = round(1.0 / float(np.median(np.diff(t))), 3)
-        rid = f"P{p}_{MPIIDPEYE_DOCUMENTS[r]}"
-        recs.append(Recording(
-            recording=rid, participant=f"P{p}", t=t, x=x, y=y,
-            sampling_rate_hz=MPIIDPEYE_SAMPLING_RATE_HZ,
-            labels={"document": MPIIDPEYE_DOCUMENTS[r], "gender": genders[p],
-                    "task": "reading"},
-            pupil=pupil, geometry=geometry, channels={"confidence": conf}))
-        per_rec[rid] = {"n_rows": int(d.height), "n_low_confidence": int(low.sum()),
-                        "n_duplicate_timestamps_dropped": int(dup.sum()),
-                        "n_backward_timestamps_dropped": int(back.sum()),
-                        "measured_rate_hz": measured, "t0_s": float(t_raw[0]),
-                        "source": path.name}
+        rec, per_rec[f"P{p}_{MPIIDPEYE_DOCUMENTS[r]}"] = _read_recording(
+            p, r, path, gender=genders[p], geometry=geometry,
+            confidence_threshold=confidence_threshold, low_confidence=low_confidence,
+            deg_per_unit=deg_per_unit)
+        recs.append(rec)
     totals = {k: sum(v[k] for v in per_rec.values())
               for k in ("n_low_confidence", "n_duplicate_timestamps_dropped",
                         "n_backward_timestamps_dropped")}

@@ -51,6 +51,7 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -105,6 +106,64 @@ def _head_angles(d: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return direction_to_angles_deg(fwd)
 
 
+def _select_users(files: list[tuple[int, str, Path]], participants: Iterable[int | str] | int | str,
+                  envs: tuple[str, ...]) -> list[tuple[int, str, Path]]:
+    """The files of the requested users (numbers or ids like ``"user10"``)."""
+    parts = [participants] if isinstance(participants, int | str) else list(participants)
+    wanted = set()
+    for p in parts:
+        s = str(p).lower().removeprefix("user")
+        if not s.isdigit():
+            raise InvalidParameterError(
+                f"participants must hold user numbers or ids like 'user10', got {p!r}")
+        wanted.add(int(s))
+    known = {u for u, _, _ in files}
+    unknown = sorted(wanted - known)
+    if unknown:
+        raise InvalidParameterError(
+            f"participants: no {'/'.join(envs)} recording for user(s) {unknown}; "
+            f"valid: {sorted(known)}")
+    return [f for f in files if f[0] in wanted]
+
+
+def _read_recording(user: int, env: str, path: Path, *, openness_threshold: float,
+                    blinks: str) -> tuple[Recording, dict[str, Any]]:
+    """One log as a recording (repeated and backward timestamps dropped, blinks marked) and
+    its counts for ``info["per_recording"]``."""
+    d = _read(path)
+    ts = d["time"].to_numpy()
+    prev_max = np.concatenate([[-np.inf], np.maximum.accumulate(ts)[:-1]])
+    dup, back = ts == prev_max, ts < prev_max
+    d = d.filter(pl.Series(~(dup | back)))
+    x, y = direction_to_angles_deg(d.select("ray_x", "ray_y", "ray_z").to_numpy())
+    invalid = np.isnan(x)
+    blink = ((d["opennessl"] < openness_threshold)
+             & (d["opennessr"] < openness_threshold)).fill_null(False).to_numpy()
+    if blinks == "nan":
+        x[blink] = np.nan
+        y[blink] = np.nan
+    t_raw = d["time"].to_numpy()
+    t = t_raw - t_raw[0]
+    dt = np.diff(t)
+    yaw, pitch = _head_angles(d)
+    rec = Recording(
+        recording=f"user{user}_{env}", participant=f"user{user}", t=t, x=x, y=y,
+        sampling_rate_hz=VR_SAMPLING_RATE_HZ,
+        labels={"environment": env, "task": "free-walking"}, geometry=VR_GEOMETRY,
+        channels={"head_x_m": d["ctw_03"].to_numpy(), "head_y_m": d["ctw_13"].to_numpy(),
+                  "head_z_m": d["ctw_23"].to_numpy(), "head_yaw_deg": yaw,
+                  "head_pitch_deg": pitch, "openness_left": d["opennessl"].to_numpy(),
+                  "openness_right": d["opennessr"].to_numpy()})
+    counts = {"n_rows": d.height, "n_blink": int(blink.sum()),
+              "n_invalid_direction": int(invalid.sum()),
+              # 1.5 x the nominal interval separates 0.02 s steps from 0.04 s ones.
+              "n_long_intervals": int((dt > 1.5 / VR_SAMPLING_RATE_HZ).sum()),
+              "n_duplicate_timestamps_dropped": int(dup.sum()),
+              "n_backward_timestamps_dropped": int(back.sum()),
+              "t0_s": float(t_raw[0]), "source": path.name}
+    return rec, counts
+
+
 def load_vr_selfcalib(data_dir: str | os.PathLike[str] | None = None, *,
                       participants: Iterable[int | str] | None = None,
                       environments: Iterable[str] | None = None,
@@ -150,55 +209,12 @@ def load_vr_selfcalib(data_dir: str | os.PathLike[str] | None = None, *,
     folder = dataset_dir(FOLDER, data_dir)
     files = _files(folder, envs)
     if participants is not None:
-        parts = [participants] if isinstance(participants, int | str) else list(participants)
-        wanted = set()
-        for p in parts:
-            s = str(p).lower().removeprefix("user")
-            if not s.isdigit():
-                raise InvalidParameterError(
-                    f"participants must hold user numbers or ids like 'user10', got {p!r}")
-            wanted.add(int(s))
-        known = {u for u, _, _ in files}
-        unknown = sorted(wanted - known)
-        if unknown:
-            raise InvalidParameterError(
-                f"participants: no {'/'.join(envs)} recording for user(s) {unknown}; "
-                f"valid: {sorted(known)}")
-        files = [f for f in files if f[0] in wanted]
+        files = _select_users(files, participants, envs)
     recs, per_rec = [], {}
     for user, env, path in files:
-        d = _read(path)
-        ts = d["time"].to_numpy()
-        prev_max = np.concatenate([[-np.inf], np.maximum.accumulate(ts)[:-1]])
-        dup, back = ts == prev_max, ts < prev_max
-        d = d.filter(pl.Series(~(dup | back)))
-        x, y = direction_to_angles_deg(d.select("ray_x", "ray_y", "ray_z").to_numpy())
-        invalid = np.isnan(x)
-        blink = ((d["opennessl"] < openness_threshold)
-                 & (d["opennessr"] < openness_threshold)).fill_null(False).to_numpy()
-        if blinks == "nan":
-            x[blink] = np.nan
-            y[blink] = np.nan
-        t_raw = d["time"].to_numpy()
-        t = t_raw - t_raw[0]
-        dt = np.diff(t)
-        yaw, pitch = _head_angles(d)
-        rid = f"user{user}_{env}"
-        recs.append(Recording(
-            recording=rid, participant=f"user{user}", t=t, x=x, y=y,
-            sampling_rate_hz=VR_SAMPLING_RATE_HZ,
-            labels={"environment": env, "task": "free-walking"}, geometry=VR_GEOMETRY,
-            channels={"head_x_m": d["ctw_03"].to_numpy(), "head_y_m": d["ctw_13"].to_numpy(),
-                      "head_z_m": d["ctw_23"].to_numpy(), "head_yaw_deg": yaw,
-                      "head_pitch_deg": pitch, "openness_left": d["opennessl"].to_numpy(),
-                      "openness_right": d["opennessr"].to_numpy()}))
-        per_rec[rid] = {"n_rows": d.height, "n_blink": int(blink.sum()),
-                        "n_invalid_direction": int(invalid.sum()),
-                        # 1.5 x the nominal interval separates 0.02 s steps from 0.04 s ones.
-                        "n_long_intervals": int((dt > 1.5 / VR_SAMPLING_RATE_HZ).sum()),
-                        "n_duplicate_timestamps_dropped": int(dup.sum()),
-                        "n_backward_timestamps_dropped": int(back.sum()),
-                        "t0_s": float(t_raw[0]), "source": path.name}
+        rec, per_rec[f"user{user}_{env}"] = _read_recording(
+            user, env, path, openness_threshold=openness_threshold, blinks=blinks)
+        recs.append(rec)
     totals = {k: sum(v[k] for v in per_rec.values())
               for k in ("n_blink", "n_invalid_direction", "n_long_intervals",
                         "n_duplicate_timestamps_dropped", "n_backward_timestamps_dropped")}

@@ -35,7 +35,7 @@ from __future__ import annotations
 import base64
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -254,6 +254,7 @@ def _setting(mech: str, r: float) -> str:
 
 
 Table = tuple[str, str, list[str], list[list[str]]]
+Look = dict[tuple[Any, ...], float]
 
 
 def tables(summary: pl.DataFrame, *, names: dict[str, str], what: str) -> dict[str, Table]:
@@ -264,9 +265,23 @@ def tables(summary: pl.DataFrame, *, names: dict[str, str], what: str) -> dict[s
     look = _look(summary)
     by_role = {v: k for k, v in names.items()}
     doves, vr, gg = by_role.get("DOVES"), by_role.get("VR"), by_role.get("GazeGraph")
-    out: dict[str, Table] = {}
+    present = [d for d in (doves, vr, gg) if d is not None]
+    return {"fig2": _fig2_table(look, doves, what),
+            "table2": _table2(look, vr, gg, what),
+            "table3": _table3(look, names, present, what),
+            "table4": _table4(look, names, present, what)}
 
-    # Fig. 2: re-identification on DOVES
+
+def _grid() -> Iterator[tuple[str, str, float, float]]:
+    """(mechanism, label, r_frac, epsilon) of every printed setting, in the paper's order."""
+    for mech, label in _MECHS:
+        for r in paper.R_FRACS:
+            for e in paper.EPSILONS:
+                yield mech, label, r, e
+
+
+def _fig2_table(look: Look, doves: str | None, what: str) -> Table:
+    """Fig. 2: re-identification on DOVES."""
     head = ["method", "setting", "eps", "F1 macro (ours, DOVES)",
             "identification rate (ours, DOVES)", "paper (360_em, Fig. 2)"]
     rows = [["raw data", "", "", _f(look.get((doves, "none", None, None, "f1_macro"))),
@@ -274,18 +289,18 @@ def tables(summary: pl.DataFrame, *, names: dict[str, str], what: str) -> dict[s
              "nearly complete re-identification (text)"],
             ["chance", "", "", "", _f(look.get((doves, "none", None, None, "chance"))),
              "random baseline (value not printed)"]]
-    for mech, label in _MECHS:
-        for r in paper.R_FRACS:
-            for e in paper.EPSILONS:
-                rows.append([label, _setting(mech, r), f"{e:g}",
-                             _f(look.get((doves, mech, r, e, "f1_macro"))),
-                             _f(look.get((doves, mech, r, e, "identification_rate"))),
-                             "not printed"])
-    out["fig2"] = ("Fig. 2: re-identification (RBFN, train raw / test protected)",
-                   what + " Fig. 2's values are not printed; the paper's text: "
-                   + "; ".join(f'"{s}"' for s in paper.FIG2_TEXT) + ".", head, rows)
+    for mech, label, r, e in _grid():
+        rows.append([label, _setting(mech, r), f"{e:g}",
+                     _f(look.get((doves, mech, r, e, "f1_macro"))),
+                     _f(look.get((doves, mech, r, e, "identification_rate"))),
+                     "not printed"])
+    return ("Fig. 2: re-identification (RBFN, train raw / test protected)",
+            what + " Fig. 2's values are not printed; the paper's text: "
+            + "; ".join(f'"{s}"' for s in paper.FIG2_TEXT) + ".", head, rows)
 
-    # Table 2: task classification
+
+def _table2(look: Look, vr: str | None, gg: str | None, what: str) -> Table:
+    """Table 2: task classification."""
     head = ["method", "setting", "eps", "VR environment (ours)", "GazeGraph activity (ours)",
             "GazebaseVR task (paper Table 2)"]
     rows = [["original data", "", "", _f(look.get((vr, "none", None, None, "accuracy"))),
@@ -293,54 +308,49 @@ def tables(summary: pl.DataFrame, *, names: dict[str, str], what: str) -> dict[s
             ["chance (majority class of the test side)", "", "",
              _f(look.get((vr, "none", None, None, "chance"))),
              _f(look.get((gg, "none", None, None, "chance"))), "0.333 (3 balanced tasks)"]]
-    for mech, label in _MECHS:
-        for r in paper.R_FRACS:
-            for e in paper.EPSILONS:
-                rows.append([label, _setting(mech, r), f"{e:g}",
-                             _f(look.get((vr, mech, r, e, "accuracy"))),
-                             _f(look.get((gg, mech, r, e, "accuracy"))),
-                             _f(paper.TABLE2.get((mech, r, e)))])
-    out["table2"] = ("Table 2: task classification accuracy (random forest, train original / "
-                     "test protected)", what + " Original data: original on both sides of the "
-                     "split (the ceiling).", head, rows)
+    for mech, label, r, e in _grid():
+        rows.append([label, _setting(mech, r), f"{e:g}",
+                     _f(look.get((vr, mech, r, e, "accuracy"))),
+                     _f(look.get((gg, mech, r, e, "accuracy"))),
+                     _f(paper.TABLE2.get((mech, r, e)))])
+    return ("Table 2: task classification accuracy (random forest, train original / "
+            "test protected)", what + " Original data: original on both sides of the "
+            "split (the ceiling).", head, rows)
 
-    # Table 3: RMSE
+
+def _table3(look: Look, names: dict[str, str], present: list[str], what: str) -> Table:
+    """Table 3: RMSE."""
     head = ["method", "setting", "eps"] + [f"{names[d]} RMSE / RSS (ours, deg)"
-                                          for d in (doves, vr, gg) if d is not None] + \
+                                          for d in present] + \
         ["360_em (paper, as printed)", "GazebaseVR (paper, as printed)"]
     rows = []
-    for mech, label in _MECHS:
-        for r in paper.R_FRACS:
-            for e in paper.EPSILONS:
-                ours = [f"{_f(look.get((d, mech, r, e, 'rmse')), '.2f')} / "
-                        f"{_f(look.get((d, mech, r, e, 'rss_distance')), '.0f')}"
-                        for d in (doves, vr, gg) if d is not None]
-                rows.append([label, _setting(mech, r), f"{e:g}", *ours,
-                             *(_f(paper.TABLE3[p].get((mech, r, e)), ".4g")
-                               for p in ("360_em", "GazebaseVR"))])
-    out["table3"] = ("Table 3: RMSE", what + " Ours: RMSE = mean version (root of the mean "
-                     "squared distance per recording, averaged over recordings, degrees) / RSS = "
-                     "eq. (15) as printed (root of the sum, degrees). The paper's unit is not "
-                     "stated (pixels, by the magnitudes); compare trends, not values.", head, rows)
+    for mech, label, r, e in _grid():
+        ours = [f"{_f(look.get((d, mech, r, e, 'rmse')), '.2f')} / "
+                f"{_f(look.get((d, mech, r, e, 'rss_distance')), '.0f')}"
+                for d in present]
+        rows.append([label, _setting(mech, r), f"{e:g}", *ours,
+                     *(_f(paper.TABLE3[p].get((mech, r, e)), ".4g")
+                       for p in ("360_em", "GazebaseVR"))])
+    return ("Table 3: RMSE", what + " Ours: RMSE = mean version (root of the mean "
+            "squared distance per recording, averaged over recordings, degrees) / RSS = "
+            "eq. (15) as printed (root of the sum, degrees). The paper's unit is not "
+            "stated (pixels, by the magnitudes); compare trends, not values.", head, rows)
 
-    # Table 4: density error
-    head = ["method", "setting", "eps"] + [f"{names[d]} (ours)" for d in (doves, vr, gg)
-                                          if d is not None] + \
+
+def _table4(look: Look, names: dict[str, str], present: list[str], what: str) -> Table:
+    """Table 4: density error."""
+    head = ["method", "setting", "eps"] + [f"{names[d]} (ours)" for d in present] + \
         ["360_em (paper)", "GazebaseVR (paper)"]
     rows = []
-    for mech, label in _MECHS:
-        for r in paper.R_FRACS:
-            for e in paper.EPSILONS:
-                rows.append([label, _setting(mech, r), f"{e:g}",
-                             *(_f(look.get((d, mech, r, e, "density_error")))
-                               for d in (doves, vr, gg) if d is not None),
-                             *(_f(paper.TABLE4[p].get((mech, r, e)))
-                               for p in ("360_em", "GazebaseVR"))])
-    out["table4"] = ("Table 4: density error (JSD, 60 x 60 grid, on-screen points)",
-                     what + " Kaleido clamps off-screen points to the screen (SPEC); Kaleido "
-                     "unclamped keeps them and the metric drops them (the paper's protocol). "
-                     "Sound-mode variants: scripts/table4_density_error.py.", head, rows)
-    return out
+    for mech, label, r, e in _grid():
+        rows.append([label, _setting(mech, r), f"{e:g}",
+                     *(_f(look.get((d, mech, r, e, "density_error"))) for d in present),
+                     *(_f(paper.TABLE4[p].get((mech, r, e)))
+                       for p in ("360_em", "GazebaseVR"))])
+    return ("Table 4: density error (JSD, 60 x 60 grid, on-screen points)",
+            what + " Kaleido clamps off-screen points to the screen (SPEC); Kaleido "
+            "unclamped keeps them and the metric drops them (the paper's protocol). "
+            "Sound-mode variants: scripts/table4_density_error.py.", head, rows)
 
 
 def _html_table(title: str, note: str, header: list[str], rows: list[list[str]]) -> str:

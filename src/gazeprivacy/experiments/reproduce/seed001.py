@@ -237,20 +237,7 @@ def reproduce_seed001(out_dir: str | Path, *, data_dir: str | Path | None,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     seeds = sorted(int(v) for v in rng.choice(2**31, size=s.n_seeds, replace=False))
-    datasets: dict[str, Dataset] = {}
-    sources: dict[str, dict[str, Any]] = {}
-    for role in _LOADERS:
-        if simulate:
-            datasets[role] = _simulated(role, np.random.default_rng(seeds[0] + len(role)))
-            sources[role] = {"source": "injected"}
-            continue
-        options = _QUICK_OPTIONS[role] if s.quick else {}
-        ds = load(_LOADERS[role], data_dir, **options)
-        if s.quick and role == "gazegraph":
-            ds = ds.select(lambda r: r.participant in _QUICK_GAZEGRAPH)
-        datasets[role] = ds
-        sources[role] = {"source": "loader", "loader": _LOADERS[role], "path": str(data_dir),
-                         "options": options}
+    datasets, sources = _datasets(s, data_dir, seeds, simulate)
     configs = {role: _config(role, datasets[role], s, seeds, sources[role]) for role in datasets}
     (out / "seed001_configs.json").write_text(json.dumps(
         {"settings": dataclasses.asdict(s), "simulate": simulate, "configs": configs},
@@ -267,7 +254,37 @@ def reproduce_seed001(out_dir: str | Path, *, data_dir: str | Path | None,
         p = out / f"seed001_{key}.md"
         p.write_text(markdown_table(title, note, header, rows))
         paths[key] = p
-    figures = {
+    figures = _figures(summary, names, out)
+    fragment = _paper_html(tabs, figures, what)
+    report = build_report(out, title="gazeprivacy: seed 001 (David-John et al.) section 5 "
+                          "reproduced", paper_comparison=fragment)
+    return Seed001Result(out_dir=out, results=results, summary=summary, tables=paths,
+                         figures=figures, report=report)
+
+
+def _datasets(s: Seed001Settings, data_dir: str | Path | None, seeds: list[int],
+              simulate: bool) -> tuple[dict[str, Dataset], dict[str, dict[str, Any]]]:
+    """Each role's dataset and its config source (loaded, or simulated and injected)."""
+    datasets: dict[str, Dataset] = {}
+    sources: dict[str, dict[str, Any]] = {}
+    for role in _LOADERS:
+        if simulate:
+            datasets[role] = _simulated(role, np.random.default_rng(seeds[0] + len(role)))
+            sources[role] = {"source": "injected"}
+            continue
+        options = _QUICK_OPTIONS[role] if s.quick else {}
+        ds = load(_LOADERS[role], data_dir, **options)
+        if s.quick and role == "gazegraph":
+            ds = ds.select(lambda r: r.participant in _QUICK_GAZEGRAPH)
+        datasets[role] = ds
+        sources[role] = {"source": "loader", "loader": _LOADERS[role], "path": str(data_dir),
+                         "options": options}
+    return datasets, sources
+
+
+def _figures(summary: pl.DataFrame, names: dict[str, str], out: Path) -> dict[str, Path]:
+    """Figs. 4, 8 and 1 in the paper's style (bars per mechanism setting)."""
+    return {
         "fig4": _bar_figure(summary, names, out / "seed001_fig4.png", metric="accuracy",
                             evaluation_prefix=tuple(f"{_LABEL[r]}:seq" for r in _LABEL),
                             refs=(("chance", "chance (majority)"),), ylabel="activity accuracy",
@@ -285,11 +302,6 @@ def reproduce_seed001(out_dir: str | Path, *, data_dir: str | Path | None,
                             ylabel="linkage success", title="Fig. 1 style: gender + gaze "
                             "linkage (MPIIDPEye)", per_evaluation=True),
     }
-    fragment = _paper_html(tabs, figures, what)
-    report = build_report(out, title="gazeprivacy: seed 001 (David-John et al.) section 5 "
-                          "reproduced", paper_comparison=fragment)
-    return Seed001Result(out_dir=out, results=results, summary=summary, tables=paths,
-                         figures=figures, report=report)
 
 
 def _describe(datasets: dict[str, Dataset], seeds: list[int], s: Seed001Settings,
@@ -377,17 +389,41 @@ def _pct(v: float | None) -> str:
 
 
 Table = tuple[str, str, list[str], list[list[str]]]
+Look = dict[tuple[str, str, str, str, str], float]
+_LINKAGE_METRICS = ("success_quasi_and_gaze", "success_gaze_only", "quasi_only", "bound")
 
 
 def _tables(summary: pl.DataFrame, *, names: dict[str, str], roles: dict[str, str],
             what: str) -> dict[str, Table]:
-    look = {(r["dataset"], r["mechanism"], _setting(r["mechanism"], json.loads(r["parameters"])),
-             r["evaluation"], r["metric"]): r["mean"] for r in summary.iter_rows(named=True)}
+    """Every table of the reproduction that its datasets allow, by key (``utility``, ``fig4``,
+    ``fig8``, ``table3``, ``table4``, ``fig1``)."""
+    look: Look = {(r["dataset"], r["mechanism"],
+                   _setting(r["mechanism"], json.loads(r["parameters"])), r["evaluation"],
+                   r["metric"]): r["mean"] for r in summary.iter_rows(named=True)}
     vr, gg, mp = roles.get("vr"), roles.get("gazegraph"), roles.get("mpiidpeye")
-    out: dict[str, Table] = {}
-    act = {vr: "environment:seq", gg: "activity:seq"}
+    out: dict[str, Table] = {
+        "utility": _utility_table(summary, look, names, vr, gg, what),
+        "fig4": _fig4_table(summary, look, names, vr, gg, what),
+        "fig8": _fig8_table(summary, look, names, vr, gg, what)}
+    # Tables 3 and 4: identification rates
+    for key, d, ptab, pname in (("table3", gg, paper.TABLE3, "EHTask"),
+                                ("table4", vr, paper.TABLE4, "DGaze")):
+        if d is not None:
+            out[key] = _reid_table(summary, look, names, key, d, ptab, pname, what)
+    if mp is not None:
+        out["fig1"] = _fig1_table(look, mp, what)
+    return out
 
-    # closing-note table: every mechanism x dataset, both utilities with their references
+
+def _activity(vr: str | None, gg: str | None) -> dict[str | None, str]:
+    """The activity-recognition evaluation of each dataset."""
+    return {vr: "environment:seq", gg: "activity:seq"}
+
+
+def _utility_table(summary: pl.DataFrame, look: Look, names: dict[str, str], vr: str | None,
+                   gg: str | None, what: str) -> Table:
+    """Closing-note table: every mechanism x dataset, both utilities with their references."""
+    act = _activity(vr, gg)
     head = ["mechanism", "setting"]
     for d in (vr, gg):
         if d is not None:
@@ -407,10 +443,14 @@ def _tables(summary: pl.DataFrame, *, names: dict[str, str], roles: dict[str, st
                     _pct(_value(look, d, mech, params, act[d], "chance")),
                     _pct(_value(look, d, mech, params, act[d], "raw_accuracy"))]
         rows.append(row)
-    out["utility"] = ("Learned utility of every sample-level mechanism (train on the release, "
-                      "test on raw held-out participants)", what, head, rows)
+    return ("Learned utility of every sample-level mechanism (train on the release, "
+            "test on raw held-out participants)", what, head, rows)
 
-    # Fig. 4: activity accuracy vs the paper's EHTask statements
+
+def _fig4_table(summary: pl.DataFrame, look: Look, names: dict[str, str], vr: str | None,
+                gg: str | None, what: str) -> Table:
+    """Fig. 4: activity accuracy vs the paper's EHTask statements."""
+    act = _activity(vr, gg)
     head = ["mechanism", "setting"] + [f"{names[d]} accuracy" for d in (gg, vr) if d] + \
         ["paper (EHTask, Fig. 4 text)"]
     rows = [["chance (majority)", "-", *(_pct(_value(look, d, "none", "-", act[d], "chance"))
@@ -419,10 +459,13 @@ def _tables(summary: pl.DataFrame, *, names: dict[str, str], roles: dict[str, st
         rows.append([_MECH_LABEL.get(mech, mech), params,
                      *(_pct(_value(look, d, mech, params, act[d], "accuracy"))
                        for d in (gg, vr) if d), paper.FIG4.get(mech, "-")])
-    out["fig4"] = ("Fig. 4 in shape: activity recognition accuracy (Conv1d-BiGRU)",
-                   what + " Paper: " + paper.FIG4_TEXT + ".", head, rows)
+    return ("Fig. 4 in shape: activity recognition accuracy (Conv1d-BiGRU)",
+            what + " Paper: " + paper.FIG4_TEXT + ".", head, rows)
 
-    # Fig. 8: prediction error vs the paper's DGaze statements
+
+def _fig8_table(summary: pl.DataFrame, look: Look, names: dict[str, str], vr: str | None,
+                gg: str | None, what: str) -> Table:
+    """Fig. 8: prediction error vs the paper's DGaze statements."""
     head = ["mechanism", "setting"] + [f"{names[d]} error [deg]" for d in (vr, gg) if d] + \
         ["paper (DGaze, Fig. 8 text) [deg]"]
     rows = [["constant-position baseline", "-",
@@ -432,55 +475,51 @@ def _tables(summary: pl.DataFrame, *, names: dict[str, str], roles: dict[str, st
         rows.append([_MECH_LABEL.get(mech, mech), params,
                      *(_f(_value(look, d, mech, params, "gaze-prediction", "error_deg"))
                        for d in (vr, gg) if d), paper.FIG8.get(mech, "-")])
-    out["fig8"] = ("Fig. 8 in shape: gaze prediction error 100 ms ahead (GRU, 0.5 s history)",
-                   what + " Paper: " + paper.FIG8_TEXT + ".", head, rows)
+    return ("Fig. 8 in shape: gaze prediction error 100 ms ahead (GRU, 0.5 s history)",
+            what + " Paper: " + paper.FIG8_TEXT + ".", head, rows)
 
-    # Tables 3 and 4: identification rates
-    for key, d, ptab, pname in (("table3", gg, paper.TABLE3, "EHTask"),
-                                ("table4", vr, paper.TABLE4, "DGaze")):
-        if d is None:
-            continue
-        head = ["mechanism", "setting", f"identification rate ({names[d]}, ours)",
-                f"paper ({pname})"]
-        chance = _value(look, d, "none", "-", "reid", "chance")
-        rows = [["chance", "-", _pct(chance), "3.3 %" if key == "table3" else "2.3 %"]]
-        params_of = {_setting(m, json.loads(p)): json.loads(p) for m, p in summary.filter(
-            pl.col("dataset") == d).select("mechanism", "parameters").unique().rows()}
-        for mech, setting in _settings_in(summary, d):
-            pk = _paper_key(mech, params_of.get(setting, {}))
-            rows.append([_MECH_LABEL.get(mech, mech), setting,
-                         _pct(_value(look, d, mech, setting, "reid", "identification_rate")),
-                         _pct(ptab.get(pk)) if pk else "-"])
-        out[key] = (f"Table {key[-1]} in shape: RBFN identification rate on {names[d]} "
-                    f"(paper: {pname})", what, head, rows)
 
-    if mp is not None:
-        ks = sorted({int(ev.split(":")[2][1:]) for (dd, _, _, ev, _) in look
-                     if dd == mp and ev.startswith("linkage")})
-        head = ["gaze data", "k", "linkage success (gender + gaze)", "gaze only",
-                "gender only (1 / class size)", "1 / k bound", "paper (Fig. 1)"]
-        rows = []
-        for k in ks:
-            ev = f"linkage:gender:k{k}"
-            raw = {m: _value(look, mp, "none", "-", ev, m)
-                   for m in ("success_quasi_and_gaze", "success_gaze_only", "quasi_only",
-                             "bound")}
-            rows.append(["raw", str(k), _pct(raw["success_quasi_and_gaze"]),
-                         _pct(raw["success_gaze_only"]), _pct(raw["quasi_only"]),
-                         _pct(raw["bound"]), "> 80 %"])
-            prot = {m: _value(look, mp, "k-same-synth", f"k = {k}", ev, m)
-                    for m in ("success_quasi_and_gaze", "success_gaze_only", "quasi_only",
-                              "bound")}
-            if prot["success_quasi_and_gaze"] is not None:
-                rows.append([f"k-same-synth (k = {k})", str(k),
-                             _pct(prot["success_quasi_and_gaze"]),
-                             _pct(prot["success_gaze_only"]), _pct(prot["quasi_only"]),
-                             _pct(prot["bound"]), "< 1 / k"])
-        out["fig1"] = ("Fig. 1 in shape: demographic linkage attack on MPIIDPEye (gender "
-                       "k-anonymous, gaze biometric within the class)",
-                       what + " Gallery = the release (2 of 3 documents), probes = raw data "
-                       "of the held-out document. Paper: " + paper.FIG1_TEXT + ".", head, rows)
-    return out
+def _reid_table(summary: pl.DataFrame, look: Look, names: dict[str, str], key: str, d: str,
+                ptab: dict, pname: str, what: str) -> Table:
+    """Table 3 or 4: RBFN identification rate beside the paper's."""
+    head = ["mechanism", "setting", f"identification rate ({names[d]}, ours)",
+            f"paper ({pname})"]
+    chance = _value(look, d, "none", "-", "reid", "chance")
+    rows = [["chance", "-", _pct(chance), "3.3 %" if key == "table3" else "2.3 %"]]
+    params_of = {_setting(m, json.loads(p)): json.loads(p) for m, p in summary.filter(
+        pl.col("dataset") == d).select("mechanism", "parameters").unique().rows()}
+    for mech, setting in _settings_in(summary, d):
+        pk = _paper_key(mech, params_of.get(setting, {}))
+        rows.append([_MECH_LABEL.get(mech, mech), setting,
+                     _pct(_value(look, d, mech, setting, "reid", "identification_rate")),
+                     _pct(ptab.get(pk)) if pk else "-"])
+    return (f"Table {key[-1]} in shape: RBFN identification rate on {names[d]} "
+            f"(paper: {pname})", what, head, rows)
+
+
+def _fig1_table(look: Look, mp: str, what: str) -> Table:
+    """Fig. 1: the linkage attack on raw data and on each k-same-synth release."""
+    ks = sorted({int(ev.split(":")[2][1:]) for (dd, _, _, ev, _) in look
+                 if dd == mp and ev.startswith("linkage")})
+    head = ["gaze data", "k", "linkage success (gender + gaze)", "gaze only",
+            "gender only (1 / class size)", "1 / k bound", "paper (Fig. 1)"]
+    rows = []
+    for k in ks:
+        ev = f"linkage:gender:k{k}"
+        raw = {m: _value(look, mp, "none", "-", ev, m) for m in _LINKAGE_METRICS}
+        rows.append(["raw", str(k), _pct(raw["success_quasi_and_gaze"]),
+                     _pct(raw["success_gaze_only"]), _pct(raw["quasi_only"]),
+                     _pct(raw["bound"]), "> 80 %"])
+        prot = {m: _value(look, mp, "k-same-synth", f"k = {k}", ev, m) for m in _LINKAGE_METRICS}
+        if prot["success_quasi_and_gaze"] is not None:
+            rows.append([f"k-same-synth (k = {k})", str(k),
+                         _pct(prot["success_quasi_and_gaze"]),
+                         _pct(prot["success_gaze_only"]), _pct(prot["quasi_only"]),
+                         _pct(prot["bound"]), "< 1 / k"])
+    return ("Fig. 1 in shape: demographic linkage attack on MPIIDPEye (gender "
+            "k-anonymous, gaze biometric within the class)",
+            what + " Gallery = the release (2 of 3 documents), probes = raw data "
+            "of the held-out document. Paper: " + paper.FIG1_TEXT + ".", head, rows)
 
 
 def _bar_figure(summary: pl.DataFrame, names: dict[str, str], path: Path, *, metric: str,

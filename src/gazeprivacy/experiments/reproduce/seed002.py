@@ -65,6 +65,37 @@ def release_method(series: Sequence[FeatureSeries], method: str, epsilon: float,
             epsilon=epsilon, chunk_size=int(size), mode="paper"), rng=rng)
 
 
+def _classification_rows(released: Sequence[FeatureSeries], method: str, eps: float | None,
+                         rep: int, r: np.random.Generator, *, classifiers: Sequence[str],
+                         subsample_lopo: int, subsample_person: int) -> list[dict]:
+    """Accuracy rows (with and without majority vote) of the document, gender and person
+    tasks, trained and tested on ``released``."""
+    r1, r2, r3 = r.spawn(3)
+    tabs = [leave_one_person_out(released, released, label="document",
+                                 classifiers=classifiers, subsample=subsample_lopo, rng=r1),
+            leave_one_person_out(released, released, label="gender",
+                                 classifiers=classifiers, subsample=subsample_lopo, rng=r2),
+            first_half_second_half(released, released, classifiers=classifiers,
+                                   subsample=subsample_person, rng=r3)]
+    return [{"dataset": "MPIIDPEye", "method": method, "epsilon": eps, "repetition": rep,
+             "task": row["task"], "classifier": row["classifier"], "majority_vote": vote,
+             "metric": "accuracy", "value": row["accuracy_vote" if vote else "accuracy"]}
+            for t in tabs for row in t.iter_rows(named=True) for vote in (False, True)]
+
+
+def _utility_rows(series: Sequence[FeatureSeries], rel: Release, method: str, eps: float,
+                  rep: int) -> list[dict]:
+    """Utility (mean and median 1/|NMSE|) and per-participant epsilon of one release."""
+    u = series_utility(series, rel.output)
+    values = {"utility_mean": float(np.nanmean(np.nanmean(u, axis=0))),
+              "utility_median": float(np.nanmedian(u)),
+              "per_participant_epsilon": rel.guarantee.max_participant_epsilon}
+    return [{"dataset": "MPIIDPEye", "method": method, "epsilon": eps, "repetition": rep,
+             "task": "guarantee" if metric == "per_participant_epsilon" else "utility",
+             "classifier": None, "majority_vote": None, "metric": metric, "value": value}
+            for metric, value in values.items()]
+
+
 def reproduce_seed002(out_dir: str | Path, *, data_dir: str | Path, rng: np.random.Generator,
                       epsilons: Sequence[float] = EPSILONS, methods: Sequence[str] = METHODS,
                       repetitions: int = 1, classifiers: Sequence[str] = CLASSIFIERS,
@@ -106,21 +137,9 @@ def reproduce_seed002(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
 
     def evaluate(released: Sequence[FeatureSeries], method: str, eps: float | None,
                  rep: int, r: np.random.Generator) -> None:
-        r1, r2, r3 = r.spawn(3)
-        tabs = [leave_one_person_out(released, released, label="document",
-                                     classifiers=classifiers, subsample=subsample_lopo, rng=r1),
-                leave_one_person_out(released, released, label="gender",
-                                     classifiers=classifiers, subsample=subsample_lopo, rng=r2),
-                first_half_second_half(released, released, classifiers=classifiers,
-                                       subsample=subsample_person, rng=r3)]
-        for t in tabs:
-            for row in t.iter_rows(named=True):
-                for vote in (False, True):
-                    rows.append({"dataset": "MPIIDPEye", "method": method, "epsilon": eps,
-                                 "repetition": rep, "task": row["task"],
-                                 "classifier": row["classifier"], "majority_vote": vote,
-                                 "metric": "accuracy",
-                                 "value": row["accuracy_vote" if vote else "accuracy"]})
+        rows.extend(_classification_rows(released, method, eps, rep, r, classifiers=classifiers,
+                                         subsample_lopo=subsample_lopo,
+                                         subsample_person=subsample_person))
 
     if include_clean:
         evaluate(series, "clean", None, 0, rng.spawn(1)[0])
@@ -130,19 +149,7 @@ def reproduce_seed002(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
                 r_rel, r_eval = rng.spawn(2)
                 rel = release_method(series, method, eps, rng=r_rel)
                 guarantees[f"{method} eps={eps:g}"] = rel.guarantee.to_dict()
-                u = series_utility(series, rel.output)
-                rows.append({"dataset": "MPIIDPEye", "method": method, "epsilon": eps,
-                             "repetition": rep, "task": "utility", "classifier": None,
-                             "majority_vote": None, "metric": "utility_mean",
-                             "value": float(np.nanmean(np.nanmean(u, axis=0)))})
-                rows.append({"dataset": "MPIIDPEye", "method": method, "epsilon": eps,
-                             "repetition": rep, "task": "utility", "classifier": None,
-                             "majority_vote": None, "metric": "utility_median",
-                             "value": float(np.nanmedian(u))})
-                rows.append({"dataset": "MPIIDPEye", "method": method, "epsilon": eps,
-                             "repetition": rep, "task": "guarantee", "classifier": None,
-                             "majority_vote": None, "metric": "per_participant_epsilon",
-                             "value": rel.guarantee.max_participant_epsilon})
+                rows.extend(_utility_rows(series, rel, method, eps, rep))
                 if method in methods:
                     evaluate(rel.output, method, eps, rep, r_eval)
                 pl.DataFrame(rows, infer_schema_length=None).write_parquet(

@@ -228,22 +228,9 @@ def reproduce_seed003(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
                                        title=f"{ds} {stimuli[i]}: {mech}, epsilon 1",
                                        cell_px=cell_px)
     table = pl.DataFrame(rows)
-    per_stim = table.group_by("dataset", "stimulus", "mechanism", "epsilon", "metric",
-                              maintain_order=True).agg(pl.col("value").mean().alias("mean"),
-                                                       pl.col("value").std().alias("std"))
-    summary = (per_stim.group_by("dataset", "mechanism", "epsilon", "metric", maintain_order=True)
-               .agg(pl.col("mean").mean(), pl.col("std").mean(),
-                    pl.col("mean").std().alias("between_stimulus_sd"),
-                    pl.len().alias("n_stimuli"))
-               .sort("dataset", "metric", "mechanism", "epsilon"))
+    summary = _summarise(table)
     sig = pl.DataFrame(sigmas)
-    ratio = (sig.filter(pl.col("mechanism") == "analytic-gaussian")
-             .select("dataset", "stimulus", "epsilon", pl.col("noise_std").alias("sigma_ag"))
-             .join(sig.filter(pl.col("mechanism") == "gaussian")
-                   .select("dataset", "stimulus", "epsilon",
-                           pl.col("noise_std").alias("sigma_thm34")),
-                   on=["dataset", "stimulus", "epsilon"])
-             .with_columns((pl.col("sigma_ag") / pl.col("sigma_thm34")).alias("ratio")))
+    ratio = _sigma_ratio(sig)
     table.write_csv(out / "seed003_results.csv")
     summary.write_csv(out / "seed003_summary.csv")
     ratio.write_csv(out / "seed003_sigma_ratio.csv")
@@ -254,3 +241,27 @@ def reproduce_seed003(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
     fig = plot_privacy_utility(summary, out / "seed003_figure3.png")
     return Seed003Result(table=table, summary=summary, sigmas=ratio, figure=fig,
                          records=tuple(records))
+
+
+def _summarise(table: pl.DataFrame) -> pl.DataFrame:
+    """Mean and std over draws per stimulus, then their means over stimuli (and the
+    between-stimulus sd) per dataset x mechanism x epsilon x metric."""
+    per_stim = table.group_by("dataset", "stimulus", "mechanism", "epsilon", "metric",
+                              maintain_order=True).agg(pl.col("value").mean().alias("mean"),
+                                                       pl.col("value").std().alias("std"))
+    return (per_stim.group_by("dataset", "mechanism", "epsilon", "metric", maintain_order=True)
+            .agg(pl.col("mean").mean(), pl.col("std").mean(),
+                 pl.col("mean").std().alias("between_stimulus_sd"),
+                 pl.len().alias("n_stimuli"))
+            .sort("dataset", "metric", "mechanism", "epsilon"))
+
+
+def _sigma_ratio(sig: pl.DataFrame) -> pl.DataFrame:
+    """Analytic-Gaussian over Theorem 3.4 noise std, per dataset x stimulus x epsilon."""
+    return (sig.filter(pl.col("mechanism") == "analytic-gaussian")
+            .select("dataset", "stimulus", "epsilon", pl.col("noise_std").alias("sigma_ag"))
+            .join(sig.filter(pl.col("mechanism") == "gaussian")
+                  .select("dataset", "stimulus", "epsilon",
+                          pl.col("noise_std").alias("sigma_thm34")),
+                  on=["dataset", "stimulus", "epsilon"])
+            .with_columns((pl.col("sigma_ag") / pl.col("sigma_thm34")).alias("ratio")))

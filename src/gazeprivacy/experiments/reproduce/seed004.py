@@ -70,6 +70,33 @@ def _clean_subsampled(series: Sequence[FeatureSeries], w: int, rng: np.random.Ge
     return out
 
 
+def _accuracy_rows(tab: pl.DataFrame, fig: str, mode: str, eps: float | None, rep: int,
+                   threat: str) -> list[dict]:
+    """Result rows (with and without majority vote) of one classifier-protocol table."""
+    return [{"dataset": "MPIIDPEye", "method": f"steil-{mode}", "figure": fig,
+             "threat_model": threat, "epsilon": eps, "repetition": rep,
+             "task": row["task"], "classifier": row["classifier"],
+             "majority_vote": vote, "metric": "accuracy",
+             "value": row["accuracy_vote" if vote else "accuracy"]}
+            for row in tab.iter_rows(named=True) for vote in (False, True)]
+
+
+def _clean_rows(clean: Sequence[FeatureSeries], r: Sequence[np.random.Generator], rep: int, *,
+                classifiers: Sequence[str], protocol_subsample: int) -> list[dict]:
+    """The clean-train / clean-test reference: gender, document and person, with streams
+    ``r[0]``, ``r[1]``, ``r[2]``."""
+    rows: list[dict] = []
+    for task, rr in (("gender", r[0]), ("document", r[1])):
+        rows += _accuracy_rows(leave_one_person_out(clean, clean, label=task,
+                                                    classifiers=classifiers,
+                                                    subsample=protocol_subsample, rng=rr),
+                               "clean", "none", None, rep, "clean-train/clean-test")
+    rows += _accuracy_rows(first_half_second_half(clean, clean, classifiers=classifiers,
+                                                  subsample=protocol_subsample, rng=r[2]),
+                           "clean", "none", None, rep, "clean-train/clean-test")
+    return rows
+
+
 def reproduce_seed004(out_dir: str | Path, *, data_dir: str | Path, rng: np.random.Generator,
                       epsilons: Sequence[float] = EPSILONS, repetitions: int = 1,
                       modes: Sequence[str] = ("paper", "sound"), protocol_subsample: int = 1,
@@ -102,24 +129,12 @@ def reproduce_seed004(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
 
     def add(tab: pl.DataFrame, fig: str, mode: str, eps: float | None, rep: int,
             threat: str) -> None:
-        for row in tab.iter_rows(named=True):
-            for vote in (False, True):
-                rows.append({"dataset": "MPIIDPEye", "method": f"steil-{mode}", "figure": fig,
-                             "threat_model": threat, "epsilon": eps, "repetition": rep,
-                             "task": row["task"], "classifier": row["classifier"],
-                             "majority_vote": vote, "metric": "accuracy",
-                             "value": row["accuracy_vote" if vote else "accuracy"]})
+        rows.extend(_accuracy_rows(tab, fig, mode, eps, rep, threat))
 
     for rep in range(repetitions):
         clean = _clean_subsampled(series, w, rng.spawn(1)[0])
-        r = rng.spawn(3)
-        for task, rr in (("gender", r[0]), ("document", r[1])):
-            add(leave_one_person_out(clean, clean, label=task, classifiers=classifiers,
-                                     subsample=protocol_subsample, rng=rr),
-                "clean", "none", None, rep, "clean-train/clean-test")
-        add(first_half_second_half(clean, clean, classifiers=classifiers,
-                                   subsample=protocol_subsample, rng=r[2]),
-            "clean", "none", None, rep, "clean-train/clean-test")
+        rows.extend(_clean_rows(clean, rng.spawn(3), rep, classifiers=classifiers,
+                                protocol_subsample=protocol_subsample))
         for mode in modes:
             for eps in epsilons:
                 r_rel, r6g, r6d, r7g, r7d, r8p = rng.spawn(6)
