@@ -44,8 +44,10 @@ def cases() -> list:
     for name in available_adapters():
         for mode in ADAPTERS[name].modes:
             slow = name in ("kaleido", *SERIES) or name.startswith("heatmap-")
-            out.append(pytest.param(name, mode, id=f"{name}-{mode}",
-                                    marks=[pytest.mark.slow] if slow else []))
+            marks = [pytest.mark.slow] if slow else []
+            if ADAPTERS[name].known_defect:
+                marks.append(pytest.mark.xfail(strict=True, reason=ADAPTERS[name].known_defect))
+            out.append(pytest.param(name, mode, id=f"{name}-{mode}", marks=marks))
     return out
 
 
@@ -72,7 +74,8 @@ def test_audit_verdict_matches_what_the_mechanism_claims(name, mode):
                           rng=np.random.default_rng(20261125), explore=False)
     r = res.result
     assert r.claimed_epsilon == res.case.claimed_epsilon
-    if res.case.guarantee is not None:  # the claim is the mechanism's own record
+    if res.case.guarantee is not None and res.case.claim_from == "epsilon":
+        # the claim is the mechanism's own record (components: tests/audit/test_dpgazesynth.py)
         assert r.claimed_epsilon == (res.case.guarantee.epsilon or 0.0)
         assert r.claimed_delta == (res.case.guarantee.delta or 0.0)
     if mode in adapter.expect_violation:
