@@ -52,6 +52,7 @@ __all__ = [
     "ReleaseScenario",
     "audit_release",
     "release_table",
+    "released_recording_id",
 ]
 
 #: columns that every release may carry: pseudonymous ids and the public sampling grid
@@ -152,6 +153,12 @@ def release_table(release: Any) -> pl.DataFrame:
     table instead.
     """
     return release.output.to_table()
+
+
+def released_recording_id(release: Any, recording: str) -> str:
+    """The id under which ``release_table(release)`` holds raw recording ``recording`` (today the
+    raw id; a pseudonymising writer returns the pseudonym from the release's mapping)."""
+    return recording
 
 
 def _run(scn: ReleaseScenario, data: Any, rng: np.random.Generator) -> Any:
@@ -284,9 +291,10 @@ def _draw_features(scn: ReleaseScenario, data: Any, columns: list[str], n: int,
                    rng: np.random.Generator) -> dict[str, np.ndarray]:
     feats: dict[str, list[np.ndarray]] = {c: [] for c in columns}
     for child in rng.spawn(n):
-        table = release_table(_run(scn, data, child))
+        rel = _run(scn, data, child)
+        table, rid = release_table(rel), released_recording_id(rel, scn.recording)
         for c in columns:
-            feats[c].append(_unit_features(table, c, scn.recording, scn.rows))
+            feats[c].append(_unit_features(table, c, rid, scn.rows))
     return {c: np.array(v) for c, v in feats.items()}
 
 
