@@ -375,6 +375,14 @@ def _heatmap_case(mode: str, *, name: str) -> AuditCase:
             "; kind none: audited against epsilon 0" if record.epsilon is None else ""))
 
 
+def _series_dataset(values: list[np.ndarray], n_win: int) -> list[Any]:
+    from gazeprivacy.features.window_features import FeatureSeries
+
+    return [FeatureSeries(recording=f"r{i}", participant=f"p{i}",
+                          t_start=np.arange(n_win, dtype=float), values=v[:, None],
+                          feature_names=("f",)) for i, v in enumerate(values)]
+
+
 def _series_case(mode: str, *, name: str) -> AuditCase:
     """Per block (one feature series, or one chunk of it): the released noisy series.
 
@@ -395,7 +403,6 @@ def _series_case(mode: str, *, name: str) -> AuditCase:
     """
     spec = MECHANISMS[name]
     from gazeprivacy.features.ranges import FeatureRange
-    from gazeprivacy.features.window_features import FeatureSeries
 
     eps, n_win = 1.0, 8
     names = {f for f in getattr(spec.params_type, "__dataclass_fields__", {})}
@@ -411,11 +418,6 @@ def _series_case(mode: str, *, name: str) -> AuditCase:
     chunked = "chunk_size" in kw
     block = kw["chunk_size"] if chunked else n_win  # neighbours differ in one unit only
 
-    def dataset(values: list[np.ndarray]) -> list[Any]:
-        return [FeatureSeries(recording=f"r{i}", participant=f"p{i}",
-                              t_start=np.arange(n_win, dtype=float), values=v[:, None],
-                              feature_names=("f",)) for i, v in enumerate(values)]
-
     def release(data: list[Any], rng: np.random.Generator) -> list[np.ndarray]:
         return [s.values[:, 0] for s in spec.protect(data, params, rng=rng).output]
 
@@ -429,7 +431,7 @@ def _series_case(mode: str, *, name: str) -> AuditCase:
             b_vals[:block] = 1.0
             desc = ("first chunk at the bottom vs the top of the declared range" if chunked
                     else "series at the bottom vs the top of the declared range")
-        data_a, data_b = dataset([a_vals]), dataset([b_vals])
+        data_a, data_b = _series_dataset([a_vals], n_win), _series_dataset([b_vals], n_win)
 
         def feats(out: list[np.ndarray]) -> np.ndarray:
             r = out[0][:block]  # the unit: the first chunk (or the whole series)
@@ -441,7 +443,7 @@ def _series_case(mode: str, *, name: str) -> AuditCase:
     else:
         a_vals = [np.zeros(n_win), *[np.full(n_win, 0.5)] * 5, np.ones(n_win)]
         b_vals = [np.full(n_win, 0.5), *a_vals[1:]]
-        data_a, data_b = dataset(a_vals), dataset(b_vals)
+        data_a, data_b = _series_dataset(a_vals, n_win), _series_dataset(b_vals, n_win)
         desc = "participant 0's series replaced by participant 1's (max distance halves)"
 
         def feats(out: list[np.ndarray]) -> np.ndarray:
@@ -654,14 +656,14 @@ def audit_mechanism(name: str, *, mode: str = "sound", n_trials: int,
     return MechanismAudit(adapter, case, search)
 
 
-def markdown_table(audits: list[MechanismAudit | dict[str, Any]]) -> str:
+def markdown_table(audits: list[MechanismAudit | ReleaseAudit | dict[str, Any]]) -> str:
     """The audit table in Markdown: claimed epsilon (delta), audited lower bound, verdict."""
     head = ("| mechanism | mode | unit | claimed epsilon | delta | audited epsilon lower bound "
             "| point estimate | verdict | p-value | expected | worst pair |\n"
             "|---|---|---|---|---|---|---|---|---|---|---|\n")
     lines = []
     for a in audits:
-        row = a.row() if isinstance(a, MechanismAudit) else a
+        row = a if isinstance(a, dict) else a.row()
         p = row["p_value"]
         lines.append(
             f"| {row['mechanism']} | {row['mode']} | {row['unit']} | "
