@@ -42,16 +42,12 @@ def test_each_component_is_audited_against_its_own_share_of_the_record():
         runs.guarantee.parameters["split"]["times"] * runs.guarantee.parameters["epsilon"])
     one = run("dpgazesynth-transitions", 200).case
     assert one.claimed_epsilon == pytest.approx(one.guarantee.parameters["epsilon_per_report"])
-    assert run("dpgazesynth-combined", 200).case.claimed_epsilon == record.epsilon
+    combined = run("dpgazesynth-combined", 200).case
+    assert combined.claimed_epsilon == combined.guarantee.epsilon == dpgs.EPS_COMBINED
 
 
-@pytest.mark.parametrize(("name", "trials"), [
-    ("dpgazesynth-start", 4000), ("dpgazesynth-runs", 6000), ("dpgazesynth-transitions", 6000),
-    ("dpgazesynth-combined", 4000), ("dpgazesynth-missing-keep", 4000),
-    ("dpgazesynth-missing-fill", 4000)])
-def test_sound_components_pass(name, trials):
-    res = run(name, trials)
-    assert res.passed, res.row()
+# the sound verdict of every component (and of window-boundary, xfail until H2's fix) is checked
+# by test_audit_verdict_matches_what_the_mechanism_claims in test_audit_mechanisms.py
 
 
 def test_client_view_sees_the_laplace_output_before_rounding():

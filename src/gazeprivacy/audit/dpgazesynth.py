@@ -44,6 +44,7 @@ __all__ = [
     "Pattern",
     "client_view",
     "component_case",
+    "start_llr_table",
     "window_case",
 ]
 
@@ -54,9 +55,11 @@ SIDE = 16.0
 RADIUS = 2.0   # r (public): the start-point noise scale r / eps1 is 1.7 cells at eps = 1
 CELL = SIDE / G
 #: the budgets of the run-length and transition audits: larger than 1 so that each component's
-#: share (0.2 epsilon; one report per window of W = 2: 0.4 here) can be measured
+#: share (0.2 epsilon; one report per window of W = 2: 0.4 here) can be measured; the combined
+#: pairs at 4, where the discretised start point still shows most of its share
 EPS_RUNS = 2.0
 EPS_TRANSITIONS = 2.0
+EPS_COMBINED = 4.0
 
 
 @dataclass(frozen=True)
@@ -213,17 +216,33 @@ def _budget(params: Any, w: int) -> _Budget:
     return _Budget(params.epsilon_start, params.epsilon_times, params.epsilon_per_report(w))
 
 
+def start_llr_table(a: Pattern, b: Pattern, params: Any, window: int,
+                    n: int = 10_000) -> np.ndarray:
+    """Log-ratio of how often each start cell is released for ``a`` and for ``b``, from a pilot
+    run of ``n`` client releases each (fixed seeds, independent of any audit's draws): the
+    likelihood ratio of the discretised, clamped start point, which no formula gives."""
+    ca = client_view(a, params, n, np.random.default_rng(101)).start_cell[:, window]
+    cb = client_view(b, params, n, np.random.default_rng(102)).start_cell[:, window]
+    k = G * G + 1  # index cell + 1 (-1: no valid row)
+    ha, hb = np.bincount(ca + 1, minlength=k), np.bincount(cb + 1, minlength=k)
+    return np.log((ha + 0.5) / (hb + 0.5))
+
+
 def _features(view: ClientView, a: Pattern, b: Pattern, params: Any, window: int,
-              parts: tuple[str, ...]) -> np.ndarray:
+              parts: tuple[str, ...], start_table: np.ndarray | None = None) -> np.ndarray:
     """Likelihood-ratio statistics favouring ``a`` over ``b`` (one column per part, plus
-    their budget-weighted sum when there are several)."""
+    their sum when there are several). The start point's is ``start_table`` (see
+    :func:`start_llr_table`) or else the distance advantage of the released cell's centre."""
     bud = _budget(params, a.w)
     cols: dict[str, np.ndarray] = {}
     cell = view.start_cell[:, window]
-    centre = np.column_stack([(cell % G + 0.5) * CELL, (cell // G + 0.5) * CELL])
-    pa, pb = _first_valid(a, window), _first_valid(b, window)
-    adv = (np.hypot(*(centre - pb).T) - np.hypot(*(centre - pa).T))
-    cols["start"] = adv * bud.start / RADIUS
+    if start_table is not None:
+        cols["start"] = start_table[cell + 1]
+    else:
+        centre = np.column_stack([(cell % G + 0.5) * CELL, (cell // G + 0.5) * CELL])
+        pa, pb = _first_valid(a, window), _first_valid(b, window)
+        adv = (np.hypot(*(centre - pb).T) - np.hypot(*(centre - pa).T))
+        cols["start"] = adv * bud.start / RADIUS
     (ta, scale), (tb, _) = _padded_runs(a, params), _padded_runs(b, params)
     v = view.noisy_lengths
     if v.shape[1] == ta.size == tb.size:  # sound mode (paper mode noises m entries)
@@ -232,7 +251,7 @@ def _features(view: ClientView, a: Pattern, b: Pattern, params: Any, window: int
     cols["transitions"] = (view.oue_sums @ delta) * bud.per_report
     chosen = [cols[k] for k in parts if k in cols]
     if len(chosen) > 1:
-        chosen.append(np.sum(chosen, axis=0))
+        chosen.append(np.sum(chosen, axis=0))  # the likelihood ratio of the sound mechanism
     # round off floating-point noise: |v - 7| - |v - 1| is 6 up to the last bit, and which bit
     # depends on v's magnitude -- an event search would otherwise split on rounding errors
     return np.round(np.column_stack(chosen), 9)
@@ -296,11 +315,11 @@ COMPONENTS: dict[str, _Component] = {c.name: c for c in (
     _Component("combined", "one run at A vs start moved by r then W runs (start, runs and "
                "every transition change at once)", _path(*[A] * W),
                _path(A_R, *_alternate(_pt(6, 4), A_R, W - 1)),
-               ("start", "runs", "transitions"), "total"),
+               ("start", "runs", "transitions"), "total", epsilon=EPS_COMBINED),
     _Component("missing-keep", "combined pair with rows 3-4 missing in both (keep)",
                _path(A, A, NAN, NAN, *[A] * 4),
                _path(A_R, _pt(6, 4), NAN, NAN, *_alternate(A_R, _pt(6, 4), 4)),
-               ("start", "runs", "transitions"), "total"),
+               ("start", "runs", "transitions"), "total", epsilon=EPS_COMBINED),
     _Component("missing-fill", "window with rows 3-5 missing vs the combined neighbour without "
                "missing rows (fill)", _path(A, A, NAN, NAN, NAN, A, A, A),
                _path(A_R, *_alternate(_pt(6, 4), A_R, W - 1)),
@@ -330,13 +349,16 @@ def component_case(name: str, mode: str = "sound") -> AuditCase:
     record = mod.guarantee(params, sampling_rate_hz=RATE, geometry=params.geometry)
 
     def samplers(pair: NeighbourPair) -> tuple[Sampler, Sampler]:
+        table = (start_llr_table(pair.a, pair.b, params, comp.window)
+                 if len(comp.parts) > 1 and comp.raw_start_of is None else None)
+
         def make(p: Pattern) -> Sampler:
             def s(n: int, rng: np.random.Generator) -> np.ndarray:
                 view = client_view(p, params, n, rng)
                 if comp.raw_start_of is not None:
                     cell = view.start_cell[:, comp.raw_start_of]
                     return (cell % G) * comp.direction[0] + (cell // G) * comp.direction[1]
-                return _features(view, pair.a, pair.b, params, comp.window, comp.parts)
+                return _features(view, pair.a, pair.b, params, comp.window, comp.parts, table)
             return s
         return make(pair.a), make(pair.b)
 
