@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from gazeprivacy._registry import Registry
 from gazeprivacy.audit.adapters import ADAPTERS, audit_mechanism, available_adapters
 from gazeprivacy.cli.app import app
 from gazeprivacy.exceptions import InvalidParameterError
@@ -42,10 +43,14 @@ def trials_for(name: str) -> int:
 def cases() -> list:
     out = []
     for name in available_adapters():
+        if ADAPTERS[name].kind == "release":  # tests/audit/test_release_audit.py
+            continue
         for mode in ADAPTERS[name].modes:
             slow = name in ("kaleido", *SERIES) or name.startswith("heatmap-")
-            out.append(pytest.param(name, mode, id=f"{name}-{mode}",
-                                    marks=[pytest.mark.slow] if slow else []))
+            marks = [pytest.mark.slow] if slow else []
+            if ADAPTERS[name].known_defect:
+                marks.append(pytest.mark.xfail(strict=True, reason=ADAPTERS[name].known_defect))
+            out.append(pytest.param(name, mode, id=f"{name}-{mode}", marks=marks))
     return out
 
 
@@ -58,11 +63,9 @@ needs_noise = pytest.mark.skipif(not NOISE, reason="the noise primitives (mechan
                                  "not on this branch yet")
 
 # Registered mechanisms the audit does not cover yet, with the reason (shown in docs/audit.md).
-UNAUDITED = {
-    "k-same-synth": "k-anonymity: no epsilon to audit",
-    "event-synth-pd": "each draw retrains the C-VAE; its (epsilon, delta) per event in sound mode "
-                      "is not audited yet",
-}
+# k-same-synth and event-synth-pd have whole-release adapters (NAME-release) only: k-anonymity has
+# no epsilon, and event-synth-pd retrains its C-VAE for every draw.
+UNAUDITED: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(("name", "mode"), cases())
@@ -72,7 +75,8 @@ def test_audit_verdict_matches_what_the_mechanism_claims(name, mode):
                           rng=np.random.default_rng(20261125), explore=False)
     r = res.result
     assert r.claimed_epsilon == res.case.claimed_epsilon
-    if res.case.guarantee is not None:  # the claim is the mechanism's own record
+    if res.case.guarantee is not None and res.case.claim_from == "epsilon":
+        # the claim is the mechanism's own record (components: tests/audit/test_dpgazesynth.py)
         assert r.claimed_epsilon == (res.case.guarantee.epsilon or 0.0)
         assert r.claimed_delta == (res.case.guarantee.delta or 0.0)
     if mode in adapter.expect_violation:
@@ -129,7 +133,8 @@ def test_pair_search_on_a_real_primitive_explores_then_confirms():
 
 
 def test_every_registered_mechanism_has_an_audit_adapter():
-    missing = sorted(set(MECHANISMS) - set(ADAPTERS) - set(UNAUDITED))
+    covered = {n.removesuffix("-release") for n in ADAPTERS}
+    missing = sorted(set(MECHANISMS) - covered - set(UNAUDITED))
     assert not missing, f"mechanisms without an audit adapter: {missing}"
 
 
@@ -140,12 +145,19 @@ def test_unknown_adapter_and_mode_raise_named_errors():
         audit_mechanism("laplace", mode="paper", n_trials=100, rng=np.random.default_rng(0))
 
 
-def test_an_adapter_whose_mechanism_is_missing_says_so():
-    missing = [n for n, a in ADAPTERS.items() if not a.available]
-    for name in missing[:1]:
-        with pytest.raises(InvalidParameterError, match="not installed in this build"):
-            audit_mechanism(name, mode=ADAPTERS[name].modes[0], n_trials=100,
-                            rng=np.random.default_rng(0))
+def test_an_adapter_whose_mechanism_is_missing_says_so(monkeypatch):
+    # every adapter of this build is available, so register one whose mechanism is not
+    from gazeprivacy.audit import adapters as mod
+
+    ghost = mod.AuditAdapter("ghost", lambda m: None, requires="no-such-mechanism")
+    assert not ghost.available
+    monkeypatch.setattr(mod, "ADAPTERS", Registry("audit adapter",
+                                                  {**dict(mod.ADAPTERS), "ghost": ghost}))
+    assert "ghost" not in mod.available_adapters()
+    with pytest.raises(InvalidParameterError, match="not installed in this build"):
+        mod.audit_mechanism("ghost", n_trials=100, rng=np.random.default_rng(0))
+    module_ghost = mod.AuditAdapter("m", lambda m: None, requires_module="gazeprivacy.nope")
+    assert not module_ghost.available
 
 
 @needs_noise

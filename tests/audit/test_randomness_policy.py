@@ -86,9 +86,21 @@ def test_child_streams_are_independent_of_each_other():
     full, fewer = serial(toy_dataset(6), 3), serial(toy_dataset(5), 3)
     for a, b in zip(full[:5], fewer, strict=True):
         np.testing.assert_array_equal(a, b)
-    noise = [x - np.linspace(0, 1, len(x)) for x in full]
-    assert abs(np.corrcoef(noise[0], noise[1][:20])[0, 1]) < 4 / np.sqrt(20) + 0.2
-    assert not np.array_equal(noise[0][:20], noise[1][:20])
+    assert not np.array_equal(full[0], full[1][:20])
+
+
+def test_sibling_streams_are_uncorrelated():
+    # 200 recordings of 400 samples: the noise of recording i against recording i + 1. Under
+    # independence each correlation has standard error 1 / sqrt(400) = 0.05, so their mean over
+    # 199 pairs has standard error 0.05 / sqrt(199) = 0.0035: |mean| < 4 SE = 0.014, and no single
+    # pair beyond 5 SE = 0.25 (a copied or shifted stream gives r = 1)
+    recs = tuple(Recording.from_arrays(recording=f"r{i}", participant=f"p{i}", x=np.zeros(400),
+                                       y=np.zeros(400), sampling_rate_hz=100.0)
+                 for i in range(200))
+    noise = np.stack(serial(Dataset(recs, name="many"), 9))
+    r = np.array([np.corrcoef(noise[i], noise[i + 1])[0, 1] for i in range(199)])
+    assert abs(r.mean()) < 4 * 0.05 / np.sqrt(199)
+    assert np.abs(r).max() < 0.25
 
 
 def test_seed_for_sklearn_is_deterministic_given_the_generator():

@@ -5,12 +5,14 @@
 :func:`~gazeprivacy.audit.auditor.audit` audits one neighbouring pair;
 :func:`~gazeprivacy.audit.neighbours.search_worst_pair` searches for the worst pair;
 :func:`~gazeprivacy.audit.adapters.audit_mechanism` audits a registered mechanism through its
-adapter. See ``docs/audit.md``.
+adapter; :func:`~gazeprivacy.audit.release.audit_release` audits every column of a whole release
+on neighbouring datasets. See ``docs/audit.md``.
 """
 
 from gazeprivacy.audit.adapters import ADAPTERS, MechanismAudit, audit_mechanism, markdown_table
 from gazeprivacy.audit.auditor import AuditResult, audit, epsilon_lower_bound
 from gazeprivacy.audit.neighbours import NeighbourPair, NeighbourStrategy, search_worst_pair
+from gazeprivacy.audit.release import ReleaseAudit, audit_release
 
 __all__ = [
     "ADAPTERS",
@@ -18,8 +20,10 @@ __all__ = [
     "MechanismAudit",
     "NeighbourPair",
     "NeighbourStrategy",
+    "ReleaseAudit",
     "audit",
     "audit_mechanism",
+    "audit_release",
     "epsilon_lower_bound",
     "markdown_table",
     "search_worst_pair",
