@@ -59,8 +59,8 @@ def _parse_param(item: str) -> tuple[str, Any]:
     return name.strip().replace("-", "_"), value
 
 
-# long: one typed declaration per CLI flag (typer reads them from the signature); the body only
-# gathers them into protect_file / the partition-wise engine
+# The body only gathers the flags into protect_file / the partition-wise engine.
+# long: one typed declaration per CLI flag (typer reads them from the signature)
 def protect(
     input: Annotated[Path, typer.Argument(
         help="Long-format CSV or Parquet file, or a partitioned folder.")],
