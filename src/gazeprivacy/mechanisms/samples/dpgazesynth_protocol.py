@@ -94,11 +94,14 @@ PROTOCOL = "gazeprivacy/dpgazesynth-client-message"
 #: Version of the message format (frame, schema and announcement keys).
 VERSION = 1
 MAGIC = b"GPDGSYN\x00"
-_FRAME = struct.Struct("<8sHxxxxxxQ")  # magic, version, (padding), payload length: 24 bytes
+_FRAME = struct.Struct("<8sH6sQ")  # magic, version, reserved (zero), payload length: 24 bytes
+_RESERVED = bytes(6)
 _DIGEST = 16
 _HEADER = _FRAME.size + _DIGEST
 #: run lengths and report counts travel as uint16
 _MAX_W = 65535
+#: a report is 8 G^2 + 1 bits: G = 1024 gives 1 MiB per report
+_MAX_G = 1024
 
 
 SCHEMA = pa.schema([
@@ -160,6 +163,9 @@ class Announcement:
             raise InvalidParameterError("the announcement needs the screen bounds: pass "
                                         "geometry= or set DPGazeSynthParams.geometry")
         w = window_samples(params, sampling_rate_hz)
+        if params.grid_size > _MAX_G:
+            raise InvalidParameterError(f"grid_size must be <= {_MAX_G} for the client "
+                                        f"message, got {params.grid_size}")
         if w > _MAX_W:
             raise InvalidParameterError(f"window_samples must be <= {_MAX_W} for the client "
                                         f"message, got {w}: use a shorter window_s")
@@ -524,7 +530,7 @@ def encode_client_message(message: ClientMessage) -> bytes:
     with pa.ipc.new_stream(sink, schema) as writer:
         writer.write_batch(batch)
     payload = sink.getvalue().to_pybytes()
-    return (_FRAME.pack(MAGIC, VERSION, len(payload))
+    return (_FRAME.pack(MAGIC, VERSION, _RESERVED, len(payload))
             + hashlib.blake2b(payload, digest_size=_DIGEST).digest() + payload)
 
 
@@ -562,12 +568,14 @@ def decode_client_message(data: bytes, *, name: str = "message",
 def _parse(data: bytes) -> ClientMessage:
     if len(data) < _HEADER:
         raise InvalidDataError(f"{len(data)} bytes is shorter than the {_HEADER}-byte frame")
-    magic, version, length = _FRAME.unpack_from(data)
+    magic, version, reserved, length = _FRAME.unpack_from(data)
     if magic != MAGIC:
         raise InvalidDataError(f"not a DPGazeSynth client message (magic {magic!r})")
     if version != VERSION:
         raise InvalidDataError(f"message format version {version}; this curator reads "
                                f"version {VERSION}")
+    if reserved != _RESERVED:
+        raise InvalidDataError(f"reserved frame bytes must be zero, got {reserved.hex()}")
     payload = data[_HEADER:]
     if len(payload) != length:
         raise InvalidDataError(f"payload has {len(payload)} bytes, the frame says {length} "
@@ -686,10 +694,12 @@ def _check_shape(m: ClientMessage, a: Announcement) -> None:
     if a.missing == "fill" and start.size:
         raise InvalidDataError("missing='fill' synthesises every row: the message must not "
                                f"carry gaps, got {start.size}")
+    total = int(m.n_samples.sum())  # < 2^63: the window count bounds every row count
     if start.size:
+        if length.min() < 1 or start.min() < 0 or length.max() > total or start.max() >= total:
+            raise InvalidDataError(f"gaps must lie within the {total} rows")
         end = start + length
-        if (length.min() < 1 or start[0] < 0 or end[-1] > int(m.n_samples.sum())
-                or (start[1:] <= end[:-1]).any()):
+        if end[-1] > total or (start[1:] <= end[:-1]).any():
             raise InvalidDataError("gaps must be sorted, disjoint, non-adjacent intervals of "
                                    ">= 1 row within the recordings' rows")
 
