@@ -49,6 +49,7 @@ import math
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -80,8 +81,10 @@ __all__ = [
     "VERSION",
     "Announcement",
     "ClientMessage",
+    "client_file",
     "client_message",
     "curate_messages",
+    "curator_files",
     "curator_release",
     "decode_client_message",
     "encode_client_message",
@@ -868,3 +871,76 @@ def _protocol_note(record: Guarantee, n: int) -> Guarantee:
         "parameters, ids, row counts" + (", gap intervals" if record.parameters.get("missing")
                                          == "keep" else "")
         + " and the noisy reports")))
+
+
+# --------------------------------------------------------------------------------------------
+# files (behind `gazeprivacy client` / `gazeprivacy curator`)
+# --------------------------------------------------------------------------------------------
+
+
+def client_file(in_path: str | Path, out_path: str | Path, params: DPGazeSynthParams, *,
+                seed: int | None = None, time_unit: str = "s",
+                geometry: Geometry | None = None) -> ClientMessage:
+    """A device's step on a data file: read its recordings (one sampling rate), write the
+    encoded :class:`ClientMessage` to ``out_path`` (written beside, then renamed). Without
+    ``seed`` the noise comes from OS entropy.
+
+    Raises
+    ------
+    InvalidParameterError
+        Recordings at several sampling rates, or no screen bounds.
+    InvalidDataError
+        The file cannot be read.
+    """
+    from gazeprivacy.data.io import read_dataset
+    from gazeprivacy.rng import make_rng
+
+    ds = read_dataset(in_path, time_unit=time_unit, geometry=geometry)
+    msg = client_message(ds.recordings, params, rng=make_rng(seed))
+    out = Path(out_path)
+    tmp = out.with_name(f".{out.name}.partial")
+    try:
+        tmp.write_bytes(encode_client_message(msg))
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return msg
+
+
+def curator_files(paths: Sequence[str | Path], out_path: str | Path, *,
+                  announced: Announcement | None = None, seed: int | None = None,
+                  public: Sequence[str] = (), id_map_path: str | Path | None = None) -> Any:
+    """The curator's step on message files: validate every message (named by its path),
+    synthesise, and write the release through the sealed writer
+    (:func:`gazeprivacy.mechanisms.release.write_release`: pseudonymised ids, public sampling
+    grid, the record at ``OUT.guarantee.json``). One generator (``seed``, else OS entropy) is
+    spawned into the synthesis and the sealing (pseudonym key).
+
+    Returns
+    -------
+    SealedRelease
+        What was written.
+
+    Raises
+    ------
+    InvalidDataError
+        A message that is unreadable, malformed, inconsistent or of other parameters than
+        ``announced`` (or than the first message's), named by its path.
+    InvalidParameterError
+        A sealing refusal, e.g. gaps (``missing="keep"``) without ``public=["mask"]``.
+    """
+    from gazeprivacy.mechanisms.release import write_release
+    from gazeprivacy.rng import make_rng
+
+    if not paths:
+        raise InvalidParameterError("the curator needs at least one message file")
+    data = []
+    for p in paths:
+        try:
+            data.append(Path(p).read_bytes())
+        except OSError as exc:
+            raise InvalidDataError(f"cannot read client message {str(p)!r}: {exc}") from None
+    syn_rng, seal_rng = make_rng(seed).spawn(2)
+    rel = curator_release(data, rng=syn_rng, announced=announced, names=[str(p) for p in paths])
+    rel = Release(rel.output, rel.guarantee.with_seed(seed))
+    return write_release(rel, out_path, public=public, id_map_path=id_map_path, rng=seal_rng)
