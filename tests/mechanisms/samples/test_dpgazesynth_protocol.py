@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -19,7 +20,11 @@ from gazeprivacy.data import Dataset, Geometry, Recording
 from gazeprivacy.data.simulate import simulate_dataset
 from gazeprivacy.engines.local import iter_release
 from gazeprivacy.engines.plan import partition_streams, plan_for
-from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.exceptions import (
+    InvalidDataError,
+    InvalidParameterError,
+    NotFormallyPrivateWarning,
+)
 from gazeprivacy.mechanisms import protect
 from gazeprivacy.mechanisms.samples import dpgazesynth_protocol as proto
 from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams, client_release
@@ -78,15 +83,18 @@ def _tiny(path: str = "client-reports", **kw) -> tuple[ClientMessage, bytes]:
     {"oue_path": "curator-view"},
     {"oue_path": "client-reports", "transitions": "one-per-window"},
     {"oue_path": "curator-view", "missing": "fill"},
-], ids=["client_reports", "curator_view", "one_per_window", "fill"])
+    {"oue_path": "client-reports", "mode": "paper"},
+], ids=["client_reports", "curator_view", "one_per_window", "fill", "paper"])
 def test_curator_over_messages_equals_the_partition_phases(ds, kw):
     """One device per partition: device i runs with partition i's client stream, the curator
     synthesises its rows with partition i's release stream -> the engines' release, exactly."""
     p = DPGazeSynthParams(epsilon=4.0, grid_size=6, **kw)
     parts = _devices(ds)
     streams = partition_streams(11, len(parts))
-    engine = [rel.output for _, _, rel in iter_release(parts, plan_for("dpgazesynth", p),
-                                                       streams)]
+    with warnings.catch_warnings():  # paper mode warns; tested below
+        warnings.simplefilter("ignore", NotFormallyPrivateWarning)
+        engine = [rel.output for _, _, rel in iter_release(parts, plan_for("dpgazesynth", p),
+                                                           streams)]
     wire = [encode_client_message(client_message(part, p, rng=streams.client(i)))
             for i, part in enumerate(parts)]
     msgs = [decode_client_message(w, name=f"device-{i}") for i, w in enumerate(wire)]
@@ -98,6 +106,11 @@ def test_curator_over_messages_equals_the_partition_phases(ds, kw):
         gx, gy = _gaze(got)
         np.testing.assert_array_equal(gx, ex)
         np.testing.assert_array_equal(gy, ey)
+    if p.mode == "paper":
+        with pytest.warns(NotFormallyPrivateWarning, match="number of runs"):
+            curator_release(wire, rng=np.random.default_rng(0))
+        assert all(m.oue_n < int(np.clip(m.window_layout()[1] - 1, 0, None).sum())
+                   for m in msgs)  # m - 1 reports per window: fewer than the sound padding
     if p.missing == "keep":  # the gaps were sent, and kept
         assert np.isnan(_gaze(ds)[0]).sum() == sum(np.isnan(_gaze(o)[0]).sum() for o in engine)
 

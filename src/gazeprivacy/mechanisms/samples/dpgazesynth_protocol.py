@@ -47,6 +47,7 @@ import hashlib
 import json
 import math
 import struct
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -57,7 +58,12 @@ import pyarrow as pa
 
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
-from gazeprivacy.exceptions import GazePrivacyError, InvalidDataError, InvalidParameterError
+from gazeprivacy.exceptions import (
+    GazePrivacyError,
+    InvalidDataError,
+    InvalidParameterError,
+    NotFormallyPrivateWarning,
+)
 from gazeprivacy.guarantees import Guarantee, Release
 from gazeprivacy.mechanisms.contract import RecordingShape, SampleShape
 from gazeprivacy.mechanisms.noise.oue import oue_encode
@@ -855,6 +861,9 @@ def curator_release(messages: Sequence[ClientMessage | bytes], *, rng: np.random
     """
     msgs, a = _load(messages, announced, names)
     params = a.params()
+    if params.mode == "paper":
+        warnings.warn("DPGazeSynth paper mode releases the number of runs per window; see the "
+                      "guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
     model = curate([m.column_sums() for m in msgs], params)
     rngs = rng.spawn(len(msgs))
     out = [r for m, g in zip(msgs, rngs, strict=True)
