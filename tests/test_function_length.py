@@ -6,8 +6,9 @@ Lines of code are the lines of a function's span that hold a token other than a 
 that are not part of a docstring (of the function itself or of anything nested in it). A nested
 function counts towards its parent too: the parent is that long to read.
 
-The reason goes on the line directly above the ``def`` (or above its first decorator), or among
-the comment lines between the signature and the first statement after the docstring.
+The reason goes in the comment block directly above the ``def`` (or above its first decorator;
+it may run over several comment lines), or among the comment lines between the signature and the
+first statement after the docstring.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
 from pathlib import Path
 
@@ -65,7 +67,11 @@ def _body_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
 
 def _is_explained(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> bool:
     top = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    candidates = [lines[top - 2]] if top >= 2 else []
+    above = top - 2  # index of the line directly above
+    candidates = []
+    while above >= 0 and lines[above].strip().startswith("#"):
+        candidates.append(lines[above])
+        above -= 1
     candidates += lines[node.lineno - 1:_body_start(node)]
     return any(LONG_MARKER.search(line) and line.strip().startswith("#") for line in candidates)
 
@@ -129,6 +135,16 @@ def long_one():
 def long_explained():
 {body}
 
+# long: one typed declaration per flag; the reason runs
+# over two comment lines
+def long_explained_above_block():
+{body}
+
+# long: a reason above a blank line is not directly above
+
+def long_marker_not_adjacent():
+{body}
+
 
 def long_explained_inside(a,
                           b):
@@ -151,10 +167,13 @@ def test_counter_counts_code_lines_and_reads_the_marker(tmp_path, n_body, expect
     assert result["long_one"] == (n_body + 1, False)
     assert (result["long_one"][0] > MAX_LINES) is expected_long
     assert result["long_explained"] == (n_body + 1, True)
+    assert result["long_explained_above_block"] == (n_body + 1, True)
+    assert result["long_marker_not_adjacent"] == (n_body + 1, False)
     assert result["long_explained_inside"] == (n_body + 2, True)
 
 
-def test_in_progress_paths_are_matched_by_prefix_or_exactly():
+def test_in_progress_paths_are_matched_by_prefix_or_exactly(monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "_IN_PROGRESS", ("mechanisms/", "cli/protect.py"))
     assert _in_progress("mechanisms/samples/kaleido.py")
     assert _in_progress("cli/protect.py")
     assert not _in_progress("cli/protect_more.py")
