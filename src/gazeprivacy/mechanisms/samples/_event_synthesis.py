@@ -149,59 +149,14 @@ def fit_events(recording: Recording, events: pl.DataFrame) -> FittedEvents:
     :func:`~gazeprivacy.events.models.velocity_profile_deg_s` and
     :func:`~gazeprivacy.events.models.resample_profile`, up to rounding.
     """
-    n = recording.n_samples
-    x, y = recording.x, recording.y
-    on = events["onset"].to_numpy().astype(np.int64)
-    order = np.argsort(on, kind="stable")
-    on = on[order]
-    off = events["offset"].to_numpy().astype(np.int64)[order]
-    names = np.asarray(events["name"].to_numpy(), dtype=object)[order]
-    bad = np.flatnonzero(~((on >= 0) & (on < off) & (off <= n)))
-    if bad.size:
-        a, b = int(on[bad[0]]), int(off[bad[0]])
-        raise InvalidDataError(f"recording {recording.recording!r}: event [{a}, {b}) is "
-                               f"outside its {n} samples")
-    ok_row = ~np.isnan(x)
-    # fixations: maximum-likelihood normal of the non-missing samples (two-pass variance)
+    names, on, off = _sorted_events(recording, events)
+    ok_row = ~np.isnan(recording.x)
     fi = np.flatnonzero(names == "fixation")
-    rows, seg, _ = _segments(on[fi], off[fi])
-    okf = ok_row[rows]
-    cnt = np.bincount(seg, weights=okf, minlength=fi.size)
-    keep_f = cnt > 0
-    safe = np.where(keep_f, cnt, 1.0)
-    fx, fy = np.where(okf, x[rows], 0.0), np.where(okf, y[rows], 0.0)
-    mx = np.bincount(seg, weights=fx, minlength=fi.size) / safe
-    my = np.bincount(seg, weights=fy, minlength=fi.size) / safe
-    sx = np.sqrt(np.bincount(seg, weights=np.where(okf, (fx - mx[seg]) ** 2, 0.0),
-                             minlength=fi.size) / safe)
-    sy = np.sqrt(np.bincount(seg, weights=np.where(okf, (fy - my[seg]) ** 2, 0.0),
-                             minlength=fi.size) / safe)
-    fix = np.column_stack([mx, my, np.maximum(sx, MIN_SIGMA_DEG),
-                           np.maximum(sy, MIN_SIGMA_DEG)])[keep_f]
-    # saccades: first and last sample present, at least two present
+    fix, keep_f = _fit_fixations(recording, ok_row, on[fi], off[fi])
     si = np.flatnonzero(names == "saccade")
-    rows, seg, _ = _segments(on[si], off[si])
-    oks = ok_row[rows]
-    cnt = np.bincount(seg, weights=oks, minlength=si.size)
-    keep_s = (cnt >= 2) & ok_row[on[si]] & ok_row[off[si] - 1]
-    si, cnt = si[keep_s], cnt[keep_s].astype(np.int64)
-    rows = rows[oks & keep_s[seg]]
-    seg = np.repeat(np.arange(si.size), cnt)
-    # velocity between consecutive present samples of the same saccade
-    same = seg[1:] == seg[:-1]
-    v = (angular_distance_deg(x[rows[:-1]], y[rows[:-1]], x[rows[1:]], y[rows[1:]],
-                              metric="great-circle") * recording.sampling_rate_hz)[same]
-    m = cnt - 1  # velocities per saccade
-    v_start = np.cumsum(m) - m
-    # resample each saccade's m velocities to PROFILE_STEPS points (np.interp on [0, 1])
-    step = np.arange(PROFILE_STEPS)
-    q = step[None, :] / (PROFILE_STEPS - 1) * (m[:, None] - 1)
-    lo = np.minimum(np.floor(q).astype(np.int64), np.maximum(m[:, None] - 2, 0))
-    frac = q - lo
-    base = v_start[:, None] + lo
-    v0 = v[base] if v.size else np.zeros(q.shape)
-    v1 = v[np.minimum(base + 1, v.size - 1)] if v.size else v0
-    prof = np.where(m[:, None] > 1, v0 + frac * (v1 - v0), v0)
+    keep_s, prof = _fit_saccade_profiles(recording, ok_row, on[si], off[si])
+    si = si[keep_s]
+    x, y = recording.x, recording.y
     first, last = on[si], off[si] - 1
     amp = np.hypot(x[last] - x[first], y[last] - y[first])
     dur = (off[si] - on[si]) / recording.sampling_rate_hz
@@ -215,6 +170,82 @@ def fit_events(recording: Recording, events: pl.DataFrame) -> FittedEvents:
         saccade_duration_s=dur.astype(np.float64),
         saccade_landing=land.reshape(-1, 2),
     )
+
+
+def _sorted_events(recording: Recording,
+                   events: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(names, onset, offset)`` of ``events`` sorted by onset (stable); raises
+    :class:`InvalidDataError` for an event outside the recording's samples."""
+    n = recording.n_samples
+    on = events["onset"].to_numpy().astype(np.int64)
+    order = np.argsort(on, kind="stable")
+    on = on[order]
+    off = events["offset"].to_numpy().astype(np.int64)[order]
+    names = np.asarray(events["name"].to_numpy(), dtype=object)[order]
+    bad = np.flatnonzero(~((on >= 0) & (on < off) & (off <= n)))
+    if bad.size:
+        a, b = int(on[bad[0]]), int(off[bad[0]])
+        raise InvalidDataError(f"recording {recording.recording!r}: event [{a}, {b}) is "
+                               f"outside its {n} samples")
+    return names, on, off
+
+
+def _fit_fixations(recording: Recording, ok_row: np.ndarray, on: np.ndarray,
+                   off: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Maximum-likelihood normal of each fixation's non-missing samples (two-pass variance,
+    sigmas at least ``MIN_SIGMA_DEG``): ``(params of the fitted ones (n, 4), fitted mask)``;
+    a fixation without any non-missing sample is not fitted."""
+    x, y = recording.x, recording.y
+    n_fix = on.size
+    rows, seg, _ = _segments(on, off)
+    okf = ok_row[rows]
+    cnt = np.bincount(seg, weights=okf, minlength=n_fix)
+    keep_f = cnt > 0
+    safe = np.where(keep_f, cnt, 1.0)
+    fx, fy = np.where(okf, x[rows], 0.0), np.where(okf, y[rows], 0.0)
+    mx = np.bincount(seg, weights=fx, minlength=n_fix) / safe
+    my = np.bincount(seg, weights=fy, minlength=n_fix) / safe
+    sx = np.sqrt(np.bincount(seg, weights=np.where(okf, (fx - mx[seg]) ** 2, 0.0),
+                             minlength=n_fix) / safe)
+    sy = np.sqrt(np.bincount(seg, weights=np.where(okf, (fy - my[seg]) ** 2, 0.0),
+                             minlength=n_fix) / safe)
+    fix = np.column_stack([mx, my, np.maximum(sx, MIN_SIGMA_DEG),
+                           np.maximum(sy, MIN_SIGMA_DEG)])[keep_f]
+    return fix, keep_f
+
+
+def _fit_saccade_profiles(recording: Recording, ok_row: np.ndarray, on: np.ndarray,
+                          off: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(fitted mask, velocity profiles of the fitted saccades (n, PROFILE_STEPS))``: a
+    saccade is fitted when its first and last samples are present (so at least two are); its
+    profile is the velocity between consecutive present samples, resampled."""
+    x, y = recording.x, recording.y
+    rows, seg, _ = _segments(on, off)
+    oks = ok_row[rows]
+    cnt = np.bincount(seg, weights=oks, minlength=on.size)
+    keep_s = (cnt >= 2) & ok_row[on] & ok_row[off - 1]
+    cnt = cnt[keep_s].astype(np.int64)
+    rows = rows[oks & keep_s[seg]]
+    seg = np.repeat(np.arange(cnt.size), cnt)
+    # velocity between consecutive present samples of the same saccade
+    same = seg[1:] == seg[:-1]
+    v = (angular_distance_deg(x[rows[:-1]], y[rows[:-1]], x[rows[1:]], y[rows[1:]],
+                              metric="great-circle") * recording.sampling_rate_hz)[same]
+    return keep_s, _resample_velocities(v, cnt - 1)
+
+
+def _resample_velocities(v: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Each saccade's ``m`` consecutive velocities in ``v`` resampled to ``PROFILE_STEPS``
+    points (:func:`numpy.interp` on [0, 1] per saccade, vectorised): ``(len(m), steps)``."""
+    v_start = np.cumsum(m) - m
+    step = np.arange(PROFILE_STEPS)
+    q = step[None, :] / (PROFILE_STEPS - 1) * (m[:, None] - 1)
+    lo = np.minimum(np.floor(q).astype(np.int64), np.maximum(m[:, None] - 2, 0))
+    frac = q - lo
+    base = v_start[:, None] + lo
+    v0 = v[base] if v.size else np.zeros(q.shape)
+    v1 = v[np.minimum(base + 1, v.size - 1)] if v.size else v0
+    return np.where(m[:, None] > 1, v0 + frac * (v1 - v0), v0)
 
 
 def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarray,
@@ -235,38 +266,72 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
     n = recording.n_samples
     out_x = np.full(n, np.nan)
     out_y = np.full(n, np.nan)
-    dt = 1.0 / recording.sampling_rate_hz
-    names, on, off = fitted.names, fitted.onset, fitted.offset
-    n_ev = names.size
-    gone = (np.zeros(n_ev, dtype=bool) if suppressed is None
+    gone = (np.zeros(fitted.names.size, dtype=bool) if suppressed is None
             else np.asarray(suppressed, dtype=bool))
-    is_fix = names == "fixation"
-    fix_idx = np.cumsum(is_fix) - 1          # fixation index of each fixation event
-    sac_idx = np.cumsum(~is_fix) - 1         # saccade index of each saccade event
     fixation_params = np.asarray(fixation_params, dtype=np.float64).reshape(-1, 4)
     saccade_profiles = np.asarray(saccade_profiles, dtype=np.float64).reshape(-1, PROFILE_STEPS)
-    # fixations: one draw for all rows, then the given samples
+    # random draws in a fixed order: fixation samples first, then free saccade directions
+    _draw_fixations(fitted, fixation_params, gone, rng, out_x, out_y)
+    _place_given_samples(fitted, fixation_samples, gone, out_x, out_y)
+    plan = _plan_saccades(recording, fitted, fixation_params, gone, rng)
+    _render_saccades(plan, fitted, saccade_profiles, 1.0 / recording.sampling_rate_hz,
+                     out_x, out_y)
+    return _finish(recording, fitted, gone, out_x, out_y)
+
+
+def _draw_fixations(fitted: FittedEvents, fixation_params: np.ndarray, gone: np.ndarray,
+                    rng: np.random.Generator, out_x: np.ndarray, out_y: np.ndarray) -> None:
+    """Fill the rows of every rendered fixation from its normal, in one draw for all rows."""
+    on, off = fitted.onset, fitted.offset
+    is_fix = fitted.names == "fixation"
+    fix_idx = np.cumsum(is_fix) - 1          # fixation index of each fixation event
     fe = np.flatnonzero(is_fix & ~gone)
     rows, _, _ = _segments(on[fe], off[fe])
     p = np.repeat(fixation_params[fix_idx[fe]], off[fe] - on[fe], axis=0)
     z = rng.standard_normal((2, rows.size))
     out_x[rows] = p[:, 0] + p[:, 2] * z[0]
     out_y[rows] = p[:, 1] + p[:, 3] * z[1]
-    if fixation_samples:
-        fix_events = np.flatnonzero(is_fix)
-        for f, (gx, gy) in fixation_samples.items():
-            e = fix_events[f]
-            if not gone[e]:
-                out_x[on[e]:off[e]], out_y[on[e]:off[e]] = gx, gy
-    # saccades: start at the last synthetic sample of the previous rendered event (or at the
-    # target when there is none) and head for the next synthetic fixation's centre; with no
-    # fixation after them, along a random direction (never towards the raw landing point)
+
+
+def _place_given_samples(fitted: FittedEvents,
+                         fixation_samples: dict[int, tuple[np.ndarray, np.ndarray]] | None,
+                         gone: np.ndarray, out_x: np.ndarray, out_y: np.ndarray) -> None:
+    """Overwrite the rows of the given (not suppressed) fixations with their given samples."""
+    if not fixation_samples:
+        return
+    on, off = fitted.onset, fitted.offset
+    fix_events = np.flatnonzero(fitted.names == "fixation")
+    for f, (gx, gy) in fixation_samples.items():
+        e = fix_events[f]
+        if not gone[e]:
+            out_x[on[e]:off[e]], out_y[on[e]:off[e]] = gx, gy
+
+
+@dataclass(frozen=True)
+class _SaccadePlan:
+    """Where each rendered saccade starts and heads (arrays over the rendered saccades)."""
+
+    se: np.ndarray  # event index
+    prev: np.ndarray  # previous rendered event (-1: none; start at the target)
+    target: np.ndarray  # (n, 2) next synthetic fixation's centre, else the public centre
+    direction: np.ndarray  # (n, 2) random unit direction; NaN: head for the target
+    si: np.ndarray  # saccade index (row of the profiles)
+    depth: np.ndarray  # rendered saccades directly before it, in a row (its round)
+
+
+def _plan_saccades(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarray,
+                   gone: np.ndarray, rng: np.random.Generator) -> _SaccadePlan:
+    """Start, target and round of each rendered saccade: it starts at the last synthetic
+    sample of the previous rendered event (or at the target when there is none) and heads for
+    the next synthetic fixation's centre; with no fixation after it, along a random direction
+    (never towards the raw landing point)."""
+    is_fix = fitted.names == "fixation"
+    sac_idx = np.cumsum(~is_fix) - 1         # saccade index of each saccade event
     se = np.flatnonzero(~is_fix & ~gone)
     rendered = np.flatnonzero(~gone)
     pos = np.searchsorted(rendered, se)      # se's own index in `rendered`
     prev = np.where(pos > 0, rendered[np.maximum(pos - 1, 0)], -1)
     nxt = np.cumsum(is_fix)[se]              # index of the following fixation
-    si = sac_idx[se]
     has_next = nxt < fitted.n_fixations
     target = np.tile(public_centre(recording), (se.size, 1))
     target[has_next] = fixation_params[nxt[has_next], :2]
@@ -280,18 +345,35 @@ def render(recording: Recording, fitted: FittedEvents, fixation_params: np.ndarr
     idx = np.arange(rendered.size)
     last_fix = np.maximum.accumulate(np.where(r_sacc, -1, idx)) if idx.size else idx
     depth = (idx - last_fix - 1)[pos] if se.size else np.zeros(0, dtype=np.int64)
+    return _SaccadePlan(se=se, prev=prev, target=target, direction=direction,
+                        si=sac_idx[se], depth=depth)
+
+
+def _render_saccades(plan: _SaccadePlan, fitted: FittedEvents, saccade_profiles: np.ndarray,
+                     dt: float, out_x: np.ndarray, out_y: np.ndarray) -> None:
+    """Integrate the planned saccades: the first ``_VECTOR_ROUNDS`` rounds vectorised, the
+    few deeper ones (many events suppressed in a row) one at a time, in order, each from the
+    end of the one before."""
+    on, off, depth = fitted.onset, fitted.offset, plan.depth
     for r in range(min(int(depth.max()) + 1 if depth.size else 0, _VECTOR_ROUNDS)):
-        _integrate(depth == r, se, prev, target, direction, si, saccade_profiles, on, off,
-                   out_x, out_y, dt)
-    # the few saccades deeper in a run (many events suppressed in a row): one at a time, in
-    # order, each from the end of the one before
+        _integrate(depth == r, plan.se, plan.prev, plan.target, plan.direction, plan.si,
+                   saccade_profiles, on, off, out_x, out_y, dt)
     for j in np.flatnonzero(depth >= _VECTOR_ROUNDS).tolist():
-        a, b = int(on[se[j]]), int(off[se[j]])
-        last = int(off[prev[j]]) - 1
+        a, b = int(on[plan.se[j]]), int(off[plan.se[j]])
+        last = int(off[plan.prev[j]]) - 1
         start = np.array([out_x[last], out_y[last]])
-        tgt = target[j] if np.isnan(direction[j, 0]) else start + direction[j]
-        out_x[a:b], out_y[a:b] = integrate_profile(saccade_profiles[si[j]], b - a, start, tgt,
-                                                   step_s=dt)
+        tgt = plan.target[j] if np.isnan(plan.direction[j, 0]) else start + plan.direction[j]
+        out_x[a:b], out_y[a:b] = integrate_profile(saccade_profiles[plan.si[j]], b - a, start,
+                                                   tgt, step_s=dt)
+
+
+def _finish(recording: Recording, fitted: FittedEvents, gone: np.ndarray, out_x: np.ndarray,
+            out_y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Interpolate the rows in no rendered event, clamp to the geometry (+-180 x +-90 degrees
+    without one), and blank the missing input rows and the suppressed events' rows."""
+    n = recording.n_samples
+    on, off = fitted.onset, fitted.offset
+    rendered = np.flatnonzero(~gone)
     done = _covered(n, on[rendered], off[rendered])
     blank = _covered(n, on[gone], off[gone])
     _interpolate_rest(recording.t, out_x, out_y, done)
