@@ -28,6 +28,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import re
 import shutil
@@ -124,10 +125,20 @@ def apply(m: Mutant, text: str) -> tuple[str | None, str]:
         where = ", ".join(f"line {text.count(chr(10), 0, h) + 1}" for h in hits[:5])
         kind = "regex" if m.regex else "snippet"
         return None, (f"{kind} {m.snippet!r} matches {len(hits)} times in {m.file}"
-                      + (f" ({where})" if hits else "") + "; re-target the mutant")
+                      + (f" ({where})" if hits else closest(m, text)) + "; re-target the mutant")
     if m.regex:
         return re.sub(m.snippet, m.replacement, text, count=1), ""
     return text.replace(m.snippet, m.replacement, 1), ""
+
+
+def closest(m: Mutant, text: str) -> str:
+    """Where the snippet probably went: the most similar line of the file."""
+    plain = re.sub(r"\\(.)", r"\1", m.snippet) if m.regex else m.snippet
+    lines = [ln.strip() for ln in text.splitlines()]
+    best = difflib.get_close_matches(plain.strip(), lines, n=1, cutoff=0.4)
+    if not best:
+        return " (no similar line)"
+    return f" (closest: line {lines.index(best[0]) + 1}: {best[0]!r})"
 
 
 def copy_tree(dest: Path) -> None:
