@@ -303,7 +303,8 @@ def report(outcomes: list[Outcome], total: float, args: argparse.Namespace) -> i
             if args.verbose and o.log:
                 print(o.log[-3000:], file=sys.stderr)
     summary = (", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
-               + f"; {total:.0f} s in all with {args.jobs} processes")
+               + f"; {total:.0f} s in all with {args.jobs} processes (load average "
+               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs at the end)")
     text = table(outcomes) + f"\n\n{summary}."
     print(text)
     if args.write_doc:
