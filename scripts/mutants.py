@@ -1,0 +1,382 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+# ruff: noqa: E501  (the mutant list is data: one mutant per line, so a re-target is one edit)
+"""Mutation gate (issue 14): privacy-relevant one-line mutants must each be killed by a test.
+
+Every mutant is a small source edit written as data (:data:`MUTANTS`): the file, a snippet that
+must match exactly once (plain text, or a regular expression with ``regex=True``), its
+replacement, a one-line description and the tests that should kill it (pytest node ids, or
+``cmd:`` followed by a shell command run from the copy's root, such as an audit call; a non-zero
+exit kills). For each mutant the script copies the tree (``src``, ``tests``, ``pyproject.toml``
+and a few small files) to a temporary directory, applies the edit there, and runs the mapped
+tests with ``PYTHONPATH`` on that copy: the working tree is never edited. The unmutated
+baseline of the union of all mapped tests runs first and must pass.
+
+Outcomes: ``killed`` (first failing test named), ``survived``, ``not-applicable`` (the snippet
+matched 0 or several times: the mutant must be re-targeted), ``invalid`` (the edit does not
+compile), ``timeout``, and ``pending`` (target code not on this branch yet; listed, not run,
+not a failure). Exit 0 only when every non-pending mutant is killed.
+
+Usage::
+
+    python scripts/mutants.py                 # run all, print the Markdown table
+    python scripts/mutants.py --only kaleido  # mutants whose id contains "kaleido"
+    python scripts/mutants.py --check         # only check that every snippet applies
+    python scripts/mutants.py --write-doc     # also write the table into docs/audit.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+COPIED = ("src", "tests", "pyproject.toml", "README.md", "configs")
+DOC = ROOT / "docs" / "audit.md"
+DOC_BEGIN = "<!-- mutation-gate:begin (written by scripts/mutants.py --write-doc) -->"
+DOC_END = "<!-- mutation-gate:end -->"
+TIMEOUT_S = 300
+
+M = "src/gazeprivacy/mechanisms/"
+DPG = M + "samples/dpgazesynth.py"
+KAL = M + "samples/kaleido.py"
+OUE = M + "noise/oue.py"
+KS = "tests/mutants_kill/"
+T = "tests/mechanisms/samples/"
+AUD = "tests/audit/test_audit_mechanisms.py::test_audit_verdict_matches_what_the_mechanism_claims"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutant. ``snippet`` must match exactly once in ``file``."""
+
+    id: str
+    file: str
+    snippet: str | tuple[str, ...]      # a tuple: one snippet per code version, first match wins
+    replacement: str | tuple[str, ...]
+    description: str
+    tests: tuple[str, ...]
+    regex: bool = False
+    # pending: the target code or its killing tests may not be on this branch yet (the text says
+    # whose work brings them). Such a mutant runs when its snippet applies and every mapped test
+    # file exists, and is otherwise listed as pending (not a failure).
+    pending: str = ""
+
+
+@dataclass
+class Outcome:
+    mutant: Mutant
+    status: str
+    killed_by: str = ""
+    seconds: float = 0.0
+    detail: str = ""
+    log: str = field(default="", repr=False)
+
+
+# One mutant per line of this list (id, file, snippet, replacement, description, tests).
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("dpg-start-eps-x2", DPG, r"(radius\[\w+\]|windows\.radius) / params\.epsilon_start", r"\1 / (2.0 * params.epsilon_start)", "DPGazeSynth start-point planar Laplace at half the scale (eps1 doubled)", (KS + "test_kill_dpgazesynth.py::test_start_point_noise_has_the_scale_r_over_eps1",), regex=True),
+    Mutant("dpg-times-eps-x2", DPG, r"(noise_scale = \(2\.0 \* (?:windows\.)?n_valid\[grp\] - 2\.0\)) / params\.epsilon_times", r"\1 / (2.0 * params.epsilon_times)", "DPGazeSynth run-length Laplace noise halved (eps2 doubled)", (KS + "test_kill_dpgazesynth.py::test_run_length_noise_has_the_scale_2w_minus_2_over_eps2",), regex=True),
+    Mutant("dpg-times-eps-x4", DPG, r"(noise_scale = \(2\.0 \* (?:windows\.)?n_valid\[grp\] - 2\.0\)) / params\.epsilon_times", r"\1 / (4.0 * params.epsilon_times)", "DPGazeSynth run-length Laplace noise cut 4x (true epsilon up to 1.6 against 1)", (KS + "test_kill_dpgazesynth.py::test_run_length_noise_has_the_scale_2w_minus_2_over_eps2",), regex=True),
+    Mutant("dpg-split-times-0.4", DPG, "return self.epsilon * self.split.times", "return self.epsilon * 2.0 * self.split.times", "DPGazeSynth spends times share 0.4 while the split and the record say 0.2", (KS + "test_kill_dpgazesynth.py::test_run_length_noise_has_the_scale_2w_minus_2_over_eps2", "tests/mechanisms/samples/test_dpgazesynth.py::test_budget_split_default_and_validation")),
+    Mutant("dpg-split-start-0.8", DPG, "return self.epsilon * self.split.start", "return self.epsilon * (self.split.start + 0.2)", "DPGazeSynth spends start share 0.8 while the split and the record say 0.6", (KS + "test_kill_dpgazesynth.py::test_start_point_noise_has_the_scale_r_over_eps1",)),
+    Mutant("dpg-split-total-drops-transitions", DPG, "return round(self.start + self.times + self.transitions, 12)", "return round(self.start + self.times, 12)", "DPGazeSynth record's epsilon leaves out the transitions share (composition within a window removed)", ("tests/mechanisms/samples/test_dpgazesynth.py::test_record_per_window_and_per_participant_composition", DPG + "::gazeprivacy.mechanisms.samples.dpgazesynth.BudgetSplit")),
+    Mutant("dpg-oue-full-eps3-per-report", DPG, "return self.epsilon_transitions / (w - 1)", "return self.epsilon_transitions", "DPGazeSynth: every one of the W - 1 OUE reports at the full eps3 (composition over reports removed)", ("tests/mechanisms/samples/test_dpgazesynth.py::test_one_transition_variant_has_its_own_record",)),
+    Mutant("dpg-cells-not-clamped", DPG, "col = np.clip(np.floor((x - x0) / cw), 0, g - 1).astype(np.int64)", "col = np.floor((x - x0) / cw).astype(np.int64)", "DPGazeSynth: off-screen points (and noisy start points) not clamped to the grid", ("tests/mechanisms/samples/test_dpgazesynth.py::test_off_screen_points_go_to_the_nearest_cell", "tests/mechanisms/samples/test_dpgazesynth.py::test_keeps_rows_order_labels_and_nan_rows")),
+    Mutant("dpg-fill-across-windows", DPG, "np.where(prev >= win_start, prev,", "np.where(prev >= 0, prev,", "DPGazeSynth missing='fill' takes the previous valid sample across a window boundary", (T + "test_dpgazesynth_components.py::test_fill_stays_within_each_window", T + "test_dpgazesynth_components.py::test_changing_window_j_cannot_change_the_release_of_window_j_plus_1"), pending="H2's fill within a window (before it, the code has the defect)"),
+    Mutant("oue-q-halved", OUE, "return e / (1.0 + e)", "return e / (1.0 + e) / 2.0", "OUE q = 1 / (e^eps + 1) replaced by half of it (each report leaks more)", (KS + "test_kill_noise.py::test_oue_bits_are_one_half_and_one_over_e_eps_plus_one", OUE + "::gazeprivacy.mechanisms.noise.oue.oue_q", AUD + "[oue-sound]")),
+    Mutant("oue-p-0.75", OUE, "bits[rows, v] = u[rows, v] < 0.5", "bits[rows, v] = u[rows, v] < 0.75", "OUE client keeps its true bit with p = 3/4 instead of 1/2", ("tests/mechanisms/noise/test_oue.py::test_client_bits_have_the_oue_probabilities",)),
+    Mutant("oue-curator-view-p-0.75", OUE, "rng.binomial(c, 0.5)", "rng.binomial(c, 0.75)", "OUE curator-view path (DPGazeSynth's default) samples true bits with p = 3/4", ("tests/mechanisms/noise/test_oue.py::test_client_reports_and_curator_view_agree_in_distribution",)),
+    Mutant("kaleido-no-test-noise", KAL, r"laplace\(0\.0, 1\.0, m\) \* self\._scale", "laplace(0.0, 1.0, m) * 0.0", "Kaleido threshold test without Laplace noise", (KS + "test_kill_kaleido.py::test_threshold_test_noise_has_the_recorded_scale", AUD + "[kaleido-sound]"), regex=True),
+    Mutant("kaleido-test-scale-1-over-eps", KAL, r"else self\.radius_deg\) / self\.epsilon_test\(w\)", "else 1.0) / self.epsilon_test(w)", "Kaleido sound mode tests at scale 1 / eps_test instead of r / eps_test", (KS + "test_kill_kaleido.py::test_threshold_test_noise_has_the_recorded_scale", "tests/mechanisms/samples/test_kaleido.py::test_test_noise_scale_sound_and_paper", AUD + "[kaleido-sound]"), regex=True),
+    Mutant("kaleido-publish-noise-halved", KAL, r"ox = xi \+ rcos\[t\] / eps_pub\n(\s*)oy = yi \+ rsin\[t\] / eps_pub", r"ox = xi + rcos[t] / (2.0 * eps_pub)\n\1oy = yi + rsin[t] / (2.0 * eps_pub)", "Kaleido published points with half the planar Laplace noise", (KS + "test_kill_kaleido.py::test_published_noise_has_the_planar_laplace_scale",), regex=True),
+    Mutant("kaleido-no-composition", KAL, "eps_pub = (cap - fsum(pub_e)) / 2.0", "eps_pub = cap / 2.0", "Kaleido publishes at eps_rem / 2 without subtracting the window's previous spends", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon",)),
+    Mutant("kaleido-split-no-test-share", KAL, "self._eps_cap = params.epsilon - params.epsilon / params.h", "self._eps_cap = params.epsilon", "Kaleido publishing budget ignores the eps / h reserved for testing", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon",)),
+    Mutant("kaleido-no-clamp", KAL, "if clamp:  # nearest valid point", "if False:  # nearest valid point", "Kaleido published points not clamped to the screen", ("tests/mechanisms/samples/test_kaleido.py::test_outputs_are_clamped_to_the_geometry_and_nan_policy",)),
+    Mutant("planar-laplace-halved", M + "noise/planar_laplace.py", "rng.gamma(2.0, 1.0 / epsilon_per_unit, n)", "rng.gamma(2.0, 0.5 / epsilon_per_unit, n)", "planar Laplace primitive with half the radius (epsilon doubled)", ("tests/mechanisms/noise/test_planar_laplace.py::test_radius_is_gamma_2_and_angle_uniform",)),
+    Mutant("planar-laplace-no-clamp", M + "noise/planar_laplace.py", "ox = np.clip(ox, bounds[0], bounds[1])", "ox = ox", "planar Laplace primitive: outputs outside the bounds not clamped", ("tests/mechanisms/noise/test_planar_laplace.py::test_outputs_outside_bounds_are_clamped_not_resampled",)),
+    Mutant("laplace-halved", M + "noise/laplace.py", "return rng.laplace(0.0, scale, size)", "return rng.laplace(0.0, scale / 2.0, size)", "Laplace primitive draws at half its scale", (AUD + "[laplace-sound]",)),
+    Mutant("gaussian-halved", M + "noise/gaussian.py", "rng.normal(0.0, sigma, values.shape)", "rng.normal(0.0, sigma / 2.0, values.shape)", "Gaussian primitive draws at half its sigma", (KS + "test_kill_noise.py::test_gaussian_mechanism_draws_at_the_calibrated_sigma", AUD + "[gaussian-sound]")),
+    Mutant("heatmap-laplace-halved", M + "heatmaps/laplacian.py", "rng.laplace(0.0, b, size=maps.grid.shape)", "rng.laplace(0.0, b / 2.0, size=maps.grid.shape)", "heatmap Laplace noise at half the recorded scale", ("tests/mechanisms/heatmaps/test_heatmap_mechanisms.py::test_noise_has_the_stated_std",)),
+    Mutant("heatmap-gaussian-halved", M + "heatmaps/_base.py", "rng.normal(0.0, sigma, size=maps.grid.shape)", "rng.normal(0.0, sigma / 2.0, size=maps.grid.shape)", "heatmap Gaussian noise at half the recorded sigma", ("tests/mechanisms/heatmaps/test_heatmap_mechanisms.py::test_noise_has_the_stated_std",)),
+    Mutant("series-lpa-halved", M + "series/lpa.py", "_core.laplace(rng, lam, v.shape[::-1])", "_core.laplace(rng, lam / 2.0, v.shape[::-1])", "series LPA noise at half the Delta_1 / epsilon scale", ("tests/mechanisms/series/test_series_mechanisms.py::test_lpa_noise_has_the_laplace_variance",)),
+    Mutant("series-transform-noise-halved", M + "series/_core.py", "return rng.laplace(0.0, 1.0, size=shape) * scale.reshape(", "return rng.laplace(0.0, 0.5, size=shape) * scale.reshape(", "series FPA / DCT / CFPA / DCFPA / LPA noise halved in the shared Laplace draw", ("tests/mechanisms/series/test_series_mechanisms.py::test_fpa_and_dct_noise_energy_matches_the_scale",)),
+    Mutant("series-no-clip", M + "series/_core.py", "return np.clip(values, lo, hi)", "return values", "series sound mode does not clip values into the declared range (sensitivity unbounded)", ("tests/mechanisms/series/test_series_mechanisms.py::test_sound_mode_clips_into_declared_ranges",)),
+    Mutant("ksame-k-ignored", M + "samples/k_same_synth.py", ("for members in _group_members(dataset, params, group_rng):", "out[i] = None if mean is None else mean[:seqs[i].shape[0]]"), ("for members in [[i] for i in range(len(dataset))]:", "out[i] = seqs[i]"), "k-same-synth: every participant keeps its own parameters (k ignored)", (T + "test_k_same_synth.py::test_groups_release_identical_fixation_centres",)),
+    Mutant("ksame-group-of-one-for-missing-type", M + "samples/k_same_synth.py", "if len(voters) >= k:", "if True:", "k-same-synth: a type fewer than k group members have is averaged over those few (k falls to 1)", (T + "test_k_same_synth.py::test_a_type_few_members_have_comes_from_the_population_never_from_one_member", T + "test_k_same_synth.py::test_the_record_k_is_what_every_sequence_averages"), pending="H4's k-same-synth type fallback (before it, _padded_mean has the defect)"),
+    Mutant("espd-raw-landing", M + "samples/_event_synthesis.py", r"(?s)target = np\.tile\(public_centre\(recording\), \(se\.size, 1\)\)(.*?)if \(~has_next\)\.any\(\):", r"target = fitted.saccade_landing[si].astype(np.float64)\1if False:", "event-synth-PD / k-same-synth aim a saccade without a following fixation at its raw landing sample", (T + "test_no_raw_positions.py::test_k_same_synth_releases_no_raw_sample_or_landing_point", T + "test_no_raw_positions.py::test_event_synth_pd_releases_no_raw_sample_or_landing_point", T + "test_no_raw_positions.py::test_a_trailing_saccade_direction_does_not_point_at_the_raw_landing"), regex=True, pending="H4's render without raw landing points (before it, the code has the defect)"),
+    Mutant("pupil-copied", M + "release.py", 'if pupil is None and "pupil" in pub:', "if pupil is None:", "the sealed release carries the raw pupil column without a declaration", ("tests/mechanisms/test_release.py::test_default_release_writes_only_gaze_grid_and_pseudonyms", "tests/cli/test_sealed_release.py::test_no_raw_column_id_or_label_is_written_without_options"), pending="H3's sealed release (mechanisms/release.py)"),
+    Mutant("extra-column-copied", M + "release.py", "channels={k: v for k, v in r.channels.items() if k in pub}", "channels=dict(r.channels)", "the sealed release writes undeclared channels (x_px, head pose) unchanged", ("tests/mechanisms/test_release.py::test_default_release_writes_only_gaze_grid_and_pseudonyms", "tests/cli/test_sealed_release.py::test_no_raw_column_id_or_label_is_written_without_options"), pending="H3's sealed release (mechanisms/release.py)"),
+    Mutant("labels-copied", M + "release.py", "labels={k: v for k, v in r.labels.items() if k in pub}", "labels=dict(r.labels)", "the sealed release writes undeclared labels (gender)", ("tests/mechanisms/test_release.py::test_default_release_writes_only_gaze_grid_and_pseudonyms", "tests/cli/test_sealed_release.py::test_no_raw_column_id_or_label_is_written_without_options"), pending="H3's sealed release (mechanisms/release.py)"),
+    Mutant("raw-clock-written", M + "release.py", 't = r.t if "t" in pub else', "t = r.t if True else", "the sealed release writes the raw clock (jitter) instead of the public grid", ("tests/mechanisms/test_release.py::test_time_is_the_public_grid_unless_declared",), pending="H3's sealed release (mechanisms/release.py)"),
+    Mutant("pupil-noise-halved", M + "release.py", "rng.laplace(0.0, (hi - lo) / epsilon_per_block, n_blocks)", "rng.laplace(0.0, (hi - lo) / epsilon_per_block / 2.0, n_blocks)", "protected pupil: block-mean Laplace at half the scale", ("tests/mechanisms/test_release.py::test_protected_pupil_has_the_laplace_scale_per_block",), pending="H3's sealed release (mechanisms/release.py)"),
+    Mutant("ids-not-pseudonymised", M + "release.py", 'participant=ids["participant"][r.participant]', "participant=r.participant", "raw participant ids in the sealed release", ("tests/mechanisms/test_release.py::test_default_release_writes_only_gaze_grid_and_pseudonyms", "tests/cli/test_sealed_release.py::test_no_raw_column_id_or_label_is_written_without_options"), pending="H3's sealed release (mechanisms/release.py)"),
+    Mutant("series-steil-sound-halved", M + "series/steil_exponential.py", "scale = s.n_windows * (hi - lo) / params.epsilon", "scale = s.n_windows * (hi - lo) / (2.0 * params.epsilon)", "series Steil exponential, sound mode: Laplace scale halved", ("tests/mechanisms/series/test_series_mechanisms.py::test_steil_sound_mode_is_laplace_with_the_subsampled_sensitivity",)),
+    Mutant("espd-threshold-noise-halved", M + "samples/event_synth_pd.py", "rng.laplace(0.0, 1.0 / params.epsilon0, c)", "rng.laplace(0.0, 0.5 / params.epsilon0, c)", "event-synth-PD sound mode: the randomised threshold k + Lap(1 / epsilon0) at half the scale", (KS + "test_kill_event_synth_pd.py::test_threshold_noise_is_laplace_one_over_epsilon0",)),
+    Mutant("espd-record-delta", M + "samples/event_synth_pd.py", "delta = math.exp(-params.epsilon0 * (params.k - t))", "delta = math.exp(-2.0 * params.epsilon0 * (params.k - t))", "event-synth-PD sound mode records a delta below Bindschaedler's exp(-epsilon0 (k - t))", (T + "test_event_synth_pd.py::test_guarantees_paper_and_sound",), pending="until H4, which drops this (epsilon, delta) claim (then this mutant is moot: delete it)"),
+    Mutant("espd-claim-without-proof-gap", M + "samples/event_synth_pd.py", r'Flag\(FlagCode\.PROOF_GAP,(\s+"\(k, gamma\)-plausible)', r"Flag(FlagCode.PARTIAL_COVERAGE,\1", "event-synth-PD's PD-only claim loses its proof-gap flag (the record says formally private)", (T + "test_event_synth_pd.py::test_guarantee_claims_plausible_deniability_only",), regex=True, pending="H4's PD-only event-synth-PD record"),
+    Mutant("heatmap-cap-removed", "src/gazeprivacy/features/gaze_maps.py", "c = self.counts if cap is None else self.capped(cap)", "c = self.counts", "heatmaps: observer maps not capped at m before aggregation (sensitivity unbounded)", ("tests/features/test_heatmap_gaze_maps.py::test_counts_cap_and_aggregate",)),
+    Mutant("kaleido-n-test-1", KAL, "return -(-w // self.t_skip_samples)", "return 1", "Kaleido: eps_test = eps / h for every test instead of eps / (h ceil(w / t_skip))", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon", "tests/mechanisms/samples/test_kaleido.py::test_test_noise_scale_sound_and_paper")),
+    Mutant("flags-never-break", "src/gazeprivacy/guarantees.py", "and not any(f.breaks_guarantee for f in self.flags)", "and True", "a record with a proof-gap flag still says formally_private", ("tests/test_guarantees.py::test_flags_break_the_guarantee_but_a_fixed_seed_does_not",)),
+    Mutant("compose-removed", "src/gazeprivacy/guarantees.py", "else self.epsilon * n", "else self.epsilon", "per-participant epsilon = per-unit epsilon (composition over units removed)", ("tests/test_guarantees.py::test_sequential_composition_per_participant",)),
+)
+
+
+def _versions(m: Mutant) -> list[tuple[str, str]]:
+    snips = (m.snippet,) if isinstance(m.snippet, str) else tuple(m.snippet)
+    reps = (m.replacement,) if isinstance(m.replacement, str) else tuple(m.replacement)
+    if len(snips) != len(reps):
+        raise ValueError(f"mutant {m.id}: {len(snips)} snippets but {len(reps)} replacements")
+    return list(zip(snips, reps, strict=True))
+
+
+def _hits(snippet: str, text: str, regex: bool) -> list[int]:
+    if regex:
+        return [x.start() for x in re.finditer(snippet, text)]
+    return [i for i in range(len(text)) if text.startswith(snippet, i)]
+
+
+def apply(m: Mutant, text: str) -> tuple[str | None, str]:
+    """The mutated text, or None and why the snippet does not apply (0 or several matches).
+
+    A mutant may list one snippet per code version (a tuple, with as many replacements): the
+    first that matches exactly once is used.
+    """
+    why = []
+    for snippet, replacement in _versions(m):
+        hits = _hits(snippet, text, m.regex)
+        if len(hits) == 1:
+            if m.regex:
+                return re.sub(snippet, replacement, text, count=1), ""
+            return text.replace(snippet, replacement, 1), ""
+        where = ", ".join(f"line {text.count(chr(10), 0, h) + 1}" for h in hits[:5])
+        why.append(f"{'regex' if m.regex else 'snippet'} {snippet!r} matches {len(hits)} times"
+                   + (f" ({where})" if hits else closest(snippet, m.regex, text)))
+    if not text:
+        return None, f"{m.file} does not exist; re-target the mutant"
+    return None, f"in {m.file}: " + "; ".join(why) + "; re-target the mutant"
+
+
+def closest(snippet: str, regex: bool, text: str) -> str:
+    """Where the snippet probably went: the most similar line of the file."""
+    plain = re.sub(r"\\(.)", r"\1", snippet) if regex else snippet
+    lines = [ln.strip() for ln in text.splitlines()]
+    best = difflib.get_close_matches(plain.strip().splitlines()[0] if plain.strip() else "",
+                                     lines, n=1, cutoff=0.4)
+    if not best:
+        return " (no similar line)"
+    return f" (closest: line {lines.index(best[0]) + 1}: {best[0]!r})"
+
+
+def copy_tree(dest: Path) -> None:
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis")
+    for name in COPIED:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=ignore)
+        elif src.exists():
+            shutil.copy2(src, dest / name)
+
+
+def run_tests(tree: Path, tests: tuple[str, ...], timeout: float) -> tuple[int, str, str]:
+    """Run ``tests`` in ``tree``: (0 if all pass, name of the first failure, log)."""
+    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "PYTHONDONTWRITEBYTECODE": "1"}
+    log: list[str] = []
+    nodes = [t for t in tests if not t.startswith("cmd:")]
+    if nodes:
+        cmd = [sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider",
+               "-x", "-q", "-rfE", "--no-header", *nodes]
+        p = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True,
+                           timeout=timeout)
+        log.append(p.stdout + p.stderr)
+        if p.returncode != 0:
+            first = re.search(r"^(?:FAILED|ERROR) (\S+)", p.stdout, re.M)
+            return p.returncode, first.group(1) if first else f"pytest exit {p.returncode}", \
+                "\n".join(log)
+    for t in tests:
+        if t.startswith("cmd:"):
+            p = subprocess.run(t[4:], shell=True, cwd=tree, env=env, capture_output=True,
+                               text=True, timeout=timeout)
+            log.append(p.stdout + p.stderr)
+            if p.returncode != 0:
+                return p.returncode, t, "\n".join(log)
+    return 0, "", "\n".join(log)
+
+
+def read(file: str) -> str:
+    path = ROOT / file
+    return path.read_text() if path.is_file() else ""
+
+
+def missing_tests(m: Mutant) -> list[str]:
+    """Mapped pytest nodes whose file, or whose test function, is not in the tree."""
+    out = []
+    for t in m.tests:
+        if t.startswith("cmd:"):
+            continue
+        file, _, node = t.partition("::")
+        text = read(file)
+        name = node.split("[")[0].split("::")[-1]
+        if not text or (name.startswith("test") and f"def {name}(" not in text):
+            out.append(t)
+    return out
+
+
+def run_mutant(m: Mutant, timeout: float) -> Outcome:
+    mutated, why = apply(m, read(m.file))
+    if m.pending and (mutated is None or missing_tests(m) or not m.tests):
+        return Outcome(m, "pending", detail=m.pending)
+    if mutated is None:
+        return Outcome(m, "not-applicable", detail=why)
+    try:
+        compile(mutated, m.file, "exec")
+    except SyntaxError as e:
+        return Outcome(m, "invalid", detail=f"the edit does not compile: {e}")
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix=f"mutant-{m.id}-") as tmp:
+        tree = Path(tmp)
+        copy_tree(tree)
+        (tree / m.file).write_text(mutated)
+        try:
+            rc, first, log = run_tests(tree, m.tests, timeout)
+        except subprocess.TimeoutExpired:
+            return Outcome(m, "timeout", seconds=time.perf_counter() - t0,
+                           detail=f"mapped tests ran over {timeout:g} s")
+    dt = time.perf_counter() - t0
+    if rc == 0:
+        return Outcome(m, "survived", seconds=dt, log=log)
+    return Outcome(m, "killed", killed_by=first, seconds=dt, log=log)
+
+
+def runnable(m: Mutant) -> bool:
+    """Not pending, or pending but its target and its tests are on this branch."""
+    return not m.pending or (apply(m, read(m.file))[0] is not None and not missing_tests(m)
+                             and bool(m.tests))
+
+
+def baseline(mutants: list[Mutant], timeout: float) -> tuple[bool, float, str]:
+    """The union of the mapped tests on the unmutated copy: must pass."""
+    tests = tuple(dict.fromkeys(t for m in mutants if runnable(m) for t in m.tests))
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="mutant-baseline-") as tmp:
+        copy_tree(Path(tmp))
+        rc, first, log = run_tests(Path(tmp), tests, timeout)
+    return rc == 0, time.perf_counter() - t0, (first + "\n" + log if rc else "")
+
+
+def table(outcomes: list[Outcome]) -> str:
+    rows = ["| mutant | edit (file) | status | killed by (first failing test) | time (s) |",
+            "|---|---|---|---|---|"]
+    for o in outcomes:
+        m = o.mutant
+        by = f"`{o.killed_by}`" if o.killed_by else (o.detail or "-")
+        t = f"{o.seconds:.1f}" if o.seconds else "-"
+        rows.append(f"| `{m.id}` | {m.description} (`{m.file.removeprefix('src/gazeprivacy/')}`)"
+                    f" | {o.status} | {by} | {t} |")
+    return "\n".join(rows)
+
+
+def write_doc(text: str) -> None:
+    doc = DOC.read_text()
+    block = f"{DOC_BEGIN}\n{text}\n{DOC_END}"
+    if DOC_BEGIN in doc and DOC_END in doc:
+        pre, rest = doc.split(DOC_BEGIN, 1)
+        doc = pre + block + rest.split(DOC_END, 1)[1]
+    else:
+        doc = doc.rstrip("\n") + "\n\n## Mutation gate\n\n" + block + "\n"
+    DOC.write_text(doc)
+
+
+def source(file: str, ref: str | None) -> str:
+    """The text of ``file`` in the working tree, or at git revision ``ref`` (read-only)."""
+    if ref is None:
+        return read(file)
+    p = subprocess.run(["git", "show", f"{ref}:{file}"], cwd=ROOT, capture_output=True,
+                       text=True)
+    return p.stdout if p.returncode == 0 else ""
+
+
+def check_only(mutants: list[Mutant], ref: str | None = None) -> int:
+    bad = 0
+    for m in mutants:
+        mutated, why = apply(m, source(m.file, ref))
+        if m.pending:
+            state = "pending, applies" if mutated is not None else "pending"
+            print(f"{state:17} {m.id}: {m.pending}")
+            continue
+        print(f"{'applies' if mutated else 'NOT APPLICABLE':17} {m.id}"
+              + (f": {why}" if why else ""))
+        bad += mutated is None
+    return 1 if bad else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", action="append", default=None,
+                    help="run the mutants whose id contains this text (repeatable)")
+    ap.add_argument("--jobs", type=int, default=2, help="mutants run in parallel (default 2)")
+    ap.add_argument("--timeout", type=float, default=TIMEOUT_S, help="seconds per mutant")
+    ap.add_argument("--check", action="store_true", help="only check that the snippets apply")
+    ap.add_argument("--ref", default=None,
+                    help="with --check: read the files at this git revision (e.g. a branch "
+                         "about to be merged) instead of the working tree")
+    ap.add_argument("--write-doc", action="store_true",
+                    help="write the table into docs/audit.md (section 'Mutation gate')")
+    ap.add_argument("--verbose", action="store_true", help="print the log of survivors")
+    ap.add_argument("--against", action="append", default=None, metavar="TEST",
+                    help="run every mutant against these tests instead of its mapped ones "
+                         "(to find which tests of a suite kill which mutants)")
+    args = ap.parse_args(argv)
+    mutants = [m for m in MUTANTS if not args.only or any(s in m.id for s in args.only)]
+    if args.against:
+        mutants = [replace(m, tests=tuple(args.against)) for m in mutants]
+    ids = [m.id for m in MUTANTS]
+    if len(set(ids)) != len(ids):
+        print("duplicate mutant ids", file=sys.stderr)
+        return 2
+    if args.check:
+        return check_only(mutants, args.ref)
+    t0 = time.perf_counter()
+    ok, dt, log = baseline(mutants, args.timeout)
+    print(f"baseline (unmutated, mapped tests): {'pass' if ok else 'FAIL'} in {dt:.1f} s",
+          file=sys.stderr)
+    if not ok:
+        print(log, file=sys.stderr)
+        return 1
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        outcomes = list(pool.map(lambda m: run_mutant(m, args.timeout), mutants))
+    return report(outcomes, time.perf_counter() - t0, args)
+
+
+def report(outcomes: list[Outcome], total: float, args: argparse.Namespace) -> int:
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        counts[o.status] = counts.get(o.status, 0) + 1
+        if o.status != "killed" and o.status != "pending":
+            print(f"{o.status.upper()}: {o.mutant.id}: {o.detail or o.mutant.description}",
+                  file=sys.stderr)
+            if args.verbose and o.log:
+                print(o.log[-3000:], file=sys.stderr)
+    summary = (", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+               + f"; {total:.0f} s in all with {args.jobs} processes (load average "
+               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs at the end)")
+    text = table(outcomes) + f"\n\n{summary}."
+    print(text)
+    if args.write_doc:
+        write_doc(text)
+    bad = sum(v for k, v in counts.items() if k not in ("killed", "pending"))
+    return 0 if bad == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
