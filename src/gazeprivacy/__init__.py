@@ -17,6 +17,7 @@ from gazeprivacy.exceptions import (
 )
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
 from gazeprivacy.mechanisms import MECHANISMS, protect
+from gazeprivacy.mechanisms.samples.kaleido import KaleidoStream
 from gazeprivacy.rng import make_rng
 
 __version__ = "0.1.0"
@@ -33,6 +34,7 @@ __all__ = [
     "Guarantee",
     "InvalidDataError",
     "InvalidParameterError",
+    "KaleidoStream",
     "Kind",
     "NotFormallyPrivateWarning",
     "Recording",
