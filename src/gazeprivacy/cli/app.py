@@ -48,6 +48,7 @@ app.command("audit")(audit_cmd.audit)
 app.command("protect")(protect_cmd.protect)
 app.command("heatmap")(heatmap_cmd.heatmap)
 app.command("partition")(partition_cmd.partition)
+app.command("stream")(__import__("gazeprivacy.cli.stream", fromlist=["stream"]).stream)
 
 # `gazeprivacy reproduce <paper>`: one subcommand per seed paper's experiment.
 reproduce_cmd.reproduce_app.command("seed000")(reproduce_cmd.seed000)
