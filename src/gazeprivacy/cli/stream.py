@@ -29,6 +29,7 @@ packet on this machine (loopback only); the tests and benchmarks use it.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import signal
@@ -217,6 +218,8 @@ class Filter:
     stop_reason: str = "interrupted"
 
     def __post_init__(self) -> None:
+        params = inspect.signature(self.pylsl.StreamInlet.pull_chunk).parameters
+        self._one_call = "min_samples" in params and "as_numpy" in params
         self.rate = float(self.source.nominal_srate())
         self.clock = NominalClock(self.rate)
         self.outlet = self.pylsl.StreamOutlet(self._outlet_info())
@@ -260,8 +263,12 @@ class Filter:
             self.seed)
 
     def _pull(self, timeout: float) -> tuple[np.ndarray, np.ndarray]:
-        """Wait up to ``timeout`` for one sample, then take what else is there (no waiting for
-        a full chunk: latency)."""
+        """Wait up to ``timeout`` for one sample, then take what else is there (never wait for
+        a full chunk: that would add latency)."""
+        if self._one_call:  # pylsl >= 1.18: one call, straight into numpy
+            data, ts = self.inlet.pull_chunk(timeout=timeout, max_samples=4096, min_samples=1,
+                                             as_numpy=True)
+            return np.asarray(data, dtype=np.float64), ts
         first, ts0 = self.inlet.pull_sample(timeout=timeout)
         if first is None:
             return np.zeros((0, len(self.layout.labels))), np.zeros(0)
