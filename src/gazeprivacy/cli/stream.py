@@ -163,14 +163,21 @@ class NominalClock:
     i: int = 0
     anchors: int = 0
 
-    def stamps(self, n: int, now: float) -> np.ndarray:
+    def last_stamp(self, n: int, now: float) -> float:
+        """The stamp of the last of the next ``n`` samples (the others are ``1 / rate``
+        apart before it; LSL derives them from the stream's rate)."""
         last = None if self.t0 is None else self.t0 + (self.i + n - 1) / self.rate
         if last is None or abs(last - now) > self.max_drift_s:
             self.t0 = now - (self.i + n - 1) / self.rate
             self.anchors += 1
-        out = self.t0 + (self.i + np.arange(n)) / self.rate
+            last = now
         self.i += n
-        return out
+        return last
+
+    def stamps(self, n: int, now: float) -> np.ndarray:
+        """The stamps of the next ``n`` samples."""
+        last = self.last_stamp(n, now)
+        return last - np.arange(n - 1, -1, -1) / self.rate
 
 
 # -- the filter --------------------------------------------------------------------------------
@@ -220,6 +227,8 @@ class Filter:
     def __post_init__(self) -> None:
         params = inspect.signature(self.pylsl.StreamInlet.pull_chunk).parameters
         self._one_call = "min_samples" in params and "as_numpy" in params
+        lay = self.layout
+        self._columns = [lay.x, lay.y, *lay.public]
         self.rate = float(self.source.nominal_srate())
         self.clock = NominalClock(self.rate)
         self.outlet = self.pylsl.StreamOutlet(self._outlet_info())
@@ -266,34 +275,33 @@ class Filter:
         """Wait up to ``timeout`` for one sample, then take what else is there (never wait for
         a full chunk: that would add latency)."""
         if self._one_call:  # pylsl >= 1.18: one call, straight into numpy
-            data, ts = self.inlet.pull_chunk(timeout=timeout, max_samples=4096, min_samples=1,
+            data, ts = self.inlet.pull_chunk(timeout=timeout, max_samples=1024, min_samples=1,
                                              as_numpy=True)
             return np.asarray(data, dtype=np.float64), ts
         first, ts0 = self.inlet.pull_sample(timeout=timeout)
         if first is None:
             return np.zeros((0, len(self.layout.labels))), np.zeros(0)
-        rest, ts = self.inlet.pull_chunk(timeout=0.0, max_samples=4096)
+        rest, ts = self.inlet.pull_chunk(timeout=0.0, max_samples=1024)
         data = np.asarray([first, *rest], dtype=np.float64)
         return data, np.asarray([ts0, *ts], dtype=np.float64)
 
     def _protect(self, data: np.ndarray, ts: np.ndarray) -> None:
         lay = self.layout
-        x = data[:, lay.x].copy()
-        y = data[:, lay.y]
+        out = data[:, self._columns]  # a copy: x, y (overwritten below), then the public ones
+        x, y = out[:, 0], out[:, 1]
         if lay.confidence is not None and self.min_confidence is not None:
-            low = ~(data[:, lay.confidence] >= self.min_confidence)  # NaN confidence: missing
-            x[low] = np.nan
-        x[~np.isfinite(x)] = np.nan  # an inf from a device is a missing sample here
-        y = np.where(np.isfinite(y), y, np.nan)
-        ox, oy = self.stream.push(x, y)
-        out = np.empty((data.shape[0], 2 + len(lay.public)))
-        out[:, 0], out[:, 1] = ox, oy
-        if lay.public:
-            out[:, 2:] = data[:, list(lay.public)]
-        stamps = (self.clock.stamps(len(ts), self.pylsl.local_clock())
-                  if self.timestamps == "nominal" else ts)
-        self.outlet.push_chunk(out, stamps.tolist())
-        self.released += data.shape[0]
+            x[~(data[:, lay.confidence] >= self.min_confidence)] = np.nan  # NaN conf.: missing
+        s = float(x.sum() + y.sum())
+        if s - s != 0.0:  # an inf from a device is a missing sample here
+            bad = ~(np.isfinite(x) & np.isfinite(y))
+            x[bad] = np.nan
+        out[:, 0], out[:, 1] = self.stream.push(x, y)
+        n = data.shape[0]
+        if self.timestamps == "nominal":
+            self.outlet.push_chunk(out, self.clock.last_stamp(n, self.pylsl.local_clock()))
+        else:
+            self.outlet.push_chunk(out, ts.tolist())
+        self.released += n
 
     def _reconnect(self, deadline: float | None) -> bool:
         """The source is gone (not silently recoverable): resolve it again by name."""

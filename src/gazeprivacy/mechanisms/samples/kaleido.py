@@ -220,8 +220,10 @@ def guarantee(params: KaleidoParams, *, sampling_rate_hz: float) -> Guarantee:
     )
 
 
-#: Tested samples whose noise is drawn per generator call (see KaleidoStream._noise).
+#: Tested samples whose noise is drawn per generator call (see KaleidoStream._refill).
 _NOISE_BLOCK = 1024
+#: Chunks up to this length go sample by sample (KaleidoStream._push_small).
+_SMALL_CHUNK = 24
 
 
 def _haversine_deg(x1: float, y1: float, x2: float, y2: float) -> float:
@@ -509,7 +511,21 @@ class KaleidoStream:
                 raise InvalidDataError(f"sample {self._i + bad}: x and y must be finite or "
                                        "NaN (missing), got inf")
             ok = ~(np.isnan(xa) | np.isnan(ya))
+        if n <= _SMALL_CHUNK:  # sample by sample: cheaper than a dozen numpy calls
+            return self._push_small(xa.tolist(), ya.tolist())
         return self._push_arrays(xa, ya, ok)
+
+    def _push_small(self, xs: list[float], ys: list[float]) -> tuple[np.ndarray, np.ndarray]:
+        """A short chunk (validated: finite or NaN) through :meth:`push_one`."""
+        one = self.push_one
+        ox, oy, spent = [], [], []
+        for a, b in zip(xs, ys, strict=True):
+            u, v = one(a, b)
+            ox.append(u)
+            oy.append(v)
+            spent.append(self._spent_last)
+        self._spent_last = np.array(spent)
+        return np.array(ox), np.array(oy)
 
     def _push_arrays(self, x: np.ndarray, y: np.ndarray,
                      ok: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
