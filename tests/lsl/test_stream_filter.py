@@ -22,7 +22,8 @@ import pytest
 from typer.testing import CliRunner
 
 from gazeprivacy.cli.app import app
-from gazeprivacy.cli.stream import LOOPBACK_CONFIG, NominalClock
+from gazeprivacy.cli.stream import LOOPBACK_CONFIG, Layout, NominalClock
+from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.guarantees import Guarantee
 
 HERE = Path(__file__).resolve().parent
@@ -46,6 +47,17 @@ def test_privacy_parameters_have_no_defaults():
     res = CliRunner().invoke(app, ["stream", "--inlet", "a", "--outlet", "b", "--mechanism",
                                    "kaleido", "--radius-deg", "2", "--window-s", "0.5"])
     assert res.exit_code == 2 and "--epsilon" in res.output
+
+
+def test_channel_layout_releases_only_what_is_declared():
+    labels = ["gx", "gy", "pupil", "conf", "counter"]
+    lay = Layout.build(labels, x="gx", y="1", public=["counter"], confidence="conf")
+    assert (lay.x, lay.y, lay.public, lay.confidence) == (0, 1, (4,), 3)
+    assert lay.unreleased() == ["pupil", "conf"]
+    with pytest.raises(InvalidParameterError, match="it has: gx, gy, pupil, conf, counter"):
+        Layout.build(labels, x="x", y="gy", public=[], confidence=None)
+    with pytest.raises(InvalidParameterError, match="never as is"):
+        Layout.build(labels, x="gx", y="gy", public=["gy"], confidence=None)
 
 
 def test_nominal_clock_counts_samples_and_reanchors_only_after_a_drift():

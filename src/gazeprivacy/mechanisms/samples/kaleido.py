@@ -224,6 +224,7 @@ def guarantee(params: KaleidoParams, *, sampling_rate_hz: float) -> Guarantee:
 _NOISE_BLOCK = 1024
 #: Chunks up to this length go sample by sample (KaleidoStream._push_small).
 _SMALL_CHUNK = 24
+_F64 = np.dtype(np.float64)
 
 
 def _haversine_deg(x1: float, y1: float, x2: float, y2: float) -> float:
@@ -491,16 +492,21 @@ class KaleidoStream:
         ``x`` and ``y``: 1-D arrays (or sequences) of the same length, returning two arrays of
         that length; or two scalars (one sample), returning two floats as :meth:`push_one`.
         """
-        if np.ndim(x) == 0 and np.ndim(y) == 0:
+        if type(x) is float and type(y) is float:
             return self.push_one(x, y)
-        xa, ya = _samples("x", x), _samples("y", y)
+        if (type(x) is np.ndarray and type(y) is np.ndarray and x.dtype == _F64
+                and y.dtype == _F64 and x.ndim == 1 and y.ndim == 1):
+            xa, ya = x, y  # the common case, checked without function calls
+        elif np.ndim(x) == 0 and np.ndim(y) == 0:
+            return self.push_one(x, y)
+        else:
+            xa, ya = _samples("x", x), _samples("y", y)
         if xa.shape != ya.shape:
             raise InvalidDataError(f"x and y must have the same length, got {xa.size} and "
                                    f"{ya.size}")
         n = xa.size
         if n == 1:
             ox, oy = self.push_one(float(xa[0]), float(ya[0]))
-            self._spent_last = np.array([self._spent_last])
             return np.array([ox]), np.array([oy])
         # one reduction instead of a mask when nothing is missing (the common case)
         s = float(xa.sum() + ya.sum())
