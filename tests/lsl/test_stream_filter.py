@@ -49,6 +49,16 @@ def test_privacy_parameters_have_no_defaults():
     assert res.exit_code == 2 and "--epsilon" in res.output
 
 
+def test_an_existing_record_is_refused_before_any_work(tmp_path):
+    rec = tmp_path / "r.json"
+    rec.write_text("{}")
+    res = CliRunner().invoke(app, ["stream", "--inlet", "a", "--outlet", "b", "--mechanism",
+                                   "kaleido", "--epsilon", "1", "--radius-deg", "2",
+                                   "--window-s", "0.5", "--record", str(rec)])
+    assert res.exit_code != 0 and "--overwrite" in str(res.exception)
+    assert rec.read_text() == "{}"
+
+
 def test_channel_layout_releases_only_what_is_declared():
     labels = ["gx", "gy", "pupil", "conf", "counter"]
     lay = Layout.build(labels, x="gx", y="1", public=["counter"], confidence="conf")

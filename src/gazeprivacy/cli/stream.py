@@ -66,6 +66,8 @@ RECORD_VERSION = 1
 def _import_pylsl(config: Path | None) -> ModuleType:
     """pylsl, with ``LSLAPICFG`` set first when ``config`` is given (liblsl reads it once)."""
     if config is not None:
+        if str(config) == "loopback":
+            config = LOOPBACK_CONFIG
         if not config.is_file():
             raise InvalidParameterError(f"--lsl-config {config}: no such file")
         os.environ["LSLAPICFG"] = str(config.resolve())
@@ -422,9 +424,13 @@ def _parse_geometry(text: str) -> Geometry:
     return Geometry(x_min_deg=x0, x_max_deg=x1, y_min_deg=y0, y_max_deg=y1)
 
 
-def _check_record_path(record: Path | None) -> None:
-    if record is not None and not record.parent.is_dir():
+def _check_record_path(record: Path | None, overwrite: bool) -> None:
+    if record is None:
+        return
+    if not record.parent.is_dir():
         raise InvalidParameterError(f"--record {record}: folder {record.parent} does not exist")
+    if record.exists() and not overwrite:
+        raise InvalidParameterError(f"--record {record} exists; pass --overwrite to replace it")
 
 
 def _resolve(pylsl: ModuleType, name: str, timeout: float, halt: Halt) -> Any:
@@ -481,11 +487,13 @@ def stream(
         help="Stop after S seconds (default: run until Ctrl-C).")] = None,
     record: Annotated[Path | None, typer.Option(
         help="Write the record of what was released (JSON) here when stopping.")] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing --record file.")] = False,
     resolve_timeout: Annotated[float, typer.Option(
         help="Seconds to wait for the inlet stream.")] = 30.0,
     lsl_config: Annotated[Path | None, typer.Option(
-        help="liblsl configuration file (sets LSLAPICFG), e.g. the loopback-only "
-             "gazeprivacy/cli/lsl_api.cfg.")] = None,
+        help="liblsl configuration file (sets LSLAPICFG); 'loopback': the packaged "
+             "gazeprivacy/cli/lsl_api.cfg, which keeps all LSL traffic on this machine.")
+    ] = None,
     seed: Annotated[int | None, typer.Option(
         help="Fix the generator (research run; noted in the record). Default: OS entropy.")
     ] = None,
@@ -505,7 +513,7 @@ def stream(
     geo = _parse_geometry(geometry) if geometry else None
     params = KaleidoParams(epsilon=epsilon, radius_deg=radius_deg, window_s=window_s,
                            missing=missing, clamp=geo is not None)
-    _check_record_path(record)
+    _check_record_path(record, overwrite)
     pylsl = _import_pylsl(lsl_config)
     err = Console(stderr=True)
     with Halt() as halt:
