@@ -377,9 +377,12 @@ def _timestamp_policy(kind: str) -> str:
         return ("released timestamps are t0 + i / nominal rate on the filter's clock: public are "
                 "the sample count and the times at which t0 was anchored (the first chunk, and "
                 "again only after a drift over 1 s, e.g. a reconnection); the source clock, its "
-                "jitter and dropped samples are not released")
+                "jitter and dropped samples are not in the timestamps. Chunks are published as "
+                "they arrive, so a reader's receipt times follow the source's sending times "
+                "(transport timing, not covered by the guarantee)")
     return ("released timestamps are the source's LSL timestamps, clock-corrected to this "
-            "machine: they are public, released as is (no privacy guarantee covers them)")
+            "machine: they are public, released as is (no privacy guarantee covers them), as "
+            "are the times at which chunks are published")
 
 
 def _missing_policy(confidence: bool) -> str:
