@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 from typer.testing import CliRunner
 
 from gazeprivacy.cli.app import app
@@ -158,7 +159,7 @@ def check_layout(info) -> None:
 def test_filter_end_to_end_on_loopback(pylsl, lsl_env, tmp_path):
     tag = uuid.uuid4().hex[:8]
     src_name, out_name = f"gp-test-gaze-{tag}", f"gp-test-protected-{tag}"
-    n1, n2 = 300, 300
+    n1, n2 = 250, 250
     data = gaze_source(n1 + n2, seed=1)
     outlet = make_outlet(pylsl, src_name)
     record = tmp_path / "stream-record.json"
@@ -180,7 +181,7 @@ def test_filter_end_to_end_on_loopback(pylsl, lsl_env, tmp_path):
         rng = np.random.default_rng(2)
         replay(outlet, data[:n1], rng)
         del outlet  # the source drops ...
-        time.sleep(1.0)
+        time.sleep(0.5)
         outlet = make_outlet(pylsl, src_name)  # ... and comes back (same name and source id)
         assert outlet.wait_for_consumers(60.0), "the filter did not reconnect"
         time.sleep(0.3)
@@ -201,9 +202,10 @@ def test_filter_end_to_end_on_loopback(pylsl, lsl_env, tmp_path):
     out = np.asarray(sink.rows, dtype=np.float64)
     # count and order: every sample exactly once (the public counter)
     np.testing.assert_array_equal(out[:, 2], np.arange(n1 + n2))
-    # rate: the first connection's samples arrived at the source's rate
-    span = sink.receipt[n1 - 1] - sink.receipt[0]
-    assert 0.75 * RATE <= (n1 - 1) / span <= 1.3 * RATE, (n1 - 1) / span
+    # rate: the first connection's samples arrived at the source's rate (Theil-Sen slope of
+    # receipt time over sample index: robust to a stall of the loaded machine)
+    slope = stats.theilslopes(sink.receipt[:n1], np.arange(n1))[0]
+    assert 0.8 * RATE <= 1 / slope <= 1.25 * RATE, 1 / slope
     assert np.median(np.diff(sink.stamps[:n1])) == pytest.approx(1 / RATE)
     # missing samples (NaN or low confidence) stay missing; nothing else equals the raw gaze
     raw = data.astype(np.float64)
