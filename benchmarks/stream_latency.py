@@ -102,7 +102,7 @@ def _resolve(name: str, proc: subprocess.Popen | None = None, timeout: float = 9
     raise RuntimeError(f"LSL stream {name!r} not found. {out}")
 
 
-def run_rate(rate: float, seconds: float) -> dict[str, float]:
+def run_rate(rate: float, seconds: float, realtime: bool = False) -> dict[str, float]:
     tag = uuid.uuid4().hex[:8]
     src_name, out_name = f"gp-bench-src-{tag}", f"gp-bench-out-{tag}"
     n = int(rate * seconds)
@@ -115,7 +115,8 @@ def run_rate(rate: float, seconds: float) -> dict[str, float]:
         [sys.executable, "-c", "from gazeprivacy.cli.app import main; main()", "stream",
          "--inlet", src_name, "--outlet", out_name, "--mechanism", "kaleido", "--epsilon", "1",
          "--radius-deg", "2", "--window-s", "0.5", "--geometry", "-20,20,-15,15",
-         "--public", "counter", "--duration", str(seconds + 120), "--resolve-timeout", "60"],
+         "--public", "counter", "--duration", str(seconds + 120), "--resolve-timeout", "60",
+         *(["--realtime"] if realtime else [])],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         a, b = Sink(_resolve(src_name), n), Sink(_resolve(out_name, filt), n)
@@ -155,6 +156,8 @@ def main() -> None:
     ap.add_argument("--name")
     ap.add_argument("--rate", type=float)
     ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--realtime", action="store_true",
+                    help="run the filter with --realtime (SCHED_FIFO, needs the privilege)")
     ap.add_argument("--rates", type=float, nargs="+",
                     default=[200, 1000, 2000, 5000, 10000, 20000, 50000])
     args = ap.parse_args()
@@ -163,13 +166,14 @@ def main() -> None:
         return
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"load {os.getloadavg()[0]:.2f}; pylsl {pylsl.__version__}, liblsl "
-          f"{pylsl.library_version()}; {args.seconds:g} s per rate")
+          f"{pylsl.library_version()}; {args.seconds:g} s per rate; filter "
+          f"{'--realtime' if args.realtime else 'at normal priority'}")
     print("| rate (Hz) | sent | received direct | received via filter | added latency p50 (ms) "
           "| p99 (ms) | max (ms) | held |")
     print("|---|---|---|---|---|---|---|---|")
     best = 0.0
     for rate in args.rates:
-        r = run_rate(rate, args.seconds)
+        r = run_rate(rate, args.seconds, args.realtime)
         held = r["got_b"] == r["sent"] and r["p99_ms"] < HELD_P99_S * 1e3
         if held:
             best = rate

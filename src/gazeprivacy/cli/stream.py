@@ -427,6 +427,16 @@ def _parse_geometry(text: str) -> Geometry:
     return Geometry(x_min_deg=x0, x_max_deg=x1, y_min_deg=y0, y_max_deg=y1)
 
 
+def _realtime(err: Console) -> None:
+    """Real-time FIFO scheduling for this process (the filter waits in liblsl between chunks,
+    so it never spins); a warning when the OS refuses."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
+    except (AttributeError, OSError) as exc:
+        err.print(f"warning: --realtime: the OS refused real-time scheduling ({exc}); running "
+                  "at normal priority", highlight=False, markup=False)
+
+
 def _check_record_path(record: Path | None, overwrite: bool) -> None:
     if record is None:
         return
@@ -500,6 +510,9 @@ def stream(
     seed: Annotated[int | None, typer.Option(
         help="Fix the generator (research run; noted in the record). Default: OS entropy.")
     ] = None,
+    realtime: Annotated[bool, typer.Option(
+        help="Ask the OS for real-time scheduling (SCHED_FIFO; needs the privilege): lower "
+             "latency on a busy machine.")] = False,
 ) -> None:
     """Protect a live LSL gaze stream with Kaleido and publish it as a new LSL stream."""
     if mechanism != "kaleido":
@@ -519,6 +532,8 @@ def stream(
     _check_record_path(record, overwrite)
     pylsl = _import_pylsl(lsl_config)
     err = Console(stderr=True)
+    if realtime:
+        _realtime(err)
     with Halt() as halt:
         info = _resolve(pylsl, inlet, resolve_timeout, halt)
         if info is None:
