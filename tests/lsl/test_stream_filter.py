@@ -90,8 +90,8 @@ def gaze_source(n: int, seed: int) -> np.ndarray:
     return np.column_stack([xy, g.normal(3.5, 0.2, n), conf, np.arange(n)]).astype(np.float32)
 
 
-def make_outlet(pylsl, name: str):
-    info = pylsl.StreamInfo(name, "Gaze", len(CHANNELS), RATE, pylsl.cf_float32, name)
+def make_outlet(pylsl, name: str, source_id: str):
+    info = pylsl.StreamInfo(name, "Gaze", len(CHANNELS), RATE, pylsl.cf_float32, source_id)
     chans = info.desc().append_child("channels")
     for label in CHANNELS:
         chans.append_child("channel").append_child_value("label", label)
@@ -156,12 +156,16 @@ def check_layout(info) -> None:
     assert "t0 + i / nominal rate" in meta.child_value("timestamps")
 
 
-def test_filter_end_to_end_on_loopback(pylsl, lsl_env, tmp_path):
+@pytest.mark.parametrize("with_source_id", [True, False], ids=["source_id", "no_source_id"])
+def test_filter_end_to_end_on_loopback(pylsl, lsl_env, tmp_path, with_source_id):
+    """With a source id liblsl itself recovers the source after the drop; without one the
+    inlet reports it lost and the filter resolves it again by name."""
     tag = uuid.uuid4().hex[:8]
     src_name, out_name = f"gp-test-gaze-{tag}", f"gp-test-protected-{tag}"
-    n1, n2 = 250, 250
+    source_id = src_name if with_source_id else ""
+    n1, n2 = 200, 200
     data = gaze_source(n1 + n2, seed=1)
-    outlet = make_outlet(pylsl, src_name)
+    outlet = make_outlet(pylsl, src_name, source_id)
     record = tmp_path / "stream-record.json"
     proc = start_filter(src_name, out_name, record, lsl_env)
     try:
@@ -182,7 +186,7 @@ def test_filter_end_to_end_on_loopback(pylsl, lsl_env, tmp_path):
         replay(outlet, data[:n1], rng)
         del outlet  # the source drops ...
         time.sleep(0.5)
-        outlet = make_outlet(pylsl, src_name)  # ... and comes back (same name and source id)
+        outlet = make_outlet(pylsl, src_name, source_id)  # ... and comes back
         assert outlet.wait_for_consumers(60.0), "the filter did not reconnect"
         time.sleep(0.3)
         replay(outlet, data[n1:], rng)
@@ -217,6 +221,7 @@ def test_filter_end_to_end_on_loopback(pylsl, lsl_env, tmp_path):
     assert ((out[~missing, 0] >= -20) & (out[~missing, 0] <= 20)).all()
     rec = json.loads(record.read_text())
     assert rec["samples_released"] == n1 + n2 and rec["stop"] == "interrupted"
+    assert rec["reconnections"] == (0 if with_source_id else 1)
     assert rec["samples_missing"] == int(missing.sum())
     assert rec["epsilon_per_w_window"] == 1.0 and rec["window_samples"] == 100
     assert rec["per_session_epsilon_bound"] == pytest.approx(math.ceil((n1 + n2) / 100) * 1.0)

@@ -336,8 +336,7 @@ class Filter:
                 break
             try:
                 data, ts = self._pull(wait)
-            except lsl.LostError:
-                self.inlet.close_stream()
+            except _lost_error(lsl):
                 if not self._reconnect(deadline):
                     self.stop_reason = "interrupted" if self.halt.flag else "duration"
                     break
@@ -403,6 +402,14 @@ def _write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _lost_error(pylsl: ModuleType) -> type[Exception]:
+    """pylsl's LostError (top level up to 1.16, in ``pylsl.util`` since)."""
+    err = getattr(pylsl, "LostError", None)
+    if err is None:
+        from pylsl.util import LostError as err
+    return err
 
 
 def open_inlet(pylsl: ModuleType, info: Any, timestamps: str, timeout: float) -> Any:
