@@ -224,7 +224,7 @@ class Filter:
     rate: float = field(init=False)
     released: int = 0
     reconnections: int = 0
-    stop_reason: str = "interrupted"
+    stop_reason: str = "error"
 
     def __post_init__(self) -> None:
         params = inspect.signature(self.pylsl.StreamInlet.pull_chunk).parameters
@@ -327,22 +327,24 @@ class Filter:
         return False
 
     def run(self, duration: float | None) -> None:
+        """Filter until Ctrl-C / SIGTERM or ``duration`` seconds; ``stop_reason`` says which
+        (it stays "error" when an exception ends the run)."""
         lsl = self.pylsl
         deadline = None if duration is None else lsl.local_clock() + duration
         while not self.halt.flag:
             wait = 0.1 if deadline is None else min(0.1, deadline - lsl.local_clock())
             if wait <= 0:
                 self.stop_reason = "duration"
-                break
+                return
             try:
                 data, ts = self._pull(wait)
             except _lost_error(lsl):
                 if not self._reconnect(deadline):
-                    self.stop_reason = "interrupted" if self.halt.flag else "duration"
                     break
                 continue
             if data.shape[0]:
                 self._protect(data, ts)
+        self.stop_reason = "interrupted" if self.halt.flag else "duration"
 
     def record(self, started: str) -> dict[str, Any]:
         g = self.guarantee()
@@ -563,10 +565,12 @@ def stream(
                   f"{', '.join(layout.labels[i] for i in layout.public) or 'none'}); "
                   "Ctrl-C stops", highlight=False, markup=False)
         t0 = time.monotonic()
-        filt.run(duration)
-    rec = filt.record(started)
-    if record is not None:
-        _write_atomic(record, json.dumps(rec, indent=2, allow_nan=False) + "\n")
+        try:
+            filt.run(duration)
+        finally:  # what was released is recorded however the run ends
+            rec = filt.record(started)
+            if record is not None:
+                _write_atomic(record, json.dumps(rec, indent=2, allow_nan=False) + "\n")
     err.print(f"stopped ({filt.stop_reason}) after {time.monotonic() - t0:.1f} s: "
               f"{filt.released} samples released, per-session bound epsilon <= "
               f"{rec['per_session_epsilon_bound']:.4g}"
