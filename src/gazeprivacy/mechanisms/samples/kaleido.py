@@ -261,8 +261,8 @@ class KaleidoStream:
     sampling_rate_hz : float, optional
         The stream's nominal rate (public); needed when ``params`` gives ``window_s``.
     geometry : Geometry, optional
-        Clamp region (default ``params.geometry``); without one, points are clamped only when
-        ``params.clamp`` is False (to +-360 deg).
+        Clamp region (default ``params.geometry``). Without one, published points are not
+        clamped (``params.clamp=True``) or limited to +-360 deg (``clamp=False``).
 
     Examples
     --------
