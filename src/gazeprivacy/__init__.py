@@ -27,6 +27,7 @@ from gazeprivacy.guarantees import (
 )
 from gazeprivacy.mechanisms import MECHANISMS, Level, Mechanism, Mode, protect
 from gazeprivacy.mechanisms.release import SealedRelease, protect_file, seal, write_release
+from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams, KaleidoStream
 from gazeprivacy.rng import make_rng
 
 __version__ = "0.1.0"
@@ -44,6 +45,8 @@ __all__ = [
     "Guarantee",
     "InvalidDataError",
     "InvalidParameterError",
+    "KaleidoParams",
+    "KaleidoStream",
     "Kind",
     "Level",
     "Mechanism",

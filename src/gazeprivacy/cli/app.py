@@ -50,6 +50,7 @@ app.command("heatmap")(heatmap_cmd.heatmap)
 app.command("partition")(partition_cmd.partition)
 app.command("client")(__import__("gazeprivacy.cli.client", fromlist=["client"]).client)
 app.command("curator")(__import__("gazeprivacy.cli.curator", fromlist=["curator"]).curator)
+app.command("stream")(__import__("gazeprivacy.cli.stream", fromlist=["stream"]).stream)
 
 # `gazeprivacy reproduce <paper>`: one subcommand per seed paper's experiment.
 reproduce_cmd.reproduce_app.command("seed000")(reproduce_cmd.seed000)

@@ -32,7 +32,7 @@ import functools
 import math
 import warnings
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -253,8 +253,11 @@ def guarantee(params: KaleidoParams, *, sampling_rate_hz: float) -> Guarantee:
     )
 
 
-#: Tested samples whose noise is drawn per generator call (see KaleidoStream._noise).
+#: Tested samples whose noise is drawn per generator call (see KaleidoStream._refill).
 _NOISE_BLOCK = 1024
+#: Chunks up to this length go sample by sample (KaleidoStream._push_small).
+_SMALL_CHUNK = 24
+_F64 = np.dtype(np.float64)
 
 
 def _haversine_deg(x1: float, y1: float, x2: float, y2: float) -> float:
@@ -265,23 +268,39 @@ def _haversine_deg(x1: float, y1: float, x2: float, y2: float) -> float:
 
 
 class KaleidoStream:
-    """Incremental Kaleido: ``push`` samples, receive the released samples.
+    """Incremental Kaleido for live gaze: push samples one at a time or in chunks, receive the
+    released samples at once.
 
     The random stream is split once into three child generators (test noise, radius, angle) and
-    each draws exactly one value per *tested* sample, in order, so any chunking of the input gives
-    the same output as one call (:func:`kaleido_arrays`).
+    each draws exactly one value per *tested* sample, in order, so any chunking of the input --
+    single samples from a game loop, irregular chunks from an LSL inlet, or one array -- gives the
+    same output as :func:`kaleido_arrays` on the whole stream.
+
+    Memory is bounded whatever the stream's length: the stream keeps the publications of the last
+    ``w - 1`` samples, the budget spent at the last ``w`` samples (a ring buffer), the last
+    published point and a block of pre-drawn noise; nothing grows with the number of samples.
+
+    Input: a missing sample is NaN (in x or y); it spends nothing and is released as NaN
+    (``missing="keep"``) or as the last published point (``"hold"``); the missing-sample mask is
+    public (see :func:`guarantee`). ``inf``, ``None``, non-numbers, 2-D input and x / y of
+    different lengths raise :class:`~gazeprivacy.exceptions.InvalidDataError`; the stream's state
+    is unchanged by a rejected call.
 
     Parameters
     ----------
     params : KaleidoParams
     rng : numpy.random.Generator
+        A release draws it from OS entropy (:func:`gazeprivacy.rng.make_rng` with ``None``).
     sampling_rate_hz : float, optional
-        Needed when ``params`` gives ``window_s``.
+        The stream's nominal rate (public); needed when ``params`` gives ``window_s``.
     geometry : Geometry, optional
-        Clamp region (default ``params.geometry``).
+        Clamp region (default ``params.geometry``). Without one, published points are not
+        clamped (``params.clamp=True``) or limited to +-360 deg (``clamp=False``).
 
     Examples
     --------
+    Per chunk (equal to the batch function for the same generator):
+
     >>> p = KaleidoParams(epsilon=1.0, radius_deg=2.0, window_samples=10)
     >>> s = KaleidoStream(p, rng=np.random.default_rng(0))
     >>> x, y = s.push(np.zeros(7), np.zeros(7))
@@ -289,109 +308,326 @@ class KaleidoStream:
     >>> bx, by, _ = kaleido_arrays(np.zeros(12), np.zeros(12), p, rng=np.random.default_rng(0))
     >>> bool(np.array_equal(np.r_[x, x2], bx))
     True
+
+    Per sample, from a game loop, and the record at any time:
+
+    >>> s = KaleidoStream(p, rng=np.random.default_rng(0))
+    >>> released = [s.push_one(0.0, 0.0) for _ in range(12)]
+    >>> bool(np.array_equal([rx for rx, _ in released], bx))
+    True
+    >>> g = s.guarantee()
+    >>> g.parameters["samples_released"], g.per_participant["session"].epsilon
+    (12, 2.0)
     """
 
     def __init__(self, params: KaleidoParams, *, rng: np.random.Generator,
                  sampling_rate_hz: float | None = None, geometry: Geometry | None = None) -> None:
-        if params.window_samples is None and sampling_rate_hz is None:
+        if not isinstance(params, KaleidoParams):
+            raise InvalidParameterError(
+                f"params must be KaleidoParams, got {type(params).__name__}")
+        if sampling_rate_hz is not None:
+            check_positive(sampling_rate_hz=sampling_rate_hz)
+        elif params.window_samples is None:
             raise InvalidParameterError(
                 "KaleidoStream needs sampling_rate_hz when params give window_s")
         self.params = params
+        self.sampling_rate_hz = sampling_rate_hz
         self.w = params.w_for(sampling_rate_hz or 1.0)
         self.geometry = geometry or params.geometry
         self._rng_test, self._rng_radius, self._rng_angle = rng.spawn(3)
         self._eps_cap = params.epsilon - params.epsilon / params.h
         self._eps_test = params.epsilon_test(self.w)
         self._scale = params.test_scale(self.w)
+        self._skip = params.t_skip_samples
+        self._hold = params.missing == "hold"
         dist = params.test_distance
         if dist == "auto":
             dist = ("great-circle" if self.geometry is not None and self.geometry.kind == "vr"
                     else "euclidean")
         self.test_distance = dist
+        self._great = dist == "great-circle"
+        # clamp bounds as Python floats (a Geometry may hold ints; the output must stay float)
+        self._bounds: tuple[float, float, float, float] | None = None
+        if self.geometry is not None and params.clamp:
+            g = self.geometry
+            self._bounds = (float(g.x_min_deg), float(g.x_max_deg), float(g.y_min_deg),
+                            float(g.y_max_deg))
+        elif not params.clamp:
+            self._bounds = (-360.0, 360.0, -360.0, 360.0)
         self._i = 0                      # index of the next sample
-        self._last_test: int | None = None
+        self._n_missing = 0
+        self._next_test = 0              # earliest index of the next test
         self._last: tuple[float, float] | None = None
         # (index, eps_pub) of the points published within the last w - 1 samples
         self._pub_i: deque[int] = deque()
         self._pub_e: deque[float] = deque()
-        self._spent: list[np.ndarray] = []
-        self._buf = np.zeros((3, 0))  # noise drawn ahead (see _noise)
-        self._buf_pos = 0
+        # budget spent at each of the last w samples, and at each sample of the last push
+        self._ring: deque[float] = deque(maxlen=self.w)
+        self._spent_last: np.ndarray | float = np.zeros(0)
+        # noise drawn ahead for the next tested samples (see _refill), as Python floats
+        self._thr: list[float] = []
+        self._rc: list[float] = []
+        self._rs: list[float] = []
+        self._pos = 0
 
-    def _noise(self, k: int) -> tuple[list[float], list[float], list[float]]:
-        """Noise of the next ``k`` tested samples: test thresholds ``l_thresh + eta`` and the
-        planar-Laplace offsets at ``eps_pub = 1`` (:func:`planar_laplace_noise` with
-        ``epsilon_per_unit = 1 / r``: radius Gamma(2, r), uniform angle).
+    # -- noise ----------------------------------------------------------------------------------
+
+    def _refill(self, k: int) -> None:
+        """Make at least ``k`` tested samples' noise available from ``self._pos``: test
+        thresholds ``l_thresh + eta`` and the planar-Laplace offsets at ``eps_pub = 1``
+        (:func:`planar_laplace_noise` with ``epsilon_per_unit = 1 / r``: radius Gamma(2, r),
+        uniform angle).
 
         Drawn ahead in blocks (a generator call costs microseconds, as much as a few tests) from
         the three child streams, one value per tested sample each, in order; numpy's samplers
         give the same values whether drawn in one call or many, so any chunking of the input
         still gives the same output.
         """
-        pos, buf = self._buf_pos, self._buf
-        if pos + k > buf.shape[1]:
-            m = max(k - (buf.shape[1] - pos), _NOISE_BLOCK)
-            thr = self._rng_test.laplace(0.0, 1.0, m) * self._scale + self.params.l_thresh_deg
-            # the tested primitive at eps_pub = 1 (scale r); the loop divides by eps_pub
-            dx, dy = planar_laplace_noise(m, epsilon_per_unit=1.0 / self.params.radius_deg,
-                                          rng=self._rng_radius, angle_rng=self._rng_angle)
-            new = np.stack([thr, dx, dy])
-            buf = self._buf = np.concatenate([buf[:, pos:], new], axis=1)
-            pos = 0
-        self._buf_pos = pos + k
-        thr_l, rc, rs = buf[:, pos:pos + k].tolist()
-        return thr_l, rc, rs
+        pos, have = self._pos, len(self._thr) - self._pos
+        if k <= have:
+            return
+        m = max(k - have, _NOISE_BLOCK)
+        thr = self._rng_test.laplace(0.0, 1.0, m) * self._scale + self.params.l_thresh_deg
+        # the tested primitive at eps_pub = 1 (scale r); publishing divides by eps_pub
+        dx, dy = planar_laplace_noise(m, epsilon_per_unit=1.0 / self.params.radius_deg,
+                                      rng=self._rng_radius, angle_rng=self._rng_angle)
+        if have:
+            self._thr = self._thr[pos:] + thr.tolist()
+            self._rc = self._rc[pos:] + dx.tolist()
+            self._rs = self._rs[pos:] + dy.tolist()
+        else:
+            self._thr, self._rc, self._rs = thr.tolist(), dx.tolist(), dy.tolist()
+        self._pos = 0
+
+    def _noise(self, k: int) -> tuple[list[float], list[float], list[float]]:
+        """The noise of the next ``k`` tested samples (consumed)."""
+        self._refill(k)
+        pos = self._pos
+        self._pos = pos + k
+        if pos == 0 and k == len(self._thr):
+            return self._thr, self._rc, self._rs
+        return self._thr[pos:pos + k], self._rc[pos:pos + k], self._rs[pos:pos + k]
+
+    def _publish_budget(self, i: int) -> float:
+        """``eps_pub`` at sample ``i``: half of what the previous ``w - 1`` samples left."""
+        pub_i, pub_e = self._pub_i, self._pub_e
+        while pub_i and pub_i[0] <= i - self.w:
+            pub_i.popleft()
+            pub_e.popleft()
+        # exact sum of the history (no running-sum drift over long streams)
+        return (self._eps_cap - math.fsum(pub_e)) / 2.0
+
+    # -- state and record -----------------------------------------------------------------------
+
+    @property
+    def samples_released(self) -> int:
+        """Samples pushed (and released) so far, missing ones included."""
+        return self._i
 
     @property
     def epsilon_spent(self) -> np.ndarray:
-        """Budget spent at each sample pushed so far (testing + publishing)."""
-        return np.concatenate(self._spent) if self._spent else np.zeros(0)
+        """Budget spent at each sample of the most recent push (testing + publishing).
 
-    def push(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Process the next samples; returns the released ``(x, y)`` of the same length."""
-        p = self.params
-        x = np.asarray(x, dtype=np.float64).ravel()
-        y = np.asarray(y, dtype=np.float64).ravel()
-        if x.shape != y.shape:
-            raise InvalidParameterError(f"x and y must have the same length, got {x.size}, "
-                                        f"{y.size}")
+        The stream keeps no longer history (bounded memory); collect it per push if needed.
+        """
+        return np.atleast_1d(np.asarray(self._spent_last, dtype=np.float64))
+
+    @property
+    def window_spent(self) -> float:
+        """Budget spent over the last ``w`` samples (at most ``epsilon``, by construction)."""
+        return math.fsum(self._ring)
+
+    def guarantee(self, *, participant: str = "session") -> Guarantee:
+        """The record of what this stream has released so far.
+
+        The per-w-window record of :func:`guarantee` plus the samples released and the
+        per-session bound: basic composition over the ``ceil(n / w)`` disjoint w-windows that
+        cover the ``n`` samples so far (``per_participant[participant]``). The budget spent in
+        the last window (``epsilon_spent_last_window``) is a function of the test outcomes and
+        the public mask, which the guarantee covers.
+        """
+        n = self._i
+        windows = -(-n // self.w)
+        base = guarantee(self.params, sampling_rate_hz=self.sampling_rate_hz)  # type: ignore[arg-type]
+        bound = self.params.epsilon * windows
+        params = {**base.parameters, "samples_released": n, "samples_missing": self._n_missing,
+                  "windows": windows, "session_epsilon_bound": bound,
+                  "epsilon_spent_last_window": self.window_spent,
+                  "test_distance_used": self.test_distance}
+        note = (f"stream: {n} samples released so far ({self._n_missing} missing), covered by "
+                f"{windows} disjoint w-windows; per-session bound {bound:.4g} by basic "
+                "composition over them")
+        return replace(base, parameters=params, notes=(*base.notes, note)).compose(
+            {participant: windows})
+
+    # -- pushing --------------------------------------------------------------------------------
+
+    def push_one(self, x: float, y: float) -> tuple[float, float]:
+        """Process one sample; returns the released ``(x, y)`` as floats (NaN when missing
+        under ``missing="keep"``, or before anything was published)."""
+        if type(x) is not float or type(y) is not float:
+            x, y = _scalar("x", x), _scalar("y", y)
+        if x - x + y - y != 0.0:  # NaN or inf somewhere
+            if math.isinf(x) or math.isinf(y):
+                raise InvalidDataError(
+                    f"sample {self._i}: x and y must be finite or NaN (missing), got {x!r}, {y!r}")
+            return self._missing_one()
+        i = self._i
+        self._i = i + 1
+        last = self._last
+        if i < self._next_test:
+            self._ring.append(0.0)
+            self._spent_last = 0.0
+            return last  # type: ignore[return-value]  # a test happened, so a point exists
+        self._next_test = i + self._skip
+        pos = self._pos
+        if pos == len(self._thr):
+            self._refill(1)
+            pos = 0
+        self._pos = pos + 1
+        spent = 0.0
+        if last is not None:
+            spent = self._eps_test
+            lx, ly = last
+            dist = _haversine_deg(x, y, lx, ly) if self._great else math.hypot(x - lx, y - ly)
+            if dist <= self._thr[pos]:
+                self._ring.append(spent)
+                self._spent_last = spent
+                return last
+        eps_pub = self._publish_budget(i)
+        if eps_pub > 0.0:
+            ox = x + self._rc[pos] / eps_pub
+            oy = y + self._rs[pos] / eps_pub
+            b = self._bounds
+            if b is not None:  # nearest valid point: post-processing, never resampling
+                ox = b[0] if ox < b[0] else (b[1] if ox > b[1] else ox)
+                oy = b[2] if oy < b[2] else (b[3] if oy > b[3] else oy)
+            self._pub_i.append(i)
+            self._pub_e.append(eps_pub)
+            last = self._last = (ox, oy)
+            spent += eps_pub
+        self._ring.append(spent)
+        self._spent_last = spent
+        return last  # type: ignore[return-value]
+
+    def _missing_one(self) -> tuple[float, float]:
+        self._i += 1
+        self._n_missing += 1
+        self._ring.append(0.0)
+        self._spent_last = 0.0
+        if self._hold and self._last is not None:
+            return self._last
+        return math.nan, math.nan
+
+    def push(self, x: Any, y: Any) -> tuple[Any, Any]:
+        """Process the next samples; returns the released ``(x, y)``.
+
+        ``x`` and ``y``: 1-D arrays (or sequences) of the same length, returning two arrays of
+        that length; or two scalars (one sample), returning two floats as :meth:`push_one`.
+        """
+        if type(x) is float and type(y) is float:
+            return self.push_one(x, y)
+        if (type(x) is np.ndarray and type(y) is np.ndarray and x.dtype == _F64
+                and y.dtype == _F64 and x.ndim == 1 and y.ndim == 1):
+            xa, ya = x, y  # the common case, checked without function calls
+        elif np.ndim(x) == 0 and np.ndim(y) == 0:
+            return self.push_one(x, y)
+        else:
+            xa, ya = _samples("x", x), _samples("y", y)
+        if xa.shape != ya.shape:
+            raise InvalidDataError(f"x and y must have the same length, got {xa.size} and "
+                                   f"{ya.size}")
+        n = xa.size
+        if n == 1:
+            ox, oy = self.push_one(float(xa[0]), float(ya[0]))
+            return np.array([ox]), np.array([oy])
+        # one reduction instead of a mask when nothing is missing (the common case)
+        s = float(xa.sum() + ya.sum())
+        ok = None
+        if s - s != 0.0:  # NaN or inf (or an overflow) somewhere
+            if np.isinf(xa).any() or np.isinf(ya).any():
+                bad = int(np.flatnonzero(np.isinf(xa) | np.isinf(ya))[0])
+                raise InvalidDataError(f"sample {self._i + bad}: x and y must be finite or "
+                                       "NaN (missing), got inf")
+            ok = ~(np.isnan(xa) | np.isnan(ya))
+        if n <= _SMALL_CHUNK:  # sample by sample: cheaper than a dozen numpy calls
+            return self._push_small(xa.tolist(), ya.tolist())
+        return self._push_arrays(xa, ya, ok)
+
+    def _push_small(self, xs: list[float], ys: list[float]) -> tuple[np.ndarray, np.ndarray]:
+        """A short chunk (validated: finite or NaN) through :meth:`push_one`."""
+        one = self.push_one
+        ox, oy, spent = [], [], []
+        for a, b in zip(xs, ys, strict=True):
+            u, v = one(a, b)
+            ox.append(u)
+            oy.append(v)
+            spent.append(self._spent_last)
+        self._spent_last = np.array(spent)
+        return np.array(ox), np.array(oy)
+
+    def _push_arrays(self, x: np.ndarray, y: np.ndarray,
+                     ok: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         n = x.size
-        # one reduction instead of a mask when nothing is missing (the common case); a NaN
-        # (or +inf with -inf) makes the sum NaN and takes the masked path
-        s = float(x.sum() + y.sum())
-        all_ok = s == s
-        ok = None if all_ok else ~(np.isnan(x) | np.isnan(y))
-        carry_none = self._last is None
-        carry = (math.nan, math.nan) if carry_none else self._last
+        carry = self._last
+        carry_none = carry is None
         # Which samples are tested (or the very first, always published)? Tests depend only on
         # the positions and the missing mask, so they are found before any noise is drawn.
-        skip = p.t_skip_samples
-        j0 = 0 if self._last_test is None else max(0, self._last_test + skip - self._i)
-        # without missing samples, a test every t_skip samples
-        tested = np.arange(j0, n, skip) if all_ok else _tested_with_missing(ok, j0, skip)
+        skip = self._skip
+        j0 = max(0, self._next_test - self._i)
+        tested = np.arange(j0, n, skip) if ok is None else _tested_with_missing(ok, j0, skip)
         k = tested.size
-        # The noise of every tested sample at once, as plain Python floats: the loop below is
-        # sequential by nature (each test compares with the last published point) and numpy
-        # scalars cost ten times more per step. Only the budget-dependent division is left to
-        # the loop.
+        pub_eps, pub_x, pub_y = self._run_tests(x, y, tested)
+        # budget spent per sample: eps_test at every test (every tested sample but the very
+        # first of the stream, which is always published), plus eps_pub where one was published
+        spent = np.zeros(n)
+        which = np.zeros(n, dtype=np.int64)
+        vx = [math.nan if carry_none else carry[0]]
+        vy = [math.nan if carry_none else carry[1]]
+        if k:
+            spent[tested] = self._eps_test
+            if carry_none:
+                spent[tested[0]] = 0.0
+            self._next_test = self._i + int(tested[-1]) + skip
+            e = np.array(pub_eps)
+            pub = (e > 0.0).nonzero()[0]
+            at = tested[pub]
+            spent[at] += e[pub]
+            which[at] = np.arange(1, pub.size + 1)
+            np.maximum.accumulate(which, out=which)
+            vx.extend(np.array(pub_x)[pub].tolist())
+            vy.extend(np.array(pub_y)[pub].tolist())
+        # release: the most recent published point (carried over from earlier pushes)
+        ox_out, oy_out = np.array(vx)[which], np.array(vy)[which]
+        if ok is not None:
+            self._n_missing += n - int(np.count_nonzero(ok))
+            if not self._hold:
+                ox_out[~ok] = np.nan
+                oy_out[~ok] = np.nan
+        self._i += n
+        self._ring.extend(spent[-self.w:].tolist())
+        self._spent_last = spent
+        return ox_out, oy_out
+
+    def _run_tests(self, x: np.ndarray, y: np.ndarray, tested: np.ndarray
+                   ) -> tuple[list[float], list[float], list[float]]:
+        """The sequential part: test each tested sample against the last published point and
+        publish where the test fails. Returns, per tested sample, ``eps_pub`` (0 where nothing
+        was published) and the published point.
+
+        The noise of every tested sample is fetched at once, as plain Python floats: the loop is
+        sequential by nature and numpy scalars cost ten times more per step.
+        """
+        k = tested.size
         thr, rcos, rsin = self._noise(k)
-        tx, ty = x[tested].tolist(), y[tested].tolist()
-        base = self._i
-        tl = tested.tolist()
-        great = self.test_distance == "great-circle"
-        geo = self.geometry
-        clamp = True
-        bx0 = bx1 = by0 = by1 = 0.0
-        if geo is not None and p.clamp:
-            bx0, bx1, by0, by1 = geo.x_min_deg, geo.x_max_deg, geo.y_min_deg, geo.y_max_deg
-        elif not p.clamp:
-            bx0, bx1, by0, by1 = -360.0, 360.0, -360.0, 360.0
-        else:
-            clamp = False
-        w, cap, eps_test = self.w, self._eps_cap, self._eps_test
+        tx, ty, tl = x[tested].tolist(), y[tested].tolist(), tested.tolist()
+        base, great, w = self._i, self._great, self.w
+        b = self._bounds
+        clamp = b is not None
+        bx0, bx1, by0, by1 = b if b is not None else (0.0, 0.0, 0.0, 0.0)
+        cap = self._eps_cap
         pub_i, pub_e = self._pub_i, self._pub_e
         fsum, hypot = math.fsum, math.hypot
-        # per tested sample: eps_pub and the point, where one was published (eps_pub > 0)
         pub_eps = [0.0] * k
         pub_x = [0.0] * k
         pub_y = [0.0] * k
@@ -403,12 +639,11 @@ class KaleidoStream:
                 dist = _haversine_deg(xi, yi, lx, ly) if great else hypot(xi - lx, yi - ly)
                 if dist <= thr[t]:
                     continue  # re-publish the last point
-            # slide the publishing history to the previous w - 1 samples (it is read only here)
+            # slide the publishing history to the previous w - 1 samples (as _publish_budget)
             gi = base + tl[t]
             while pub_i and pub_i[0] <= gi - w:
                 pub_i.popleft()
                 pub_e.popleft()
-            # exact sum of the history (no running-sum drift over long streams)
             eps_pub = (cap - fsum(pub_e)) / 2.0
             if eps_pub <= 0.0:
                 # the halving has run the remaining budget down to 0 in floating point:
@@ -421,39 +656,48 @@ class KaleidoStream:
                 oy = by0 if oy < by0 else (by1 if oy > by1 else oy)
             pub_i.append(gi)
             pub_e.append(eps_pub)
-            last = True
+            last = True  # type: ignore[assignment]
             lx = pub_x[t] = ox
             ly = pub_y[t] = oy
             pub_eps[t] = eps_pub
         if last is not None:
             self._last = (lx, ly)
-        # budget spent per sample: eps_test at every test (every tested sample but the very
-        # first of the stream, which is always published), plus eps_pub where one was published
-        spent = np.zeros(n)
-        if k:
-            spent[tested] = eps_test
-            if carry_none:
-                spent[tested[0]] = 0.0
-            self._last_test = self._i + int(tested[-1])
-        # release: the most recent published point (carried over from earlier pushes)
-        which = np.zeros(n, dtype=np.int64)
-        vx, vy = np.array([carry[0]]), np.array([carry[1]])
-        if k:
-            e = np.array(pub_eps)
-            pub = (e > 0.0).nonzero()[0]
-            at = tested[pub]
-            spent[at] += e[pub]
-            which[at] = np.arange(1, pub.size + 1)
-            np.maximum.accumulate(which, out=which)
-            vx = np.concatenate([vx, np.array(pub_x)[pub]])
-            vy = np.concatenate([vy, np.array(pub_y)[pub]])
-        ox_out, oy_out = vx[which], vy[which]
-        if p.missing == "keep" and ok is not None:
-            ox_out[~ok] = np.nan
-            oy_out[~ok] = np.nan
-        self._i += n
-        self._spent.append(spent)
-        return ox_out, oy_out
+        return pub_eps, pub_x, pub_y
+
+
+def _scalar(name: str, v: Any) -> float:
+    """One coordinate of one sample as a float; None, text and Booleans are refused."""
+    if v is None or isinstance(v, str | bytes | bool | np.bool_):
+        raise InvalidDataError(f"{name} must be a number (NaN for a missing sample), got {v!r}")
+    if isinstance(v, np.ndarray):
+        if v.size != 1 or v.ndim > 1:
+            raise InvalidDataError(f"{name} must be one number here, got shape {v.shape}")
+        return _scalar(name, v.reshape(()).item())
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise InvalidDataError(
+            f"{name} must be a number (NaN for a missing sample), got {v!r}") from None
+
+
+def _samples(name: str, v: Any) -> np.ndarray:
+    """A 1-D float64 array of samples; None, text, Booleans and 2-D input are refused."""
+    if v is None:
+        raise InvalidDataError(f"{name} must be a 1-D array of numbers, got None")
+    a = np.asarray(v)
+    if a.dtype != np.float64:
+        if a.dtype.kind in "iuf":
+            a = a.astype(np.float64)
+        else:
+            what = ("None" if a.dtype == object and any(e is None for e in a.ravel())
+                    else f"dtype {a.dtype}")
+            raise InvalidDataError(
+                f"{name} must be numbers (NaN for a missing sample), got {what}")
+    if a.ndim != 1:
+        raise InvalidDataError(
+            f"{name} must be 1-D (one value per sample), got shape {a.shape}; push x and y "
+            "as separate 1-D arrays")
+    return a
 
 
 def _tested_with_missing(ok: np.ndarray, j0: int, skip: int) -> np.ndarray:
