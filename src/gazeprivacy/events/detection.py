@@ -354,10 +354,8 @@ def _adaptive_codes(b: _Block, max_intervals: list[float], params: list[Adaptive
     starts, ends, codes = _runs(code, breaks)
     short = (codes == _FIX) & (ends - starts < min_fix[starts])
     fill = _SAC if short_runs == "saccade" else _NONE
+    # a short run filled with saccade code merges with the saccade before it (no break there)
     code = np.where(np.repeat(short, ends - starts), fill, code).astype(np.int8)
-    if short_runs == "saccade":  # a short run joins the saccade before it: one event
-        joined = np.repeat(short, ends - starts)
-        breaks = breaks & ~joined
     return code, breaks, peaks
 
 
