@@ -183,7 +183,7 @@ def test_threshold_iteration_matches_its_definition():
 @pytest.mark.parametrize(("kwargs", "match"), [
     ({"onset_sd": 6.0}, "onset_sd must be < peak_sd"),
     ({"window_s": 0.0}, "window_s must be > 0"),
-    ({"max_speed_deg_s": 50.0}, "max_speed_deg_s must be > initial_threshold_deg_s"),
+    ({"max_speed_deg_s": 30.0}, "max_speed_deg_s must be > initial_threshold_deg_s"),
 ])
 def test_bad_adaptive_params(kwargs, match):
     with pytest.raises(InvalidParameterError, match=match):

@@ -14,7 +14,7 @@ Per recording:
    the signal and nothing is interpolated across them. Below 100 Hz: two-point differences.
 2. **Noise.** Samples faster than ``max_speed_deg_s`` (1000 deg/s) are physiologically
    impossible; they belong to no event and are left out of the threshold estimate.
-3. **Peak threshold.** Starting from ``initial_threshold_deg_s`` (100 deg/s; 40 below 100 Hz),
+3. **Peak threshold.** Starting from ``initial_threshold_deg_s`` (40 deg/s; the paper: 100-300),
    iterate ``PT = mean + 6 sd`` of the speeds below ``PT`` until it moves by less than 1 deg/s.
    The saccade **onset threshold** is ``mean + 3 sd`` of the same speeds.
 4. **Saccades.** Every run of samples above ``PT`` is a peak. Its onset is found by walking
@@ -27,7 +27,8 @@ Per recording:
 5. **Plausibility.** A peak threshold above ``implausible_threshold_deg_s`` (300 deg/s) means
    that the speed noise of the recording is as fast as most saccades: the detector then finds
    only the largest saccades, and :func:`~gazeprivacy.events.detect_events` warns
-   (:class:`~gazeprivacy.exceptions.ImplausibleEventsWarning`).
+   (:class:`~gazeprivacy.exceptions.ImplausibleEventsWarning`); so it does when more than 10 %
+   of the speeds exceed ``max_speed_deg_s``.
 6. **Fixations** are the remaining runs of valid samples of at least
    ``minimum_fixation_duration_s`` (40 ms); shorter runs belong to no event (``short_runs=
    "unclassified"``, the detector's default) or join the saccades (``"saccade"``).
@@ -38,20 +39,23 @@ odd and at least 3 samples (10 ms is 11 samples at 1 kHz and the minimum 3 at 20
 minimum saccade at least 1 sample, the minimum fixation at least 2, the local noise window at
 least 3. Below 100 Hz a 3-sample filter already spans 50-100 ms and flattens the few samples a
 saccade has, so :meth:`~AdaptiveParams.for_rate` then uses two-point differences
-(``window_s=None``), which keep a one-sample saccade at its full speed, and starts the threshold
-iteration at 40 deg/s: a speed over 17-33 ms averages a small saccade down (a 2-degree reading
-saccade shows 60 deg/s at 30 Hz), so from 100 deg/s the iteration counts these saccades as noise
-and climbs above them (on simulated reading at 30 Hz to over 300 deg/s). These choices come from
+(``window_s=None``), which keep a one-sample saccade at its full speed.
+
+**Start of the iteration.** From the paper's 100 deg/s the iteration counts small saccades
+(a 2-degree reading saccade peaks near 90 deg/s, and shows 60 deg/s at 30 Hz) as noise, their
+spread raises ``PT`` above them, and it can climb on (one simulated reading recording at 30 Hz:
+370 deg/s; one at 100 Hz: 491 deg/s, both clean data). From 40 deg/s the largest threshold on
+clean simulated data at 30-1000 Hz was 152 deg/s. These choices come from
 the simulator validation in ``docs/events.md`` (Cohen's kappa of saccade samples, clean and
 with added noise): at 200 Hz and 1 kHz a 10 ms window matched or beat 20 ms and, with noise,
-beat no smoothing; at 30 and 60 Hz two-point differences beat a 3-sample filter, and the 40 deg/s
-start raised the recall of saccade events from 0.41 to 0.58 (30 Hz) and 0.60 to 0.86 (60 Hz)
-on clean data without changing the results on noisy simulated or real data.
+beat no smoothing; at 30 and 60 Hz two-point differences beat a 3-sample filter; and the 40 deg/s
+start raised the recall of saccade events on clean data (30 Hz 0.41 to 0.58, 60 Hz 0.60 to 0.86,
+200 Hz and 1 kHz 0.81 to 0.98) while the noisy simulated and the real data changed little.
 
-Deviations from the paper: the default filter window is 10 ms, not 20 ms, and below 100 Hz the
-iteration starts at 40 deg/s, not 100-300 (above); segment edges are padded with the edge value;
-glissades (post-saccadic oscillations) are not a separate class; their samples join the following
-fixation if slow, or form a saccade if above ``PT``. The paper's acceleration criterion for noise
+Deviations from the paper: the default filter window is 10 ms, not 20 ms; the iteration starts at
+40 deg/s, not 100-300 (both above); segment edges are padded with the edge value; glissades
+(post-saccadic oscillations) are not a separate class; their samples join the following fixation
+if slow, or form a saccade if above ``PT``. The paper's acceleration criterion for noise
 (100 000 deg/s^2) and its extension of noise periods to the surrounding median speed are not used
 (at 30-60 Hz the acceleration is not estimable); only the speed ceiling is. The threshold is
 estimated per recording (the paper: per trial).
@@ -85,7 +89,7 @@ class AdaptiveParams:
     {'window': 3, 'minimum_saccade': 1, 'minimum_fixation': 2, 'local_noise': 3}
     """
 
-    initial_threshold_deg_s: float = 100.0
+    initial_threshold_deg_s: float = 40.0
     peak_sd: float = 6.0
     onset_sd: float = 3.0
     convergence_deg_s: float = 1.0
@@ -122,12 +126,10 @@ class AdaptiveParams:
 
     @classmethod
     def for_rate(cls, sampling_rate_hz: float, **changes: object) -> AdaptiveParams:
-        """The defaults at ``sampling_rate_hz``: a 10 ms Savitzky-Golay window and a 100 deg/s
-        start at 100 Hz and above; two-point differences and a 40 deg/s start below (see the
-        module docstring); ``changes`` override."""
+        """The defaults at ``sampling_rate_hz``: a 10 ms Savitzky-Golay window at 100 Hz and
+        above, two-point differences below (see the module docstring); ``changes`` override."""
         check_positive(sampling_rate_hz=sampling_rate_hz)
-        base = (cls() if sampling_rate_hz >= 100.0
-                else cls(window_s=None, initial_threshold_deg_s=40.0))
+        base = cls() if sampling_rate_hz >= 100.0 else cls(window_s=None)
         return replace(base, **changes) if changes else base
 
     def samples(self, sampling_rate_hz: float) -> dict[str, int]:

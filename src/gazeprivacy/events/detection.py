@@ -124,6 +124,9 @@ MAX_SACCADE_SHARE = 0.30
 # threshold (a single recording warns whenever its own is); a few artefact-laden recordings in a
 # lab dataset (7 of the 144 of the bundled DOVES sample) are not a misfit of the detector.
 _MAX_IMPLAUSIBLE_SHARE = 0.10
+# A recording is implausible for the adaptive detector also when more than this share of its
+# speeds exceed max_speed_deg_s (physiologically impossible: tracker noise, or not gaze at all).
+_MAX_NOISE_SHARE = 0.10
 _SHORT_RUNS = ("saccade", "unclassified")
 # Sample codes used internally: 0 none, 1 fixation (candidate), 2 saccade.
 _NONE, _FIX, _SAC = 0, 1, 2
@@ -325,13 +328,14 @@ def _events(b: _Block, code: np.ndarray, breaks: np.ndarray) -> pl.DataFrame:
 
 
 def _adaptive_codes(b: _Block, max_intervals: list[float], params: list[AdaptiveParams],
-                    short_runs: str) -> tuple[np.ndarray, np.ndarray, list[float]]:
-    """Sample codes, run breaks (each saccade starts a run) and the peak thresholds."""
+                    short_runs: str) -> tuple[np.ndarray, np.ndarray, list[bool]]:
+    """Sample codes, run breaks (each saccade starts a run) and, per recording, whether the
+    adaptive detector finds it implausible (threshold or noise share)."""
     n = b.t.shape[0]
     code = np.full(n, _NONE, dtype=np.int8)
     breaks = b.breaks.copy()
     min_fix = np.zeros(n, dtype=np.int64)
-    peaks: list[float] = []
+    peaks: list[bool] = []
     two_point = _sample_speed(b) if any(p.window_s is None for p in params) else None
     for k, (r, p) in enumerate(zip(b.recs, params, strict=True)):
         o, m = int(b.starts[k]), r.n_samples
@@ -343,7 +347,11 @@ def _adaptive_codes(b: _Block, max_intervals: list[float], params: list[Adaptive
                                          max_interval_s=max_intervals[k], metric=b.metric)
         starts, ends = segments(r, max_intervals[k])
         sacs, peak, _ = adaptive_saccades(speed, starts, ends, p, r.sampling_rate_hz)
-        peaks.append(peak)
+        defined = ~np.isnan(speed)
+        n_noise = int(np.count_nonzero(speed[defined] > p.max_speed_deg_s))
+        # implausible: the threshold, or more than 10 % of the speeds physiologically impossible
+        peaks.append(peak > p.implausible_threshold_deg_s
+                     or n_noise > _MAX_NOISE_SHARE * max(1, int(defined.sum())))
         c = np.where(np.isnan(speed), _NONE, _FIX).astype(np.int8)
         for on, off in sacs:
             c[on:off] = _SAC
@@ -411,8 +419,7 @@ def _detect_block(recs: list[Recording], *, method: str, velocity_threshold_deg_
     if method == "adaptive":
         params = [_adaptive_params(r, adaptive, minimum_fixation_duration_s) for r in recs]
         code, breaks, peaks = _adaptive_codes(b, max_iv, params, short_runs)
-        n_implausible = sum(pk > p.implausible_threshold_deg_s
-                            for pk, p in zip(peaks, params, strict=True))
+        n_implausible = sum(peaks)
     elif method == "ivt":
         code = _ivt_codes(b, velocity_threshold_deg_s=velocity_threshold_deg_s,
                           minimum_fixation_duration_s=min_fix, short_runs=short_runs)
@@ -453,8 +460,9 @@ def _check_share(recordings: Recording | Dataset, events: pl.DataFrame, method: 
     n = 1 if isinstance(recordings, Recording) else len(recordings)
     if n_implausible > _MAX_IMPLAUSIBLE_SHARE * n:
         warnings.warn(
-            f"{what}: the adaptive peak-velocity threshold exceeds implausible_threshold_deg_s "
-            f"in {n_implausible} of {n} recording(s): the speed noise is as fast as most "
+            f"{what}: the adaptive peak-velocity threshold exceeds implausible_threshold_deg_s, "
+            "or > 10 % of the speeds exceed max_speed_deg_s, in "
+            f"{n_implausible} of {n} recording(s): the speed noise is as fast as most "
             "saccades, so only the largest saccades are found and fixations are too long",
             ImplausibleEventsWarning, stacklevel=3)
     if share > max_saccade_share:
@@ -519,7 +527,8 @@ def detect_events(recording: Recording, *, method: str = "adaptive",
     -----
     ImplausibleEventsWarning
         More than ``max_saccade_share`` of the valid samples are in saccades, or (adaptive)
-        the peak threshold exceeds ``adaptive.implausible_threshold_deg_s``.
+        the peak threshold exceeds ``adaptive.implausible_threshold_deg_s`` or more than 10 %
+        of the speeds exceed ``adaptive.max_speed_deg_s``.
 
     Examples
     --------
