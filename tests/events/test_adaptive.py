@@ -169,6 +169,14 @@ def test_minimum_fixation_duration_in_samples_per_rate():
         assert fix["n_samples"].min() >= need
 
 
+def test_minimum_fixation_duration_argument_overrides_the_adaptive_default():
+    ds = sim(200.0)
+    fix = quiet(ds, minimum_fixation_duration_s=0.1).filter(pl.col("name") == "fixation")
+    assert fix["n_samples"].min() >= 20
+    default = quiet(ds).filter(pl.col("name") == "fixation")
+    assert default["n_samples"].min() < 20  # the 40 ms default keeps shorter ones
+
+
 def test_threshold_iteration_matches_its_definition():
     rng = np.random.default_rng(0)
     v = np.r_[np.abs(rng.normal(8.0, 2.0, 20_000)), rng.uniform(150, 400, 500)]
