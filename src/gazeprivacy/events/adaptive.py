@@ -220,8 +220,10 @@ def adaptive_saccades(speed: np.ndarray, starts: np.ndarray, ends: np.ndarray,
             noise = seg[max(0, on - n["local_noise"]):on]
             noise = noise[np.isfinite(noise)]
             off_thr = onset_thr
-            if noise.size >= 2:
-                off_thr = 0.7 * onset_thr + 0.3 * (noise.mean() + params.onset_sd * noise.std())
+            if noise.size >= 2:  # mean + onset_sd * sd (population sd, as np.std)
+                m = float(noise.sum()) / noise.size
+                sd = math.sqrt(max(float(np.dot(noise, noise)) / noise.size - m * m, 0.0))
+                off_thr = 0.7 * onset_thr + 0.3 * (m + params.onset_sd * sd)
             off = _local_min_fwd(seg, int(r), e - a, off_thr)
             off_end = off if seg[off] < off_thr else off + 1
             on_first = max(on_first, last_off)

@@ -23,8 +23,11 @@ filter window never reaches across a gap, and nothing is interpolated.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
-from scipy.signal import savgol_filter
+from scipy.ndimage import convolve1d
+from scipy.signal import savgol_coeffs
 
 from gazeprivacy._validation import check_in, check_int, check_positive
 from gazeprivacy.data.recording import Recording
@@ -166,15 +169,14 @@ def savgol_speed_deg_s(x: np.ndarray, y: np.ndarray, *, sampling_rate_hz: float,
     pymovements offers the same filter (``pymovements.transforms.savitzky_golay`` and
     ``pos2vel(method="savitzky_golay")``), but as a polars expression over a whole column: it
     would run one window across blinks and gaps. It wraps :func:`scipy.signal.savgol_filter`,
-    which is called here directly on each segment, with pymovements' default padding
-    ``mode="nearest"`` (the edge value repeated). At a segment's outer half-window the speed is
-    therefore underestimated, never inflated: ``mode="interp"`` (a polynomial fitted to the edge
-    window) multiplies the noise of the edge samples by about 3.6 with a 3-sample window, and
-    the adaptive threshold then finds false saccades at blink edges. On a gap-free segment the
-    speeds equal pymovements' transform (tested). A segment shorter than
-    ``window``
-    uses the largest odd window that fits (at least ``polyorder + 1``); a segment of two
-    samples uses their difference; one sample has no speed (NaN).
+    which is computed here on each segment (coefficients cached), with pymovements' default
+    padding ``mode="nearest"`` (the edge value repeated). At a segment's outer half-window the
+    speed is therefore underestimated, never inflated: ``mode="interp"`` (a polynomial fitted to
+    the edge window) multiplies the noise of the edge samples by about 3.6 with a 3-sample
+    window, and the adaptive threshold then finds false saccades at blink edges. On a gap-free
+    segment the speeds equal pymovements' transform (tested). A segment shorter than ``window``
+    uses the largest odd window that fits (at least ``polyorder + 1``); a segment of two samples
+    uses their difference; one sample has no speed (NaN).
 
     For ``great_circle`` (VR: ``x`` azimuth, ``y`` elevation, degrees) the azimuth is unwrapped
     and its rate scaled by ``cos(elevation)``, the local metric of the sphere.
@@ -199,11 +201,19 @@ def savgol_speed_deg_s(x: np.ndarray, y: np.ndarray, *, sampling_rate_hz: float,
         vx = np.gradient(x, delta)
         vy = np.gradient(y, delta)
     else:
-        vx = savgol_filter(x, w, polyorder, deriv=1, delta=delta, mode="nearest")
-        vy = savgol_filter(y, w, polyorder, deriv=1, delta=delta, mode="nearest")
+        # scipy.signal.savgol_filter(x, w, polyorder, deriv=1, delta=delta, mode="nearest"),
+        # with the coefficients computed once per (window, order, rate)
+        c = _derivative_coeffs(w, polyorder, delta)
+        vx = convolve1d(x, c, mode="nearest")
+        vy = convolve1d(y, c, mode="nearest")
     if great_circle:
         vx = vx * np.cos(np.radians(y))
     return np.hypot(vx, vy)
+
+
+@functools.lru_cache(maxsize=64)
+def _derivative_coeffs(window: int, polyorder: int, delta: float) -> np.ndarray:
+    return savgol_coeffs(window, polyorder, deriv=1, delta=delta)
 
 
 def smoothed_speed_deg_s(recording: Recording, *, window_s: float = 0.02, polyorder: int = 2,
