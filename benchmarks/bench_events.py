@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""Time I-VT detection and George & Routray event features on all of DOVES.
+"""Time I-VT and adaptive detection and George & Routray event features on all of DOVES.
 
 Run: ``GAZEPRIVACY_DATA=/path/to/data PYTHONPATH=src python benchmarks/bench_events.py``
 (``$GAZEPRIVACY_DATA/doves`` must hold the raw 200 Hz DOVES files). Add ``--idt`` to time I-DT.
@@ -24,9 +24,9 @@ def main() -> None:
     ds = load_doves()
     t1 = time.perf_counter()
     print(f"DOVES: {len(ds)} recordings, {ds.n_samples} samples (load {t1 - t0:.1f} s)")
-    for method in ("ivt", "idt") if "--idt" in sys.argv else ("ivt",):
+    for method in ("ivt", "adaptive", "idt") if "--idt" in sys.argv else ("ivt", "adaptive"):
         t1 = time.perf_counter()
-        ev = detect_events_dataset(ds, method=method)
+        ev = detect_events_dataset(ds, method=method, max_saccade_share=None)
         t2 = time.perf_counter()
         fix = ev.filter(pl.col("name") == "fixation")
         med, mean = fix["duration_s"].median() * 1000, fix["duration_s"].mean() * 1000

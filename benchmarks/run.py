@@ -92,7 +92,7 @@ def mechanisms(ds: Dataset, rng: np.random.Generator, *, skip: list[str], repeat
                ) -> list[str]:
     n = ds.n_samples
     w_base, t_base = _time(baseline(ds, rng), repeat=max(repeat, 5))
-    events = detect_events_dataset(ds)
+    events = detect_events_dataset(ds, method="ivt")  # event-synth-PD's paper detector
     pd_params = EventSynthPDParams(k=2, gamma=2.0, cvae_epochs=20, mode="paper")
     has_torch = importlib.util.find_spec("torch") is not None
 

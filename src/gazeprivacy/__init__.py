@@ -11,6 +11,7 @@ from gazeprivacy.data.sample import load_sample
 from gazeprivacy.exceptions import (
     DataPolicyWarning,
     GazePrivacyError,
+    ImplausibleEventsWarning,
     InvalidDataError,
     InvalidParameterError,
     NotFormallyPrivateWarning,
@@ -43,6 +44,7 @@ __all__ = [
     "GazePrivacyError",
     "Geometry",
     "Guarantee",
+    "ImplausibleEventsWarning",
     "InvalidDataError",
     "InvalidParameterError",
     "KaleidoParams",

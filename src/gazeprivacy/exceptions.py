@@ -5,6 +5,7 @@
 __all__ = [
     "DataPolicyWarning",
     "GazePrivacyError",
+    "ImplausibleEventsWarning",
     "InvalidDataError",
     "InvalidParameterError",
     "MissingDependencyError",
@@ -34,3 +35,8 @@ class NotFormallyPrivateWarning(UserWarning):
 
 class DataPolicyWarning(UserWarning):
     """A documented data policy changed or set aside rows (e.g. NaN samples, clamped points)."""
+
+
+class ImplausibleEventsWarning(UserWarning):
+    """Detected events are implausible for human gaze (e.g. > 30 % of samples in saccades,
+    where human coders label 5-10 %): the detector's thresholds do not fit the data."""

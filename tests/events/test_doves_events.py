@@ -36,7 +36,7 @@ def doves(data_dir) -> Dataset:
 
 
 def test_ivt_fixation_durations_plausible(doves):
-    ev = detect_events_dataset(doves)
+    ev = detect_events_dataset(doves, method="ivt", max_saccade_share=None)
     fix = ev.filter(pl.col("name") == "fixation")
     sac = ev.filter(pl.col("name") == "saccade")
     med = fix["duration_s"].median()
@@ -53,7 +53,7 @@ def test_ivt_fixation_durations_plausible(doves):
 
 
 def test_event_features_on_doves(doves):
-    ev = detect_events_dataset(doves)
+    ev = detect_events_dataset(doves, method="ivt", max_saccade_share=None)
     f = event_features_dataset(doves, ev, fill_undefined=0.0)
     assert f.height == ev.filter(pl.col("n_samples") >= 4).height
     assert np.isfinite(f.select(EVENT_FEATURE_COLUMNS).to_numpy()).all()

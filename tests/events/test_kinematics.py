@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""Angular distances (Euclidean, haversine) and interval speeds."""
+"""Angular distances (Euclidean, haversine), interval speeds and Savitzky-Golay speeds."""
 
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 import pymovements as pm
 import pytest
 
@@ -15,6 +16,7 @@ from gazeprivacy.events import (
     mixed_distance_deg,
     resolve_metric,
 )
+from gazeprivacy.events.kinematics import savgol_speed_deg_s
 from gazeprivacy.exceptions import InvalidParameterError
 
 
@@ -67,3 +69,18 @@ def test_resolve_metric_by_geometry():
         resolve_metric(r, "l1")
     with pytest.raises(InvalidParameterError, match="metric must be one of"):
         angular_distance_deg(0, 0, 1, 1, metric="auto")
+
+
+def test_savgol_speed_equals_pymovements_savitzky_golay_on_a_segment():
+    # on one gap-free segment our per-segment filter is pymovements' transform (same scipy call,
+    # same "nearest" padding); ours only adds the split at gaps
+    rng = np.random.default_rng(0)
+    x, y = np.cumsum(rng.normal(0, 0.1, 200)), np.cumsum(rng.normal(0, 0.1, 200))
+    df = pl.DataFrame({"position": [[a, b] for a, b in zip(x, y, strict=True)]})
+    expr = pm.transforms.savitzky_golay(window_length=11, degree=2, sampling_rate=1000.0,
+                                        n_components=2, input_column="position",
+                                        output_column="velocity", derivative=1,
+                                        padding="nearest")
+    v = np.array(df.select(expr)["velocity"].to_list())
+    ours = savgol_speed_deg_s(x, y, sampling_rate_hz=1000.0, window=11)
+    np.testing.assert_allclose(ours, np.hypot(v[:, 0], v[:, 1]), rtol=1e-12, atol=1e-12)

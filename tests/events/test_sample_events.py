@@ -14,7 +14,7 @@ from gazeprivacy.features import EVENT_FEATURE_COLUMNS, event_features_dataset
 
 def test_bundled_sample_events_and_features():
     ds = load_sample()
-    ev = detect_events_dataset(ds)
+    ev = detect_events_dataset(ds, method="ivt", max_saccade_share=None)
     fix = ev.filter(pl.col("name") == "fixation")
     # free viewing of natural images at 200 Hz: median fixation 200-400 ms (DOVES' own list:
     # 295 ms including fixations shorter than 200 ms; ours on all of DOVES: 315 ms)

@@ -14,6 +14,7 @@ import polars as pl
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.experiments.config import parse_config
 from gazeprivacy.experiments.engine import run_experiment
+from gazeprivacy.experiments.featurize import event_features_of
 
 __all__ = ["markdown_table", "run_roles"]
 
@@ -22,11 +23,16 @@ def run_roles(configs: Mapping[str, dict[str, Any]], datasets: Mapping[str, Data
               out: Path, *, name: str, progress: bool) -> pl.DataFrame:
     """Run ``configs[role]`` on ``datasets[role]`` for every role, sharing ``out`` (its cell
     cache), then write the merged ``results.parquet``, ``guarantees.json``, ``run.json`` and
-    ``data_summary.json`` of all roles; return the merged results."""
+    ``data_summary.json`` of all roles; return the merged results.
+
+    The event features are the papers' I-VT ones, passed explicitly
+    (:func:`~gazeprivacy.experiments.featurize.event_features_of`), so the reproductions do not
+    follow a change of the runner's default featurizer."""
     parts, guarantees, cells, notes, summaries = [], [], [], [], {}
     for role, raw in configs.items():
         ds = datasets[role]
-        res = run_experiment(parse_config(raw), out, datasets={ds.name: ds}, progress=progress)
+        res = run_experiment(parse_config(raw), out, datasets={ds.name: ds}, progress=progress,
+                             featurizer=event_features_of)
         parts.append(res.results)
         guarantees += res.guarantees
         notes += res.notes

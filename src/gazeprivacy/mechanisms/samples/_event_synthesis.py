@@ -131,7 +131,7 @@ def fit_dataset_events(dataset: Dataset, events: pl.DataFrame | None = None, *,
     if events is None:
         from gazeprivacy.events import detect_events_dataset
 
-        events = detect_events_dataset(dataset)
+        events = detect_events_dataset(dataset, method="ivt")  # seed 001 defines events by I-VT
     by_rec = group_events(events, [r.recording for r in dataset.recordings])
     return [fit_events(rec, by_rec[rec.recording])
             for rec in _track(dataset.recordings, progress, "fitting events")]
