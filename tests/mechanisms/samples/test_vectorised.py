@@ -62,7 +62,7 @@ GEO = Geometry(x_min_deg=-20.0, x_max_deg=20.0, y_min_deg=-15.0, y_max_deg=15.0)
 def sim() -> tuple[Dataset, pl.DataFrame]:
     ds = simulate_dataset(n_participants=4, tasks=("reading", "free-viewing"), duration_s=20,
                           sampling_rate_hz=100, rng=np.random.default_rng(11))
-    return ds, detect_events_dataset(ds, method="ivt")
+    return ds, detect_events_dataset(ds, method="ivt", max_saccade_share=None)
 
 
 # --------------------------------------------------------------------------------------------
