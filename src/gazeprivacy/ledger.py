@@ -383,10 +383,12 @@ class Ledger:
         over = [v for v in over if v > 1e-12 * max(1.0, cap)]
         if over:
             most = max(c.epsilon or 0.0 for c in charges)
+            by = (f"{over[0]:.4g}" if math.isclose(over[0], over[-1])
+                  else f"{over[0]:.4g} to {over[-1]:.4g}")
             raise BudgetExceededError(
                 f"{where}: {mechanism} (up to epsilon {most:g} per participant) would take "
                 f"{len(over)} of {len(charges)} participants past the lifetime cap of epsilon "
-                f"{cap:g}, by {over[0]:g} to {over[-1]:g}; the ledger is unchanged")
+                f"{cap:g}, by {by}; the ledger is unchanged")
 
     def commit(self, reservation: Reservation, output: str | Path | None = None) -> None:
         """Mark ``reservation`` written: ``committed`` (``unaccounted`` when it is), with the
