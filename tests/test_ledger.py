@@ -204,6 +204,14 @@ def test_concurrent_reservations_never_overspend(tmp_path):
     assert [b.epsilon_basic for b in Ledger(path).balances()] == [3.5, 3.5]
 
 
+def test_an_empty_sqlite_file_is_an_empty_ledger(tmp_path):
+    path = tmp_path / "l.sqlite"
+    path.touch()  # what a first reservation killed inside its transaction leaves
+    assert Ledger(path).entries() == [] and Ledger(path).balances() == []
+    Ledger(path).reserve(pure(1.0))
+    assert len(Ledger(path).entries()) == 1
+
+
 def test_bad_cap_is_named(tmp_path):
     with pytest.raises(Exception, match="max_epsilon_per_participant must be"):
         Ledger(tmp_path / "l.sqlite", max_epsilon_per_participant=-1)

@@ -276,7 +276,9 @@ class Ledger:
     def _check_or_create(self, conn: sqlite3.Connection, *, create: bool) -> None:
         tables = {r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not tables and create:
+        if not tables and not create:
+            return  # an empty SQLite file (e.g. a first reservation that was killed): no entries
+        if not tables:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
@@ -409,6 +411,8 @@ class Ledger:
     def entries(self) -> list[dict[str, Any]]:
         """Every charge, one row per release and participant (hash), oldest release first."""
         with self._transaction(write=False) as conn:
+            if conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
+                return []
             cur = conn.execute(
                 "SELECT r.id AS release_id, c.participant, r.mechanism, r.kind, r.unit, r.mode, "
                 "c.epsilon, c.delta, c.units, c.rule, r.status, r.accounted, "
