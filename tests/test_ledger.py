@@ -134,7 +134,8 @@ def test_zcdp_is_used_only_where_it_applies_and_is_tighter(tmp_path):
         led.reserve(pure(0.1, ("a", "b")))
     led.reserve(pure(0.1, ("a",), kind=Kind.LOCAL_DP))
     led.reserve(pure(0.1, ("b",), kind=Kind.W_EVENT_DP, unit=Unit.W_WINDOW))
-    a, b = led.balances(delta=1e-6)
+    bal = {x.participant: x for x in led.balances(delta=1e-6)}
+    a, b = bal[keyed(led.path, "a")], bal[keyed(led.path, "b")]
     rho = 51 * 0.1**2 / 2
     expected = rho + 2 * math.sqrt(rho * math.log(1e6))
     assert a.epsilon_basic == pytest.approx(5.1) and a.epsilon == pytest.approx(expected)
