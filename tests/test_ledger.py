@@ -216,3 +216,36 @@ def test_an_empty_sqlite_file_is_an_empty_ledger(tmp_path):
 def test_bad_cap_is_named(tmp_path):
     with pytest.raises(Exception, match="max_epsilon_per_participant must be"):
         Ledger(tmp_path / "l.sqlite", max_epsilon_per_participant=-1)
+
+
+def test_feature_series_releases_are_charged_too(tmp_path):
+    from gazeprivacy.features.ranges import FeatureRange
+
+    g = np.random.default_rng(0)
+    tab = pl.DataFrame({"participant": ["alice-raw-id"] * 64 + ["bob-raw-id"] * 32,
+                        "recording": ["r1"] * 64 + ["r2"] * 32,
+                        "t_start": np.concatenate([np.arange(64), np.arange(32)]) * 0.5,
+                        "ratio": g.uniform(0, 1, 96)})
+    tab.write_parquet(tmp_path / "f.parquet")
+    led = tmp_path / "l.sqlite"
+    sealed = protect_file(tmp_path / "f.parquet", tmp_path / "o.parquet", mechanism="series-lpa",
+                          epsilon=1.0, ranges={"ratio": FeatureRange(0, 1, "declared", "test")},
+                          ledger=led)
+    spent = sorted(b.epsilon_basic for b in Ledger(led).balances())
+    assert spent == sorted(b.epsilon for b in sealed.guarantee.per_participant.values())
+    assert {r["status"] for r in Ledger(led).entries()} == {"committed"}
+
+
+def test_a_record_spending_more_than_its_privacy_map_is_not_written(tmp_path, monkeypatch):
+    src = gaze_file(tmp_path / "in.csv")
+    real = mechanisms.build_params
+
+    def understated(mechanism, params=None, /, **kw):  # the privacy map sees half the epsilon
+        return real(mechanism, params, **{**kw, "epsilon": kw["epsilon"] / 2})
+
+    monkeypatch.setattr(mechanisms, "build_params", understated)
+    led = tmp_path / "l.sqlite"
+    with pytest.raises(LedgerError, match="spends more than its privacy map reserved"):
+        protect_file(src, tmp_path / "o.csv", ledger=led, **KALEIDO)
+    assert not (tmp_path / "o.csv").exists()
+    assert {r["status"] for r in Ledger(led).entries()} == {"reserved"}
