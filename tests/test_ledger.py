@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import importlib.util
 import math
 import sqlite3
 import threading
@@ -137,12 +138,16 @@ def test_zcdp_is_used_only_where_it_applies_and_is_tighter(tmp_path):
     bal = {x.participant: x for x in led.balances(delta=1e-6)}
     a, b = bal[keyed(led.path, "a")], bal[keyed(led.path, "b")]
     rho = 51 * 0.1**2 / 2
-    expected = rho + 2 * math.sqrt(rho * math.log(1e6))
-    assert a.epsilon_basic == pytest.approx(5.1) and a.epsilon == pytest.approx(expected)
+    standard = rho + 2 * math.sqrt(rho * math.log(1e6))
+    assert a.epsilon_basic == pytest.approx(5.1) and f"rho = sum eps_i^2/2 = {rho:.6g}" in a.method
+    if importlib.util.find_spec("opendp") is None:
+        assert a.epsilon == pytest.approx(standard)
+    else:  # OpenDP's conversion is tighter than the standard one (3.58 vs 4.01 here)
+        assert "OpenDP" in a.method and 0.8 * standard < a.epsilon < standard
     assert a.epsilon < a.epsilon_basic and a.delta == 1e-6 and a.method.startswith("zCDP")
     assert b.epsilon == pytest.approx(5.1) and b.delta == 0 and "not applicable" in b.method
     assert [x.epsilon for x in led.balances()] == pytest.approx([5.1, 5.1])  # no delta given
-    assert zcdp_epsilon(rho, 1e-6) == pytest.approx(expected)
+    assert zcdp_epsilon(rho, 1e-6) == pytest.approx(standard)
     with pytest.raises(Exception, match="delta target"):
         led.balances(delta=2.0)
 

@@ -27,14 +27,18 @@ charged to a participant is accounted, pure (no delta) and of kind ``epsilon-DP`
 ``epsilon-LDP``, each release is eps_i-DP for that participant under one neighbouring relation
 (any change of the participant's data: for an LDP record, the participant's reports are an
 eps_i-DP function of their data and the release is post-processing), hence eps_i^2/2-zCDP
-(Bun & Steinke 2016, Prop. 1.4); rho adds, and eps = rho + 2 sqrt(rho ln(1/delta)) (ibid.,
-Prop. 1.3). The tighter of the two bounds is reported with its method. ``(epsilon,w,r)-DP``
+(Bun & Steinke 2016, Prop. 1.4); rho adds (ibid., Lemma 2.3) and converts to (eps, delta)-DP
+by OpenDP's ``make_zCDP_to_approxDP`` when OpenDP is installed (Canonne, Kamath & Steinke
+2020), else by eps = rho + 2 sqrt(rho ln(1/delta)) (Bun & Steinke, Prop. 1.3). The tighter of
+basic and zCDP is reported, with its method. The lifetime cap is always checked under basic
+composition. ``(epsilon,w,r)-DP``
 (w-event, radius-bounded) and approximate-DP records get basic composition only.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import hmac
 import math
@@ -438,6 +442,26 @@ class Ledger:
         return [_balance(p, rs, delta, cap) for p, rs in sorted(by.items())]
 
 
+@functools.lru_cache(maxsize=4096)
+def _zcdp_to_approx(rho: float, delta: float) -> tuple[float, str]:
+    """epsilon at ``delta`` of a rho-zCDP mechanism: OpenDP's conversion when installed
+    (``make_zCDP_to_approxDP``, the tighter bound of Canonne, Kamath & Steinke 2020), else
+    :func:`zcdp_epsilon`; and which one was used."""
+    standard = zcdp_epsilon(rho, delta)
+    try:
+        import opendp.prelude as dp
+    except ImportError:
+        return standard, "eps = rho + 2 sqrt(rho ln(1/delta))"
+    dp.enable_features("contrib")
+    # a Gaussian of scale 1 at distance sqrt(2 rho) is exactly rho-zCDP in OpenDP's map
+    gauss = dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float),
+                               scale=1.0)
+    eps = dp.c.make_zCDP_to_approxDP(gauss).map(math.sqrt(2.0 * rho)).epsilon(delta)
+    from importlib.metadata import version
+
+    return min(float(eps), standard), f"OpenDP {version('opendp')} make_zCDP_to_approxDP"
+
+
 def _charge(key: bytes, pid: str, budget: Any) -> Charge:
     h = hmac.new(key, pid.encode(), hashlib.sha256).hexdigest()
     if budget is None:
@@ -468,10 +492,10 @@ def _balance(participant: str, rows: list[dict[str, Any]], delta: float | None,
                               "or is unaccounted)"
         else:
             rho = math.fsum(r["epsilon"] ** 2 / 2 for r in rows)
-            ez = zcdp_epsilon(rho, delta)
+            ez, how = _zcdp_to_approx(rho, delta)
             if ez < eps:
-                method = (f"zCDP: rho = sum eps_i^2/2 = {rho:.6g}, eps = rho + 2 sqrt(rho "
-                          f"ln(1/delta)) at delta = {delta:g} (Bun & Steinke 2016)")
+                method = (f"zCDP (Bun & Steinke 2016): rho = sum eps_i^2/2 = {rho:.6g}, "
+                          f"converted at delta = {delta:g} by {how}")
                 eps_out, delta_out = ez, delta
             else:
                 method = _BASIC + f"; zCDP at delta = {delta:g} gives {ez:.6g}, not tighter"
