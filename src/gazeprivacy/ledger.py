@@ -27,7 +27,10 @@ charged to a participant is accounted, pure (no delta) and of kind ``epsilon-DP`
 ``epsilon-LDP``, each release is eps_i-DP for that participant under one neighbouring relation
 (any change of the participant's data: for an LDP record, the participant's reports are an
 eps_i-DP function of their data and the release is post-processing), hence eps_i^2/2-zCDP
-(Bun & Steinke 2016, Prop. 1.4); rho adds (ibid., Lemma 2.3) and converts to (eps, delta)-DP
+(Bun & Steinke 2016, Prop. 1.4). An LDP record of n units at eps0 each (eps_i = n eps0) is
+charged n eps0^2/2: each unit's report is eps0-DP for any change of the participant's data,
+so the units compose in zCDP like separate releases (a central record needs group privacy
+across units, hence eps_i^2/2 only). rho adds (ibid., Lemma 2.3) and converts to (eps, delta)-DP
 by OpenDP's ``make_zCDP_to_approxDP`` when OpenDP is installed (Canonne, Kamath & Steinke
 2020), else by eps = rho + 2 sqrt(rho ln(1/delta)) (Bun & Steinke, Prop. 1.3). The tighter of
 basic and zCDP is reported, with its method. The lifetime cap is always checked under basic
@@ -419,7 +422,8 @@ class Ledger:
                 return []
             cur = conn.execute(
                 "SELECT r.id AS release_id, c.participant, r.mechanism, r.kind, r.unit, r.mode, "
-                "c.epsilon, c.delta, c.units, c.rule, r.status, r.accounted, "
+                "c.epsilon, c.delta, c.units, c.rule, r.epsilon AS unit_epsilon, r.status, "
+                "r.accounted, "
                 "r.allowed_unaccounted, r.reason, r.cap, r.reserved_at, r.committed_at, "
                 "r.output, r.output_sha256 FROM charges c JOIN releases r "
                 "ON r.id = c.release_id ORDER BY r.reserved_at, r.id, c.participant")
@@ -478,6 +482,18 @@ def _insert_charges(conn: sqlite3.Connection, rid: str, charges: Sequence[Charge
 _BASIC = "basic composition (epsilons and deltas add)"
 
 
+def _rho(row: dict[str, Any]) -> float:
+    """rho of one release for one participant: eps^2/2 of its per-participant epsilon; for an
+    LDP record of n units at eps0 each (eps = n eps0), n eps0^2/2 -- each unit's report is
+    eps0-DP for *any* change of the participant's data, so units compose in zCDP without group
+    privacy (a central record of several units needs group privacy: eps^2/2 only)."""
+    eps, e0, n = row["epsilon"], row["unit_epsilon"], row["units"]
+    if row["kind"] == Kind.LOCAL_DP.value and e0 and n and math.isclose(eps, n * e0,
+                                                                         rel_tol=1e-9):
+        return n * e0 * e0 / 2
+    return eps * eps / 2
+
+
 def _balance(participant: str, rows: list[dict[str, Any]], delta: float | None,
              cap: float | None) -> ParticipantBalance:
     eps = math.fsum(r["epsilon"] or 0.0 for r in rows)
@@ -491,11 +507,12 @@ def _balance(participant: str, rows: list[dict[str, Any]], delta: float | None,
             method = _BASIC + "; zCDP not applicable (a release is not pure epsilon-DP/LDP " \
                               "or is unaccounted)"
         else:
-            rho = math.fsum(r["epsilon"] ** 2 / 2 for r in rows)
+            rho = math.fsum(_rho(r) for r in rows)
             ez, how = _zcdp_to_approx(rho, delta)
             if ez < eps:
-                method = (f"zCDP (Bun & Steinke 2016): rho = sum eps_i^2/2 = {rho:.6g}, "
-                          f"converted at delta = {delta:g} by {how}")
+                method = (f"zCDP (Bun & Steinke 2016): rho = {rho:.6g} (eps^2/2 per release; "
+                          f"n eps0^2/2 for an LDP record of n units at eps0), converted at "
+                          f"delta = {delta:g} by {how}")
                 eps_out, delta_out = ez, delta
             else:
                 method = _BASIC + f"; zCDP at delta = {delta:g} gives {ez:.6g}, not tighter"
