@@ -131,7 +131,12 @@ class Reservation:
 
 @dataclass(frozen=True, slots=True)
 class ParticipantBalance:
-    """What one participant (keyed hash) has spent over the ledger's releases."""
+    """What one participant (keyed hash) has spent over the ledger's releases.
+
+    ``epsilon_basic`` / ``delta_basic``: basic composition (what the cap is checked against);
+    ``epsilon`` / ``delta``: the tightest bound the ledger can justify, by ``method``; ``rho``:
+    the zCDP total where zCDP applies; ``remaining``: cap minus ``epsilon_basic``.
+    """
 
     participant: str
     releases: int
@@ -141,6 +146,7 @@ class ParticipantBalance:
     delta_basic: float
     epsilon: float
     delta: float
+    rho: float | None
     method: str
     remaining: float | None
 
@@ -499,7 +505,7 @@ def _balance(participant: str, rows: list[dict[str, Any]], delta: float | None,
     eps = math.fsum(r["epsilon"] or 0.0 for r in rows)
     dlt = min(1.0, math.fsum(r["delta"] or 0.0 for r in rows))
     unaccounted = sum(not r["accounted"] for r in rows)
-    method, eps_out, delta_out = _BASIC, eps, dlt
+    method, eps_out, delta_out, rho = _BASIC, eps, dlt, None
     if delta is not None:
         covered = all(r["accounted"] and r["kind"] in _ZCDP_KINDS and not r["delta"]
                       and r["epsilon"] is not None for r in rows)
@@ -510,8 +516,8 @@ def _balance(participant: str, rows: list[dict[str, Any]], delta: float | None,
             rho = math.fsum(_rho(r) for r in rows)
             ez, how = _zcdp_to_approx(rho, delta)
             if ez < eps:
-                method = (f"zCDP (Bun & Steinke 2016): rho = {rho:.6g} (eps^2/2 per release; "
-                          f"n eps0^2/2 for an LDP record of n units at eps0), converted at "
+                method = (f"zCDP (Bun & Steinke 2016): rho = sum of eps^2/2 per release (n "
+                          f"eps0^2/2 for an LDP record of n units at eps0), converted at "
                           f"delta = {delta:g} by {how}")
                 eps_out, delta_out = ez, delta
             else:
@@ -521,6 +527,6 @@ def _balance(participant: str, rows: list[dict[str, Any]], delta: float | None,
     return ParticipantBalance(
         participant=participant, releases=len(rows), unaccounted=unaccounted,
         reserved=sum(r["status"] == "reserved" for r in rows), epsilon_basic=eps,
-        delta_basic=dlt, epsilon=eps_out, delta=delta_out, method=method,
+        delta_basic=dlt, epsilon=eps_out, delta=delta_out, rho=rho, method=method,
         remaining=None if cap is None else cap - eps)
 

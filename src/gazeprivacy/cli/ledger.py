@@ -21,7 +21,7 @@ ledger_app = typer.Typer(help="Read a privacy-budget ledger (gazeprivacy protect
                          no_args_is_help=True)
 
 _FIELDS = ("participant", "releases", "unaccounted", "reserved", "epsilon_basic", "delta_basic",
-           "epsilon", "delta", "remaining", "method")
+           "epsilon", "delta", "rho", "remaining", "method")
 
 
 @ledger_app.command("show")
