@@ -25,12 +25,13 @@ Composition (:meth:`Ledger.balances`): basic sequential composition always (epsi
 add). With a ``delta`` target, zero-concentrated DP where it is justified: when every release
 charged to a participant is accounted, pure (no delta) and of kind ``epsilon-DP`` or
 ``epsilon-LDP``, each release is eps_i-DP for that participant under one neighbouring relation
-(any change of the participant's data: for an LDP record, the participant's reports are an
-eps_i-DP function of their data and the release is post-processing), hence eps_i^2/2-zCDP
-(Bun & Steinke 2016, Prop. 1.4). An LDP record of n units at eps0 each (eps_i = n eps0) is
-charged n eps0^2/2: each unit's report is eps0-DP for any change of the participant's data,
-so the units compose in zCDP like separate releases (a central record needs group privacy
-across units, hence eps_i^2/2 only). rho adds (ibid., Lemma 2.3) and converts to (eps, delta)-DP
+(the record's, lifted to the participant), hence eps_i^2/2-zCDP (Bun & Steinke 2016, Prop.
+1.4). An LDP record of n units at eps0 each (eps_i = n eps0) is charged n eps0^2/2: each
+unit's report is a separate randomiser of that unit's data alone, with its own randomness, and
+eps0-DP under the record's per-unit relation, so the participant's reports are an adaptive
+composition of n eps0-DP mechanisms -- the argument behind the record's own n eps0 -- which
+zCDP composes as n eps0^2/2. A central record of several units needs group privacy across
+them, hence eps_i^2/2 only. rho adds (ibid., Lemma 2.3) and converts to (eps, delta)-DP
 by OpenDP's ``make_zCDP_to_approxDP`` when OpenDP is installed (Canonne, Kamath & Steinke
 2020), else by eps = rho + 2 sqrt(rho ln(1/delta)) (Bun & Steinke, Prop. 1.3). The tighter of
 basic and zCDP is reported, with its method. The lifetime cap is always checked under basic
@@ -490,9 +491,10 @@ _BASIC = "basic composition (epsilons and deltas add)"
 
 def _rho(row: dict[str, Any]) -> float:
     """rho of one release for one participant: eps^2/2 of its per-participant epsilon; for an
-    LDP record of n units at eps0 each (eps = n eps0), n eps0^2/2 -- each unit's report is
-    eps0-DP for *any* change of the participant's data, so units compose in zCDP without group
-    privacy (a central record of several units needs group privacy: eps^2/2 only)."""
+    LDP record of n units at eps0 each (eps = n eps0), n eps0^2/2 -- each unit's report is a
+    separate eps0-DP randomiser of that unit's data, so the units compose (the same argument as
+    the record's n eps0) rather than needing group privacy, as a central record of several
+    units does (eps^2/2 only)."""
     eps, e0, n = row["epsilon"], row["unit_epsilon"], row["units"]
     if row["kind"] == Kind.LOCAL_DP.value and e0 and n and math.isclose(eps, n * e0,
                                                                          rel_tol=1e-9):
