@@ -31,7 +31,7 @@ unit's report is a separate randomiser of that unit's data alone, with its own r
 eps0-DP under the record's per-unit relation, so the participant's reports are an adaptive
 composition of n eps0-DP mechanisms -- the argument behind the record's own n eps0 -- which
 zCDP composes as n eps0^2/2. A central record of several units needs group privacy across
-them, hence eps_i^2/2 only. rho adds (ibid., Lemma 2.3) and converts to (eps, delta)-DP
+them, hence eps_i^2/2 only. rho adds under composition (ibid.) and converts to (eps, delta)-DP
 by OpenDP's ``make_zCDP_to_approxDP`` when OpenDP is installed (Canonne, Kamath & Steinke
 2020), else by eps = rho + 2 sqrt(rho ln(1/delta)) (Bun & Steinke, Prop. 1.3). The tighter of
 basic and zCDP is reported, with its method. The lifetime cap is always checked under basic
