@@ -30,7 +30,7 @@ SRC = str(Path(gazeprivacy.ledger.__file__).resolve().parents[1])
 KALEIDO = ["--mechanism", "kaleido", "--epsilon", "0.5", "--radius-deg", "1", "--window-s", "1"]
 CLI = "import sys; from gazeprivacy.cli.app import main; sys.argv[0] = 'gazeprivacy'; main()"
 # Runs `gazeprivacy ARGS...` with a pause at a named point: argv[1] is a file the process
-# writes when it gets there; then it sleeps until killed.
+# writes when it gets there; then it sleeps until killed (or, for slow-reservation, 1.5 s).
 PAUSED = """
 import pathlib, sys, time
 import gazeprivacy.ledger as L
@@ -39,7 +39,14 @@ ready, where = pathlib.Path(sys.argv[1]), sys.argv[2]
 def pause():
     ready.write_text(where)
     time.sleep(300)
-if where == "after-reservation":   # the work: the write never happens
+if where == "slow-reservation":    # hold the write lock 1.5 s inside the reservation
+    check = L.Ledger._check_cap
+    def slow(self, *a):
+        ready.write_text(where)
+        time.sleep(1.5)
+        return check(self, *a)
+    L.Ledger._check_cap = slow
+elif where == "after-reservation": # the work: the write never happens
     R.write_sealed = lambda *a, **k: pause()
 else:                              # inside the reservation transaction, one charge inserted
     insert = L._insert_charges
@@ -85,14 +92,18 @@ def invoke(*args: str, code: int = 0):
     return res
 
 
+@pytest.mark.slow
 def test_two_processes_racing_for_one_budget_never_overspend(tmp_path):
     src = gaze_file(tmp_path / "in.csv")
     led = tmp_path / "budget.sqlite"
-    procs = [spawn(CLI, *protect_args(src, tmp_path / f"o{i}.csv", led,
-                                      "--max-epsilon-per-participant", "4")) for i in range(2)]
+    # each holds the write lock 1.5 s while it checks the cap: the second waits for the first
+    procs = [spawn(PAUSED, str(tmp_path / f"in-reservation-{i}"), "slow-reservation",
+                   *protect_args(src, tmp_path / f"o{i}.csv", led,
+                                 "--max-epsilon-per-participant", "4")) for i in range(2)]
     outs = [(p.wait(timeout=300), *p.communicate()) for p in procs]
     codes = sorted(rc for rc, _, _ in outs)
     assert codes == [0, 2], outs
+    assert all((tmp_path / f"in-reservation-{i}").exists() for i in range(2))  # both checked
     loser = next(err for rc, _, err in outs if rc == 2)
     assert "refused before any work" in loser and "1 of 3 participants" in loser
     assert sum((tmp_path / f"o{i}.csv").exists() for i in range(2)) == 1
@@ -177,16 +188,16 @@ def test_show_and_export_in_every_format(tmp_path):
     assert not any(n in out.read_text() for n in NAMES)
 
 
-@pytest.mark.parametrize("command", ["show", "protect"])
-def test_a_corrupt_ledger_is_refused_with_its_name(tmp_path, command):
+def test_a_corrupt_ledger_is_refused_with_its_name(tmp_path):
     bad = tmp_path / "corrupt.sqlite"
     bad.write_bytes(np.random.default_rng(7).bytes(4096))
-    args = (["ledger", "show", str(bad)] if command == "show"
-            else protect_args(gaze_file(tmp_path / "in.csv"), tmp_path / "o.csv", bad))
-    proc = spawn(CLI, *args)
+    proc = spawn(CLI, *protect_args(gaze_file(tmp_path / "in.csv"), tmp_path / "o.csv", bad))
     rc, (_, err) = proc.wait(timeout=300), proc.communicate()
     assert rc == 2 and "corrupt.sqlite" in err and "not a usable gazeprivacy ledger" in err
-    assert not (tmp_path / "o.csv").exists()
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "o.csv").exists()
+    for args in (["show", str(bad)], ["export", str(bad), str(tmp_path / "x.csv")]):
+        res = invoke("ledger", *args, code=1)
+        assert "corrupt.sqlite" in str(res.exception) and "not a usable" in str(res.exception)
 
 
 def test_cap_options_need_a_ledger(tmp_path):
