@@ -18,6 +18,7 @@ import pytest
 
 import gazeprivacy.mechanisms as mechanisms
 from gazeprivacy.data import Dataset, Geometry, Recording, write_dataset
+from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.guarantees import Guarantee, Kind, Unit
 from gazeprivacy.ledger import (
     BudgetExceededError,
@@ -267,4 +268,16 @@ def test_a_record_spending_more_than_its_privacy_map_is_not_written(tmp_path, mo
     with pytest.raises(LedgerError, match="spends more than its privacy map reserved"):
         protect_file(src, tmp_path / "o.csv", ledger=led, **KALEIDO)
     assert not (tmp_path / "o.csv").exists()
-    assert {r["status"] for r in Ledger(led).entries()} == {"reserved"}
+    assert {r["status"] for r in Ledger(led).entries()} == {"cancelled"}
+
+
+def test_a_run_failing_before_the_write_cancels_its_reservation(tmp_path):
+    src = gaze_file(tmp_path / "in.csv")
+    led = Ledger(tmp_path / "l.sqlite", max_epsilon_per_participant=4.0)
+    with pytest.raises(InvalidParameterError, match="alice-raw-id"):  # refused by the sealing
+        protect_file(src, tmp_path / "o.csv", ledger=led, public=["alice-raw-id"], **KALEIDO)
+    rows = Ledger(led.path).entries()
+    assert {(r["status"], r["reason"]) for r in rows} == {
+        ("cancelled", "failed before the write (InvalidParameterError)")}
+    assert Ledger(led.path).balances() == [] and b"alice" not in led.path.read_bytes()
+    protect_file(src, tmp_path / "o.csv", ledger=led, **KALEIDO)  # the budget was not spent

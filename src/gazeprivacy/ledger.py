@@ -14,7 +14,9 @@ guarantee record. The ledger is the data holder's SQLite file (standard library 
   IMMEDIATE`` transaction before any work: the cap check and the insert of every charge are
   one atomic step, so two processes on one ledger never overspend, and a crash leaves either
   the whole reservation or nothing. A killed run's reservation stays spent (conservative);
-  after the write it is marked ``committed`` (or ``unaccounted``) with the output's SHA-256;
+  after the write it is marked ``committed`` (or ``unaccounted``) with the output's SHA-256. A
+  run that fails with an error before writing released nothing: its reservation is marked
+  ``cancelled`` and no longer counts;
 * ``max_epsilon_per_participant`` is a lifetime cap, checked under basic composition (the sum
   of every epsilon charged, reserved or committed). A release whose record gives no epsilon,
   or whose record is not formally private (k-anonymity, plausible deniability, paper mode,
@@ -82,7 +84,7 @@ CREATE TABLE IF NOT EXISTS releases (
     id TEXT PRIMARY KEY, mechanism TEXT NOT NULL, kind TEXT NOT NULL, unit TEXT NOT NULL,
     mode TEXT NOT NULL, epsilon REAL, delta REAL, accounted INTEGER NOT NULL,
     allowed_unaccounted INTEGER NOT NULL, reason TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('reserved', 'committed', 'unaccounted')),
+    status TEXT NOT NULL CHECK (status IN ('reserved', 'committed', 'unaccounted', 'cancelled')),
     cap REAL, reserved_at TEXT NOT NULL, committed_at TEXT, output TEXT, output_sha256 TEXT);
 CREATE TABLE IF NOT EXISTS charges (
     release_id TEXT NOT NULL REFERENCES releases(id), participant TEXT NOT NULL,
@@ -393,7 +395,8 @@ class Ledger:
                 "--allow-unaccounted (Python: allow_unaccounted=True) to release it anyway, "
                 "recorded as unaccounted")
         spent = dict(conn.execute(
-            "SELECT participant, SUM(COALESCE(epsilon, 0)) FROM charges GROUP BY participant"))
+            "SELECT c.participant, SUM(COALESCE(c.epsilon, 0)) FROM charges c JOIN releases r "
+            "ON r.id = c.release_id WHERE r.status != 'cancelled' GROUP BY c.participant"))
         over = sorted(spent.get(c.participant, 0.0) + (c.epsilon or 0.0) - cap
                       for c in charges)
         over = [v for v in over if v > 1e-12 * max(1.0, cap)]
@@ -411,11 +414,22 @@ class Ledger:
         output's path and SHA-256."""
         digest = file_sha256(output) if output is not None else None
         status = "committed" if reservation.accounted else "unaccounted"
+        self._close(reservation, status, output=None if output is None else str(output),
+                    digest=digest)
+
+    def cancel(self, reservation: Reservation, reason: str) -> None:
+        """Mark ``reservation`` ``cancelled``: the run failed with an error before writing
+        anything, so it released nothing and its charges no longer count. (A killed or
+        interrupted run cannot know that and keeps its reservation.)"""
+        self._close(reservation, "cancelled", reason=reason[:500])
+
+    def _close(self, reservation: Reservation, status: str, *, output: str | None = None,
+               digest: str | None = None, reason: str | None = None) -> None:
         with self._transaction(write=True) as conn:
             cur = conn.execute("UPDATE releases SET status = ?, committed_at = ?, output = ?, "
-                               "output_sha256 = ? WHERE id = ? AND status = 'reserved'",
-                               (status, _now(), None if output is None else str(output),
-                                digest, reservation.id))
+                               "output_sha256 = ?, reason = COALESCE(?, reason) WHERE id = ? "
+                               "AND status = 'reserved'",
+                               (status, _now(), output, digest, reason, reservation.id))
             if cur.rowcount != 1:
                 raise LedgerError(f"{self.path}: reservation {reservation.id} is not an open "
                                   "reservation of this ledger")
@@ -442,7 +456,7 @@ class Ledger:
         """Spent and remaining per participant hash (see the module docstring for the
         composition methods). ``delta`` is the target of the zCDP conversion (None: basic
         composition only); the cap defaults to this ledger's, else the last one recorded."""
-        rows = self.entries()
+        rows = [r for r in self.entries() if r["status"] != "cancelled"]
         cap = max_epsilon_per_participant or self.max_epsilon_per_participant or next(
             (r["cap"] for r in reversed(rows) if r["cap"] is not None), None)
         if delta is not None:
