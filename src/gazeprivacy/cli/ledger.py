@@ -73,6 +73,7 @@ def _table(file: Path, rows: list[dict]) -> None:
                          no_wrap=True, min_width=16 if name == "participant" else None)
     for r in rows:
         extra = f" +{r['unaccounted']} unacc." if r["unaccounted"] else ""
+        extra += f" ({r['reserved']} reserved)" if r["reserved"] else ""
         table.add_row(r["participant"][:16], f"{r['releases']}{extra}",
                       f"{r['epsilon_basic']:.4g}", f"{r['delta_basic']:.3g}",
                       f"{r['epsilon']:.4g}", f"{r['delta']:.3g}",
