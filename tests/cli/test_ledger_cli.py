@@ -205,3 +205,12 @@ def test_cap_options_need_a_ledger(tmp_path):
     res = invoke("protect", str(src), str(tmp_path / "o.csv"), *KALEIDO,
                  "--max-epsilon-per-participant", "1", code=1)
     assert "need --ledger" in str(res.exception)
+
+
+def test_a_partitioned_input_is_not_recorded_and_says_so(tmp_path):
+    src = gaze_file(tmp_path / "in.parquet")
+    invoke("partition", str(src), str(tmp_path / "parts"), "--recordings-per-partition", "2")
+    res = invoke(*protect_args(tmp_path / "parts", tmp_path / "out", tmp_path / "l.sqlite"),
+                 code=1)
+    assert "--ledger applies to a single-file INPUT" in str(res.exception)
+    assert not (tmp_path / "l.sqlite").exists() and not (tmp_path / "out").exists()
