@@ -38,7 +38,8 @@ by OpenDP's ``make_zCDP_to_approxDP`` when OpenDP is installed (Canonne, Kamath 
 2020), else by eps = rho + 2 sqrt(rho ln(1/delta)) (Bun & Steinke, Prop. 1.3). The tighter of
 basic and zCDP is reported, with its method. The lifetime cap is always checked under basic
 composition. ``(epsilon,w,r)-DP``
-(w-event, radius-bounded) and approximate-DP records get basic composition only.
+(w-event: Kaleido allocates its budget adaptively over sliding windows, so its disjoint windows
+are not fixed randomisers) and approximate-DP records get basic composition only.
 """
 
 from __future__ import annotations
