@@ -19,6 +19,7 @@ from gazeprivacy.cli import demo as demo_cmd
 from gazeprivacy.cli import evaluate as evaluate_cmd
 from gazeprivacy.cli import heatmap as heatmap_cmd
 from gazeprivacy.cli import info as info_cmd
+from gazeprivacy.cli import ledger as ledger_cmd
 from gazeprivacy.cli import partition as partition_cmd
 from gazeprivacy.cli import protect as protect_cmd
 from gazeprivacy.cli import reproduce as reproduce_cmd
@@ -59,6 +60,7 @@ reproduce_cmd.reproduce_app.command("seed002")(reproduce_cmd.seed002)
 reproduce_cmd.reproduce_app.command("seed003")(reproduce_cmd.seed003)
 reproduce_cmd.reproduce_app.command("seed004")(reproduce_cmd.seed004)
 app.add_typer(reproduce_cmd.reproduce_app, name="reproduce")
+app.add_typer(ledger_cmd.ledger_app, name="ledger")
 
 
 def main() -> None:

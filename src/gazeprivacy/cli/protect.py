@@ -118,6 +118,16 @@ def protect(
         help="--engine dask: scheduler address (default: a local cluster).")] = None,
     overwrite: Annotated[bool, typer.Option(
         help="Partitioned INPUT: replace an existing OUTPUT folder.")] = False,
+    ledger: Annotated[Path | None, typer.Option(
+        "--ledger", help="Charge each participant in this privacy-budget ledger (SQLite; its "
+                         "key goes to FILE.key, keep both private). See `gazeprivacy ledger`.")
+    ] = None,
+    max_epsilon_per_participant: Annotated[float | None, typer.Option(
+        help="--ledger: lifetime cap on each participant's epsilon (basic composition); a "
+             "release that would pass it is refused before any work.")] = None,
+    allow_unaccounted: Annotated[bool, typer.Option(
+        help="--ledger with a cap: accept a release without a usable epsilon (k-anonymity, "
+             "plausible deniability, paper mode, flagged); the ledger records it.")] = False,
 ) -> None:
     """Protect a gaze data file (or, for feature-series mechanisms, a window feature table) and
     write the sealed release with its guarantee record beside it."""
@@ -139,6 +149,7 @@ def protect(
         if "radius_deg" in kw:
             raise InvalidParameterError("give --radius-deg or --radius-frac, not both")
         kw["radius_deg"] = radius_frac * _smaller_side(input, geo, partitioned, time_unit)
+    led = _ledger(ledger, max_epsilon_per_participant, allow_unaccounted, partitioned)
     if partitioned:
         _protect_partitioned_checked(input, output, mechanism, spec, geo, seed=seed,
                                      engine=engine, scheduler=scheduler, overwrite=overwrite,
@@ -150,7 +161,7 @@ def protect(
         sealed = protect_file(input, output, mechanism=mechanism, public=public or (),
                               pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
                               id_map_path=id_map, report_path=report, seed=seed,
-                              time_unit=time_unit, geometry=geo, **kw)
+                              time_unit=time_unit, geometry=geo, ledger=led, **kw)
     console = Console()
     for w in caught:  # paper mode and other unproven paths: say so, do not fail
         if issubclass(w.category, NotFormallyPrivateWarning):
@@ -163,6 +174,21 @@ def protect(
     console.print(f"guarantee record: {guarantee_path(output)}", highlight=False)
     if id_map is not None:
         console.print(f"id map (keep private): {id_map}", highlight=False)
+
+
+def _ledger(path: Path | None, cap: float | None, allow_unaccounted: bool,
+            partitioned: bool) -> Any:
+    if path is None:
+        if cap is not None or allow_unaccounted:
+            raise InvalidParameterError("--max-epsilon-per-participant and --allow-unaccounted "
+                                        "need --ledger FILE")
+        return None
+    if partitioned:
+        raise InvalidParameterError("--ledger applies to a single-file INPUT (partitioned "
+                                    "releases are not recorded in a ledger yet)")
+    from gazeprivacy.ledger import Ledger
+
+    return Ledger(path, max_epsilon_per_participant=cap, allow_unaccounted=allow_unaccounted)
 
 
 def _smaller_side(input: Path, geo: Geometry | None, partitioned: bool, time_unit: str) -> float:

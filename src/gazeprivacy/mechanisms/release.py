@@ -35,15 +35,16 @@ input columns left out) with its status.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -55,6 +56,9 @@ from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Budget, ColumnStatus, Guarantee, Kind, Release, Status, Unit
 from gazeprivacy.mechanisms.contract import Level
 from gazeprivacy.rng import make_rng
+
+if TYPE_CHECKING:
+    from gazeprivacy.ledger import Ledger, Reservation
 
 __all__ = [
     "PUBLIC_KEYWORDS",
@@ -667,7 +671,8 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
                  pupil_epsilon: float | None = None, pupil_range: Sequence[float] | None = None,
                  id_map_path: str | Path | None = None, report_path: str | Path | None = None,
                  seed: int | None = None, time_unit: str = "s", geometry: Geometry | None = None,
-                 progress: bool = False, **param_kwargs: Any) -> SealedRelease:
+                 progress: bool = False, ledger: Ledger | str | Path | None = None,
+                 **param_kwargs: Any) -> SealedRelease:
     """Read a long-format file, protect it with ``mechanism``, and write the sealed release.
 
     The library function behind ``gazeprivacy protect``: every privacy parameter comes from the
@@ -694,6 +699,10 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         Unit of the input's ``t`` column.
     geometry : Geometry, optional
         Overrides the file's metadata.
+    ledger : Ledger or path, optional
+        Charge each participant in this privacy-budget ledger (:mod:`gazeprivacy.ledger`): the
+        spend, from the data-free privacy map, is reserved before any work (refused past the
+        ledger's cap) and committed with the output's SHA-256 after the write.
 
     Returns
     -------
@@ -706,11 +715,14 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         Unknown mechanism or parameter, a heatmap mechanism, or a sealing policy refusal.
     InvalidDataError
         The input cannot be read or breaks a data-model rule.
+    LedgerError
+        The ledger refuses the release (before any work) or cannot be used.
     """
     from gazeprivacy.mechanisms import MECHANISMS, build_params
     from gazeprivacy.mechanisms import protect as protect_dataset
 
     spec = MECHANISMS[mechanism]
+    public = tuple(public)
     rng = make_rng(seed)
     mech_rng, seal_rng = rng.spawn(2)
     if spec.level is Level.SERIES:
@@ -719,25 +731,31 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         return _protect_series_file(Path(in_path), Path(out_path), mechanism,
                                     build_params(mechanism, params, **param_kwargs),
                                     public=public, seed=seed, id_map_path=id_map_path,
-                                    rngs=(mech_rng, seal_rng))
+                                    rngs=(mech_rng, seal_rng), ledger=ledger)
     if not spec.level.takes_samples:
         raise InvalidParameterError(
             f"{mechanism} is a {spec.level}-level mechanism; protect takes gaze samples or "
             "feature tables (heatmaps: use `gazeprivacy heatmap`)")
     ds = read_dataset(in_path, time_unit=time_unit, geometry=geometry)
-    rel = protect_dataset(ds, mechanism=mechanism, params=params, rng=mech_rng,
-                          progress=progress, **param_kwargs)
-    rel = Release(rel.output, rel.guarantee.with_seed(seed))
-    sealed = seal(rel, public=public, pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
-                  source=ds, rng=seal_rng)
+    entry = _ledger_reserve(ledger, mechanism, params, param_kwargs, ds, seed=seed,
+                            pupil=(pupil_epsilon, pupil_range, public))
+    with _ledger_guard(entry):
+        rel = protect_dataset(ds, mechanism=mechanism, params=params, rng=mech_rng,
+                              progress=progress, **param_kwargs)
+        rel = Release(rel.output, rel.guarantee.with_seed(seed))
+        sealed = seal(rel, public=public, pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
+                      source=ds, rng=seal_rng)
+        _ledger_check(entry, sealed.guarantee)
     write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path)
+    _ledger_commit(entry, out_path)
     return sealed
 
 
 def _protect_series_file(in_path: Path, out_path: Path, mechanism: str, params: Any, *,
                          public: Iterable[str], seed: int | None,
                          id_map_path: str | Path | None,
-                         rngs: tuple[np.random.Generator, np.random.Generator]) -> SealedRelease:
+                         rngs: tuple[np.random.Generator, np.random.Generator],
+                         ledger: Ledger | str | Path | None = None) -> SealedRelease:
     from gazeprivacy.mechanisms.series import protect_series
 
     try:
@@ -745,8 +763,85 @@ def _protect_series_file(in_path: Path, out_path: Path, mechanism: str, params: 
                  else pl.read_csv(in_path))
     except (OSError, pl.exceptions.PolarsError) as exc:
         raise InvalidDataError(f"cannot read feature table {str(in_path)!r}: {exc}") from None
-    rel = protect_series(table, mechanism, params, rng=rngs[0])
-    sealed = seal_series_table(rel.output, rel.guarantee.with_seed(seed), public=public,
-                               rng=rngs[1])
+    entry = _ledger_reserve(ledger, mechanism, params, {}, table, seed=seed)
+    with _ledger_guard(entry):
+        rel = protect_series(table, mechanism, params, rng=rngs[0])
+        sealed = seal_series_table(rel.output, rel.guarantee.with_seed(seed), public=public,
+                                   rng=rngs[1])
+        _ledger_check(entry, sealed.guarantee)
     write_sealed(sealed, out_path, id_map_path=id_map_path)
+    _ledger_commit(entry, out_path)
     return sealed
+
+
+# ---------------------------------------------------------------------- ledger hook
+# The privacy-budget ledger (gazeprivacy.ledger) around protect_file: reserve the spend from the
+# data-free privacy map before any work, check the written record spends no more, commit after.
+# A run that fails with an error before the write released nothing: its reservation is
+# cancelled. A killed or interrupted run keeps it (the ledger cannot tell).
+
+_LedgerEntry = tuple["Ledger", "Reservation", Guarantee]
+
+
+def _ledger_reserve(ledger: Ledger | str | Path | None, mechanism: str, params: Any,
+                    param_kwargs: Mapping[str, Any], data: Any, *, seed: int | None,
+                    pupil: tuple[Any, Any, Iterable[str]] = (None, None, ())
+                    ) -> _LedgerEntry | None:
+    """Reserve the release's per-participant spend (privacy map on the public shape, plus the
+    pupil budget) in ``ledger``; None without a ledger."""
+    if ledger is None:
+        return None
+    from gazeprivacy.ledger import Ledger
+    from gazeprivacy.mechanisms import MECHANISMS, build_params
+
+    spec = MECHANISMS[mechanism]
+    shape = spec.shape_of(data)
+    g = spec.guarantee(build_params(mechanism, params, **param_kwargs), shape).with_seed(seed)
+    recordings = getattr(shape, "recordings", ())
+    participants = getattr(shape, "participants", None) or [r.participant for r in recordings]
+    pupil_policy = _Pupil.check(g, pupil[0], pupil[1], frozenset(str(p) for p in pupil[2]))
+    if pupil_policy is not None:
+        blocks: dict[str, int] = {}
+        for r in recordings:
+            b = _block_samples(g, r.sampling_rate_hz)
+            blocks[r.participant] = blocks.get(r.participant, 0) + -(-r.n_samples // b)
+        g = pupil_policy.record(g, blocks)
+    led = Ledger.coerce(ledger)
+    return led, led.reserve(g, participants=participants), g
+
+
+@contextlib.contextmanager
+def _ledger_guard(entry: _LedgerEntry | None) -> Iterator[None]:
+    """Cancel the reservation when the work before the write fails with an error."""
+    try:
+        yield
+    except Exception as exc:
+        if entry is not None:
+            # the type only: an error message may name raw ids, which the ledger never holds
+            entry[0].cancel(entry[1], f"failed before the write ({type(exc).__name__})")
+        raise
+
+
+def _ledger_check(entry: _LedgerEntry | None, actual: Guarantee) -> None:
+    """Refuse to write a release whose record spends more than was reserved."""
+    if entry is None:
+        return
+    from gazeprivacy.ledger import LedgerError
+
+    def spend(g: Guarantee) -> list[tuple[float, float]]:
+        return sorted(((b.epsilon or 0.0, b.delta or 0.0)
+                       for b in (g.per_participant or {}).values()), reverse=True)
+
+    planned, got = spend(entry[2]), spend(actual)
+    more = len(got) > len(planned) or any(
+        e > pe * (1 + 1e-9) + 1e-12 or d > pd * (1 + 1e-9) + 1e-12
+        for (e, d), (pe, pd) in zip(got, planned, strict=False))
+    if more or (entry[2].formally_private and not actual.formally_private):
+        raise LedgerError(f"{entry[0].path}: the {actual.mechanism} release's record spends more "
+                          "than its privacy map reserved before the work (or lost its formal "
+                          "guarantee); nothing was written")
+
+
+def _ledger_commit(entry: _LedgerEntry | None, out_path: str | Path) -> None:
+    if entry is not None:
+        entry[0].commit(entry[1], out_path)
