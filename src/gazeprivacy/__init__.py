@@ -26,6 +26,7 @@ from gazeprivacy.guarantees import (
     Status,
     Unit,
 )
+from gazeprivacy.ledger import Ledger
 from gazeprivacy.mechanisms import MECHANISMS, Level, Mechanism, Mode, protect
 from gazeprivacy.mechanisms.release import SealedRelease, protect_file, seal, write_release
 from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams, KaleidoStream
@@ -50,6 +51,7 @@ __all__ = [
     "KaleidoParams",
     "KaleidoStream",
     "Kind",
+    "Ledger",
     "Level",
     "Mechanism",
     "Mode",
