@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from gazeprivacy.audit.adapters import ADAPTERS, audit_mechanism
+from gazeprivacy.cli._common import echo_table, say
 from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.rng import make_rng
 
@@ -24,14 +24,19 @@ def audit(
                                         "confirmation run (more = tighter bound).")] = 20_000,
     mode: Annotated[str, typer.Option(help="sound, paper or both (the modes the mechanism "
                                       "has).")] = "both",
-    seed: Annotated[int | None, typer.Option(help="Fix the seed (research run); default: "
-                                             "OS entropy.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Fix the seed (research run; >= 0); "
+                                             "default: OS entropy.", min=0)] = None,
     confidence: Annotated[float, typer.Option(help="Confidence of the epsilon lower "
                                               "bound.")] = 0.99,
     explore: Annotated[bool, typer.Option(help="Search random neighbouring pairs as well "
                                           "as the hand-picked extremes.")] = True,
 ) -> None:
     """Audit one mechanism: claimed epsilon, audited lower bound, pass / FAIL per mode."""
+    from gazeprivacy.audit.adapters import ADAPTERS, audit_mechanism
+
+    if mechanism not in ADAPTERS:
+        raise InvalidParameterError(f"--mechanism must be one of {', '.join(ADAPTERS)}, got "
+                                    f"{mechanism!r}")
     adapter = ADAPTERS[mechanism]
     if mode == "both":
         modes = adapter.modes
@@ -45,14 +50,14 @@ def audit(
                   "estimate", "verdict", "p-value", "worst pair",
                   title=f"privacy audit ({confidence:.0%} confidence, {trials} draws per input)")
     for m, child in zip(modes, rng.spawn(len(modes)), strict=True):
+        say(f"auditing {mechanism} ({m} mode)")
         row = audit_mechanism(mechanism, mode=m, n_trials=trials, rng=child,
                               confidence=confidence, explore=explore).row()
         verdict = "[green]pass[/]" if row["verdict"] == "pass" else "[bold red]FAIL[/]"
         table.add_row(row["mechanism"], row["mode"], row["unit"], f"{row['claimed_epsilon']:.4g}",
                       f"{row['claimed_delta']:.3g}", f"{row['epsilon_lower_bound']:.3f}",
                       f"{row['epsilon_estimate']:.3f}", verdict, f"{row['p_value']:.2g}",
-                      row["pair"])
-    console = Console(width=160)
-    console.print(table)
-    console.print(f"seed: {seed if seed is not None else 'OS entropy'}; a FAIL means the claim "
-                  f"is violated at the stated confidence for this pair and event.")
+                      Text(str(row["pair"])))
+    echo_table(table)
+    say(f"seed: {seed if seed is not None else 'OS entropy'}; a FAIL means the claim "
+        "is violated at the stated confidence for this pair and event.")
