@@ -355,3 +355,41 @@ def test_ctrl_c_exits_130_and_removes_the_partial_output(tmp_path):
     assert err.strip().splitlines()[-1].startswith("interrupted:")
     assert not out.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".partial")]
+
+
+def test_a_full_disk_is_one_line_and_leaves_no_partial_file(tmp_path, capsys, monkeypatch):
+    import errno
+
+    from gazeprivacy.report import heatmap_render
+
+    def full(heatmap, path, **kw):
+        Path(path).write_bytes(b"\x89PNG half")
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(heatmap_render, "render_heatmap_png", full)
+    out = tmp_path / "h.png"
+    code, _o, err = _run(capsys, *_heatmap(tmp_path, out))
+    assert code == 1 and "No space left on device" in _one_error_line(err)
+    assert not out.exists() and not (tmp_path / "h.guarantee.json").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".partial")]
+
+
+@pytest.mark.filterwarnings("default")
+def test_library_warnings_are_one_line_with_cli_flags(capsys, monkeypatch):
+    import warnings
+
+    from gazeprivacy.cli import mechanisms as mech_cmd
+    from gazeprivacy.exceptions import DataPolicyWarning
+
+    real = mech_cmd.describe_mechanism
+
+    def warn(name):
+        warnings.warn("timestamps look like ms: pass time_unit='ms'", DataPolicyWarning,
+                      stacklevel=1)
+        return real(name)
+
+    monkeypatch.setattr(mech_cmd, "describe_mechanism", warn)
+    code, _out, err = _run(capsys, "mechanisms", "kaleido")
+    assert code == 0
+    assert err.strip() == ("warning (DataPolicyWarning): timestamps look like ms: "
+                           "pass --time-unit ms")

@@ -17,6 +17,7 @@ command bodies, so ``gazeprivacy --help`` stays fast.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Sequence
 from typing import Annotated
@@ -168,6 +169,9 @@ def _handle(exc: BaseException) -> int:
     if isinstance(exc, GazePrivacyError):
         _line("error", str(exc))
         return 1
+    if isinstance(exc, BrokenPipeError):  # e.g. `gazeprivacy mechanisms | head`
+        _silence_stdout()
+        return 1
     if isinstance(exc, OSError):
         where = f": {exc.filename}" if exc.filename else ""
         _line("error", f"{exc.strerror or exc}{where}")
@@ -188,10 +192,19 @@ def _handle(exc: BaseException) -> int:
     return 1
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Library warnings as one line each (never silenced by --quiet: they concern privacy)."""
+    err().print(f"warning ({category.__name__}): {cli_message(str(message))}", markup=False)
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the command line on ``argv`` (default ``sys.argv[1:]``); returns the exit code."""
+    import warnings
+
     STATE.quiet = STATE.verbose = False
     STATE.on_interrupt = "partial output removed"
+    shown = warnings.showwarning
+    warnings.showwarning = _show_warning
     try:
         rv = app(args=list(argv) if argv is not None else None, prog_name="gazeprivacy",
                  standalone_mode=False)
@@ -199,6 +212,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc, SystemExit):
             return exc.code if isinstance(exc.code, int) else 1
         return _handle(exc)
+    finally:
+        warnings.showwarning = shown
     if rv == 130:  # typer turns Ctrl-C into Exit(130), returned in non-standalone mode
         return _interrupted()
     return rv if isinstance(rv, int) else 0
@@ -208,9 +223,21 @@ def main() -> None:
     """Console-script entry point."""
     try:
         code = run()
+        sys.stdout.flush()
     except KeyboardInterrupt:  # a second Ctrl-C while printing
         code = 130
+    except BrokenPipeError:
+        _silence_stdout()
+        code = 1
     sys.exit(code)
+
+
+def _silence_stdout() -> None:
+    """Nothing more is read from a closed pipe: keep the interpreter's final flush from failing."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":
