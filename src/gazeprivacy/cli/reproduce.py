@@ -18,8 +18,16 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from gazeprivacy.cli._common import echo_table, progress_wanted, say
+from gazeprivacy.cli._common import (
+    STATE,
+    atomic_dir,
+    check_output_dir,
+    echo_table,
+    progress_wanted,
+    say,
+)
 from gazeprivacy.cli._common import out as out_console
+from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.rng import make_rng
 
 __all__ = ["PAPERS", "register", "reproduce_app", "seed000", "seed001", "seed002", "seed003",
@@ -29,6 +37,13 @@ reproduce_app = typer.Typer(help="Reproduce a paper's experiment (named by autho
                             no_args_is_help=True, rich_markup_mode=None)
 
 _SEED_HELP = "Seed of the run (research run; >= 0)."
+
+
+def _resumable(out: Path) -> None:
+    """Check --out of a resumable run (an existing folder is how it resumes)."""
+    if out.exists() and not out.is_dir():
+        raise InvalidParameterError(f"--out {str(out)!r} exists and is not a folder")
+    STATE.on_interrupt = f"finished work is kept in {out}; rerun the same command to resume"
 
 
 def _default_data_dir() -> Path:
@@ -57,6 +72,7 @@ def seed000(
     """Ren, Fan et al. (DPGazeSynth) section 5: Fig. 2 and Tables 2-4 on DOVES, VR, GazeGraph."""
     from gazeprivacy.experiments.reproduce.seed000 import reproduce_seed000
 
+    _resumable(out)
     res = reproduce_seed000(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
                             quick=quick, n_seeds=n_seeds, n_splits=n_splits,
                             n_seeds_reid=n_seeds_reid, workers=workers,
@@ -93,6 +109,7 @@ def seed001(
         kw["n_seeds"] = n_seeds
     settings = (Seed001Settings.quick_run(**kw) if quick else
                 Seed001Settings(**kw) if paper_grid else Seed001Settings.budget(**kw))
+    _resumable(out)
     res = reproduce_seed001(out, data_dir=None if simulate else (data_dir or _default_data_dir()),
                             rng=make_rng(seed), settings=settings, simulate=simulate,
                             progress=progress_wanted(not (quick or simulate)))
@@ -101,7 +118,8 @@ def seed001(
 
 
 def seed003(
-    out: Annotated[Path, typer.Option(help="Output folder.")],
+    out: Annotated[Path, typer.Option(help="Output folder (created whole when the run "
+                                           "completes).")],
     data_dir: Annotated[Path | None, typer.Option(
         help="Folder with osie_fixations/ and figrim_fixations/ (default $GAZEPRIVACY_DATA or "
              "../shared/data).")] = None,
@@ -115,15 +133,19 @@ def seed003(
     sigma_px: Annotated[float, typer.Option(help="Heatmap point-spread sigma (px).")] = 24.0,
     cell_px: Annotated[int, typer.Option(help="Gaze-map cell size (px).")] = 1,
     n_simulated: Annotated[int, typer.Option(help="Simulated observers (paper: 50000).")] = 50_000,
+    overwrite: Annotated[bool, typer.Option(help="Replace an earlier run's --out.")] = False,
 ) -> None:
     """Liu et al. (ETRA 2019) Figure 3: CC and MSE vs epsilon, Gaussian / Laplacian / analytic."""
     from gazeprivacy.experiments.reproduce.seed003 import reproduce_seed003
 
-    res = reproduce_seed003(
-        out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed), n_draws=n_draws,
-        n_stimuli=n_stimuli, datasets=tuple(dataset or ("osie", "figrim")),
-        epsilons=tuple(epsilon or (0.5, 1.0, 1.5, 2.0, 3.0)), sigma_px=sigma_px,
-        cell_px=cell_px, n_simulated=n_simulated)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    check_output_dir(out, overwrite=overwrite, option="--out", marker="seed003_summary.csv")
+    with atomic_dir(out) as tmp:  # Ctrl-C or an error leaves no partial --out
+        res = reproduce_seed003(
+            tmp, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed), n_draws=n_draws,
+            n_stimuli=n_stimuli, datasets=tuple(dataset or ("osie", "figrim")),
+            epsilons=tuple(epsilon or (0.5, 1.0, 1.5, 2.0, 3.0)), sigma_px=sigma_px,
+            cell_px=cell_px, n_simulated=n_simulated)
     t = Table("dataset", "mechanism", "epsilon", "CC", "MSE")
     wide = res.summary.pivot(on="metric", index=["dataset", "mechanism", "epsilon"],
                              values="mean").sort("dataset", "mechanism", "epsilon")
@@ -131,7 +153,7 @@ def seed003(
         t.add_row(row["dataset"], row["mechanism"], f"{row['epsilon']:g}", f"{row['cc']:.4f}",
                   f"{row['mse']:.3e}")
     echo_table(t)
-    say(f"figure: {res.figure}; tables and guarantee records in {out}")
+    say(f"figure: {out / res.figure.name}; tables and guarantee records in {out}")
 
 
 _DATA_HELP = ("Folder with mpiidpeye/ (default $GAZEPRIVACY_DATA or ../shared/data).")
@@ -165,6 +187,7 @@ def seed002(
     from gazeprivacy.experiments.reproduce.seed002 import reproduce_seed002
 
     kw = {"classifiers": tuple(classifier)} if classifier else {}
+    _resumable(out)
     table = reproduce_seed002(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
                               repetitions=repetitions, subsample_lopo=subsample_lopo,
                               subsample_person=subsample_person, **kw)
@@ -185,6 +208,7 @@ def seed004(
     """Steil et al. (ETRA 2019): the exponential-mechanism method on MPIIDPEye, Figs 6-8."""
     from gazeprivacy.experiments.reproduce.seed004 import reproduce_seed004
 
+    _resumable(out)
     table = reproduce_seed004(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
                               repetitions=repetitions, protocol_subsample=protocol_subsample)
     if {"task", "method", "epsilon", "threat_model"} <= set(table.columns):
