@@ -393,3 +393,20 @@ def test_library_warnings_are_one_line_with_cli_flags(capsys, monkeypatch):
     assert code == 0
     assert err.strip() == ("warning (DataPolicyWarning): timestamps look like ms: "
                            "pass --time-unit ms")
+
+
+def test_info_shows_the_record_of_a_release(tmp_path, capsys):
+    import numpy as np
+
+    from gazeprivacy.data.io import write_dataset
+    from gazeprivacy.mechanisms import MECHANISMS, Mode
+
+    data, params = MECHANISMS["kaleido"].example(Mode.SOUND)
+    rel = MECHANISMS["kaleido"].protect(data, params, rng=np.random.default_rng(0))
+    path = write_dataset(rel.output, tmp_path / "released.parquet")
+    code, out, _err = _run(capsys, "info", str(path))
+    assert code == 0 and "record: none found" in out
+    (tmp_path / "released.parquet.guarantee.json").write_text(rel.guarantee.to_json())
+    code, out, _err = _run(capsys, "info", str(path))
+    assert code == 0
+    assert f"released.parquet.guarantee.json): {rel.guarantee.summary()}" in out

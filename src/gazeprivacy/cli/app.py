@@ -103,6 +103,10 @@ def _root(
     parameter error, 2 usage error, 130 interrupted (partial output removed).
     """
     STATE.quiet, STATE.verbose = quiet, verbose and not quiet
+    if STATE.verbose:
+        import logging
+
+        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
 
 
 app.command("info")(info_cmd.info)
