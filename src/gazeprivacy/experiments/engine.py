@@ -38,7 +38,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -600,14 +600,22 @@ def _execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool) ->
             with ProcessPoolExecutor(max_workers=min(n_workers, len(todo)),
                                      mp_context=get_context("spawn"),
                                      initializer=_worker_init) as pool:
-                futures = [pool.submit(_run_cell, c, ctx) for c in todo]
+                pending = {pool.submit(_run_cell, c, ctx) for c in todo}
                 try:
-                    for fut in as_completed(futures):
-                        fut.result()
-                        if bar is not None:
-                            bar.advance(task)
+                    while pending:
+                        # A short timeout: Ctrl-C may be delivered to a helper thread, and the
+                        # main thread only notices it when it wakes up.
+                        done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                        for fut in done:
+                            fut.result()
+                            if bar is not None:
+                                bar.advance(task)
                 except BaseException:
-                    # Ctrl-C or a failed cell: do not start the cells still queued.
+                    # Ctrl-C or a failed cell: stop now. Queued cells are cancelled and running
+                    # ones terminated (cells are written atomically, so a resumed run only
+                    # recomputes them).
+                    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                        proc.terminate()
                     pool.shutdown(wait=True, cancel_futures=True)
                     raise
     finally:
