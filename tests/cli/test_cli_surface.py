@@ -234,6 +234,17 @@ def test_reproduce_liu_2019_keeps_stimulus_files_inside_out(tmp_path, monkeypatc
     pngs = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.png"))
     assert pngs and all(p.parts[:3] == ("a", "b", "out") for p in pngs), pngs
     assert any("escape" in p.name for p in pngs)
+    assert (out / "seed003_results.parquet").is_file()  # Parquet, as the other reproductions
+    # --out exists now: a second run needs --overwrite.
+    code, _o, err = _run(capsys, "reproduce", "liu-2019", "--out", str(out), "--data-dir",
+                         str(tmp_path), "--dataset", "osie", "--n-draws", "1")
+    assert code == 1 and "--overwrite" in _one_error_line(err)
+    # The old name still works and says what the new one is.
+    code, _o, err = _run(capsys, "reproduce", "seed003", "--out", str(out), "--data-dir",
+                         str(tmp_path), "--dataset", "osie", "--n-draws", "1")
+    note, error = err.strip().splitlines()
+    assert note == "note: 'reproduce seed003' is deprecated; it is now 'reproduce liu-2019'"
+    assert code == 1 and "--overwrite" in error
 
 
 # ------------------------------------------------------------------------------ safe output
