@@ -175,6 +175,8 @@ def test_mechanisms_lists_every_registered_mechanism(capsys):
     assert params["mode"] == {**params["mode"], "required": False, "default": "sound"}
     assert params["radius_deg"]["unit"] == "degrees"
     assert kaleido["partition_phases"] is True and "Kaleido" in kaleido["citation"]
+    assert [p["name"] for p in kaleido["presets"]] == ["paper"]
+    assert "radius_deg: float" in kaleido["presets"][0]["signature"]
 
 
 def test_mechanism_detail_table_and_csv(capsys):

@@ -3,8 +3,10 @@
 """``gazeprivacy mechanisms [NAME] [--format table|json|csv]``: the registered mechanisms.
 
 Without NAME: one line per mechanism (level, partition phases, summary). With NAME: its summary,
-citation, partition phases and every parameter of its parameter dataclass with type, default and
-description; privacy parameters without a default are marked required.
+citation, partition phases, every parameter of its parameter dataclass with type, default, unit
+(from the name's suffix: ``_deg``, ``_s``, ...) and description, and its presets (the parameter
+class's public classmethods, e.g. ``paper``); privacy parameters without a default are marked
+required.
 """
 
 from __future__ import annotations
@@ -76,6 +78,19 @@ def _parameters(params_type: type) -> list[dict[str, Any]]:
     return rows
 
 
+def _presets(params_type: type) -> list[dict[str, str]]:
+    """The parameter class's public classmethods (e.g. ``paper``): a paper's values."""
+    rows = []
+    for name, attr in vars(params_type).items():
+        if isinstance(attr, classmethod) and not name.startswith("_"):
+            fn = getattr(params_type, name)
+            sig = str(inspect.signature(fn)).replace("'", "").split(" -> ")[0]
+            doc = (fn.__doc__ or "").strip().splitlines()
+            rows.append({"name": name, "signature": sig,
+                         "summary": doc[0] if doc else ""})
+    return rows
+
+
 def describe_mechanism(name: str) -> dict[str, Any]:
     """Everything ``gazeprivacy mechanisms NAME`` shows, as plain data (JSON-serialisable)."""
     from gazeprivacy.mechanisms import MECHANISMS
@@ -88,7 +103,8 @@ def describe_mechanism(name: str) -> dict[str, Any]:
             "citation": m.citation, "partition_phases": m.plan is not None,
             "partition_refusal": m.partition_refusal,
             "parameters_class": m.params_type.__name__,
-            "parameters": _parameters(m.params_type)}
+            "parameters": _parameters(m.params_type),
+            "presets": _presets(m.params_type)}
 
 
 def _csv(rows: list[dict[str, Any]]) -> None:
@@ -112,7 +128,8 @@ def _list(descr: list[dict[str, Any]], fmt: str) -> None:
     if fmt == "json":
         out().print_json(json.dumps(descr))
     elif fmt == "csv":
-        _csv([{k: v for k, v in d.items() if k != "parameters"} | {"required": _required(d)}
+        _csv([{k: v for k, v in d.items() if k not in ("parameters", "presets")}
+              | {"required": _required(d), "presets": ", ".join(p["name"] for p in d["presets"])}
               for d in descr])
     else:
         t = Table("mechanism", "level", "required parameters", "partition phases", "summary",
@@ -144,6 +161,11 @@ def _detail(d: dict[str, Any], fmt: str) -> None:
         t.add_row(*(Text(str(v)) for v in (p["name"], p["type"], default, p["unit"] or "-",
                                             p["description"])))
     echo_table(t)
+    for p in d["presets"]:
+        con.print(f"preset {p['name']}{p['signature']}: {p['summary']}", markup=False)
+    con.print("Privacy parameters marked REQUIRED have no default: choose them. With "
+              "`gazeprivacy protect`, give them as options (--epsilon, --k, ...) or "
+              "--param NAME=VALUE.", markup=False)
 
 
 def mechanisms(
