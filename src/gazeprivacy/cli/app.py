@@ -67,9 +67,17 @@ class _WorkflowGroup(TyperGroup):
                     formatter.write_dl(rows)
 
 
+_HELP = """Release eye-tracking data with formal privacy guarantees, and measure what it cost.
+
+Results go to stdout; progress, notes and errors to stderr. Exit codes: 0 success, 1 data or
+parameter error, 2 usage error, 130 interrupted (partial output removed).
+
+Details of a command: gazeprivacy COMMAND --help.
+"""
+
 app = typer.Typer(
     name="gazeprivacy",
-    help="Release eye-tracking data with formal privacy guarantees, and measure what it cost.",
+    help=_HELP,
     cls=_WorkflowGroup,
     no_args_is_help=True,
     add_completion=False,
@@ -97,11 +105,7 @@ def _root(
     verbose: Annotated[bool, typer.Option(
         "--verbose", "-v", help="More detail; a traceback for unexpected errors.")] = False,
 ) -> None:
-    """Release eye-tracking data with formal privacy guarantees, and measure what it cost.
-
-    Results go to stdout, progress and notes to stderr. Exit codes: 0 success, 1 data or
-    parameter error, 2 usage error, 130 interrupted (partial output removed).
-    """
+    """The options every command shares."""
     STATE.quiet, STATE.verbose = quiet, verbose and not quiet
     if STATE.verbose:
         import logging
