@@ -89,9 +89,10 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from gazeprivacy import __version__
-
-        typer.echo(f"gazeprivacy {__version__}")
+        # The running package's version (its __init__ is loaded already, as our parent package;
+        # modules inside the package do not import the facade by name).
+        version = getattr(sys.modules["gazeprivacy"], "__version__", "unknown")
+        typer.echo(f"gazeprivacy {version}")
         raise typer.Exit()
 
 
