@@ -312,12 +312,17 @@ def test_atomic_files_leave_nothing_on_interrupt(tmp_path):
     assert final.read_text() == "new" and sorted(tmp_path.iterdir()) == [final]
 
 
-def test_demo_refuses_a_non_empty_folder_without_overwrite(tmp_path, capsys):
+def test_demo_refuses_a_non_empty_folder_without_overwrite(tmp_path, capsys, monkeypatch):
     (tmp_path / "mine.txt").write_text("keep me")
     code, _o, err = _run(capsys, "demo", "--out", str(tmp_path))
     assert code == 1 and "--overwrite" in _one_error_line(err)
     code, _o, err = _run(capsys, "demo", "--out", str(tmp_path), "--overwrite")
     assert code == 1 and "did not write" in _one_error_line(err)
+    assert (tmp_path / "mine.txt").read_text() == "keep me"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results.parquet").write_bytes(b"")
+    code, _o, err = _run(capsys, "demo", "--out", ".", "--overwrite")
+    assert code == 1 and "current folder" in _one_error_line(err)
     assert (tmp_path / "mine.txt").read_text() == "keep me"
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from rich.console import Console
 
+from gazeprivacy._paths import is_within
 from gazeprivacy.exceptions import InvalidParameterError
 
 __all__ = ["STATE", "Format", "atomic_dir", "atomic_files", "check_output", "check_output_dir",
@@ -151,6 +152,9 @@ def check_output_dir(path: Path, *, overwrite: bool = False, option: str = "--ou
     """
     if path.exists() and not path.is_dir():
         raise InvalidParameterError(f"{option} {str(path)!r} exists and is not a folder")
+    if path.is_dir() and is_within(Path.cwd(), path):
+        raise InvalidParameterError(
+            f"{option} {str(path)!r} is the current folder or holds it; name a sub-folder")
     if path.is_dir() and any(path.iterdir()):
         if not overwrite:
             raise InvalidParameterError(
@@ -174,6 +178,7 @@ def _check_folder(folder: Path, option: str) -> None:
 
 def _temp_name(final: Path) -> Path:
     # A prefix keeps the name's ending (.csv.gz, .png), which writers read the format from.
+    final = final.absolute()
     return final.with_name(f".partial-{secrets.token_hex(4)}-{final.name}")
 
 
