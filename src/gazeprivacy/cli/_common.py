@@ -32,7 +32,7 @@ from gazeprivacy._paths import is_within
 from gazeprivacy.exceptions import InvalidParameterError
 
 __all__ = ["STATE", "Format", "atomic_dir", "atomic_files", "check_output", "check_output_dir",
-           "cli_message", "echo_table", "err", "out", "progress_wanted", "say",
+           "cli_message", "echo_table", "err", "make_rng", "out", "progress_wanted", "say",
            "write_text_atomic"]
 
 
@@ -72,6 +72,14 @@ def say(message: str, *, verbose_only: bool = False) -> None:
     if STATE.quiet or (verbose_only and not STATE.verbose):
         return
     err().print(cli_message(message), markup=False)
+
+
+def make_rng(seed: int | None) -> Any:
+    """:func:`gazeprivacy.rng.make_rng`, imported when a command runs (NumPy is not needed for
+    ``--help``)."""
+    from gazeprivacy.rng import make_rng as _make_rng
+
+    return _make_rng(seed)
 
 
 def progress_wanted(flag: bool = True) -> bool:

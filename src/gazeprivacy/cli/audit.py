@@ -10,9 +10,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from gazeprivacy.cli._common import echo_table, say
+from gazeprivacy.cli._common import echo_table, make_rng, say
 from gazeprivacy.exceptions import InvalidParameterError
-from gazeprivacy.rng import make_rng
 
 __all__ = ["audit"]
 

@@ -14,9 +14,8 @@ from typing import Annotated
 
 import typer
 
-from gazeprivacy.cli._common import atomic_dir, check_output_dir, progress_wanted, say
+from gazeprivacy.cli._common import atomic_dir, check_output_dir, make_rng, progress_wanted, say
 from gazeprivacy.cli._common import out as out_console
-from gazeprivacy.rng import make_rng
 
 __all__ = ["demo"]
 

@@ -9,10 +9,9 @@ from typing import Annotated
 
 import typer
 
-from gazeprivacy.cli._common import atomic_files, check_output, say
+from gazeprivacy.cli._common import atomic_files, check_output, make_rng, say
 from gazeprivacy.cli._common import out as out_console
 from gazeprivacy.exceptions import InvalidParameterError
-from gazeprivacy.rng import make_rng
 
 __all__ = ["heatmap"]
 

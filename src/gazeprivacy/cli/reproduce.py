@@ -23,12 +23,12 @@ from gazeprivacy.cli._common import (
     atomic_dir,
     check_output_dir,
     echo_table,
+    make_rng,
     progress_wanted,
     say,
 )
 from gazeprivacy.cli._common import out as out_console
 from gazeprivacy.exceptions import InvalidParameterError
-from gazeprivacy.rng import make_rng
 
 __all__ = ["PAPERS", "register", "reproduce_app", "seed000", "seed001", "seed002", "seed003",
            "seed004"]
