@@ -610,12 +610,13 @@ def _execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool) ->
                             fut.result()
                             if bar is not None:
                                 bar.advance(task)
-                except BaseException:
-                    # Ctrl-C or a failed cell: stop now. Queued cells are cancelled and running
-                    # ones terminated (cells are written atomically, so a resumed run only
-                    # recomputes them).
-                    for proc in list((getattr(pool, "_processes", None) or {}).values()):
-                        proc.terminate()
+                except BaseException as exc:
+                    # Queued cells are cancelled. On Ctrl-C the running ones are terminated too
+                    # (cells are written atomically, so a resumed run recomputes them); after a
+                    # failed cell they finish and are cached for the rerun.
+                    if isinstance(exc, KeyboardInterrupt):
+                        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                            proc.terminate()
                     pool.shutdown(wait=True, cancel_futures=True)
                     raise
     finally:
