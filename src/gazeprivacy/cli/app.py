@@ -109,9 +109,22 @@ def _root(
     """The options every command shares."""
     STATE.quiet, STATE.verbose = quiet, verbose and not quiet
     if STATE.verbose:
-        import logging
+        _log_to_stderr()
 
-        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+
+def _log_to_stderr() -> None:
+    """The package's INFO log lines on stderr for this run (removed again by :func:`run`)."""
+    import logging
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    logger = logging.getLogger("gazeprivacy")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    _HANDLERS.append(handler)
+
+
+_HANDLERS: list = []
 
 
 app.command("info")(info_cmd.info)
@@ -223,6 +236,13 @@ def run(argv: Sequence[str] | None = None) -> int:
         return _handle(exc)
     finally:
         warnings.showwarning = shown
+        if _HANDLERS:
+            import logging
+
+            logger = logging.getLogger("gazeprivacy")
+            while _HANDLERS:
+                logger.removeHandler(_HANDLERS.pop())
+            logger.setLevel(logging.NOTSET)
     if rv == 130:  # typer turns Ctrl-C into Exit(130), returned in non-standalone mode
         return _interrupted()
     return rv if isinstance(rv, int) else 0
