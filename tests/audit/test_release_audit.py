@@ -136,7 +136,7 @@ def test_release_adapters_are_registered_and_unknown_scenarios_raise():
 
 def test_cli_prints_one_line_per_released_column():
     res = CliRunner().invoke(app, ["audit", "--mechanism", "dpgazesynth-release", "--trials",
-                                   "30", "--seed", "1"])
+                                   "30", "--seed", "1"], env={"COLUMNS": "300"})
     assert res.exit_code == 0, res.output
     out = " ".join(res.output.split())
     for col in ("participant", "x", "stimulus", "declared public", "dpgazesynth-release"):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""``gazeprivacy heatmap`` and ``gazeprivacy reproduce seed003``."""
+"""``gazeprivacy heatmap`` and ``gazeprivacy reproduce liu-2019`` (seed 003)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_heatmap_theorem_3_4_out_of_range_names_the_way_out(tmp_path):
 
 @pytest.mark.realdata
 def test_reproduce_seed003_cli(tmp_path, data_dir):
-    res = CliRunner().invoke(app, ["reproduce", "seed003", "--out", str(tmp_path),
+    res = CliRunner().invoke(app, ["reproduce", "liu-2019", "--out", str(tmp_path),
                                    "--data-dir", str(data_dir), "--n-draws", "2",
                                    "--n-stimuli", "1", "--dataset", "osie", "--epsilon", "1",
                                    "--cell-px", "20", "--sigma-px", "40"])

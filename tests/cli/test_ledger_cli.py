@@ -86,7 +86,7 @@ def protect_args(src: Path, out: Path, led: Path, *extra: str) -> list[str]:
 
 
 def invoke(*args: str, code: int = 0):
-    """In process (an error is ``res.exception``, exit 1; `main` makes it exit 2)."""
+    """In process (an error is ``res.exception``; `main` makes it one line and exit 1)."""
     res = runner.invoke(app, list(args))
     assert res.exit_code == code, res.output + repr(res.exception)
     return res
@@ -102,9 +102,9 @@ def test_two_processes_racing_for_one_budget_never_overspend(tmp_path):
                                  "--max-epsilon-per-participant", "4")) for i in range(2)]
     outs = [(p.wait(timeout=300), *p.communicate()) for p in procs]
     codes = sorted(rc for rc, _, _ in outs)
-    assert codes == [0, 2], outs
+    assert codes == [0, 1], outs
     assert all((tmp_path / f"in-reservation-{i}").exists() for i in range(2))  # both checked
-    loser = next(err for rc, _, err in outs if rc == 2)
+    loser = next(err for rc, _, err in outs if rc == 1)
     assert "refused before any work" in loser and "1 of 3 participants" in loser
     assert sum((tmp_path / f"o{i}.csv").exists() for i in range(2)) == 1
     rows = Ledger(led).entries()
@@ -193,7 +193,7 @@ def test_a_corrupt_ledger_is_refused_with_its_name(tmp_path):
     bad.write_bytes(np.random.default_rng(7).bytes(4096))
     proc = spawn(CLI, *protect_args(gaze_file(tmp_path / "in.csv"), tmp_path / "o.csv", bad))
     rc, (_, err) = proc.wait(timeout=300), proc.communicate()
-    assert rc == 2 and "corrupt.sqlite" in err and "not a usable gazeprivacy ledger" in err
+    assert rc == 1 and "corrupt.sqlite" in err and "not a usable gazeprivacy ledger" in err
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "o.csv").exists()
     for args in (["show", str(bad)], ["export", str(bad), str(tmp_path / "x.csv")]):
         res = invoke("ledger", *args, code=1)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""``gazeprivacy reproduce seed000 --quick`` on a tiny slice of the real data."""
+"""``gazeprivacy reproduce ren-2025-dpgazesynth --quick`` (seed 000) on a slice of the real data."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ runner = CliRunner()
 @pytest.mark.slow
 def test_reproduce_seed000_quick_writes_tables_with_paper_columns(tmp_path, data_dir):
     out = tmp_path / "s000"
-    res = runner.invoke(app, ["reproduce", "seed000", "--out", str(out), "--quick",
+    res = runner.invoke(app, ["reproduce", "ren-2025-dpgazesynth", "--out", str(out), "--quick",
                               "--data-dir", str(data_dir), "--seed", "3", "--workers", "1"])
     assert res.exit_code == 0, res.output
     for key in ("fig2", "table2", "table3", "table4"):

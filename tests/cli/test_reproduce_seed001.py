@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""``gazeprivacy reproduce seed001 --quick`` end to end on simulated stand-ins of the data."""
+"""``gazeprivacy reproduce david-john-2023 --quick`` (seed 001) on simulated stand-ins."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _row(md: str, start: str) -> list[str]:
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_reproduce_seed001_quick_simulated_writes_tables_figures_and_report(tmp_path):
     out = tmp_path / "s001"
-    res = runner.invoke(app, ["reproduce", "seed001", "--out", str(out), "--quick",
+    res = runner.invoke(app, ["reproduce", "david-john-2023", "--out", str(out), "--quick",
                               "--simulate", "--seed", "2", "--workers", "1"])
     assert res.exit_code == 0, res.output
     for key in ("utility", "fig4", "fig8", "table3", "table4", "fig1"):

@@ -2,82 +2,281 @@
 # Copyright (c) 2026 the gazeprivacy developers
 """The Typer application. Commands are thin: parse options, call one library function, print.
 
-Every command is registered here, explicitly; a :class:`GazePrivacyError` becomes one red line on
-stderr and exit code 2.
+Every command is registered here, explicitly. :func:`main` turns every failure into one line on
+stderr and an exit code, never a traceback (``--verbose`` shows one for unexpected errors):
+
+* 0: success (also ``gazeprivacy`` with no arguments, which prints the help);
+* 1: a data or parameter error (:class:`GazePrivacyError`), a file-system error, or an
+  unexpected error;
+* 2: a usage error (unknown option, missing argument, a value of the wrong type);
+* 130: interrupted (Ctrl-C); the command's partial output is removed.
+
+Command modules import their heavy dependencies (scikit-learn, matplotlib, torch) inside the
+command bodies, so ``gazeprivacy --help`` stays fast.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Sequence
+from typing import Annotated
 
 import typer
-from rich.console import Console
+from typer.core import TyperGroup
 
 from gazeprivacy.cli import audit as audit_cmd
+from gazeprivacy.cli import client as client_cmd
+from gazeprivacy.cli import curator as curator_cmd
 from gazeprivacy.cli import datasets as datasets_cmd
 from gazeprivacy.cli import demo as demo_cmd
 from gazeprivacy.cli import evaluate as evaluate_cmd
 from gazeprivacy.cli import heatmap as heatmap_cmd
 from gazeprivacy.cli import info as info_cmd
 from gazeprivacy.cli import ledger as ledger_cmd
+from gazeprivacy.cli import mechanisms as mechanisms_cmd
 from gazeprivacy.cli import partition as partition_cmd
 from gazeprivacy.cli import protect as protect_cmd
 from gazeprivacy.cli import reproduce as reproduce_cmd
+from gazeprivacy.cli import stream as stream_cmd
+from gazeprivacy.cli._common import STATE, cli_message, err
 from gazeprivacy.exceptions import GazePrivacyError
 
-__all__ = ["app", "main"]
+__all__ = ["app", "cli_message", "main", "run"]
+
+# Commands grouped by workflow in `gazeprivacy --help`; a command not listed goes under "Other".
+_SECTIONS: dict[str, tuple[str, ...]] = {
+    "Protect data": ("protect", "stream", "heatmap", "partition"),
+    "Local DP on devices": ("client", "curator"),
+    "Measure and audit": ("demo", "evaluate", "audit", "reproduce", "ledger"),
+    "Look things up": ("info", "mechanisms", "datasets"),
+}
+
+
+class _WorkflowGroup(TyperGroup):
+    """Lists the commands in workflow sections instead of one alphabetical block."""
+
+    def format_commands(self, ctx, formatter) -> None:
+        visible = {n: c for n in self.list_commands(ctx)
+                   if (c := self.get_command(ctx, n)) is not None and not c.hidden}
+        if not visible:
+            return
+        limit = formatter.width - 6 - max(len(n) for n in visible)
+        listed: set[str] = set()
+        for title, names in [*_SECTIONS.items(), ("Other commands", tuple(visible))]:
+            rows = [(n, visible[n].get_short_help_str(limit)) for n in names
+                    if n in visible and n not in listed]
+            listed.update(n for n, _ in rows)
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+_HELP = """Release eye-tracking data with formal privacy guarantees, and measure what it cost.
+
+Results go to stdout; progress, notes and errors to stderr. Exit codes: 0 success, 1 data or
+parameter error, 2 usage error, 130 interrupted (partial output removed).
+
+Details of a command: gazeprivacy COMMAND --help.
+"""
 
 app = typer.Typer(
     name="gazeprivacy",
-    help="Release eye-tracking data with formal privacy guarantees, and measure what it cost.",
+    help=_HELP,
+    cls=_WorkflowGroup,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help text is shown as written: "[lo, hi]" and "gazeprivacy[deep]"
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
-err = Console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        # The running package's version (its __init__ is loaded already, as our parent package;
+        # modules inside the package do not import the facade by name).
+        version = getattr(sys.modules["gazeprivacy"], "__version__", "unknown")
+        typer.echo(f"gazeprivacy {version}")
+        raise typer.Exit()
 
 
 @app.callback()
-def _root() -> None:
-    """Release eye-tracking data with formal privacy guarantees, and measure what it cost."""
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help="Print the version and exit.")] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="Only results and errors: no progress lines or notes.")] = False,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="More detail; a traceback for unexpected errors.")] = False,
+) -> None:
+    """The options every command shares."""
+    STATE.quiet, STATE.verbose = quiet, verbose and not quiet
+    if STATE.verbose:
+        _log_to_stderr()
+
+
+def _log_to_stderr() -> None:
+    """The package's INFO log lines on stderr for this run (removed again by :func:`run`)."""
+    import logging
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    logger = logging.getLogger("gazeprivacy")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    _HANDLERS.append(handler)
+
+
+_HANDLERS: list = []
+
 
 app.command("info")(info_cmd.info)
 app.command("evaluate")(evaluate_cmd.evaluate)
 app.command("demo")(demo_cmd.demo)
 app.command("datasets")(datasets_cmd.datasets)
+app.command("mechanisms")(mechanisms_cmd.mechanisms)
 app.command("audit")(audit_cmd.audit)
 app.command("protect")(protect_cmd.protect)
 app.command("heatmap")(heatmap_cmd.heatmap)
 app.command("partition")(partition_cmd.partition)
-app.command("client")(__import__("gazeprivacy.cli.client", fromlist=["client"]).client)
-app.command("curator")(__import__("gazeprivacy.cli.curator", fromlist=["curator"]).curator)
-app.command("stream")(__import__("gazeprivacy.cli.stream", fromlist=["stream"]).stream)
+app.command("client")(client_cmd.client)
+app.command("curator")(curator_cmd.curator)
+app.command("stream")(stream_cmd.stream)
 
-# `gazeprivacy reproduce <paper>`: one subcommand per seed paper's experiment.
-reproduce_cmd.reproduce_app.command("seed000")(reproduce_cmd.seed000)
-reproduce_cmd.reproduce_app.command("seed001")(reproduce_cmd.seed001)
-reproduce_cmd.reproduce_app.command("seed002")(reproduce_cmd.seed002)
-reproduce_cmd.reproduce_app.command("seed003")(reproduce_cmd.seed003)
-reproduce_cmd.reproduce_app.command("seed004")(reproduce_cmd.seed004)
+# `gazeprivacy reproduce <paper>`: one subcommand per paper, named author-year (reproduce.py).
+reproduce_cmd.register(reproduce_cmd.reproduce_app)
 app.add_typer(reproduce_cmd.reproduce_app, name="reproduce")
 app.add_typer(ledger_cmd.ledger_app, name="ledger")
+
+
+# ------------------------------------------------------------------------------ error lines
+
+def _line(kind: str, message: str) -> None:
+    err().print(f"{kind}: {cli_message(message)}", markup=False)
+
+
+def _usage_line(exc: Exception) -> None:
+    ctx = getattr(exc, "ctx", None)
+    hint = ""
+    if ctx is not None:
+        hint = f" (see '{ctx.command_path} --help')"
+    _line("error", exc.format_message() + hint)  # type: ignore[attr-defined]
+
+
+def _is_click(exc: BaseException, name: str) -> bool:
+    """Whether ``exc`` is typer's (vendored) or click's exception class ``name``."""
+    from typer._click import exceptions as typer_click
+
+    classes = [getattr(typer_click, name, None)]
+    if "click" in sys.modules:  # a command may have raised the real click's exceptions
+        classes.append(getattr(sys.modules["click"].exceptions, name, None))
+    return any(c is not None and isinstance(exc, c) for c in classes)
+
+
+def _interrupted() -> int:
+    err().print(f"interrupted: stopped on Ctrl-C; {STATE.on_interrupt}", markup=False)
+    return 130
+
+
+def _handle(exc: BaseException) -> int:
+    """The exit code of ``exc``, after printing its one line."""
+    if isinstance(exc, KeyboardInterrupt):
+        return _interrupted()
+    if isinstance(exc, typer.Exit):
+        return exc.exit_code
+    if isinstance(exc, typer.Abort) or _is_click(exc, "Abort"):
+        return _interrupted() if isinstance(exc.__context__, KeyboardInterrupt) else 1
+    if _is_click(exc, "NoArgsIsHelpError"):
+        typer.echo(exc.ctx.get_help())  # type: ignore[attr-defined]
+        return 0
+    if _is_click(exc, "UsageError"):
+        _usage_line(exc)  # type: ignore[arg-type]
+        return 2
+    if _is_click(exc, "ClickException") or isinstance(exc, typer.TyperException):
+        _line("error", exc.format_message())  # type: ignore[attr-defined]
+        return int(getattr(exc, "exit_code", 1))
+    if isinstance(exc, GazePrivacyError):
+        _line("error", str(exc))
+        return 1
+    if isinstance(exc, BrokenPipeError):  # e.g. `gazeprivacy mechanisms | head`
+        _silence_stdout()
+        return 1
+    if isinstance(exc, OSError):
+        where = f": {exc.filename}" if exc.filename else ""
+        _line("error", f"{exc.strerror or exc}{where}")
+        return 1
+    if type(exc).__module__.split(".")[0] in ("polars", "pyarrow"):
+        # A reader's error (empty file, bad CSV, not Parquet): a data error, not a bug.
+        _line("error", f"could not read the data: {exc}")
+        return 1
+    if isinstance(exc, MemoryError):
+        _line("error", "out of memory; try a partitioned folder (gazeprivacy partition)")
+        return 1
+    if STATE.verbose:
+        import traceback
+
+        traceback.print_exception(exc)
+    _line("internal error", f"{type(exc).__name__}: {exc} (run with --verbose for the "
+          "traceback, and please report it)")
+    return 1
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Library warnings as one line each (never silenced by --quiet: they concern privacy)."""
+    err().print(f"warning ({category.__name__}): {cli_message(str(message))}", markup=False)
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Run the command line on ``argv`` (default ``sys.argv[1:]``); returns the exit code."""
+    import warnings
+
+    STATE.quiet = STATE.verbose = False
+    STATE.on_interrupt = "partial output removed"
+    shown = warnings.showwarning
+    warnings.showwarning = _show_warning
+    try:
+        rv = app(args=list(argv) if argv is not None else None, prog_name="gazeprivacy",
+                 standalone_mode=False)
+    except BaseException as exc:  # the one place that turns errors into lines
+        if isinstance(exc, SystemExit):
+            return exc.code if isinstance(exc.code, int) else 1
+        return _handle(exc)
+    finally:
+        warnings.showwarning = shown
+        if _HANDLERS:
+            import logging
+
+            logger = logging.getLogger("gazeprivacy")
+            while _HANDLERS:
+                logger.removeHandler(_HANDLERS.pop())
+            logger.setLevel(logging.NOTSET)
+    if rv == 130:  # typer turns Ctrl-C into Exit(130), returned in non-standalone mode
+        return _interrupted()
+    return rv if isinstance(rv, int) else 0
 
 
 def main() -> None:
     """Console-script entry point."""
     try:
-        app(standalone_mode=False)
-    except GazePrivacyError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        sys.exit(2)
-    except typer.Exit as exc:  # pragma: no cover - typer's own exit path
-        sys.exit(exc.exit_code)
-    except Exception as exc:  # click usage errors arrive here in non-standalone mode
-        import click
+        code = run()
+        sys.stdout.flush()
+    except KeyboardInterrupt:  # a second Ctrl-C while printing
+        code = 130
+    except BrokenPipeError:
+        _silence_stdout()
+        code = 1
+    sys.exit(code)
 
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
-            sys.exit(1)
-        raise
+
+def _silence_stdout() -> None:
+    """Nothing more is read from a closed pipe: keep the interpreter's final flush from failing."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+if __name__ == "__main__":
+    main()

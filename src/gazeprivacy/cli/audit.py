@@ -11,12 +11,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from gazeprivacy.audit.adapters import ADAPTERS, audit_mechanism
+from gazeprivacy.cli._common import echo_table, make_rng, say
 from gazeprivacy.exceptions import InvalidParameterError
-from gazeprivacy.rng import make_rng
 
 __all__ = ["audit"]
 
@@ -36,7 +35,7 @@ def _release_table(res: Any, trials: int, confidence: float) -> Table:
         lb = "" if c["lower_bound"] is None else f"{c['lower_bound']:.3f}"
         p = "" if c["p_value"] is None else f"{c['p_value']:.2g}"
         table.add_row(c["column"], c["status"], _verdict(c["verdict"]), lb, p,
-                      str(c["raw_equal_rows"]), c["note"])
+                      str(c["raw_equal_rows"]), Text(c["note"]))
     return table
 
 
@@ -48,14 +47,19 @@ def audit(
                                         "confirmation run (more = tighter bound).")] = 20_000,
     mode: Annotated[str, typer.Option(help="sound, paper or both (the modes the mechanism "
                                       "has).")] = "both",
-    seed: Annotated[int | None, typer.Option(help="Fix the seed (research run); default: "
-                                             "OS entropy.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Fix the seed (research run; >= 0); "
+                                             "default: OS entropy.", min=0)] = None,
     confidence: Annotated[float, typer.Option(help="Confidence of the epsilon lower "
                                               "bound.")] = 0.99,
     explore: Annotated[bool, typer.Option(help="Search random neighbouring pairs as well "
                                           "as the hand-picked extremes.")] = True,
 ) -> None:
     """Audit one mechanism: claimed epsilon, audited lower bound, pass / FAIL per mode."""
+    from gazeprivacy.audit.adapters import ADAPTERS, audit_mechanism
+
+    if mechanism not in ADAPTERS:
+        raise InvalidParameterError(f"--mechanism must be one of {', '.join(ADAPTERS)}, got "
+                                    f"{mechanism!r}")
     adapter = ADAPTERS[mechanism]
     if mode == "both":
         modes = adapter.modes
@@ -65,20 +69,20 @@ def audit(
         raise InvalidParameterError(f"mode must be one of {', '.join(adapter.modes)} or both "
                                     f"for {mechanism!r}, got {mode!r}")
     rng = make_rng(seed)
-    console = Console(width=160)
     table = Table("mechanism", "mode", "unit", "claimed epsilon", "delta", "audited lower bound",
                   "estimate", "verdict", "p-value", "worst pair",
                   title=f"privacy audit ({confidence:.0%} confidence, {trials} draws per input)")
     for m, child in zip(modes, rng.spawn(len(modes)), strict=True):
+        say(f"auditing {mechanism} ({m} mode)")
         res = audit_mechanism(mechanism, mode=m, n_trials=trials, rng=child,
                               confidence=confidence, explore=explore)
         row = res.row()
         if adapter.kind == "release":
-            console.print(_release_table(res, trials, confidence))
+            echo_table(_release_table(res, trials, confidence))
         table.add_row(row["mechanism"], row["mode"], row["unit"], row.get(
             "claim", f"{row['claimed_epsilon']:.4g}"), f"{row['claimed_delta']:.3g}",
             f"{row['epsilon_lower_bound']:.3f}", f"{row['epsilon_estimate']:.3f}",
-            _verdict(row["verdict"]), f"{row['p_value']:.2g}", row["pair"])
-    console.print(table)
-    console.print(f"seed: {seed if seed is not None else 'OS entropy'}; a FAIL means the claim "
-                  f"is violated at the stated confidence for this pair and event.")
+            _verdict(row["verdict"]), f"{row['p_value']:.2g}", Text(str(row["pair"])))
+    echo_table(table)
+    say(f"seed: {seed if seed is not None else 'OS entropy'}; a FAIL means the claim "
+        "is violated at the stated confidence for this pair and event.")

@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
 """``gazeprivacy demo --out DIR``: every sample-level mechanism on the bundled DOVES sample,
-attacked and measured, with a report."""
+attacked and measured, with a report.
+
+The run is written into a temporary folder beside DIR and renamed to DIR when complete, so an
+interrupted demo (Ctrl-C) leaves no partial DIR.
+"""
 
 from __future__ import annotations
 
@@ -9,34 +13,42 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from gazeprivacy.experiments.demo import run_demo
-from gazeprivacy.rng import make_rng
+from gazeprivacy.cli._common import atomic_dir, check_output_dir, make_rng, progress_wanted, say
+from gazeprivacy.cli._common import out as out_console
 
 __all__ = ["demo"]
 
 
 def demo(
-    out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("demo-report"),
-    seed: Annotated[int | None, typer.Option(help="Fix the seed (research run); default: OS "
-                                                  "entropy.")] = None,
-    workers: Annotated[int, typer.Option(help="Worker processes.")] = 2,
-    n_splits: Annotated[int, typer.Option(help="Re-identification splits.")] = 20,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    out: Annotated[Path, typer.Option("--out", help="Output folder (created; must be empty or "
+                                      "absent unless --overwrite).")] = Path("demo-report"),
+    seed: Annotated[int | None, typer.Option(help="Fix the seed (research run; >= 0); default: "
+                                                  "OS entropy.", min=0)] = None,
+    workers: Annotated[int, typer.Option(help="Worker processes.", min=1)] = 2,
+    n_splits: Annotated[int, typer.Option(help="Re-identification splits.", min=2)] = 20,
+    progress: Annotated[bool, typer.Option(help="Report progress on stderr (a bar on a "
+                                           "terminal, one line per step otherwise).")] = True,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing demo folder.")] = False,
 ) -> None:
     """Protect the DOVES sample with every sample-level mechanism at epsilon 1, 2, 3, attack it,
     measure fidelity, and write results.parquet, guarantees.json and report.html."""
-    res, report = run_demo(out, rng=make_rng(seed), workers=workers, n_splits=n_splits,
-                           progress=progress)
-    console = Console()
+    from gazeprivacy.experiments.demo import run_demo
+
+    check_output_dir(out, overwrite=overwrite, option="--out", marker="results.parquet")
+    say(f"demo: writing into {out} (the folder appears when the run is complete)")
+    with atomic_dir(out) as tmp:
+        res, _report = run_demo(tmp, rng=make_rng(seed), workers=workers, n_splits=n_splits,
+                                progress=progress_wanted(progress))
+    console = out_console()
     mechs = sorted(set(res.results["mechanism"].to_list()) - {"none"})
-    console.print(f"[bold]demo[/]: {res.n_cells} cells in {res.seconds:.1f} s; mechanisms: "
-                  f"{', '.join(mechs) or 'none registered yet (raw data only)'}")
+    console.print(f"demo: {res.n_cells} cells in {res.seconds:.1f} s; mechanisms: "
+                  f"{', '.join(mechs) or 'none registered yet (raw data only)'}", markup=False)
     reid = res.results.filter(res.results["metric"] == "identification_rate")
     for row in reid.iter_rows(named=True):
         eps = "" if row["epsilon"] is None else f" eps={row['epsilon']:g}"
-        console.print(f"  {row['mechanism']}{eps}: identification rate {row['value']:.3f}")
+        console.print(f"  {row['mechanism']}{eps}: identification rate {row['value']:.3f}",
+                      markup=False)
     for note in res.notes[:10]:
-        console.print(f"[yellow]note:[/] {note}", highlight=False)
-    console.print(f"report: {report}")
+        say(f"note: {note}")
+    console.print(f"report: {out / 'report.html'}", markup=False)

@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""``gazeprivacy evaluate CONFIG --out DIR``: run an experiment grid and write its report."""
+"""``gazeprivacy evaluate CONFIG --out DIR``: run an experiment grid and write its report.
+
+The run is resumable: each finished cell is cached under ``DIR/cells``, so an interrupted run
+(Ctrl-C) keeps the finished cells and the same command resumes it.
+"""
 
 from __future__ import annotations
 
@@ -8,33 +12,40 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from gazeprivacy.experiments.config import load_config
-from gazeprivacy.experiments.engine import run_experiment
-from gazeprivacy.report.html import build_report
+from gazeprivacy.cli._common import STATE, check_output_dir, progress_wanted, say
+from gazeprivacy.cli._common import out as out_console
 
 __all__ = ["evaluate"]
 
 
 def evaluate(
     config: Annotated[Path, typer.Argument(help="Experiment config (TOML).")],
-    out: Annotated[Path, typer.Option("--out", help="Output folder.")],
+    out: Annotated[Path, typer.Option("--out", help="Output folder (a rerun resumes).")],
     workers: Annotated[int | None, typer.Option(help="Worker processes (default: the "
-                                                     "config's, 2).")] = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+                                                     "config's, 2).", min=1)] = None,
+    progress: Annotated[bool, typer.Option(help="Report progress on stderr (a bar on a "
+                                           "terminal, one line per cell otherwise).")] = True,
     report: Annotated[bool, typer.Option(help="Write report.html.")] = True,
 ) -> None:
     """Run the grid (resumable: finished cells are skipped), write results.parquet,
     guarantees.json and report.html."""
+    from gazeprivacy.experiments.config import load_config
+    from gazeprivacy.experiments.engine import run_experiment
+
     cfg = load_config(config)
-    res = run_experiment(cfg, out, workers=workers, progress=progress)
-    console = Console()
-    console.print(f"[bold]{cfg.name}[/]: {res.n_cells} cells ({res.n_run} run, "
+    # Resuming into an existing folder is the point here, so only the path itself is checked.
+    check_output_dir(out, overwrite=True, option="--out")
+    STATE.on_interrupt = f"finished cells are kept in {out}; rerun the same command to resume"
+    res = run_experiment(cfg, out, workers=workers, progress=progress_wanted(progress))
+    console = out_console()
+    console.print(f"{cfg.name}: {res.n_cells} cells ({res.n_run} run, "
                   f"{res.n_skipped} reused) in {res.seconds:.1f} s; "
-                  f"{res.results.height} result rows -> {out / 'results.parquet'}")
+                  f"{res.results.height} result rows -> {out / 'results.parquet'}", markup=False)
     for note in res.notes[:10]:
-        console.print(f"[yellow]note:[/] {note}", highlight=False)
+        say(f"note: {note}")
     if report:
-        path = build_report(out)
-        console.print(f"report: {path}")
+        from gazeprivacy.report.html import build_report
+
+        say("writing the report")
+        console.print(f"report: {build_report(out)}", markup=False)

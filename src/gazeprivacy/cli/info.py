@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""``gazeprivacy info FILE``: a summary of a long-format data file."""
+"""``gazeprivacy info FILE``: a summary of a long-format data file, and its guarantee record
+when it is a release (the sidecar ``FILE.guarantee.json`` or a record in the Parquet metadata)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from gazeprivacy.data.io import read_dataset
+from gazeprivacy.cli._common import echo_table
+from gazeprivacy.cli._common import out as out_console
 
 __all__ = ["info"]
 
@@ -21,17 +23,57 @@ def info(
     time_unit: Annotated[str, typer.Option(help="Unit of the t column: s, ms or us.")] = "s",
 ) -> None:
     """Summarise a data file: recordings, participants, samples, rates, labels, missing data."""
+    from gazeprivacy.data.io import read_dataset
+
     ds = read_dataset(path, time_unit=time_unit)
     summary = ds.summary()
-    console = Console()
+    console = out_console()
     rates = sorted(set(summary["sampling_rate_hz"].to_list()))
-    console.print(f"[bold]{path}[/]: {len(ds)} recordings, {len(ds.participants)} participants, "
-                  f"{ds.n_samples} samples; sampling rate(s) {', '.join(f'{r:g}' for r in rates)} "
-                  f"Hz; missing {summary['missing_fraction'].mean():.1%} of samples on average")
+    rate_text = ", ".join(f"{r:g}" for r in rates)
+    console.print(f"{path}: {len(ds)} recordings, {len(ds.participants)} participants, "
+                  f"{ds.n_samples} samples; sampling rate(s) {rate_text} Hz; missing "
+                  f"{summary['missing_fraction'].mean():.1%} of samples on average", markup=False)
     labels = ds.label_names()
     if labels:
         t = Table("label", "distinct values", "examples")
         for name in labels:
             vals = summary[name].drop_nulls().unique(maintain_order=True).to_list()
-            t.add_row(name, str(len(vals)), ", ".join(map(str, vals[:5])))
-        console.print(t)
+            t.add_row(Text(name), str(len(vals)), Text(", ".join(map(str, vals[:5]))))
+        echo_table(t)
+    _print_record(path, console)
+
+
+def _records(path: Path) -> list[tuple[str, str]]:
+    """(where, JSON text) of every guarantee record found for ``path``."""
+    found = [(str(side), side.read_text()) for side in
+             (path.with_name(path.name + ".guarantee.json"),
+              path.with_name(path.stem + ".guarantee.json")) if side.is_file()]
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        meta = pq.read_schema(path).metadata or {}
+        for key, raw in meta.items():
+            name = key.decode(errors="replace")
+            if "guarantee" in name or "record" in name:
+                found.append((f"Parquet metadata {name!r}", raw.decode(errors="replace")))
+    return found
+
+
+def _print_record(path: Path, console) -> None:
+    from gazeprivacy.guarantees import Guarantee
+
+    records = _records(path)
+    if not records:
+        console.print("record: none found (no FILE.guarantee.json beside it and none in its "
+                      "metadata): not a gazeprivacy release, or its record was not kept",
+                      markup=False)
+        return
+    where, text = records[0]
+    try:
+        g = Guarantee.from_json(text)
+    except (ValueError, KeyError, TypeError) as exc:
+        console.print(f"record ({where}): unreadable: {exc}", markup=False)
+        return
+    console.print(f"record ({where}): {g.summary()}", markup=False)
+    for f in g.flags:
+        console.print(f"  flag {f.code.value}: {f.message}", markup=False)

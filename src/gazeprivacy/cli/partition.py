@@ -14,10 +14,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from gazeprivacy.data.io import read_dataset
-from gazeprivacy.data.partitioned import write_partitioned
+from gazeprivacy.cli._common import atomic_dir, check_output_dir, out, say
 from gazeprivacy.exceptions import InvalidParameterError
 
 __all__ = ["partition"]
@@ -35,9 +33,27 @@ def partition(
     if recordings_per_partition < 1:
         raise InvalidParameterError(
             f"--recordings-per-partition must be >= 1, got {recordings_per_partition}")
+    from gazeprivacy.data.io import read_dataset
+    from gazeprivacy.data.partitioned import PartitionedDataset, write_partitioned
+
+    if outdir.exists() and input.exists() and outdir.resolve() == input.resolve():
+        raise InvalidParameterError(f"OUTDIR {str(outdir)!r} is the input; refusing to write "
+                                    "over it")
+    if outdir.exists() and not outdir.is_dir():
+        raise InvalidParameterError(f"OUTDIR {str(outdir)!r} exists and is not a folder")
+    fresh = not (outdir.is_dir() and any(outdir.iterdir()))
+    if fresh:
+        check_output_dir(outdir, option="OUTDIR")
+    say(f"reading {input}")
     ds = read_dataset(input, time_unit=time_unit)
-    pds = write_partitioned(ds, outdir, recordings_per_partition=recordings_per_partition,
-                            overwrite=overwrite)
-    Console().print(f"[bold]{pds.path}[/]: {pds.n_partitions} partitions, {pds.n_recordings} "
-                    f"recordings, {len(pds.participants)} participants, {pds.n_samples:,} "
-                    "samples", highlight=False)
+    say(f"writing partitions into {outdir}")
+    if fresh:  # a new folder appears whole: Ctrl-C or an error leaves none
+        with atomic_dir(outdir) as tmp:
+            write_partitioned(ds, tmp, recordings_per_partition=recordings_per_partition)
+        pds = PartitionedDataset(outdir)
+    else:  # the library refuses a partitioned OUTDIR unless --overwrite
+        pds = write_partitioned(ds, outdir, recordings_per_partition=recordings_per_partition,
+                                overwrite=overwrite)
+    out().print(f"{pds.path}: {pds.n_partitions} partitions, {pds.n_recordings} "
+                f"recordings, {len(pds.participants)} participants, {pds.n_samples:,} "
+                "samples", markup=False)

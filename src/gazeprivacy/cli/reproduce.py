@@ -1,30 +1,49 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""``gazeprivacy reproduce <paper> --out DIR``: one subcommand per seed paper's experiment.
+"""``gazeprivacy reproduce <paper> --out DIR``: one subcommand per paper's experiment.
 
-Other papers add a function here and one ``reproduce_app.command(...)`` line in
-:mod:`gazeprivacy.cli.app`.
+Subcommands are named by the paper, first author and year (``ren-2025-dpgazesynth``,
+``david-john-2023``, ``bozkir-2021``, ``liu-2019``, ``steil-2019``); the old internal names
+``seed000`` .. ``seed004`` still work as hidden, deprecated aliases. Another paper adds a function
+here and one entry in :data:`PAPERS`.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from gazeprivacy.experiments.reproduce.seed000 import reproduce_seed000
-from gazeprivacy.experiments.reproduce.seed001 import Seed001Settings, reproduce_seed001
-from gazeprivacy.experiments.reproduce.seed002 import reproduce_seed002
-from gazeprivacy.experiments.reproduce.seed003 import reproduce_seed003
-from gazeprivacy.experiments.reproduce.seed004 import reproduce_seed004
-from gazeprivacy.rng import make_rng
+from gazeprivacy.cli._common import (
+    STATE,
+    atomic_dir,
+    check_output_dir,
+    echo_table,
+    make_rng,
+    progress_wanted,
+    say,
+)
+from gazeprivacy.cli._common import out as out_console
+from gazeprivacy.exceptions import InvalidParameterError
 
-__all__ = ["reproduce_app", "seed000", "seed001", "seed002", "seed003", "seed004"]
+__all__ = ["PAPERS", "register", "reproduce_app", "seed000", "seed001", "seed002", "seed003",
+           "seed004"]
 
-reproduce_app = typer.Typer(help="Reproduce a seed paper's experiment.", no_args_is_help=True)
+reproduce_app = typer.Typer(help="Reproduce a paper's experiment (named by author and year).",
+                            no_args_is_help=True, rich_markup_mode=None)
+
+_SEED_HELP = "Seed of the run (research run; >= 0)."
+
+
+def _resumable(out: Path) -> None:
+    """Check --out of a resumable run (an existing folder is how it resumes)."""
+    if out.exists() and not out.is_dir():
+        raise InvalidParameterError(f"--out {str(out)!r} exists and is not a folder")
+    STATE.on_interrupt = f"finished work is kept in {out}; rerun the same command to resume"
 
 
 def _default_data_dir() -> Path:
@@ -39,7 +58,7 @@ def seed000(
     data_dir: Annotated[Path | None, typer.Option(
         help="Folder with doves/, vr_selfcalib_office_supermarket/ and "
              "gazegraph_desktop_activity/ (default $GAZEPRIVACY_DATA or ../shared/data).")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the run (research run).")] = 0,
+    seed: Annotated[int, typer.Option(help=_SEED_HELP, min=0)] = 0,
     quick: Annotated[bool, typer.Option(
         help="Tiny run for tests (4 DOVES observers x 4 images, 4 VR users, 2 splits).")] = False,
     n_seeds: Annotated[int | None, typer.Option(
@@ -51,15 +70,17 @@ def seed000(
     workers: Annotated[int, typer.Option(help="Worker processes.")] = 2,
 ) -> None:
     """Ren, Fan et al. (DPGazeSynth) section 5: Fig. 2 and Tables 2-4 on DOVES, VR, GazeGraph."""
+    from gazeprivacy.experiments.reproduce.seed000 import reproduce_seed000
+
+    _resumable(out)
     res = reproduce_seed000(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
                             quick=quick, n_seeds=n_seeds, n_splits=n_splits,
                             n_seeds_reid=n_seeds_reid, workers=workers,
-                            progress=not quick)
-    console = Console()
+                            progress=progress_wanted(not quick))
+    console = out_console()
     for key in ("fig2", "table2", "table4"):
-        console.print(res.tables[key].read_text())
-    console.print(f"tables (seed000_*.md), figure {res.figure.name} and report {res.report} "
-                  f"in {out}")
+        console.print(res.tables[key].read_text(), markup=False)
+    say(f"tables (seed000_*.md), figure {res.figure.name} and report {res.report} in {out}")
 
 
 def seed001(
@@ -67,7 +88,7 @@ def seed001(
     data_dir: Annotated[Path | None, typer.Option(
         help="Folder with vr_selfcalib_office_supermarket/, gazegraph_desktop_activity/ and "
              "mpiidpeye/ (default $GAZEPRIVACY_DATA or ../shared/data).")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the run (research run).")] = 0,
+    seed: Annotated[int, typer.Option(help=_SEED_HELP, min=0)] = 0,
     quick: Annotated[bool, typer.Option(
         help="A few minutes: one setting per mechanism, a few participants, small models.")
     ] = False,
@@ -81,25 +102,28 @@ def seed001(
 ) -> None:
     """David-John et al. (TVCG 2023) section 5: Tables 3-4, Figs 1, 4 and 8 on VR, GazeGraph,
     MPIIDPEye (gaze prediction, activity recognition, identification, linkage)."""
+    from gazeprivacy.experiments.reproduce.seed001 import Seed001Settings, reproduce_seed001
+
     kw: dict = {"workers": workers}
     if n_seeds is not None:
         kw["n_seeds"] = n_seeds
     settings = (Seed001Settings.quick_run(**kw) if quick else
                 Seed001Settings(**kw) if paper_grid else Seed001Settings.budget(**kw))
+    _resumable(out)
     res = reproduce_seed001(out, data_dir=None if simulate else (data_dir or _default_data_dir()),
                             rng=make_rng(seed), settings=settings, simulate=simulate,
-                            progress=not (quick or simulate))
-    console = Console()
-    console.print(res.tables["utility"].read_text())
-    console.print(f"tables (seed001_*.md), figures and report {res.report} in {out}")
+                            progress=progress_wanted(not (quick or simulate)))
+    out_console().print(res.tables["utility"].read_text(), markup=False)
+    say(f"tables (seed001_*.md), figures and report {res.report} in {out}")
 
 
 def seed003(
-    out: Annotated[Path, typer.Option(help="Output folder.")],
+    out: Annotated[Path, typer.Option(help="Output folder (created whole when the run "
+                                           "completes).")],
     data_dir: Annotated[Path | None, typer.Option(
         help="Folder with osie_fixations/ and figrim_fixations/ (default $GAZEPRIVACY_DATA or "
              "../shared/data).")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the run (research run).")] = 0,
+    seed: Annotated[int, typer.Option(help=_SEED_HELP, min=0)] = 0,
     n_draws: Annotated[int, typer.Option(help="Noisy heatmaps per setting.")] = 100,
     n_stimuli: Annotated[int, typer.Option(help="Images per dataset.")] = 3,
     dataset: Annotated[list[str] | None, typer.Option(
@@ -109,22 +133,27 @@ def seed003(
     sigma_px: Annotated[float, typer.Option(help="Heatmap point-spread sigma (px).")] = 24.0,
     cell_px: Annotated[int, typer.Option(help="Gaze-map cell size (px).")] = 1,
     n_simulated: Annotated[int, typer.Option(help="Simulated observers (paper: 50000).")] = 50_000,
+    overwrite: Annotated[bool, typer.Option(help="Replace an earlier run's --out.")] = False,
 ) -> None:
     """Liu et al. (ETRA 2019) Figure 3: CC and MSE vs epsilon, Gaussian / Laplacian / analytic."""
-    res = reproduce_seed003(
-        out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed), n_draws=n_draws,
-        n_stimuli=n_stimuli, datasets=tuple(dataset or ("osie", "figrim")),
-        epsilons=tuple(epsilon or (0.5, 1.0, 1.5, 2.0, 3.0)), sigma_px=sigma_px,
-        cell_px=cell_px, n_simulated=n_simulated)
-    console = Console()
+    from gazeprivacy.experiments.reproduce.seed003 import reproduce_seed003
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    check_output_dir(out, overwrite=overwrite, option="--out", marker="seed003_summary.csv")
+    with atomic_dir(out) as tmp:  # Ctrl-C or an error leaves no partial --out
+        res = reproduce_seed003(
+            tmp, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed), n_draws=n_draws,
+            n_stimuli=n_stimuli, datasets=tuple(dataset or ("osie", "figrim")),
+            epsilons=tuple(epsilon or (0.5, 1.0, 1.5, 2.0, 3.0)), sigma_px=sigma_px,
+            cell_px=cell_px, n_simulated=n_simulated)
     t = Table("dataset", "mechanism", "epsilon", "CC", "MSE")
     wide = res.summary.pivot(on="metric", index=["dataset", "mechanism", "epsilon"],
                              values="mean").sort("dataset", "mechanism", "epsilon")
     for row in wide.iter_rows(named=True):
         t.add_row(row["dataset"], row["mechanism"], f"{row['epsilon']:g}", f"{row['cc']:.4f}",
                   f"{row['mse']:.3e}")
-    console.print(t)
-    console.print(f"figure: {res.figure}; tables and guarantee records in {out}")
+    echo_table(t)
+    say(f"figure: {out / res.figure.name}; tables and guarantee records in {out}")
 
 
 _DATA_HELP = ("Folder with mpiidpeye/ (default $GAZEPRIVACY_DATA or ../shared/data).")
@@ -139,13 +168,13 @@ def _print_accuracy(table, group: list[str]) -> None:
     for row in summary.iter_rows():
         t.add_row(*(f"{v:g}" if isinstance(v, float) else str(v) for v in row[:-1]),
                   f"{row[-1]:.3f}")
-    Console().print(t)
+    echo_table(t)
 
 
 def seed002(
     out: Annotated[Path, typer.Option(help="Output folder (also caches the features).")],
     data_dir: Annotated[Path | None, typer.Option(help=_DATA_HELP)] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the run (research run).")] = 0,
+    seed: Annotated[int, typer.Option(help=_SEED_HELP, min=0)] = 0,
     repetitions: Annotated[int, typer.Option(help="Noisy runs per setting (paper: 100).")] = 1,
     subsample_lopo: Annotated[int, typer.Option(
         help="One window in N for document / gender (paper: 10).")] = 30,
@@ -155,28 +184,66 @@ def seed002(
         help="svm, dt, rf, knn (repeatable; default all four).")] = None,
 ) -> None:
     """Bozkir et al. (PLOS ONE 2021): LPA / FPA / CFPA / DCFPA on MPIIDPEye, Tables 1-3."""
+    from gazeprivacy.experiments.reproduce.seed002 import reproduce_seed002
+
     kw = {"classifiers": tuple(classifier)} if classifier else {}
+    _resumable(out)
     table = reproduce_seed002(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
                               repetitions=repetitions, subsample_lopo=subsample_lopo,
                               subsample_person=subsample_person, **kw)
     if "method" in table.columns and "task" in table.columns:
         _print_accuracy(table.filter(table["classifier"] == "svm") if "classifier" in
                         table.columns else table, ["task", "method", "epsilon"])
-    Console().print(f"tables, plots and guarantee records in {out}")
+    say(f"tables, plots and guarantee records in {out}")
 
 
 def seed004(
     out: Annotated[Path, typer.Option(help="Output folder (also caches the features).")],
     data_dir: Annotated[Path | None, typer.Option(help=_DATA_HELP)] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the run (research run).")] = 0,
+    seed: Annotated[int, typer.Option(help=_SEED_HELP, min=0)] = 0,
     repetitions: Annotated[int, typer.Option(help="Noisy runs per setting (paper: 5).")] = 1,
     protocol_subsample: Annotated[int, typer.Option(
         help="Further window subsampling in the classifier protocols.")] = 2,
 ) -> None:
     """Steil et al. (ETRA 2019): the exponential-mechanism method on MPIIDPEye, Figs 6-8."""
+    from gazeprivacy.experiments.reproduce.seed004 import reproduce_seed004
+
+    _resumable(out)
     table = reproduce_seed004(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
                               repetitions=repetitions, protocol_subsample=protocol_subsample)
     if {"task", "method", "epsilon", "threat_model"} <= set(table.columns):
         _print_accuracy(table.filter(table["majority_vote"]) if "majority_vote" in
                         table.columns else table, ["threat_model", "task", "method", "epsilon"])
-    Console().print(f"tables, plots and guarantee records in {out}")
+    say(f"tables, plots and guarantee records in {out}")
+
+
+# name -> (command, old internal name, one-line help). Names: the paper's first author and year.
+PAPERS: dict[str, tuple[Callable[..., None], str, str]] = {
+    "ren-2025-dpgazesynth": (seed000, "seed000", "Ren, Fan et al. 2025 (DPGazeSynth): Fig. 2, "
+                             "Tables 2-4 on DOVES, VR, GazeGraph"),
+    "david-john-2023": (seed001, "seed001", "David-John, Butler, Jain 2023 (TVCG): Tables 3-4, "
+                        "Figs 1, 4, 8 on VR, GazeGraph, MPIIDPEye"),
+    "bozkir-2021": (seed002, "seed002", "Bozkir et al. 2021 (PLOS ONE): LPA/FPA/CFPA/DCFPA on "
+                    "MPIIDPEye, Tables 1-3"),
+    "liu-2019": (seed003, "seed003", "Liu et al. 2019 (ETRA): DP heatmaps, Figure 3 on OSIE "
+                 "and FIGRIM"),
+    "steil-2019": (seed004, "seed004", "Steil et al. 2019 (ETRA): exponential mechanism on "
+                   "MPIIDPEye, Figs 6-8"),
+}
+
+
+def _deprecated_alias(fn: Callable[..., None], old: str, new: str) -> Callable[..., None]:
+    @functools.wraps(fn)
+    def alias(**kwargs: Any) -> None:
+        say(f"note: 'reproduce {old}' is deprecated; it is now 'reproduce {new}'")
+        fn(**kwargs)
+
+    return alias
+
+
+def register(group: typer.Typer) -> None:
+    """Add one subcommand per paper to ``group``, and the hidden deprecated seedNNN aliases."""
+    for name, (fn, _old, short) in PAPERS.items():
+        group.command(name, short_help=short)(fn)
+    for name, (fn, old, _short) in PAPERS.items():
+        group.command(old, hidden=True)(_deprecated_alias(fn, old, name))

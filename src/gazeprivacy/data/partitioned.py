@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gazeprivacy._paths import is_within
 from gazeprivacy.data.io import read_dataset, write_dataset
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
@@ -111,6 +112,12 @@ class PartitionedDataset:
         self.name: str = meta.get("name", self.path.name)
         self.info: dict[str, Any] = meta.get("info", {})
         for p in self.partitions:
+            # A manifest names files inside its own folder only: an absolute path or "../"
+            # (or a link leading out) could make a reader load any file on the machine.
+            if Path(p.file).is_absolute() or not is_within(p.file, self.path):
+                raise InvalidDataError(
+                    f"{str(manifest)!r} lists partition file {p.file!r}, which is outside the "
+                    "dataset's folder; refusing to read it")
             if not (self.path / p.file).is_file():
                 raise InvalidDataError(f"{str(self.path)!r}: partition file {p.file!r} listed "
                                        "in the manifest is missing")

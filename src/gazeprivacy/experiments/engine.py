@@ -37,10 +37,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
+import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -458,6 +460,9 @@ def _atomic(path: Path, write: Callable[[str], Any], suffix: str = "") -> None:
 
 
 def _worker_init() -> None:
+    # Ctrl-C in a terminal reaches the whole process group: the parent stops the run, so the
+    # workers ignore it (no traceback per worker) and are shut down by the parent.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # One BLAS / OpenMP thread per worker process: the pool already uses the cores, and
     # oversubscribed BLAS threads slow small least-squares problems down by 10x or more.
     try:
@@ -662,19 +667,38 @@ def _check_streamable(cells: list[Cell], streamed: Mapping[str, PartitionedDatas
                 raise ConfigError(f"dataset {c.dataset!r} is partitioned: {exc}") from None
 
 
+class _Lines:
+    """Progress without a terminal (a log file, CI): one line per finished cell on stderr."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done = total, 0
+
+    def advance(self, _task: object = None) -> None:
+        self.done += 1
+        print(f"cells: {self.done}/{self.total} done", file=sys.stderr, flush=True)
+
+    def stop(self) -> None:
+        pass
+
+
+def _progress(total: int) -> tuple[Any, Any]:
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        return _Lines(total), None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress("[progress.description]{task.description}", BarColumn(),
+                   MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=False)
+    bar.start()
+    return bar, bar.add_task("cells", total=total)
+
+
 def _execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool) -> None:
     if not todo:
         return
-    bar = None
-    if progress:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        bar = Progress("[progress.description]{task.description}", BarColumn(),
-                       MofNCompleteColumn(), TimeElapsedColumn(),
-                       console=Console(stderr=True), transient=False)
-        bar.start()
-        task = bar.add_task("cells", total=len(todo))
+    bar, task = _progress(len(todo)) if progress else (None, None)
     try:
         if n_workers <= 1 or len(todo) == 1:
             for c in todo:
@@ -685,11 +709,25 @@ def _execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool) ->
             with ProcessPoolExecutor(max_workers=min(n_workers, len(todo)),
                                      mp_context=get_context("spawn"),
                                      initializer=_worker_init) as pool:
-                futures = [pool.submit(_run_cell, c, ctx) for c in todo]
-                for fut in as_completed(futures):
-                    fut.result()
-                    if bar is not None:
-                        bar.advance(task)
+                pending = {pool.submit(_run_cell, c, ctx) for c in todo}
+                try:
+                    while pending:
+                        # A short timeout: Ctrl-C may be delivered to a helper thread, and the
+                        # main thread only notices it when it wakes up.
+                        done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                        for fut in done:
+                            fut.result()
+                            if bar is not None:
+                                bar.advance(task)
+                except BaseException as exc:
+                    # Queued cells are cancelled. On Ctrl-C the running ones are terminated too
+                    # (cells are written atomically, so a resumed run recomputes them); after a
+                    # failed cell they finish and are cached for the rerun.
+                    if isinstance(exc, KeyboardInterrupt):
+                        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                            proc.terminate()
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise
     finally:
         if bar is not None:
             bar.stop()

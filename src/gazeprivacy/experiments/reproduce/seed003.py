@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from gazeprivacy._paths import safe_filename
 from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.data.fixations import Fixations
 from gazeprivacy.data.loaders import load_figrim_fixations, load_osie_fixations
@@ -173,8 +174,9 @@ def reproduce_seed003(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
     Parameters
     ----------
     out_dir : path
-        Output folder (created): ``seed003_results.csv`` (long table), ``seed003_summary.csv``,
-        ``seed003_sigmas.csv``, ``seed003_figure3.png``, example heatmaps, ``guarantees.jsonl``.
+        Output folder (created): ``seed003_results.parquet`` and ``.csv`` (long table),
+        ``seed003_summary.csv``, ``seed003_sigmas.csv``, ``seed003_figure3.png``, example
+        heatmaps, ``guarantees.jsonl``.
     data_dir : path
         Folder holding ``osie_fixations/`` and ``figrim_fixations/``.
     rng : numpy.random.Generator
@@ -221,16 +223,19 @@ def reproduce_seed003(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
             sigmas += [{"dataset": ds, **x} for x in s]
             records += extra["records"]
             if j == 0:
-                render_heatmap_png(original, out / f"{ds}_{stimuli[i]}_original.png",
+                # The stimulus id comes from the data: it names a file only once made safe.
+                stem = f"{ds}_{safe_filename(stimuli[i])}"
+                render_heatmap_png(original, out / f"{stem}_original.png",
                                    title=f"{ds} {stimuli[i]}: original", cell_px=cell_px)
                 for mech, h in extra["example"].items():
-                    render_heatmap_png(h, out / f"{ds}_{stimuli[i]}_{mech}_eps1.png",
+                    render_heatmap_png(h, out / f"{stem}_{mech}_eps1.png",
                                        title=f"{ds} {stimuli[i]}: {mech}, epsilon 1",
                                        cell_px=cell_px)
     table = pl.DataFrame(rows)
     summary = _summarise(table)
     sig = pl.DataFrame(sigmas)
     ratio = _sigma_ratio(sig)
+    table.write_parquet(out / "seed003_results.parquet")  # the format of the other runs
     table.write_csv(out / "seed003_results.csv")
     summary.write_csv(out / "seed003_summary.csv")
     ratio.write_csv(out / "seed003_sigma_ratio.csv")
