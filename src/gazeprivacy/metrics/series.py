@@ -16,7 +16,7 @@ import numpy as np
 
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.features.window_features import FeatureSeries
-from gazeprivacy.mechanisms.series._core import nmse as _nmse
+from gazeprivacy.mechanisms.series import nmse as _nmse
 
 __all__ = ["lag_correlation", "nmse", "series_utility", "utility"]
 

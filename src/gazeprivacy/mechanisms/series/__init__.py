@@ -25,7 +25,7 @@ from gazeprivacy.mechanisms.series import dct as _dct
 from gazeprivacy.mechanisms.series import fpa as _fpa
 from gazeprivacy.mechanisms.series import lpa as _lpa
 from gazeprivacy.mechanisms.series import steil_exponential as _steil
-from gazeprivacy.mechanisms.series._core import SERIES_REFUSAL, example_series
+from gazeprivacy.mechanisms.series._core import SERIES_REFUSAL, example_series, nmse
 
 __all__ = [
     "CFPA_SPEC",
@@ -36,6 +36,7 @@ __all__ = [
     "SERIES_REFUSAL",
     "STEIL_SPEC",
     "example_series",
+    "nmse",
     "protect_series",
 ]
 
