@@ -211,22 +211,36 @@ class ToyParams:
 
 def toy_guarantee(params: ToyParams, shape: SampleShape) -> Guarantee:
     flags = (Flag(FlagCode.PROOF_GAP, "toy paper mode"),) if params.mode is Mode.PAPER else ()
-    g = Guarantee(mechanism="toy", kind=Kind.LOCAL_DP, unit=Unit.RECORDING,
+    g = Guarantee(mechanism="toy", kind=Kind.LOCAL_DP, unit=Unit.SAMPLE,
                   epsilon=params.epsilon, mode=params.mode, parameters={"eps": params.epsilon},
                   flags=flags)
-    return g.compose(shape.units_per_participant(lambda r: 1))
+    return g.compose(shape.units_per_participant(lambda r: r.n_samples))
+
+
+def toy_scale(params: ToyParams, geometry: Any) -> float:
+    """Laplace scale of the toy: the L1 diameter of the screen over epsilon (a sample clamped
+    to the screen moves by at most width + height in x and y together)."""
+    if geometry is None:
+        raise InvalidDataError("the toy mechanism needs a screen geometry")
+    return (geometry.width_deg + geometry.height_deg) / params.epsilon
 
 
 def toy_run(dataset: Dataset, params: ToyParams, *, rng: np.random.Generator,
-            progress: bool = False) -> Release[Dataset]:
+            progress: bool = False, scale: Any = toy_scale) -> Release[Dataset]:
+    """Local DP per sample: clamp each sample to the screen (a missing one is the screen's
+    centre, so the release carries no mask), add Laplace noise to x and y, and clamp the result
+    to the screen again (post-processing)."""
     def one(rec: Recording, g: np.random.Generator) -> Release[Recording]:
-        b = 1.0 / params.epsilon
-        out = rec.with_gaze(rec.x + g.laplace(0, b, rec.n_samples),
-                            rec.y + g.laplace(0, b, rec.n_samples))
+        geo, b = rec.geometry, scale(params, rec.geometry)
+        xs, ys = (geo.x_min_deg, geo.x_max_deg), (geo.y_min_deg, geo.y_max_deg)
+        x, y = (np.clip(np.nan_to_num(v, nan=sum(lim) / 2) + g.laplace(0, b, rec.n_samples),
+                        *lim) for v, lim in ((np.clip(rec.x, *xs), xs), (np.clip(rec.y, *ys), ys)))
+        out = rec.with_gaze(x, y)
         return Release(out, replace(toy_guarantee(params, SampleShape(())),
                                     per_participant=None))
 
-    return protect_recordings(dataset, one, rng=rng, units=lambda r: 1, progress=progress)
+    return protect_recordings(dataset, one, rng=rng, units=lambda r: r.n_samples,
+                              progress=progress)
 
 
 TOY = Mechanism(name="toy", level=Level.SAMPLES, params_type=ToyParams, run=toy_run,
@@ -246,7 +260,8 @@ def toy_registered(monkeypatch):
 def test_a_toy_mechanism_needs_one_definition_and_one_registry_entry(toy_registered):
     ds = example_dataset(3, 1.0)
     rel = gazeprivacy.protect(ds, mechanism="toy", epsilon=2.0, seed=1)
-    assert rel.guarantee.mechanism == "toy" and rel.guarantee.max_participant_epsilon == 2.0
+    assert rel.guarantee.mechanism == "toy" and rel.guarantee.epsilon == 2.0
+    assert rel.guarantee.max_participant_epsilon == 2.0 * ds.recordings[0].n_samples
     assert [r.n_samples for r in rel.output] == [r.n_samples for r in ds]
     plan = plan_for("toy", epsilon=2.0)
     assert isinstance(plan, PerRecordingPlan) and not plan.two_phase
