@@ -534,9 +534,9 @@ def _adapters() -> dict[str, AuditAdapter]:
             known_defect=_DPGS_KNOWN_BROKEN.get(comp.name, "")))
     for m in ("dpgazesynth", "kaleido", "k-same-synth", "event-synth-pd"):
         # the whole release runs the mechanism's default mode (sound); event-synth-PD trains
-        # a C-VAE for every release, hence its small default
+        # a (one-epoch) C-VAE for every release, hence its smaller default
         a.append(_release_adapter(m, f"{m}: every column of protect() on neighbouring datasets",
-                                  default_trials=40 if m == "event-synth-pd" else
+                                  default_trials=500 if m == "event-synth-pd" else
                                   RELEASE_TRIALS))
     for hm, modes, bad in (("heatmap-laplace", ("sound",), ()),
                            ("heatmap-gaussian", ("sound", "paper"), ()),

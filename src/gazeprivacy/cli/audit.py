@@ -59,11 +59,11 @@ def _gate(adapter: AuditAdapter, outcomes: list[tuple[str, dict[str, Any]]],
                              f" (failing: {row['pair'].split('failing: ')[-1]})"
                              if "failing: " in row["pair"] else "")
                          for m, row in unexpected)
-        console.print(f"audit gate: FAIL -- unexpected violation: {what}")
+        console.print(f"audit gate: FAIL -- unexpected violation: {what}", markup=False)
         raise typer.Exit(1)
     note = (f" (expected violation not shown in {', '.join(missed)}: more --trials?)"
             if missed else "")
-    console.print(f"audit gate: ok -- {len(outcomes)} audit(s) as expected{note}")
+    console.print(f"audit gate: ok -- {len(outcomes)} audit(s) as expected{note}", markup=False)
 
 
 def audit(
@@ -73,7 +73,7 @@ def audit(
     trials: Annotated[int | None, typer.Option(
         help="Draws per neighbouring input in the confirmation run (releases per dataset for "
              "NAME-release); more = tighter bound. Default: the adapter's (20000 per input; "
-             "10000 releases; 40 for event-synth-pd-release).")] = None,
+             "10000 releases; 500 for event-synth-pd-release).")] = None,
     mode: Annotated[str, typer.Option(help="sound, paper or both (the modes the mechanism "
                                       "has).")] = "both",
     seed: Annotated[int | None, typer.Option(help="Fix the seed (research run); default: "
