@@ -11,6 +11,10 @@ called with). Registered mechanisms are reached only through
 :data:`gazeprivacy.mechanisms.MECHANISMS` (the adapter looks the module up from the registry
 entry); the noise primitives under ``mechanisms/noise`` are imported directly.
 
+``ADAPTERS`` also lists ``<name>-release`` for every registered sample- or event-level mechanism
+with an ``example`` and no hand-written one (:func:`derived_adapters`, looked up over
+``MECHANISMS`` when asked, so a mechanism registered later is covered without an edit here).
+
 Deliberately broken variants (``broken-*``) show that the auditor has teeth: each is the real
 mechanism with one documented flaw, audited against the real mechanism's claim.
 

@@ -6,7 +6,9 @@ For one registered sample-level mechanism, a :class:`ReleaseScenario` holds two 
 *datasets* under the mechanism's own relation (its record's ``neighbouring`` and ``unit``): one
 window changed for DPGazeSynth, one ``w``-window moved by at most ``r`` for Kaleido, one
 recording (k-same-synth) or one stretch of gaze (event-synth-PD) changed for the event
-mechanisms. Inside the changed unit *every* per-sample column changes: gaze, the pupil, a
+mechanisms. Any other sample- or event-level mechanism with an ``example`` gets a scenario
+derived from its contract (:func:`generic_scenario`: its example dataset, one unit of its
+record changed). Inside the changed unit *every* per-sample column changes: gaze, the pupil, a
 head-pose channel, a pixel copy of gaze and the clock jitter. Labels include a declared-public
 ``stimulus`` and an undeclared ``gender``.
 
