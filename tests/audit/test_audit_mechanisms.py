@@ -167,6 +167,7 @@ def test_cli_prints_the_audit_table_for_one_mechanism():
     assert res.exit_code == 0, res.output
     out = " ".join(res.output.split())
     assert "broken-oue" in out and "FAIL" in out and "seed: 1" in out
+    assert "audit gate: ok" in out  # an expected violation does not fail the gate
     ok = CliRunner().invoke(app, ["audit", "--mechanism", "laplace", "--trials", "4000",
                                   "--seed", "1", "--no-explore"])
     assert ok.exit_code == 0 and "pass" in ok.output

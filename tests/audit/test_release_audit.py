@@ -143,3 +143,40 @@ def test_cli_prints_one_line_per_released_column():
         assert col in out
     # the scenario's pupil, head pose, pixel copy and gender are not written, so not listed
     assert "gender" not in out and "x_px" not in out
+
+
+@pytest.mark.parametrize(("unit", "params", "n", "rows"), [
+    ("sample", {}, 100, [50]),
+    ("window", {"window_samples": 30}, 100, list(range(30, 60))),
+    ("w-window", {"window_samples": 80}, 100, list(range(80))),  # one window only: the first
+    ("recording", {}, 7, list(range(7))),
+])
+def test_generic_unit_rows_come_from_the_record(unit, params, n, rows):
+    from gazeprivacy.guarantees import Guarantee, Kind
+
+    g = Guarantee(mechanism="m", kind=Kind.LOCAL_DP, unit=unit, epsilon=1.0, parameters=params)
+    assert release.unit_rows(g, n).tolist() == rows
+
+
+def test_generic_unit_rows_refuse_units_they_cannot_derive():
+    from gazeprivacy.guarantees import Guarantee, Kind
+
+    g = Guarantee(mechanism="m", kind=Kind.LOCAL_DP, unit="event", epsilon=1.0)
+    with pytest.raises(InvalidParameterError, match="hand-written scenario for 'm'"):
+        release.unit_rows(g, 100)
+    w = Guarantee(mechanism="m", kind=Kind.LOCAL_DP, unit="window", epsilon=1.0)
+    with pytest.raises(InvalidParameterError, match="window_samples"):
+        release.unit_rows(w, 100)
+
+
+def test_the_registered_mechanisms_keep_their_hand_written_scenarios():
+    # every registered sample / event mechanism has a hand-written scenario today, so nothing
+    # is derived; the derived path is tested with the toy in tests/test_common.py
+    from gazeprivacy.audit.adapters import derived_adapters
+
+    assert derived_adapters(dict(ADAPTERS)) == {}
+    assert not any(release.derives_scenario(m) for m in
+                   ("dpgazesynth", "kaleido", "k-same-synth", "event-synth-pd", "series-lpa"))
+    for m in ("dpgazesynth", "kaleido", "k-same-synth", "event-synth-pd"):
+        assert ADAPTERS[f"{m}-release"].modes == ("sound",)
+        assert not ADAPTERS[f"{m}-release"].known_defect

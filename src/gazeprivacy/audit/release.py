@@ -6,7 +6,9 @@ For one registered sample-level mechanism, a :class:`ReleaseScenario` holds two 
 *datasets* under the mechanism's own relation (its record's ``neighbouring`` and ``unit``): one
 window changed for DPGazeSynth, one ``w``-window moved by at most ``r`` for Kaleido, one
 recording (k-same-synth) or one stretch of gaze (event-synth-PD) changed for the event
-mechanisms. Inside the changed unit *every* per-sample column changes: gaze, the pupil, a
+mechanisms. Any other sample- or event-level mechanism with an ``example`` gets a scenario
+derived from its contract (:func:`generic_scenario`: its example dataset, one unit of its
+record changed). Inside the changed unit *every* per-sample column changes: gaze, the pupil, a
 head-pose channel, a pixel copy of gaze and the clock jitter. Labels include a declared-public
 ``stimulus`` and an undeclared ``gender``.
 
@@ -51,8 +53,11 @@ __all__ = [
     "ReleaseAudit",
     "ReleaseScenario",
     "audit_release",
+    "derives_scenario",
+    "generic_scenario",
     "release_table",
     "released_recording_id",
+    "unit_rows",
 ]
 
 #: columns that every release may carry: pseudonymous ids and the public sampling grid
@@ -136,7 +141,7 @@ class ReleaseAudit:
             "pair": self.scenario.description + (
                 f"; failing: {', '.join(failed)}" if failed else ""),
             "event": "" if worst is None else f"{worst.column}: {res.event}",
-            "expected": "pass after the release schema (issue 14)",
+            "expected": "pass",
         }
 
 
@@ -385,21 +390,27 @@ PUBLIC = ("stimulus",)
 
 
 def _dataset(n_participants: int) -> Any:
-    """Simulated free viewing (no blinks) with every kind of column a user's file may have:
-    pupil, a head-pose channel, a pixel copy of gaze, jittered timestamps, a declared-public
-    ``stimulus`` and an undeclared ``gender`` label."""
-    from gazeprivacy.data.recording import Dataset
+    """Simulated free viewing (no blinks) with every kind of column a user's file may have."""
     from gazeprivacy.data.simulate import simulate_dataset
 
     rng = np.random.default_rng(14)
     sim = simulate_dataset(n_participants=n_participants, tasks=("free-viewing",),
                            duration_s=SECONDS, sampling_rate_hz=RATE, blink_rate_hz=0.0,
                            rng=rng)
+    return _with_every_column(sim, rng)
+
+
+def _with_every_column(ds: Any, rng: np.random.Generator) -> Any:
+    """``ds`` with pupil, a head-pose channel, a pixel copy of gaze, jittered timestamps, a
+    declared-public ``stimulus`` and an undeclared ``gender`` label added to every recording."""
+    from gazeprivacy.data.recording import Dataset
+
     recs = []
-    for i, r in enumerate(sim):
+    for i, r in enumerate(ds):
         n = r.n_samples
+        pupil = r.pupil if r.pupil is not None else rng.uniform(3.0, 4.0, n)
         recs.append(replace(
-            r, t=r.t + rng.uniform(0.0, 2e-3, n),
+            r, t=r.t + rng.uniform(0.0, 2e-3, n), pupil=pupil,
             labels={**r.labels, "stimulus": "s1", "gender": "fm"[i % 2]},
             channels={"head_yaw": np.cumsum(rng.normal(0, 0.1, n)),
                       "x_px": r.x * PX_PER_DEG}))
@@ -414,7 +425,9 @@ def _neighbour(ds: Any, rows: np.ndarray, dx: np.ndarray) -> Any:
     r = ds.recordings[0]
     geo = r.geometry
     x = r.x.copy()
-    x[rows] = np.clip(x[rows] + dx, geo.x_min_deg, geo.x_max_deg)
+    x[rows] = x[rows] + dx
+    if geo is not None:
+        x[rows] = np.clip(x[rows], geo.x_min_deg, geo.x_max_deg)
     t, pupil = r.t.copy(), r.pupil.copy()
     t[rows] += 1e-3
     pupil[rows] *= 1.2
@@ -479,12 +492,101 @@ def _scenarios() -> dict[str, Callable[[], ReleaseScenario]]:
             "event-synth-pd": _event_synth_pd}
 
 
+# --------------------------------------------------------------------------------------------
+# the generic scenario, derived from the contract
+
+#: units whose rows the generic scenario can derive from a record (others need a hand-written
+#: scenario in :func:`_scenarios`)
+GENERIC_UNITS = ("sample", "window", "w-window", "recording", "participant")
+
+
+def derives_scenario(name: str) -> bool:
+    """True when mechanism ``name`` gets the generic scenario: a registered sample- or
+    event-level mechanism with an ``example`` and no hand-written scenario."""
+    from gazeprivacy.mechanisms import MECHANISMS
+
+    if name in _scenarios() or name not in MECHANISMS:
+        return False
+    mech = MECHANISMS[name]
+    return mech.level.takes_samples and mech.example is not None
+
+
+def unit_rows(record: Any, n_samples: int) -> np.ndarray:
+    """The rows of one privacy unit of a recording of ``n_samples``, from the record alone.
+
+    ``sample``: the middle sample; ``window`` / ``w-window``: the second window of
+    ``parameters["window_samples"]`` samples (the first when there is only one);
+    ``recording`` / ``participant``: every row (the audited recording is its participant's
+    only one in the examples). Other units raise :class:`InvalidParameterError`.
+    """
+    from gazeprivacy.exceptions import InvalidParameterError
+
+    unit = str(record.unit)
+    if unit == "sample":
+        return np.array([n_samples // 2])
+    if unit in ("window", "w-window"):
+        w = int(record.parameters.get("window_samples", 0))
+        if w < 1:
+            raise InvalidParameterError(f"a {unit}-level record must give parameters"
+                                        f"['window_samples'] for the generic release audit")
+        start = w if 2 * w <= n_samples else 0
+        return np.arange(start, min(start + w, n_samples))
+    if unit in ("recording", "participant"):
+        return np.arange(n_samples)
+    raise InvalidParameterError(
+        f"the generic release audit derives {', '.join(GENERIC_UNITS)} units, not {unit!r}: "
+        f"add a hand-written scenario for {record.mechanism!r} in gazeprivacy.audit.release")
+
+
+def generic_scenario(name: str) -> ReleaseScenario:
+    """The whole-release scenario of a mechanism without a hand-written one, from its contract.
+
+    The example dataset of ``example("sound")`` (every kind of extra column added, as in the
+    hand-written scenarios) against its neighbour: in the rows of one unit of recording 0
+    (:func:`unit_rows`, from the record's ``unit`` and parameters), gaze moves by ``0.99 r``
+    when the record has a ``radius_deg`` (geo-indistinguishability bounds the move), otherwise
+    to the far edge of the screen (the extreme change of a bounded domain); pupil, head pose,
+    pixel copy and clock change too. The claim is the record's epsilon per unit.
+    """
+    from gazeprivacy.exceptions import InvalidParameterError
+    from gazeprivacy.mechanisms import MECHANISMS
+    from gazeprivacy.mechanisms.contract import Mode
+
+    mech = MECHANISMS[name]
+    example = mech.example(Mode.SOUND) if mech.example is not None else None
+    if example is None or not mech.level.takes_samples:
+        raise InvalidParameterError(f"{name!r} has no sound-mode example of gaze samples: "
+                                    "no generic release scenario")
+    data, params = example
+    a = _with_every_column(data, np.random.default_rng(14))
+    record = mech.guarantee(params, mech.shape_of(a))
+    r0 = a.recordings[0]
+    rows = unit_rows(record, r0.n_samples)
+    radius = record.parameters.get("radius_deg")
+    geo = r0.geometry
+    if radius is not None:
+        dx, how = np.full(rows.size, 0.99 * float(radius)), f"moved by 0.99 r = {radius:.3g} deg"
+    elif geo is not None:
+        mid, width = (geo.x_min_deg + geo.x_max_deg) / 2, geo.x_max_deg - geo.x_min_deg
+        dx, how = np.where(r0.x[rows] < mid, width, -width), "moved to the far edge of the screen"
+    else:
+        dx, how = np.full(rows.size, 3.0), "moved by 3 deg"
+    return ReleaseScenario(
+        mechanism=name, params=params, a=a, b=_neighbour(a, rows, dx), recording=r0.recording,
+        rows=rows, public=PUBLIC, unit=str(record.unit),
+        description=f"generic (from the contract): {record.unit} of recording 0 (rows "
+                    f"{rows[0]}-{rows[-1]}) {how}; pupil, head pose, pixel copy, clock changed")
+
+
 class _Scenarios(dict):  # type: ignore[type-arg]
-    """name -> scenario builder; unknown names raise the registry's named error."""
+    """name -> scenario builder: the hand-written ones, else the generic scenario of any
+    mechanism that :func:`derives_scenario`; other names raise the registry's named error."""
 
     def __missing__(self, key: str) -> Any:
         from gazeprivacy._registry import Registry
 
+        if derives_scenario(key):
+            return lambda: generic_scenario(key)
         return Registry("release scenario", dict(self))[key]
 
 

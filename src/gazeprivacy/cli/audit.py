@@ -4,6 +4,11 @@
 
 ``NAME-release`` (e.g. ``dpgazesynth-release``) audits every column of a whole release on
 neighbouring datasets and prints one line per column.
+
+The command is a gate: it exits with status 1 when an audit fails that its adapter does not
+expect to fail (the expected violations are the paper modes known to be broken, the
+deliberately broken ``broken-*`` variants and the not-private heatmap baselines), after a
+one-line summary.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from gazeprivacy.cli._common import echo_table, make_rng, say
+from gazeprivacy.cli._common import echo_table, make_rng, out, say
 from gazeprivacy.exceptions import InvalidParameterError
 
 __all__ = ["audit"]
@@ -39,12 +44,34 @@ def _release_table(res: Any, trials: int, confidence: float) -> Table:
     return table
 
 
+def _gate(adapter: Any, outcomes: list[tuple[str, dict[str, Any]]]) -> None:
+    """Print the one-line summary; exit 1 on a FAIL that the adapter does not expect."""
+    unexpected = [(m, row) for m, row in outcomes
+                  if row["verdict"] != "pass" and not adapter.expected_to_fail(m)]
+    missed = [m for m, row in outcomes if row["verdict"] == "pass" and
+              adapter.expected_to_fail(m)]
+    if unexpected:
+        what = "; ".join(f"{row['mechanism']} [{m}]: lower bound "
+                         f"{row['epsilon_lower_bound']:.3f} vs claim {row['claim']}, "
+                         f"p = {row['p_value']:.2g}" + (
+                             f" (failing: {row['pair'].split('failing: ')[-1]})"
+                             if "failing: " in row["pair"] else "")
+                         for m, row in unexpected)
+        out().print(f"audit gate: FAIL -- unexpected violation: {what}", markup=False)
+        raise typer.Exit(1)
+    note = (f" (expected violation not shown in {', '.join(missed)}: more --trials?)"
+            if missed else "")
+    out().print(f"audit gate: ok -- {len(outcomes)} audit(s) as expected{note}", markup=False)
+
+
 def audit(
     mechanism: Annotated[str, typer.Option(help="Audit adapter / mechanism name "
                                            "(e.g. laplace, dpgazesynth, dpgazesynth-runs, "
                                            "dpgazesynth-release, broken-oue).")],
-    trials: Annotated[int, typer.Option(help="Draws per neighbouring input in the "
-                                        "confirmation run (more = tighter bound).")] = 20_000,
+    trials: Annotated[int | None, typer.Option(
+        help="Draws per neighbouring input in the confirmation run (releases per dataset for "
+             "NAME-release); more = tighter bound. Default: the adapter's (20000 per input; "
+             "10000 releases; 500 for event-synth-pd-release).")] = None,
     mode: Annotated[str, typer.Option(help="sound, paper or both (the modes the mechanism "
                                       "has).")] = "both",
     seed: Annotated[int | None, typer.Option(help="Fix the seed (research run; >= 0); "
@@ -54,13 +81,13 @@ def audit(
     explore: Annotated[bool, typer.Option(help="Search random neighbouring pairs as well "
                                           "as the hand-picked extremes.")] = True,
 ) -> None:
-    """Audit one mechanism: claimed epsilon, audited lower bound, pass / FAIL per mode."""
+    """Audit one mechanism: claimed epsilon, audited lower bound, pass / FAIL per mode.
+
+    Exits 1 when an audit fails that the adapter does not expect to fail."""
     from gazeprivacy.audit.adapters import ADAPTERS, audit_mechanism
 
-    if mechanism not in ADAPTERS:
-        raise InvalidParameterError(f"--mechanism must be one of {', '.join(ADAPTERS)}, got "
-                                    f"{mechanism!r}")
     adapter = ADAPTERS[mechanism]
+    trials = trials if trials is not None else adapter.default_trials
     if mode == "both":
         modes = adapter.modes
     elif mode in adapter.modes:
@@ -72,11 +99,13 @@ def audit(
     table = Table("mechanism", "mode", "unit", "claimed epsilon", "delta", "audited lower bound",
                   "estimate", "verdict", "p-value", "worst pair",
                   title=f"privacy audit ({confidence:.0%} confidence, {trials} draws per input)")
+    outcomes = []
     for m, child in zip(modes, rng.spawn(len(modes)), strict=True):
         say(f"auditing {mechanism} ({m} mode)")
         res = audit_mechanism(mechanism, mode=m, n_trials=trials, rng=child,
                               confidence=confidence, explore=explore)
         row = res.row()
+        outcomes.append((m, row))
         if adapter.kind == "release":
             echo_table(_release_table(res, trials, confidence))
         table.add_row(row["mechanism"], row["mode"], row["unit"], row.get(
@@ -86,3 +115,4 @@ def audit(
     echo_table(table)
     say(f"seed: {seed if seed is not None else 'OS entropy'}; a FAIL means the claim "
         "is violated at the stated confidence for this pair and event.")
+    _gate(adapter, outcomes)

@@ -158,7 +158,7 @@ def event_features_dataset(dataset: Dataset, events: pl.DataFrame, *, min_sample
     >>> rec = Recording.from_arrays(recording="r", participant="p", x=x, y=np.zeros(105),
     ...                             sampling_rate_hz=200)
     >>> ds = Dataset((rec,))
-    >>> f = event_features_dataset(ds, detect_events_dataset(ds))
+    >>> f = event_features_dataset(ds, detect_events_dataset(ds, method="ivt"))
     >>> f.select("name", "amplitude_deg", pl.col("velocity_ang_max").round(6)).rows()
     [('fixation', 0.0, 0.0), ('saccade', 8.0, 400.0), ('fixation', 0.0, 0.0)]
     """
