@@ -24,6 +24,9 @@ segments are split.
 100 ms, which averages sample noise away), the share of missing samples, the mean and spread of
 x and y, and -- when event feature tables are given -- the per-unit mean / std / count of the
 existing per-event features (:func:`~gazeprivacy.features.aggregate.recording_features`).
+Event features of a noisy release are noise that dilutes a forest, so per split the attacker
+picks histograms alone or histograms with event aggregates by an inner split of its own
+training side (never the probes).
 
 **Classifier.** A scikit-learn random forest (100 trees, in the pipeline of
 :func:`~gazeprivacy.attacks.classifiers.make_classifier`). Scores: ``unit_accuracy`` (top-1 per
@@ -44,7 +47,7 @@ from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.attacks.classifiers import make_classifier
 from gazeprivacy.attacks.splits import split_recordings
 from gazeprivacy.data.recording import Dataset, Recording
-from gazeprivacy.exceptions import InvalidDataError
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.features.aggregate import recording_features
 
 __all__ = ["AwareResult", "aware_reidentification", "unit_features", "units_of"]
@@ -170,7 +173,14 @@ def _numeric(table: pl.DataFrame) -> np.ndarray:
 
 def _event_aggregates(events: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
     """Per-unit aggregates of the per-event features; an event belongs to the unit holding
-    its onset."""
+    its onset (whole-recording units need no onset)."""
+    if units["unit"].equals(units["recording"], check_names=False):
+        agg = recording_features(events, recordings=units["unit"].to_list())
+        return agg.select(c for c in agg.columns if c not in ("recording", "participant"))
+    if "onset" not in events.columns:
+        raise InvalidDataError("the event feature table has no onset column, so its events "
+                               "cannot be assigned to segments; use whole recordings "
+                               "(segment_s unset) or a featurizer that keeps onsets")
     starts: dict[str, tuple[np.ndarray, list[str]]] = {}
     for rec, g in units.group_by("recording", maintain_order=True):
         order = np.argsort(g["start"].to_numpy())
@@ -231,6 +241,29 @@ def _one_split(X_tr: np.ndarray, X_te: np.ndarray, units: pl.DataFrame, is_test:
             float(f1_score(y_te, pred, labels=parts, average="macro", zero_division=0)))
 
 
+def _choose_columns(X: np.ndarray, units: pl.DataFrame, index: pl.DataFrame,
+                    is_test: np.ndarray, n_hist: int, test_fraction: float,
+                    rng: np.random.Generator) -> int:
+    """How many leading columns to use: the histograms alone (``n_hist``) or with the event
+    aggregates (all), whichever identifies better on an inner split of the *training* side
+    (ties keep the histograms). Noise turns event features into noise that dilutes a forest,
+    so the attacker checks before using them."""
+    if X.shape[1] == n_hist:
+        return n_hist
+    train_units = units.filter(pl.Series(~is_test))
+    train_index = index.filter(pl.col("recording").is_in(train_units["recording"].to_list()))
+    try:
+        inner = _unit_split(train_units, train_index, test_fraction, rng)
+    except (InvalidDataError, InvalidParameterError):
+        return X.shape[1]
+    if inner.all() or not inner.any():
+        return X.shape[1]
+    Xs = X[~is_test]
+    scores = [_one_split(Xs[:, :k], Xs[:, :k], train_units, inner, rng)[2]
+              for k in (n_hist, X.shape[1])]
+    return n_hist if scores[0] >= scores[1] else X.shape[1]
+
+
 def aware_reidentification(train_data: Dataset, test_data: Dataset, index: pl.DataFrame, *,
                            rng: np.random.Generator, n_splits: int = 20,
                            test_fraction: float = 0.25, segment_s: float | None = None,
@@ -268,6 +301,7 @@ def aware_reidentification(train_data: Dataset, test_data: Dataset, index: pl.Da
     units = units.filter(pl.col("recording").is_in(index["recording"].to_list()))
     X_tr = unit_features(train_data, units)
     X_te = unit_features(test_data, units)
+    n_hist = X_tr.shape[1]
     if train_events is not None and test_events is not None:
         a_tr, a_te = _event_aggregates(train_events, units), _event_aggregates(test_events, units)
         common = [c for c in a_tr.columns if c in set(a_te.columns)]
@@ -279,7 +313,8 @@ def aware_reidentification(train_data: Dataset, test_data: Dataset, index: pl.Da
         if is_test.all() or not is_test.any():
             raise InvalidDataError("the split left one side without units; give more "
                                    "recordings or a shorter segment_s")
-        out.append(_one_split(X_tr, X_te, units, is_test, child))
+        k = _choose_columns(X_tr, units, index, is_test, n_hist, test_fraction, child)
+        out.append(_one_split(X_tr[:, :k], X_te[:, :k], units, is_test, child))
     a = np.array(out)
     n_part = index["participant"].n_unique()
     return AwareResult(
