@@ -26,7 +26,7 @@ x and y, and -- when event feature tables are given -- the per-unit mean / std /
 existing per-event features (:func:`~gazeprivacy.features.aggregate.recording_features`).
 Event features of a noisy release are noise that dilutes a forest, so per split the attacker
 picks histograms alone or histograms with event aggregates by an inner split of its own
-training side (never the probes).
+training side (never the probes; forests of 30 trees there, 100 for the attack itself).
 
 **Classifier.** A scikit-learn random forest (100 trees, in the pipeline of
 :func:`~gazeprivacy.attacks.classifiers.make_classifier`). Scores: ``unit_accuracy`` (top-1 per
@@ -57,6 +57,7 @@ _SPEED_EDGES = np.concatenate([[0.0], np.geomspace(0.5, 2000.0, 15), [np.inf]]) 
 _DIR_BINS = 12
 _LONG_LAG_S = 0.1
 DEFAULT_SEGMENT_S = 10.0
+_INNER_TREES = 30  # the inner split only picks a feature set
 
 
 @dataclass(frozen=True)
@@ -222,11 +223,13 @@ def _pooled_argmax(proba: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def _one_split(X_tr: np.ndarray, X_te: np.ndarray, units: pl.DataFrame, is_test: np.ndarray,
-               rng: np.random.Generator) -> tuple[float, float, float, float]:
+               rng: np.random.Generator, n_trees: int = 100
+               ) -> tuple[float, float, float, float]:
     """(identification rate, recording accuracy, unit accuracy, unit macro F1) of one split."""
     y = units["participant"].to_numpy()
     recs = units["recording"].to_numpy()
     clf = make_classifier("rf", rng=rng, n_train=int((~is_test).sum()))
+    clf.set_params(randomforestclassifier__n_estimators=n_trees)
     clf.fit(X_tr[~is_test], y[~is_test])
     proba = clf.predict_proba(X_te[is_test])
     classes = clf.classes_
@@ -259,8 +262,8 @@ def _choose_columns(X: np.ndarray, units: pl.DataFrame, index: pl.DataFrame,
     if inner.all() or not inner.any():
         return X.shape[1]
     Xs = X[~is_test]
-    scores = [_one_split(Xs[:, :k], Xs[:, :k], train_units, inner, rng)[2]
-              for k in (n_hist, X.shape[1])]
+    scores = [_one_split(Xs[:, :k], Xs[:, :k], train_units, inner, rng,
+                         n_trees=_INNER_TREES)[2] for k in (n_hist, X.shape[1])]
     return n_hist if scores[0] >= scores[1] else X.shape[1]
 
 
