@@ -58,6 +58,9 @@ _DIR_BINS = 12
 _LONG_LAG_S = 0.1
 DEFAULT_SEGMENT_S = 10.0
 _INNER_TREES = 30  # the inner split only picks a feature set
+# Features are rounded: floating-point residue (a mean of 1040 equal values differs from one of
+# 1024 in the 15th digit) would otherwise let a tree split on the recording's length alone.
+_DECIMALS = 9
 
 
 @dataclass(frozen=True)
@@ -163,13 +166,14 @@ def unit_features(dataset: Dataset, units: pl.DataFrame,
                                "attack's units")
     X = np.vstack([_segment_features(recs[r], a, b) for r, a, b in
                    units.select("recording", "start", "stop").iter_rows()])
+    X = np.round(X, _DECIMALS)
     if events is None or events.height == 0:
         return X
     return np.hstack([X, _numeric(_event_aggregates(events, units))])
 
 
 def _numeric(table: pl.DataFrame) -> np.ndarray:
-    return table.cast(pl.Float64).fill_nan(None).to_numpy().astype(float)
+    return np.round(table.cast(pl.Float64).fill_nan(None).to_numpy().astype(float), _DECIMALS)
 
 
 def _event_aggregates(events: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
