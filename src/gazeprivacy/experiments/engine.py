@@ -48,7 +48,7 @@ import time
 import warnings
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -217,9 +217,40 @@ def _fidelity(names: tuple[str, ...], raw: Dataset, prot: Dataset,
     for name in names:
         try:
             out[name] = float(getattr(fidelity, name)(raw, prot))
+            if name in _FIDELITY_SE:
+                out[f"{name}_se"] = _fidelity_se(getattr(fidelity, name), name, raw, prot)
         except InvalidDataError as exc:
             notes.append(f"fidelity {name} skipped: {exc}")
     return out
+
+
+_FIDELITY_SE = ("rmse", "rss_distance", "density_error")
+_BOOTSTRAP = 20
+
+
+def _fidelity_se(metric: Callable[[Dataset, Dataset], float], name: str, raw: Dataset,
+                 prot: Dataset) -> float:
+    """Standard error of a fidelity metric over the recordings (the comparison with the
+    data-free baselines needs one when a run has a single seed): for the per-recording averages
+    (rmse, rss_distance) std / sqrt(n) of the per-recording values; for the pooled
+    density_error a bootstrap over recordings (20 resamples, a fixed seed)."""
+    pairs = list(zip(raw.recordings, prot.recordings, strict=True))
+    if name != "density_error":
+        vals = np.array([metric(Dataset((a,)), Dataset((b,))) for a, b in pairs])
+        vals = vals[np.isfinite(vals)]
+        return float(vals.std(ddof=1) / np.sqrt(vals.size)) if vals.size > 1 else float("nan")
+    rng = np.random.default_rng(0)
+    geo = next((r.geometry for r in raw.recordings if r.geometry is not None), None)
+    reps = []
+    for _ in range(_BOOTSTRAP):
+        pick = rng.integers(0, len(pairs), len(pairs))
+        ids = [f"{i}" for i in range(len(pick))]
+        a = Dataset(tuple(replace(pairs[j][0], recording=k) for j, k in zip(pick, ids,
+                                                                             strict=True)))
+        b = Dataset(tuple(replace(pairs[j][1], recording=k) for j, k in zip(pick, ids,
+                                                                             strict=True)))
+        reps.append(metric(a, b) if geo is None else metric(a, b, geometry=geo))
+    return float(np.std(reps, ddof=1))
 
 
 def _preview(raw: Dataset, prot: Dataset | None) -> dict[str, np.ndarray]:
