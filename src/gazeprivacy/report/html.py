@@ -234,7 +234,11 @@ def _verdict(results: pl.DataFrame) -> str:
             "Utility: a metric beats the data-free baselines (screen centre, uniform points, the "
             "simulator prior; rows named <code>baseline-*</code>) when the release's mean is "
             "better than the best baseline's by more than 2 standard errors of the difference "
-            "(over seeds, else over the evaluation's splits).")
+            "(over seeds, else over the evaluation's splits or recordings). Attacks on the "
+            "<code>baseline-*</code> rows measure what the public shape a release keeps "
+            "(recording lengths, timestamps) gives away without any gaze; RMSE and RSS distance "
+            "skip samples a release suppresses, so read them beside "
+            "<code>suppressed_fraction</code>.")
     if unknown_se:
         note += (" Some metrics have one seed and no splits: their standard error is unknown "
                  "and they are compared by their means only.")
