@@ -384,11 +384,6 @@ def test_the_experiment_runner_runs_the_toy(toy_registered, tmp_path):
     _check_toy_experiment(_run_toy_experiment(tmp_path, preset="params"))
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
-    "experiments/engine.py:_build_params calls spec.params_type.paper(**point) for the "
-    "config's default preset 'paper', which is not part of the contract: a mechanism without "
-    "a .paper preset fails with a bare AttributeError (fix: use the preset only when "
-    "getattr(spec.params_type, 'paper', None) exists, else params_type(**point))"))
 def test_the_experiment_runner_runs_the_toy_with_the_default_preset(toy_registered, tmp_path):
     _check_toy_experiment(_run_toy_experiment(tmp_path))
 

@@ -40,8 +40,10 @@ def test_tidy_table_and_guarantees(tmp_path, tiny):
     table = pl.read_parquet(tmp_path / "results.parquet")
     assert dict(table.schema) == RESULT_SCHEMA
     assert table.equals(res.results)
-    # 2 seeds x (raw + 2 points) cells; each has reid (4), gender (3), task (3) metrics
-    assert res.n_cells == 6 and table.height == 6 * 10
+    # 2 seeds x (raw + 2 points) cells; each has reid (4), gender (3), task (3 + its split
+    # standard error) metrics
+    assert res.n_cells == 6 and table.height == 6 * 11
+    assert table["beats_baselines"].is_null().all()  # no baseline in this run
     assert set(table["kind"].unique()) == {"privacy", "utility"}
     raw = table.filter(pl.col("mechanism") == "none")
     assert raw["epsilon"].is_null().all() and raw["mode"].unique().to_list() == ["none"]

@@ -63,7 +63,7 @@ def test_partitioned_evaluate_equals_in_memory_with_the_same_streams(tmp_path, t
     memory = run_experiment(_config({"name": "tiny", "source": "injected"}), tmp_path / "mem",
                             workers=1, featurizer=fake_featurizer, registry=registry,
                             datasets={"tiny": tiny})
-    assert streamed.results.height == 4 * 10  # (raw + 3 points) x 10 metrics
+    assert streamed.results.height == 4 * 11  # (raw + 3 points) x 11 metrics (with accuracy_se)
     assert streamed.results.equals(memory.results)
     assert streamed.guarantees == memory.guarantees
     # raw features: the per-partition cache equals the whole-dataset one

@@ -76,3 +76,27 @@ def test_not_formally_private_rows_are_red(run_dir, tmp_path):
 def test_report_without_results_is_a_named_error(tmp_path):
     with pytest.raises(InvalidDataError, match="no results.parquet"):
         build_report(tmp_path)
+
+
+def test_verdict_leads_the_report_with_strongest_attack_and_baselines(tmp_path):
+    cfg = parse_config({
+        "name": "verdict-test", "seeds": [0],
+        "datasets": [{"name": "tiny", "source": "injected"}],
+        "mechanisms": [{"name": "fake-noise", "grid": {"epsilon": [50.0]}}],
+        "attacks": [{"kind": "reidentification", "classifier": "knn", "n_splits": 2},
+                    {"kind": "aware-rf", "n_splits": 2}],
+        "fidelity": ["rmse"], "baselines": ["baseline-centre", "baseline-uniform"]})
+    run_experiment(cfg, tmp_path, registry=fake_registry(),
+                   datasets={"tiny": tiny_dataset(n_participants=3, n_stimuli=3,
+                                                  n_samples=200)},
+                   featurizer=fake_featurizer, workers=1)
+    text = build_report(tmp_path).read_text()
+    verdict = text.index("<h2>Verdict</h2>")
+    assert verdict < text.index("<h2>Guarantees</h2>")
+    first = text[verdict:text.index("</table>", verdict)]
+    assert "rate / chance" in first and "fake-noise" in first and "baseline-uniform" in first
+    assert "rmse" in first  # the fidelity metric against the best baseline
+    # one seed, but rmse reports its standard error over recordings
+    assert "one seed and no splits" not in first
+    curve = [p.name for p in (tmp_path / "figures").glob("curve_*rmse*.png")]
+    assert curve  # baselines are drawn as reference lines on the fidelity curve

@@ -33,6 +33,7 @@ value and the way out. Example (see ``configs/doves-sample.toml``)::
     threat = "seed001"
 
     fidelity = ["rmse", "density_error"]
+    baselines = true             # or a list: baseline-centre, baseline-uniform, baseline-prior
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from typing import Any
 from gazeprivacy.attacks.classifiers import CLASSIFIERS
 from gazeprivacy.attacks.threat import THREAT_MODELS
 from gazeprivacy.exceptions import InvalidParameterError
+from gazeprivacy.experiments.baselines import BASELINE_PREFIX, BASELINES, is_baseline
 from gazeprivacy.mechanisms.contract import Level
 
 __all__ = [
@@ -155,17 +157,21 @@ class MechanismConfig:
                 for combo in itertools.product(*(self.grid[k] for k in keys))]
 
 
-ATTACK_KINDS = ("reidentification", "attribute", "linkage")
+ATTACK_KINDS = ("reidentification", "aware-rf", "attribute", "linkage")
 
 
 @dataclass(frozen=True, kw_only=True)
 class AttackConfig:
-    """One attack: ``reidentification`` (George & Routray), ``attribute`` inference, or the
-    demographic ``linkage`` attack of seed 001 section 3.
+    """One attack: ``reidentification`` (George & Routray), ``aware-rf`` (the mechanism-aware
+    re-identification attacker, :mod:`gazeprivacy.attacks.aware`), ``attribute`` inference, or
+    the demographic ``linkage`` attack of seed 001 section 3.
 
     ``threat`` defaults to ``seed000`` (train raw, test protected) for re-identification and
-    attribute inference and to ``seed001`` (train on the release, probe with raw data) for
-    linkage.
+    attribute inference, to ``seed004`` (train and test on the release: the attacker holds it)
+    for ``aware-rf`` and to ``seed001`` (train on the release, probe with raw data) for
+    linkage. ``aware-rf`` always uses a random forest (``classifier`` is ignored and recorded as
+    ``rf``); ``segment_s`` cuts its recordings into segments (default: whole recordings, or 10 s
+    segments when some participant has a single recording).
 
     Linkage: ``quasi_identifiers`` (recording labels, constant per participant, e.g.
     ``["gender"]``) are made ``k``-anonymous by generalisation; the gaze biometric (random forest
@@ -182,13 +188,20 @@ class AttackConfig:
     quasi_identifiers: tuple[str, ...] = ()
     k: int | None = None
     window_s: float = 10.0
+    segment_s: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ATTACK_KINDS:
             raise ConfigError(f"attacks[].kind must be one of {ATTACK_KINDS}, got "
                               f"{self.kind!r}")
         if self.threat is None:  # seed 001's linkage attacker holds the release (section 3)
-            object.__setattr__(self, "threat", "seed001" if self.kind == "linkage" else "seed000")
+            default = {"linkage": "seed001", "aware-rf": "seed004"}.get(self.kind, "seed000")
+            object.__setattr__(self, "threat", default)
+        if self.kind == "aware-rf":
+            object.__setattr__(self, "classifier", "rf")
+        if self.segment_s is not None and not (
+                isinstance(self.segment_s, int | float) and self.segment_s > 0):
+            raise ConfigError(f"attacks[].segment_s must be > 0 seconds, got {self.segment_s!r}")
         if self.kind == "linkage":
             if not (isinstance(self.k, int) and self.k >= 1):
                 raise ConfigError(f"attacks[] of kind 'linkage' needs k (an integer >= 1: the "
@@ -218,6 +231,9 @@ class AttackConfig:
     def id(self) -> str:
         if self.kind == "linkage":
             return f"linkage:{'+'.join(self.quasi_identifiers)}:k{self.k}:{self.threat}"
+        if self.kind == "aware-rf":
+            seg = "" if self.segment_s is None else f":seg{self.segment_s:g}s"
+            return f"reid:aware-rf{seg}:{self.threat}"
         what = self.attribute if self.kind == "attribute" else "reid"
         return f"{what}:{self.classifier}:{self.threat}"
 
@@ -315,7 +331,13 @@ class UtilityConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class ExperimentConfig:
-    """A whole experiment: the grid datasets x mechanisms x parameter points x seeds."""
+    """A whole experiment: the grid datasets x mechanisms x parameter points x seeds.
+
+    ``baselines`` names data-free reference releases
+    (:data:`~gazeprivacy.experiments.baselines.BASELINES`) run beside the mechanisms on every
+    dataset and seed; every evaluation runs on them, and utility / fidelity metrics of the
+    mechanisms are compared with the best of them (``beats_baselines`` in the results).
+    """
 
     name: str
     seeds: tuple[int, ...]
@@ -326,6 +348,7 @@ class ExperimentConfig:
     fidelity: tuple[str, ...] = ()
     workers: int = 2
     include_raw: bool = True
+    baselines: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.seeds or not all(isinstance(s, int) and s >= 0 for s in self.seeds):
@@ -344,10 +367,20 @@ class ExperimentConfig:
                                   f"{', '.join(FIDELITY_METRICS)}")
         if not (isinstance(self.workers, int) and self.workers >= 1):
             raise ConfigError(f"workers must be an integer >= 1, got {self.workers!r}")
+        for b in self.baselines:
+            if b not in BASELINES:
+                raise ConfigError(f"baselines: {b!r} is not a data-free baseline; choose from "
+                                  f"{', '.join(BASELINES)}")
+        if len(set(self.baselines)) != len(self.baselines):
+            raise ConfigError(f"baselines must be distinct, got {list(self.baselines)!r}")
         labels = [m.label or m.name for m in self.mechanisms]
         if len(set(labels)) != len(labels):
             raise ConfigError(f"two [[mechanisms]] entries share the name {labels}; give one a "
                               "distinct label")
+        clash = sorted(n for n in labels if is_baseline(n))
+        if clash:
+            raise ConfigError(f"mechanism name(s) {clash} start with {BASELINE_PREFIX!r}, which "
+                              "is reserved for the data-free baselines; give a label")
 
     def check_mechanisms(self, registry: Mapping[str, Any]) -> None:
         """Every mechanism name is a registered sample-level mechanism (the error lists them).
@@ -394,7 +427,7 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
     gazeprivacy.experiments.config.ConfigError: unknown key(s) ['colour'] in the config; ...
     """
     top = {"name", "seeds", "datasets", "mechanisms", "attacks", "utility", "fidelity",
-           "workers", "include_raw"}
+           "workers", "include_raw", "baselines"}
     _check_keys("the config", data, top, {"name", "seeds", "datasets"})
     try:
         datasets = []
@@ -416,7 +449,7 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
         for i, a in enumerate(data.get("attacks", [])):
             _check_keys(f"attacks[{i}]", a, {"kind", "classifier", "threat", "n_splits",
                                              "test_fraction", "attribute", "quasi_identifiers",
-                                             "k", "window_s"}, {"kind"})
+                                             "k", "window_s", "segment_s"}, {"kind"})
             attacks.append(AttackConfig(**{**a, "quasi_identifiers": tuple(
                 a.get("quasi_identifiers", ()))}))
         utility = []
@@ -433,9 +466,23 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
             name=str(data["name"]), seeds=tuple(seeds), datasets=tuple(datasets),
             mechanisms=tuple(mechanisms), attacks=tuple(attacks), utility=tuple(utility),
             fidelity=tuple(data.get("fidelity", ())), workers=data.get("workers", 2),
-            include_raw=bool(data.get("include_raw", True)))
+            include_raw=bool(data.get("include_raw", True)),
+            baselines=_baselines(data.get("baselines", ())))
     except TypeError as exc:  # a wrongly typed value reaching a dataclass
         raise ConfigError(f"invalid config: {exc}") from None
+
+
+def _baselines(value: Any) -> tuple[str, ...]:
+    """``baselines``: a list of :data:`~gazeprivacy.experiments.baselines.BASELINES` names, or
+    ``true`` for all of them."""
+    if value is True:
+        return tuple(BASELINES)
+    if value is False:
+        return ()
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"baselines must be a list of names ({', '.join(BASELINES)}) or true, "
+                          f"got {value!r}")
+    return tuple(value)
 
 
 def load_config(path: str | Path) -> ExperimentConfig:

@@ -4,7 +4,11 @@
 
 * **Cells.** Each (dataset, mechanism, parameter point, seed) is a cell; with
   ``include_raw`` every (dataset, seed) also gets a ``mechanism = "none"`` cell (the raw
-  baseline).
+  baseline), and every configured data-free baseline
+  (:mod:`gazeprivacy.experiments.baselines`) a cell of mode ``baseline`` without a guarantee.
+* **Attacks.** ``reidentification`` (George & Routray, on event features), ``aware-rf`` (the
+  mechanism-aware attacker of :mod:`gazeprivacy.attacks.aware`, on the release's samples and
+  event features; it needs the release in memory), ``attribute`` and ``linkage``.
 * **Randomness.** Per seed ``s`` the base ``SeedSequence(s)`` spawns one child for the attacks
   (shared by every cell of that seed, so raw and protected data meet the same splits) and one
   child per (dataset, mechanism, point) for the protection. A cell's streams therefore do not
@@ -28,7 +32,10 @@
   skips the event features.
 * **Output.** ``OUT/results.parquet`` -- columns ``dataset, mechanism, mode, parameters`` (JSON),
   ``epsilon`` (flattened, null when the mechanism has none), ``seed, kind`` (privacy | utility |
-  fidelity), ``evaluation`` (e.g. ``reid:rbfn:seed000``), ``metric, value`` -- and
+  fidelity), ``evaluation`` (e.g. ``reid:rbfn:seed000``), ``metric, value``,
+  ``beats_baselines`` (utility and fidelity rows of a run with baselines: whether the cell's
+  mean beats the best data-free baseline by 2 standard errors,
+  :func:`gazeprivacy.report.verdict.flag_results`; null elsewhere) -- and
   ``OUT/guarantees.json`` (one guarantee record per protected cell).
 """
 
@@ -43,7 +50,7 @@ import time
 import warnings
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -51,6 +58,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from gazeprivacy.attacks.aware import aware_reidentification
 from gazeprivacy.attacks.inference import infer_attribute
 from gazeprivacy.attacks.reidentification import reidentification_attack
 from gazeprivacy.attacks.splits import recording_index
@@ -58,6 +66,7 @@ from gazeprivacy.attacks.threat import THREAT_MODELS, ThreatModel
 from gazeprivacy.data.partitioned import PartitionedDataset
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.experiments.baselines import BASELINES, is_baseline
 from gazeprivacy.experiments.config import (
     AttackConfig,
     ConfigError,
@@ -75,13 +84,14 @@ from gazeprivacy.experiments.learned import learned_utility_metrics, linkage_met
 from gazeprivacy.experiments.streaming import partitioned_source, protected_pass, raw_pass
 from gazeprivacy.features.aggregate import recording_features
 from gazeprivacy.metrics.utility import task_classification
+from gazeprivacy.report.verdict import flag_results
 
 __all__ = ["RESULT_SCHEMA", "Cell", "ExperimentResult", "expand_cells", "run_experiment"]
 
 RESULT_SCHEMA = {
     "dataset": pl.String, "mechanism": pl.String, "mode": pl.String, "parameters": pl.String,
     "epsilon": pl.Float64, "seed": pl.Int64, "kind": pl.String, "evaluation": pl.String,
-    "metric": pl.String, "value": pl.Float64,
+    "metric": pl.String, "value": pl.Float64, "beats_baselines": pl.Boolean,
 }
 _PREVIEW_POINTS = 1500
 _DENSITY_GRID = 60
@@ -123,6 +133,8 @@ def expand_cells(config: ExperimentConfig) -> list[Cell]:
     for d in config.datasets:
         if config.include_raw:
             combos.append((d.name, "none", "none", {}, "none"))
+        for b in config.baselines:
+            combos.append((d.name, b, b, {}, "none"))
         for m in config.mechanisms:
             for point in m.points():
                 combos.append((d.name, m.name, m.label or m.name, point, m.preset))
@@ -168,8 +180,9 @@ class ExperimentResult:
 
 def _build_params(spec: Any, cell: Cell) -> Any:
     point = dict(cell.parameters)
-    if cell.preset == "paper":
-        return spec.params_type.paper(**point)
+    paper = getattr(spec.params_type, "paper", None)  # a preset is optional in the contract
+    if cell.preset == "paper" and paper is not None:
+        return paper(**point)
     return spec.params_type(**point)
 
 
@@ -178,7 +191,7 @@ def _rows(cell: Cell, mode: str, kind: str, evaluation: str,
     return [{"dataset": cell.dataset, "mechanism": cell.label, "mode": mode,
              "parameters": cell.parameters_json, "epsilon": cell.epsilon, "seed": cell.seed,
              "kind": kind, "evaluation": evaluation, "metric": m,
-             "value": float(v) if v is not None else None}
+             "value": float(v) if v is not None else None, "beats_baselines": None}
             for m, v in metrics.items()]
 
 
@@ -207,9 +220,40 @@ def _fidelity(names: tuple[str, ...], raw: Dataset, prot: Dataset,
     for name in names:
         try:
             out[name] = float(getattr(fidelity, name)(raw, prot))
+            if name in _FIDELITY_SE:
+                out[f"{name}_se"] = _fidelity_se(getattr(fidelity, name), name, raw, prot)
         except InvalidDataError as exc:
             notes.append(f"fidelity {name} skipped: {exc}")
     return out
+
+
+_FIDELITY_SE = ("rmse", "rss_distance", "density_error")
+_BOOTSTRAP = 20
+
+
+def _fidelity_se(metric: Callable[[Dataset, Dataset], float], name: str, raw: Dataset,
+                 prot: Dataset) -> float:
+    """Standard error of a fidelity metric over the recordings (the comparison with the
+    data-free baselines needs one when a run has a single seed): for the per-recording averages
+    (rmse, rss_distance) std / sqrt(n) of the per-recording values; for the pooled
+    density_error a bootstrap over recordings (20 resamples, a fixed seed)."""
+    pairs = list(zip(raw.recordings, prot.recordings, strict=True))
+    if name != "density_error":
+        vals = np.array([metric(Dataset((a,)), Dataset((b,))) for a, b in pairs])
+        vals = vals[np.isfinite(vals)]
+        return float(vals.std(ddof=1) / np.sqrt(vals.size)) if vals.size > 1 else float("nan")
+    rng = np.random.default_rng(0)
+    geo = next((r.geometry for r in raw.recordings if r.geometry is not None), None)
+    reps = []
+    for _ in range(_BOOTSTRAP):
+        pick = rng.integers(0, len(pairs), len(pairs))
+        ids = [f"{i}" for i in range(len(pick))]
+        a = Dataset(tuple(replace(pairs[j][0], recording=k) for j, k in zip(pick, ids,
+                                                                             strict=True)))
+        b = Dataset(tuple(replace(pairs[j][1], recording=k) for j, k in zip(pick, ids,
+                                                                             strict=True)))
+        reps.append(metric(a, b) if geo is None else metric(a, b, geometry=geo))
+    return float(np.std(reps, ddof=1))
 
 
 def _preview(raw: Dataset, prot: Dataset | None) -> dict[str, np.ndarray]:
@@ -274,7 +318,7 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     prot, mode = protected.dataset, protected.mode
     rows: list[dict[str, Any]] = _learned_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
     features = _cell_features(cell, ctx, raw, protected.events)
-    rows += _attack_rows(cell, ctx, raw, features, mode, attack_rng, notes)
+    rows += _attack_rows(cell, ctx, raw, prot, features, mode, attack_rng, notes)
     rows += _utility_rows(cell, ctx, raw, features, mode, attack_rng, notes)
     rows += _fidelity_rows(cell, ctx, raw, prot, mode, notes)
     table = pl.DataFrame(rows, schema=RESULT_SCHEMA) if rows else pl.DataFrame(
@@ -300,8 +344,12 @@ def _protect_cell(cell: Cell, ctx: _Context, raw: Dataset, protect_rng: np.rando
     """Apply the cell's mechanism: in memory, or partition by partition when streamed."""
     if cell.mechanism == "none":
         return _Protected()
-    streamed = ctx.streamed.get(cell.dataset)
     featurize = ctx.featurizer or event_features_of
+    if is_baseline(cell.mechanism):  # data-free: no guarantee, nothing to record
+        prot = BASELINES[cell.mechanism].release(raw, rng=protect_rng)
+        events = featurize(prot) if _needs_events(ctx.config) else None
+        return _Protected(mode="baseline", dataset=prot, events=events)
+    streamed = ctx.streamed.get(cell.dataset)
     prot: Dataset | None = None
     prot_events: pl.DataFrame | None = None
     preview: dict[str, np.ndarray] | None = None
@@ -340,9 +388,11 @@ def _cell_features(cell: Cell, ctx: _Context, raw: Dataset,
                      prot_rec=prot_rec)
 
 
-def _attack_rows(cell: Cell, ctx: _Context, raw: Dataset, features: _Features, mode: str,
-                 attack_rng: np.random.Generator, notes: list[str]) -> list[dict[str, Any]]:
-    """Rows of the attacks on event features: re-identification and attribute inference."""
+def _attack_rows(cell: Cell, ctx: _Context, raw: Dataset, prot: Dataset | None,
+                 features: _Features, mode: str, attack_rng: np.random.Generator,
+                 notes: list[str]) -> list[dict[str, Any]]:
+    """Rows of the attacks: re-identification and attribute inference on event features, and
+    the mechanism-aware attacker on the samples (and event features) of its sides."""
     dcfg: DatasetConfig = next(d for d in ctx.config.datasets if d.name == cell.dataset)
     index = recording_index(raw, group_label=dcfg.group_label)
     rows: list[dict[str, Any]] = []
@@ -352,7 +402,9 @@ def _attack_rows(cell: Cell, ctx: _Context, raw: Dataset, features: _Features, m
         threat: ThreatModel = (THREAT_MODELS[a.threat] if features.prot_events is not None
                                else ThreatModel.raw())
         rng = _attack_stream(attack_rng, a)
-        if a.kind == "reidentification":
+        if a.kind == "aware-rf":
+            rows += _aware_rows(cell, a, raw, prot, features, threat, mode, index, rng, notes)
+        elif a.kind == "reidentification":
             res = reidentification_attack(features.raw_events, features.prot_events, index,
                                           threat=threat, rng=rng, classifier=a.classifier,
                                           n_splits=a.n_splits, test_fraction=a.test_fraction)
@@ -367,6 +419,28 @@ def _attack_rows(cell: Cell, ctx: _Context, raw: Dataset, features: _Features, m
                                   rng=rng, attribute=a.attribute, classifier=a.classifier)
             rows += _rows(cell, mode, "privacy", a.id, res.metrics())
     return rows
+
+
+def _aware_rows(cell: Cell, a: AttackConfig, raw: Dataset, prot: Dataset | None,
+                features: _Features, threat: ThreatModel, mode: str, index: pl.DataFrame,
+                rng: np.random.Generator, notes: list[str]) -> list[dict[str, Any]]:
+    """The aware attacker under ``threat`` (raw data on both sides for the raw cell)."""
+    if prot is None and features.prot_events is not None:
+        notes.append(f"attack {a.id} skipped: the release is streamed (only its event features "
+                     "are kept) and the aware attacker reads its samples")
+        return []
+    data = {"raw": raw, "protected": prot if prot is not None else raw}
+    events = {"raw": features.raw_events,
+              "protected": (features.prot_events if prot is not None else features.raw_events)}
+    try:
+        res = aware_reidentification(data[threat.train], data[threat.test], index, rng=rng,
+                                     n_splits=a.n_splits, test_fraction=a.test_fraction,
+                                     segment_s=a.segment_s, train_events=events[threat.train],
+                                     test_events=events[threat.test])
+    except InvalidDataError as exc:
+        notes.append(f"attack {a.id} skipped: {exc}")
+        return []
+    return _rows(cell, mode, "privacy", a.id, res.metrics())
 
 
 def _utility_rows(cell: Cell, ctx: _Context, raw: Dataset, features: _Features, mode: str,
@@ -384,7 +458,9 @@ def _utility_rows(cell: Cell, ctx: _Context, raw: Dataset, features: _Features, 
                                   rng=_utility_stream(attack_rng, u), task=u.label,
                                   direction=u.direction, n_splits=u.n_splits,
                                   test_fraction=u.test_fraction, n_trees=u.n_trees)
-        rows += _rows(cell, mode, "utility", u.id, res.metrics())
+        # the split-level standard error, for the comparison with the data-free baselines
+        se = {"accuracy_se": res.accuracy_std / np.sqrt(res.n_splits)}
+        rows += _rows(cell, mode, "utility", u.id, {**res.metrics(), **se})
     return rows
 
 
@@ -571,7 +647,7 @@ def run_experiment(
 def _check_points(cells: list[Cell], registry: Mapping[str, Any]) -> None:
     """Every parameter point must build before any work starts."""
     for c in cells:
-        if c.mechanism != "none":
+        if c.mechanism != "none" and not is_baseline(c.mechanism):
             try:
                 _build_params(registry[c.mechanism], c)
             except (TypeError, InvalidParameterError) as exc:
@@ -628,7 +704,9 @@ def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
     parts, guarantees = [], []
     seen_notes: dict[str, list[str]] = {}
     for c in cells:
-        parts.append(pl.read_parquet(out / "cells" / f"{c.key}.parquet"))
+        part = pl.read_parquet(out / "cells" / f"{c.key}.parquet")
+        # cells written before the beats_baselines column existed; the flag is set below
+        parts.append(part.drop("beats_baselines", strict=False))
         meta = json.loads((out / "cells" / f"{c.key}.json").read_text())
         for n in meta["notes"]:
             seen_notes.setdefault(n, []).append(f"{c.label} {c.parameters_json} seed {c.seed}")
@@ -637,7 +715,8 @@ def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
                                "parameters": dict(c.parameters), "seed": c.seed,
                                "guarantee": meta["guarantee"]})
     notes = [f"{n} [{len(where)} cell(s), e.g. {where[0]}]" for n, where in seen_notes.items()]
-    results = pl.concat(parts, how="vertical") if parts else pl.DataFrame(schema=RESULT_SCHEMA)
+    results = (flag_results(pl.concat(parts, how="vertical")) if parts
+               else pl.DataFrame(schema=RESULT_SCHEMA))
     _atomic(out / "results.parquet", lambda p: results.write_parquet(p))
     (out / "guarantees.json").write_text(json.dumps(guarantees, indent=2, default=str))
     (out / "run.json").write_text(json.dumps(
@@ -653,6 +732,7 @@ def _check_streamable(cells: list[Cell], streamed: Mapping[str, PartitionedDatas
 
     if streamed:
         odd = [a.kind for a in config.attacks if a.kind not in ("reidentification", "attribute")]
+        odd += [f"baseline {b}" for b in config.baselines]
         odd += [f"utility {u.id}" for u in config.utility if getattr(u, "learned", False)]
         if odd:
             raise ConfigError(
@@ -660,7 +740,7 @@ def _check_streamable(cells: list[Cell], streamed: Mapping[str, PartitionedDatas
                 f"evaluations on event features; {', '.join(odd)} need(s) whole datasets in "
                 "memory: evaluate those on an in-memory file")
     for c in cells:
-        if c.dataset in streamed and c.mechanism != "none":
+        if c.dataset in streamed and c.mechanism != "none" and not is_baseline(c.mechanism):
             try:
                 plan_for(c.mechanism, _build_params(registry[c.mechanism], c))
             except InvalidParameterError as exc:

@@ -4,7 +4,10 @@
 
 :func:`build_report` reads what the runner wrote (``results.parquet``, ``guarantees.json``,
 ``cells/*.json`` and ``cells/*.npz``), writes the figures as PNG into ``OUT/figures/`` and
-``OUT/report.html`` with the same figures embedded as base64 data URIs. Sections: the guarantee
+``OUT/report.html`` with the same figures embedded as base64 data URIs. Sections: the verdict
+(first screen: per release, the strongest attack's rate against chance, and which utility /
+fidelity metrics beat the best data-free baseline by 2 standard errors --
+:mod:`gazeprivacy.report.verdict`), the guarantee
 table (per unit and per participant, not-formally-private rows flagged in red), privacy-utility
 curves (attack success and utility vs epsilon with raw and chance lines), gaze-path overlays and
 density maps of original vs protected data, and the results table (mean and std over seeds);
@@ -29,6 +32,7 @@ from gazeprivacy.report.plots import (
     path_overlay,
     privacy_utility_curve,
 )
+from gazeprivacy.report.verdict import baseline_comparison, strongest_attacks
 
 __all__ = ["build_report"]
 
@@ -166,6 +170,7 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
+        _verdict(results),
         _overview(results, guarantees),
         _data_table(out),
         *(["<h2>Paper comparison</h2>", paper_comparison] if paper_comparison else []),
@@ -193,6 +198,54 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
     target = out / "report.html"
     target.write_text("\n".join(parts), encoding="utf-8")
     return target
+
+
+def _verdict(results: pl.DataFrame) -> str:
+    """The first screen: per release, the strongest attack against chance and the utility /
+    fidelity metrics that beat (or fail to beat) the best data-free baseline."""
+    if results.height == 0:
+        return ""
+    attacks = {tuple(r[:3]): r for r in strongest_attacks(results).iter_rows()}
+    comp = baseline_comparison(results)
+    wins: dict[tuple[str, str, str], list[str]] = {}
+    losses: dict[tuple[str, str, str], list[str]] = {}
+    unknown_se = False
+    for r in comp.iter_rows(named=True):
+        key = (r["dataset"], r["mechanism"], r["parameters"])
+        text = (f"{html.escape(r['metric'])} {_fmt(r['mean'])} vs "
+                f"{html.escape(r['best_baseline'])} {_fmt(r['baseline_mean'])}")
+        (wins if r["beats_baselines"] else losses).setdefault(key, []).append(text)
+        unknown_se |= not r["se_known"]
+    keys = list(dict.fromkeys([*attacks, *wins, *losses]))
+    rows = []
+    for key in sorted(keys, key=lambda k: (k[0], k[1] != "none", k[1], k[2])):
+        a = attacks.get(key)
+        attack = ([html.escape(f"{a[3]} ({a[4]})"), _fmt(a[5]), _fmt(a[6]),
+                   f"<b>{a[7]:.2f}x</b>" if a[7] >= 2 else f"{a[7]:.2f}x"]
+                  if a else ["&ndash;"] * 4)
+        rows.append([_fmt(key[0]), _fmt(key[1]), f"<code>{html.escape(key[2])}</code>",
+                     *attack,
+                     "<br>".join(f'<span class="ok">{w}</span>' for w in wins.get(key, []))
+                     or "&ndash;",
+                     "<br>".join(f'<span class="flag">{w}</span>' for w in losses.get(key, []))
+                     or "&ndash;"])
+    note = ("<p class='note'>Privacy: the strongest of all attacks run on each release "
+            "(identification rate, else accuracy, divided by chance), never an average. "
+            "Utility: a metric beats the data-free baselines (screen centre, uniform points, the "
+            "simulator prior; rows named <code>baseline-*</code>) when the release's mean is "
+            "better than the best baseline's by more than 2 standard errors of the difference "
+            "(over seeds, else over the evaluation's splits or recordings). Attacks on the "
+            "<code>baseline-*</code> rows measure what the public shape a release keeps "
+            "(recording lengths, timestamps) gives away without any gaze; RMSE and RSS distance "
+            "skip samples a release suppresses, so read them beside "
+            "<code>suppressed_fraction</code>.")
+    if unknown_se:
+        note += (" Some metrics have one seed and no splits: their standard error is unknown "
+                 "and they are compared by their means only.")
+    return ("<h2>Verdict</h2>" + note + "</p>" + _table(
+        ["dataset", "release", "parameters", "strongest attack", "rate", "chance",
+         "rate / chance", "beats the data-free baselines", "not better than the baselines"],
+        rows))
 
 
 def _overview(results: pl.DataFrame, guarantees: list[dict[str, Any]]) -> str:

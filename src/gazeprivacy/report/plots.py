@@ -51,7 +51,8 @@ def privacy_utility_curve(results: pl.DataFrame, *, dataset: str, kind: str, eva
     """``metric`` of ``evaluation`` against epsilon, one line per mechanism (mean +/- std over
     seeds), the raw data's value as a dashed line and the chance level as a dotted line.
     Mechanisms without an epsilon (k-anonymity, plausible deniability) are drawn as thin
-    horizontal lines, one per setting, labelled with it. Reference levels of the metric
+    horizontal lines, one per setting, labelled with it; the data-free baselines
+    (``baseline-*``) as olive reference lines. Reference levels of the metric
     (:data:`REFERENCE_LINES`: chance, the constant-position baseline of gaze prediction, the
     1 / k bound of the linkage attack) are grey horizontal lines.
 
@@ -60,7 +61,8 @@ def privacy_utility_curve(results: pl.DataFrame, *, dataset: str, kind: str, eva
     sel = results.filter((pl.col("dataset") == dataset) & (pl.col("kind") == kind)
                          & (pl.col("evaluation") == evaluation))
     vals = sel.filter(pl.col("metric") == metric)
-    if vals.filter(pl.col("mechanism") != "none").height == 0:
+    if vals.filter((pl.col("mechanism") != "none")
+                   & ~pl.col("mechanism").str.starts_with("baseline-")).height == 0:
         return None
     prot = vals.filter((pl.col("mechanism") != "none") & pl.col("epsilon").is_not_null())
     # one line per mechanism and setting of its other (non-epsilon) parameters
@@ -75,7 +77,12 @@ def privacy_utility_curve(results: pl.DataFrame, *, dataset: str, kind: str, eva
         label = " ".join(str(k) for k in keys if k)
         ax.errorbar(agg["epsilon"].to_numpy(), agg["m"].to_numpy(), yerr=agg["s"].to_numpy(),
                     marker="o", capsize=3, label=label)
-    flat = vals.filter((pl.col("mechanism") != "none") & pl.col("epsilon").is_null())
+    base = pl.col("mechanism").str.starts_with("baseline-")
+    for i, (mech, g) in enumerate(sorted(vals.filter(base).group_by("mechanism"),
+                                         key=lambda kg: str(kg[0]))):
+        ax.axhline(float(g["value"].mean()), color="tab:olive", lw=1.3,
+                   ls=("--", "-.", ":")[i % 3], label=f"{mech[0]} (data-free)")
+    flat = vals.filter((pl.col("mechanism") != "none") & pl.col("epsilon").is_null() & ~base)
     for (mech, params), g in sorted(flat.group_by("mechanism", "parameters",
                                                    maintain_order=True), key=lambda kg: str(kg[0])):
         ax.axhline(float(g["value"].mean()), lw=1.2, alpha=0.8, ls="-.",

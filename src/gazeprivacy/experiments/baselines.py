@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Data-free baselines: reference releases that read no participant data.
+
+A utility or fidelity number means little alone: a release whose RMSE is 3.4 deg is no use when
+always answering the screen centre gives 3.67 deg. The runner therefore runs, beside the
+mechanisms, releases built from the public shape of the input only (recording ids, participant
+ids for scoring, timestamps, sampling rate and screen geometry) -- never from gaze, pupil,
+missing-sample masks or extra channels:
+
+* ``baseline-centre``: every sample at the centre of the screen;
+* ``baseline-uniform``: independent uniform random points on the screen;
+* ``baseline-prior``: the simulator (:mod:`gazeprivacy.data.simulate`, free-viewing task) at the
+  recording's rate, length and geometry, with fresh participant traits drawn *per recording*
+  (so the release carries no stable identity of its own).
+
+Why here and not in :data:`gazeprivacy.mechanisms.MECHANISMS`: they are not privacy mechanisms
+(no parameters, no guarantee, nothing to audit or to run partition-wise), and registering them
+there would let ``protect`` and the CLI hand them out as releases. The runner treats a
+:data:`BASELINES` name like a mechanism without a guarantee record: its cells have mode
+``baseline`` and no epsilon, and every evaluation runs on them. Their releases drop the pupil and
+extra channels (both are participant data); the labels stay, since the runner's splits and
+tasks read them from the raw side anyway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from gazeprivacy.data.geometry import Geometry
+from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.exceptions import InvalidDataError
+
+__all__ = ["BASELINES", "BASELINE_PREFIX", "Baseline", "is_baseline"]
+
+BASELINE_PREFIX = "baseline-"
+
+
+def is_baseline(name: str) -> bool:
+    """Whether ``name`` is a data-free baseline's name (they all start with ``baseline-``)."""
+    return name.startswith(BASELINE_PREFIX)
+
+
+def _geometry(rec: Recording) -> Geometry:
+    if rec.geometry is None:
+        raise InvalidDataError(
+            f"recording {rec.recording!r} has no geometry: the data-free baselines draw on the "
+            "screen's bounds (public), and reading them from the gaze would use participant "
+            "data; give the dataset a Geometry")
+    return rec.geometry
+
+
+def _centre(rec: Recording, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    g = _geometry(rec)
+    n = rec.n_samples
+    return (np.full(n, (g.x_min_deg + g.x_max_deg) / 2),
+            np.full(n, (g.y_min_deg + g.y_max_deg) / 2))
+
+
+def _uniform(rec: Recording, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    g = _geometry(rec)
+    n = rec.n_samples
+    return (rng.uniform(g.x_min_deg, g.x_max_deg, n), rng.uniform(g.y_min_deg, g.y_max_deg, n))
+
+
+def _prior(rec: Recording, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    from gazeprivacy.data.simulate import draw_traits, simulate_recording
+
+    g = _geometry(rec)
+    n = rec.n_samples
+    if n < 2:  # the simulator needs two samples; one point is the centre
+        return _centre(rec, rng)
+    rate = float(rec.sampling_rate_hz)
+    traits = draw_traits(1, rng=rng)[0]
+    sim = simulate_recording(traits=traits, task="free-viewing", duration_s=n / rate,
+                             sampling_rate_hz=rate, rng=rng, geometry=g)
+    x, y = sim.x[:n], sim.y[:n]
+    if x.size < n:  # rounding of n / rate * rate; pad with the last point
+        x = np.concatenate([x, np.full(n - x.size, x[-1])])
+        y = np.concatenate([y, np.full(n - y.size, y[-1])])
+    return x, y
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A data-free reference release: ``draw(recording, rng) -> (x, y)`` per recording."""
+
+    name: str
+    description: str
+    draw: Callable[[Recording, np.random.Generator], tuple[np.ndarray, np.ndarray]]
+
+    def release(self, dataset: Dataset, *, rng: np.random.Generator) -> Dataset:
+        """The reference release of ``dataset``: same recordings, ids, timestamps and labels;
+        gaze from :attr:`draw`; no pupil, no extra channels.
+
+        >>> from gazeprivacy.data.simulate import simulate_dataset
+        >>> ds = simulate_dataset(n_participants=2, tasks="reading", duration_s=1.0,
+        ...                       sampling_rate_hz=60, rng=np.random.default_rng(0))
+        >>> out = BASELINES["baseline-centre"].release(ds, rng=np.random.default_rng(1))
+        >>> float(out.recordings[0].x[0]) == ds.recordings[0].geometry.width_deg / 2
+        True
+        """
+        children = rng.spawn(len(dataset))
+        recs = []
+        for rec, child in zip(dataset.recordings, children, strict=True):
+            x, y = self.draw(rec, child)
+            recs.append(replace(rec, x=np.asarray(x, dtype=np.float64),
+                                y=np.asarray(y, dtype=np.float64), pupil=None, channels={}))
+        return Dataset(tuple(recs), name=f"{dataset.name}:{self.name}")
+
+
+#: The data-free baselines by name (see the module docstring).
+BASELINES: dict[str, Baseline] = {
+    b.name: b for b in (
+        Baseline("baseline-centre", "every sample at the screen centre", _centre),
+        Baseline("baseline-uniform", "uniform random points on the screen", _uniform),
+        Baseline("baseline-prior", "the simulator (free viewing, fresh traits per recording) "
+                 "at the recording's rate, length and geometry", _prior),
+    )
+}

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""The report's verdicts: strongest attack per release, and the data-free baseline flags."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from gazeprivacy.experiments.baselines import BASELINE_PREFIX
+from gazeprivacy.experiments.engine import RESULT_SCHEMA
+from gazeprivacy.report import verdict
+from gazeprivacy.report.verdict import baseline_comparison, flag_results, strongest_attacks
+
+
+def _rows(mech, kind, evaluation, metric, values, params="{}"):
+    return [{"dataset": "d", "mechanism": mech, "mode": "x", "parameters": params,
+             "epsilon": None, "seed": s, "kind": kind, "evaluation": evaluation,
+             "metric": metric, "value": v, "beats_baselines": None}
+            for s, v in enumerate(values)]
+
+
+def _table(*parts):
+    return pl.DataFrame([r for p in parts for r in p], schema=RESULT_SCHEMA)
+
+
+def test_prefix_matches_the_experiments_layer():
+    assert verdict.BASELINE_PREFIX == BASELINE_PREFIX
+
+
+def test_strongest_attack_is_the_largest_rate_over_chance():
+    t = _table(_rows("m", "privacy", "reid:rbfn:seed000", "identification_rate", [0.1, 0.1]),
+               _rows("m", "privacy", "reid:rbfn:seed000", "chance", [0.1, 0.1]),
+               _rows("m", "privacy", "reid:aware-rf:seed004", "identification_rate",
+                     [0.3, 0.5]),
+               _rows("m", "privacy", "reid:aware-rf:seed004", "chance", [0.1, 0.1]),
+               _rows("m", "privacy", "gender:rf:seed000", "accuracy", [0.9, 0.9]),
+               _rows("m", "privacy", "gender:rf:seed000", "chance", [0.5, 0.5]))
+    s = strongest_attacks(t)
+    assert s.height == 1
+    row = s.row(0, named=True)
+    assert row["evaluation"] == "reid:aware-rf:seed004"
+    assert row["value"] == pytest.approx(0.4) and row["ratio"] == pytest.approx(4.0)
+
+
+def test_beats_baselines_needs_two_standard_errors():
+    fid = "fidelity"
+    t = _table(
+        _rows("baseline-centre", fid, fid, "rmse", [3.6, 3.7, 3.8]),
+        _rows("baseline-uniform", fid, fid, "rmse", [7.1, 7.2, 7.3]),
+        _rows("good", fid, fid, "rmse", [1.0, 1.1, 1.2]),  # far below the centre's 3.7
+        _rows("close", fid, fid, "rmse", [3.4, 3.7, 3.6]),  # within 2 SE of 3.7
+        _rows("worse", fid, fid, "rmse", [10.0, 10.5, 11.0]),
+        _rows("baseline-centre", "utility", "task:rf:train-original", "accuracy", [0.5] * 3),
+        _rows("good", "utility", "task:rf:train-original", "accuracy", [0.8, 0.82, 0.84]),
+        _rows("good", "privacy", "reid", "identification_rate", [0.2] * 3))
+    comp = baseline_comparison(t)
+    got = {(r["mechanism"], r["metric"]): r["beats_baselines"] for r in comp.iter_rows(named=True)}
+    assert got == {("good", "rmse"): True, ("close", "rmse"): False, ("worse", "rmse"): False,
+                   ("good", "accuracy"): True}
+    assert set(comp["best_baseline"]) == {"baseline-centre"}
+    flagged = flag_results(t)
+    assert flagged.columns == t.columns and flagged.height == t.height
+    assert flagged.filter(pl.col("kind") == "privacy")["beats_baselines"].is_null().all()
+    assert flagged.filter(pl.col("mechanism") == "worse")["beats_baselines"].to_list() == [
+        False] * 3
+
+
+def test_single_seed_uses_the_split_standard_error():
+    u, ev = "utility", "task:rf:train-original"
+    t = _table(_rows("baseline-prior", u, ev, "accuracy", [0.50]),
+               _rows("baseline-prior", u, ev, "accuracy_se", [0.02]),
+               _rows("m", u, ev, "accuracy", [0.55]), _rows("m", u, ev, "accuracy_se", [0.03]))
+    r = baseline_comparison(t).row(0, named=True)
+    assert r["se_known"] and r["se"] == pytest.approx(0.03)
+    assert r["beats_baselines"] is False  # 0.05 < 2 * sqrt(0.03^2 + 0.02^2) = 0.072
