@@ -51,6 +51,7 @@ __all__ = [
     "RecordingShape",
     "SampleShape",
     "SeriesShape",
+    "check_partition",
     "coerce_option",
     "sample_shape",
 ]
@@ -209,6 +210,14 @@ def sample_shape(dataset: Dataset) -> SampleShape:
     return SampleShape(tuple(
         RecordingShape(r.recording, r.participant, r.n_samples, r.sampling_rate_hz, r.geometry,
                        dict(r.labels)) for r in dataset.recordings))
+
+
+def check_partition(part: Any) -> None:
+    """Refuse what is not a non-empty :class:`Dataset` as a partition (every plan's phases)."""
+    if not isinstance(part, Dataset):
+        raise InvalidDataError(f"a partition must be a Dataset, got {type(part).__name__}")
+    if len(part) == 0:
+        raise InvalidDataError(f"partition of {part.name!r} has no recordings")
 
 
 @runtime_checkable

@@ -51,7 +51,15 @@ from gazeprivacy.exceptions import (
     NotFormallyPrivateWarning,
 )
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode, SampleShape, coerce_option
+from gazeprivacy.mechanisms.contract import (
+    Level,
+    Mechanism,
+    Mode,
+    SampleShape,
+    check_partition,
+    coerce_option,
+    sample_shape,
+)
 from gazeprivacy.mechanisms.noise.laplace import laplace_noise
 from gazeprivacy.mechanisms.noise.oue import (
     oue_curator_view,
@@ -948,16 +956,9 @@ def synthesise(recordings: Sequence[Recording], clients: ClientReport, model: Tr
 
 
 def _record(dataset: Dataset, params: DPGazeSynthParams) -> Guarantee:
-    """The guarantee of releasing ``dataset``: per window, composed per participant."""
-    recs = dataset.recordings
-    record = guarantee(params, sampling_rate_hz=recs[0].sampling_rate_hz,
-                       geometry=_geometry(recs[0], params))
-    if len({(r.sampling_rate_hz, _geometry(r, params)) for r in recs}) > 1:
-        record = _with_note(record, "recordings differ in sampling rate or geometry; window "
-                                    "samples and radius in 'parameters' are those of the first "
-                                    "recording")
-    return record.compose(dataset.units_per_participant(
-        lambda r: -(-r.n_samples // window_samples(params, r.sampling_rate_hz))))
+    """The guarantee of releasing ``dataset``: its public shape's privacy map."""
+    return shape_guarantee(params, sample_shape(dataset))
+
 
 def dpgazesynth_recording(recording: Recording, params: DPGazeSynthParams, *,
                           rng: np.random.Generator) -> Release[Recording]:
@@ -1008,7 +1009,7 @@ class DPGazeSynthPhases:
     two_phase: bool = True
 
     def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
-        _check_partition(part)
+        check_partition(part)
         rng_clients, rng_perturb = rng.spawn(2)
         state = client_release(part.recordings, self.params, rng_clients)
         return state, perturb_reports(state, self.params, rng_perturb)
@@ -1031,7 +1032,7 @@ class DPGazeSynthPhases:
 
     def release(self, part: Dataset, state: Any, model: Any,
                 rng: np.random.Generator) -> Release[Dataset]:
-        _check_partition(part)
+        check_partition(part)
         p = self.params
         if p.mode is Mode.PAPER:
             warnings.warn("DPGazeSynth paper mode releases the number of runs per window; see "
@@ -1050,12 +1051,6 @@ def plan(params: DPGazeSynthParams) -> DPGazeSynthPhases:
     """The partition phases of DPGazeSynth with ``params``."""
     return DPGazeSynthPhases(params=params)
 
-
-def _check_partition(part: Any) -> None:
-    if not isinstance(part, Dataset):
-        raise InvalidDataError(f"a partition must be a Dataset, got {type(part).__name__}")
-    if len(part) == 0:
-        raise InvalidDataError(f"partition of {part.name!r} has no recordings")
 
 
 def _example(mode: Mode) -> tuple[Dataset, DPGazeSynthParams] | None:

@@ -43,7 +43,7 @@ from gazeprivacy._validation import check_int
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
-from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode, SampleShape
+from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode, SampleShape, check_partition
 from gazeprivacy.mechanisms.samples._event_synthesis import (
     FittedEvents,
     fit_dataset_events,
@@ -344,7 +344,7 @@ class KSameSynthPhases:
     two_phase: bool = True
 
     def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
-        _check_partition(part)
+        check_partition(part)
         fitted = fit_dataset_events(part)
         msg = KSameMessage(
             recordings=tuple(r.recording for r in part),
@@ -367,7 +367,7 @@ class KSameSynthPhases:
 
     def release(self, part: Dataset, state: Any, model: Any,
                 rng: np.random.Generator) -> Release[Dataset]:
-        _check_partition(part)
+        check_partition(part)
         recs: list[Recording] = []
         for rec, fit, child in zip(part, state, spawn(rng, len(part)), strict=True):
             if rec.recording not in model.synthetic:
@@ -384,12 +384,6 @@ def plan(params: KSameSynthParams) -> KSameSynthPhases:
     """The partition phases of k-same-synth with ``params``."""
     return KSameSynthPhases(params=params)
 
-
-def _check_partition(part: Any) -> None:
-    if not isinstance(part, Dataset):
-        raise InvalidDataError(f"a partition must be a Dataset, got {type(part).__name__}")
-    if len(part) == 0:
-        raise InvalidDataError(f"partition of {part.name!r} has no recordings")
 
 
 def _example(mode: Mode) -> tuple[Dataset, KSameSynthParams] | None:
