@@ -47,8 +47,9 @@ def demo(
     reid = res.results.filter(res.results["metric"] == "identification_rate")
     for row in reid.iter_rows(named=True):
         eps = "" if row["epsilon"] is None else f" eps={row['epsilon']:g}"
-        console.print(f"  {row['mechanism']}{eps}: identification rate {row['value']:.3f}",
-                      markup=False)
+        attack = str(row["evaluation"]).removeprefix("reid:")
+        console.print(f"  {row['mechanism']}{eps}: identification rate {row['value']:.3f} "
+                      f"({attack})", markup=False)
     for note in res.notes[:10]:
         say(f"note: {note}")
     console.print(f"report: {out / 'report.html'}", markup=False)
