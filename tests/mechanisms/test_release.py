@@ -267,3 +267,33 @@ def test_write_release_is_atomic_and_writes_the_map_only_when_asked(tmp_path, su
     ids = pl.read_csv(tmp_path / "ids.csv")
     assert ids.columns == ["kind", "pseudonym", "raw"] and len(ids) == 5
     assert json.loads(guarantee_path(tmp_path / f"again.{suffix}").read_text())["columns"]
+
+
+def test_kaleido_hold_mode_needs_the_mask_declared_public():
+    # hold mode writes no NaN row, but where it publishes reveals the input's gaps (issue 14.6)
+    import numpy as np
+
+    from gazeprivacy.data import Dataset, Geometry, Recording
+    from gazeprivacy.exceptions import InvalidParameterError
+    from gazeprivacy.guarantees import Status
+    from gazeprivacy.mechanisms import protect
+    from gazeprivacy.mechanisms.release import seal
+
+    geo = Geometry(x_min_deg=-10, x_max_deg=10, y_min_deg=-10, y_max_deg=10)
+    x = np.linspace(-5, 5, 200)
+    x[50:70] = np.nan
+    rec = Recording.from_arrays(recording="r", participant="p", x=x, y=x / 2,
+                                sampling_rate_hz=100, geometry=geo)
+    ds = Dataset((rec,))
+    rel = protect(ds, mechanism="kaleido", epsilon=1.0, radius_deg=2.0, window_samples=50,
+                  missing="hold", seed=1)
+    assert not np.isnan(rel.output[0].x).any()
+    with pytest.raises(InvalidParameterError, match="--public mask"):
+        seal(rel, source=ds, rng=np.random.default_rng(0))
+    sealed = seal(rel, source=ds, public=["mask"], rng=np.random.default_rng(0))
+    assert sealed.guarantee.column("mask").status is Status.PUBLIC_DECLARED
+    full = Dataset((rec.with_gaze(np.nan_to_num(x), np.zeros(200)),))  # no gaps: no mask
+    rel = protect(full, mechanism="kaleido", epsilon=1.0, radius_deg=2.0, window_samples=50,
+                  missing="hold", seed=1)
+    assert seal(rel, source=full, rng=np.random.default_rng(0)).guarantee.column(
+        "mask").status is Status.NOT_WRITTEN

@@ -349,6 +349,19 @@ def _mask_status(out: Dataset, source: Dataset | None, pub: frozenset[str],
                  g: Guarantee) -> ColumnStatus:
     """How gaps are released; refuses a NaN row that would release an undeclared mask."""
     missing = sum(int(r.missing.sum()) for r in out)
+    # without the input, the output's NaN rows are all we can see of its gaps
+    input_gaps = missing if source is None else sum(int(r.missing.sum()) for r in source)
+    if g.parameters.get("missing_mask") == "public" and input_gaps != 0:
+        # the mechanism's output reveals the mask even without NaN rows (Kaleido's hold mode
+        # publishes only at valid samples): its record says so, and the user must say so too
+        if "mask" not in pub:
+            raise InvalidParameterError(
+                f"{g.mechanism} releases the missing-sample mask (its record: the mask is "
+                f"public under missing={g.parameters.get('missing')!r}) and the input has gaps; "
+                "declare it public (--public mask / public=['mask']) or fill the gaps first")
+        return ColumnStatus(name="mask", status=Status.PUBLIC_DECLARED, by="user",
+                            note="the mechanism's output reveals the missing-sample mask (see "
+                                 "its record); released as declared")
     if missing == 0:
         return ColumnStatus(name="mask", status=Status.NOT_WRITTEN, by=g.mechanism,
                             note="every written row carries gaze: the input's missing samples "
