@@ -2,37 +2,42 @@
 # Copyright (c) 2026 the gazeprivacy developers
 """gazeprivacy: release eye-tracking data with formal privacy guarantees, and measure the cost.
 
-The public facade; modules inside the package never import it.
+The public facade; modules inside the package never import it. Its names are loaded on first
+use (PEP 562), so ``import gazeprivacy`` and the command line's start-up stay fast:
+``from gazeprivacy import protect`` imports the mechanisms then, not before.
+
+>>> import gazeprivacy
+>>> gazeprivacy.Geometry.__module__
+'gazeprivacy.data.geometry'
+>>> "protect" in dir(gazeprivacy) and "protect" in gazeprivacy.__all__
+True
 """
 
-from gazeprivacy.data import Dataset, Geometry, Recording, read_dataset, write_dataset
-from gazeprivacy.data.loaders import LOADERS, load
-from gazeprivacy.data.sample import load_sample
-from gazeprivacy.exceptions import (
-    DataPolicyWarning,
-    GazePrivacyError,
-    ImplausibleEventsWarning,
-    InvalidDataError,
-    InvalidParameterError,
-    NotFormallyPrivateWarning,
-)
-from gazeprivacy.guarantees import (
-    ColumnStatus,
-    Flag,
-    FlagCode,
-    Guarantee,
-    Kind,
-    Release,
-    Status,
-    Unit,
-)
-from gazeprivacy.ledger import Ledger
-from gazeprivacy.mechanisms import MECHANISMS, Level, Mechanism, Mode, protect
-from gazeprivacy.mechanisms.release import SealedRelease, protect_file, seal, write_release
-from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams, KaleidoStream
-from gazeprivacy.rng import make_rng
+import importlib as _importlib
+import typing as _typing
 
 __version__ = "0.1.0"
+
+# Public name -> the module that defines it (imported on first access).
+_SOURCES: dict[str, str] = {
+    **dict.fromkeys(["Dataset", "Geometry", "Recording", "read_dataset", "write_dataset"],
+                    "gazeprivacy.data"),
+    **dict.fromkeys(["LOADERS", "load"], "gazeprivacy.data.loaders"),
+    "load_sample": "gazeprivacy.data.sample",
+    **dict.fromkeys(["DataPolicyWarning", "GazePrivacyError", "ImplausibleEventsWarning",
+                     "InvalidDataError", "InvalidParameterError", "NotFormallyPrivateWarning"],
+                    "gazeprivacy.exceptions"),
+    **dict.fromkeys(["ColumnStatus", "Flag", "FlagCode", "Guarantee", "Kind", "Release",
+                     "Status", "Unit"], "gazeprivacy.guarantees"),
+    "Ledger": "gazeprivacy.ledger",
+    **dict.fromkeys(["MECHANISMS", "Level", "Mechanism", "Mode", "protect"],
+                    "gazeprivacy.mechanisms"),
+    **dict.fromkeys(["SealedRelease", "protect_file", "seal", "write_release"],
+                    "gazeprivacy.mechanisms.release"),
+    **dict.fromkeys(["KaleidoParams", "KaleidoStream"],
+                    "gazeprivacy.mechanisms.samples.kaleido"),
+    "make_rng": "gazeprivacy.rng",
+}
 
 __all__ = [
     "LOADERS",
@@ -72,3 +77,55 @@ __all__ = [
     "write_dataset",
     "write_release",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if not _typing.TYPE_CHECKING:  # type checkers read the imports below instead
+
+    def __getattr__(name: str) -> object:
+        """A public name, imported from its module on first access; else a subpackage
+        (``gazeprivacy.data`` after a bare ``import gazeprivacy``, as before names were lazy)."""
+        source = _SOURCES.get(name)
+        if source is not None:
+            value = getattr(_importlib.import_module(source), name)
+            globals()[name] = value  # later look-ups skip this function
+            return value
+        if not name.startswith("__"):
+            try:
+                return _importlib.import_module(f"{__name__}.{name}")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"{__name__}.{name}":
+                    raise  # the submodule exists but one of its imports is missing
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if _typing.TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
+    from gazeprivacy.data import Dataset, Geometry, Recording, read_dataset, write_dataset
+    from gazeprivacy.data.loaders import LOADERS, load
+    from gazeprivacy.data.sample import load_sample
+    from gazeprivacy.exceptions import (
+        DataPolicyWarning,
+        GazePrivacyError,
+        ImplausibleEventsWarning,
+        InvalidDataError,
+        InvalidParameterError,
+        NotFormallyPrivateWarning,
+    )
+    from gazeprivacy.guarantees import (
+        ColumnStatus,
+        Flag,
+        FlagCode,
+        Guarantee,
+        Kind,
+        Release,
+        Status,
+        Unit,
+    )
+    from gazeprivacy.ledger import Ledger
+    from gazeprivacy.mechanisms import MECHANISMS, Level, Mechanism, Mode, protect
+    from gazeprivacy.mechanisms.release import SealedRelease, protect_file, seal, write_release
+    from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams, KaleidoStream
+    from gazeprivacy.rng import make_rng

@@ -24,22 +24,38 @@ import json
 import warnings
 from dataclasses import fields
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
-from gazeprivacy.data.geometry import Geometry
-from gazeprivacy.data.io import read_dataset
-from gazeprivacy.data.partitioned import PartitionedDataset, is_partitioned
 from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
-from gazeprivacy.mechanisms import MECHANISMS
-from gazeprivacy.mechanisms.release import guarantee_path, protect_file
 
-__all__ = ["guarantee_path", "protect"]
+if TYPE_CHECKING:
+    from gazeprivacy.data.geometry import Geometry
+    from gazeprivacy.data.partitioned import PartitionedDataset
+
+__all__ = ["MECHANISM_NAMES", "guarantee_path", "protect"]
+
+# The registry's names in its order, for --mechanism's help without importing the mechanisms
+# (NumPy, SciPy, Polars) at start-up; tests/cli/test_startup.py checks it equals MECHANISMS.
+MECHANISM_NAMES: tuple[str, ...] = (
+    "dpgazesynth", "kaleido", "k-same-synth", "event-synth-pd", "heatmap-noise-free",
+    "heatmap-rs1", "heatmap-rs2", "heatmap-gaussian", "heatmap-laplace",
+    "heatmap-analytic-gaussian", "series-lpa", "series-fpa", "series-dct", "series-cfpa",
+    "series-dcfpa", "series-steil-exponential")
+
+
+def guarantee_path(output: Path) -> Path:
+    """:func:`gazeprivacy.mechanisms.release.guarantee_path` (imported when called)."""
+    from gazeprivacy.mechanisms.release import guarantee_path as _guarantee_path
+
+    return _guarantee_path(output)
 
 
 def _parse_geometry(text: str) -> Geometry:
+    from gazeprivacy.data.geometry import Geometry
+
     try:
         x0, x1, y0, y1 = (float(v) for v in text.split(","))
     except ValueError:
@@ -66,7 +82,7 @@ def protect(
         help="Long-format CSV or Parquet file, or a partitioned folder.")],
     output: Annotated[Path, typer.Argument(
         help="Output file (.csv, .csv.gz or .parquet); a folder for a partitioned INPUT.")],
-    mechanism: Annotated[str, typer.Option(help=f"One of: {', '.join(MECHANISMS)}.")],
+    mechanism: Annotated[str, typer.Option(help=f"One of: {', '.join(MECHANISM_NAMES)}.")],
     epsilon: Annotated[float | None, typer.Option(
         help="Privacy budget, per the mechanism's unit (DP mechanisms).")] = None,
     k: Annotated[int | None, typer.Option(
@@ -131,6 +147,10 @@ def protect(
 ) -> None:
     """Protect a gaze data file (or, for feature-series mechanisms, a window feature table) and
     write the sealed release with its guarantee record beside it."""
+    from gazeprivacy.data.partitioned import is_partitioned
+    from gazeprivacy.mechanisms import MECHANISMS
+    from gazeprivacy.mechanisms.release import protect_file
+
     spec = MECHANISMS[mechanism]
     geo = _parse_geometry(geometry) if geometry else None
     kw: dict[str, Any] = {name: value for name, value in
@@ -193,6 +213,9 @@ def _ledger(path: Path | None, cap: float | None, allow_unaccounted: bool,
 
 def _smaller_side(input: Path, geo: Geometry | None, partitioned: bool, time_unit: str) -> float:
     """The smaller screen side (deg) for --radius-frac: --geometry, else the file's metadata."""
+    from gazeprivacy.data.io import read_dataset
+    from gazeprivacy.data.partitioned import PartitionedDataset
+
     if geo is None:
         ds = (PartitionedDataset(input).partition(0) if partitioned
               else read_dataset(input, time_unit=time_unit))
@@ -206,6 +229,8 @@ def _protect_partitioned_checked(input: Path, output: Path, mechanism: str, spec
                                  geo: Geometry | None, *, seed: int | None, engine: str,
                                  scheduler: str | None, overwrite: bool, time_unit: str,
                                  kw: dict[str, Any], sealing: tuple[Any, ...]) -> None:
+    from gazeprivacy.data.partitioned import PartitionedDataset
+
     public, pupil_epsilon, pupil_range, id_map, report = sealing
     if report is not None:
         raise InvalidParameterError("--report does not apply to a partitioned INPUT (the "

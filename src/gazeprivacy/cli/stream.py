@@ -39,22 +39,24 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import typer
 from rich.console import Console
 
-from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.exceptions import (
     GazePrivacyError,
     InvalidDataError,
     InvalidParameterError,
     MissingDependencyError,
 )
-from gazeprivacy.guarantees import Guarantee
-from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams, KaleidoStream
-from gazeprivacy.mechanisms.samples.kaleido import guarantee as kaleido_guarantee
+
+if TYPE_CHECKING:  # NumPy and the mechanism are imported when the filter runs, not for --help
+    import numpy as np
+
+    from gazeprivacy.data.geometry import Geometry
+    from gazeprivacy.guarantees import Guarantee
+    from gazeprivacy.mechanisms.samples.kaleido import KaleidoStream
 
 __all__ = ["LOOPBACK_CONFIG", "stream"]
 
@@ -178,6 +180,8 @@ class NominalClock:
 
     def stamps(self, n: int, now: float) -> np.ndarray:
         """The stamps of the next ``n`` samples."""
+        import numpy as np
+
         last = self.last_stamp(n, now)
         return last - np.arange(n - 1, -1, -1) / self.rate
 
@@ -270,12 +274,16 @@ class Filter:
 
     def window_guarantee(self) -> Guarantee:
         """The per-w-window record (what a reader of the outlet needs up front)."""
+        from gazeprivacy.mechanisms.samples.kaleido import guarantee as kaleido_guarantee
+
         return kaleido_guarantee(self.stream.params, sampling_rate_hz=self.rate).with_seed(
             self.seed)
 
     def _pull(self, timeout: float) -> tuple[np.ndarray, np.ndarray]:
         """Wait up to ``timeout`` for one sample, then take what else is there (never wait for
         a full chunk: that would add latency)."""
+        import numpy as np
+
         if self._one_call:  # pylsl >= 1.18: one call, straight into numpy
             data, ts = self.inlet.pull_chunk(timeout=timeout, max_samples=1024, min_samples=1,
                                              as_numpy=True)
@@ -288,6 +296,8 @@ class Filter:
         return data, np.asarray([ts0, *ts], dtype=np.float64)
 
     def _protect(self, data: np.ndarray, ts: np.ndarray) -> None:
+        import numpy as np
+
         lay = self.layout
         out = data[:, self._columns]  # a copy: x, y (overwritten below), then the public ones
         x, y = out[:, 0], out[:, 1]
@@ -428,6 +438,8 @@ def open_inlet(pylsl: ModuleType, info: Any, timestamps: str, timeout: float) ->
 
 
 def _parse_geometry(text: str) -> Geometry:
+    from gazeprivacy.data.geometry import Geometry
+
     try:
         x0, x1, y0, y1 = (float(v) for v in text.split(","))
     except ValueError:
@@ -536,6 +548,8 @@ def stream(
         raise InvalidParameterError("give --confidence-channel and --min-confidence together")
     if duration is not None and not duration > 0:
         raise InvalidParameterError(f"--duration must be > 0, got {duration!r}")
+    from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams, KaleidoStream
+
     geo = _parse_geometry(geometry) if geometry else None
     params = KaleidoParams(epsilon=epsilon, radius_deg=radius_deg, window_s=window_s,
                            missing=missing, clamp=geo is not None)
