@@ -82,6 +82,18 @@ def make_rng(seed: int | None) -> Any:
     return _make_rng(seed)
 
 
+def parse_geometry(text: str) -> Any:
+    """``--geometry X_MIN,X_MAX,Y_MIN,Y_MAX`` (degrees) -> :class:`~gazeprivacy.data.Geometry`."""
+    from gazeprivacy.data.geometry import Geometry
+
+    try:
+        x0, x1, y0, y1 = (float(v) for v in text.split(","))
+    except ValueError:
+        raise InvalidParameterError(
+            f"--geometry must be X_MIN,X_MAX,Y_MIN,Y_MAX in degrees, got {text!r}") from None
+    return Geometry(x_min_deg=x0, x_max_deg=x1, y_min_deg=y0, y_max_deg=y1)
+
+
 def progress_wanted(flag: bool = True) -> bool:
     """Whether a command should report progress (its own ``--progress`` flag and not quiet)."""
     return flag and not STATE.quiet

@@ -12,25 +12,15 @@ gaze never leaves the device. Every parameter must be the curator's announced on
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
-__all__ = ["client", "parse_geometry"]
+from gazeprivacy.cli._common import parse_geometry
 
+__all__ = ["client"]
 
-def parse_geometry(text: str) -> Any:
-    """``X_MIN,X_MAX,Y_MIN,Y_MAX`` in degrees -> Geometry."""
-    from gazeprivacy.data.geometry import Geometry
-    from gazeprivacy.exceptions import InvalidParameterError
-
-    try:
-        x0, x1, y0, y1 = (float(v) for v in text.split(","))
-    except ValueError:
-        raise InvalidParameterError(
-            f"--geometry must be X_MIN,X_MAX,Y_MIN,Y_MAX in degrees, got {text!r}") from None
-    return Geometry(x_min_deg=x0, x_max_deg=x1, y_min_deg=y0, y_max_deg=y1)
 
 
 def client(

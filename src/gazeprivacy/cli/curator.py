@@ -47,7 +47,7 @@ def curator(
         "--id-map", help="Write the raw id -> pseudonym map here (keep private).")] = None,
 ) -> None:
     """Validate client messages, synthesise every device's rows and write the sealed release."""
-    from gazeprivacy.cli.client import parse_geometry
+    from gazeprivacy.cli._common import parse_geometry
     from gazeprivacy.exceptions import InvalidParameterError
     from gazeprivacy.mechanisms.samples import dpgazesynth_protocol as proto
     from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from gazeprivacy.cli._common import parse_geometry
 from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
 
 if TYPE_CHECKING:
@@ -43,16 +44,6 @@ def guarantee_path(output: Path) -> Path:
 
     return _guarantee_path(output)
 
-
-def _parse_geometry(text: str) -> Geometry:
-    from gazeprivacy.data.geometry import Geometry
-
-    try:
-        x0, x1, y0, y1 = (float(v) for v in text.split(","))
-    except ValueError:
-        raise InvalidParameterError(
-            f"--geometry must be X_MIN,X_MAX,Y_MIN,Y_MAX in degrees, got {text!r}") from None
-    return Geometry(x_min_deg=x0, x_max_deg=x1, y_min_deg=y0, y_max_deg=y1)
 
 
 def _parse_param(item: str) -> tuple[str, Any]:
@@ -144,7 +135,7 @@ def protect(
     from gazeprivacy.mechanisms.release import protect_file
 
     spec = MECHANISMS[mechanism]
-    geo = _parse_geometry(geometry) if geometry else None
+    geo = parse_geometry(geometry) if geometry else None
     kw: dict[str, Any] = {name: value for name, value in
                           (("epsilon", epsilon), ("k", k), ("gamma", gamma), ("mode", mode),
                            ("radius_deg", radius_deg), ("window_s", window_s),

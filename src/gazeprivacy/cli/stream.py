@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from gazeprivacy.cli._common import parse_geometry
 from gazeprivacy.exceptions import (
     GazePrivacyError,
     InvalidDataError,
@@ -54,7 +55,6 @@ from gazeprivacy.exceptions import (
 if TYPE_CHECKING:  # NumPy and the mechanism are imported when the filter runs, not for --help
     import numpy as np
 
-    from gazeprivacy.data.geometry import Geometry
     from gazeprivacy.guarantees import Guarantee
     from gazeprivacy.mechanisms.samples.kaleido import KaleidoStream
 
@@ -437,16 +437,6 @@ def open_inlet(pylsl: ModuleType, info: Any, timestamps: str, timeout: float) ->
     return inlet
 
 
-def _parse_geometry(text: str) -> Geometry:
-    from gazeprivacy.data.geometry import Geometry
-
-    try:
-        x0, x1, y0, y1 = (float(v) for v in text.split(","))
-    except ValueError:
-        raise InvalidParameterError(
-            f"--geometry must be X_MIN,X_MAX,Y_MIN,Y_MAX in degrees, got {text!r}") from None
-    return Geometry(x_min_deg=x0, x_max_deg=x1, y_min_deg=y0, y_max_deg=y1)
-
 
 def _realtime(err: Console) -> None:
     """Real-time FIFO scheduling for this process (the filter waits in liblsl between chunks,
@@ -550,7 +540,7 @@ def stream(
         raise InvalidParameterError(f"--duration must be > 0, got {duration!r}")
     from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams, KaleidoStream
 
-    geo = _parse_geometry(geometry) if geometry else None
+    geo = parse_geometry(geometry) if geometry else None
     params = KaleidoParams(epsilon=epsilon, radius_deg=radius_deg, window_s=window_s,
                            missing=missing, clamp=geo is not None)
     _check_record_path(record, overwrite)
