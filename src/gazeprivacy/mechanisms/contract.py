@@ -16,8 +16,8 @@ names
 * optionally its **phases** ``plan(params) -> PartitionPlan``: the public client / curate /
   release split that the partition-wise engines run (and that a device / curator deployment
   runs); a mechanism without phases says why in ``partition_refusal``;
-* optionally an **audit** ``audit_case(mode) -> AuditCase`` (built in ``gazeprivacy.audit``
-  from the mechanism's own neighbouring relation and the real ``run``).
+* optionally an **example** ``example(mode) -> (data, params)``: a tiny input that the common
+  contract test runs and from which ``gazeprivacy.audit`` derives a whole-release audit.
 
 ``protect``, the engines, the auditor, the experiment runner and the CLI reach a mechanism only
 through this entry; no module outside ``mechanisms/`` imports a private name of a mechanism.
@@ -264,7 +264,6 @@ class Mechanism(Generic[InputT, ParamsT]):
     citation: str = ""
     plan: Callable[[ParamsT], PartitionPlan] | None = None
     partition_refusal: str = ""
-    audit_case: Callable[[Mode], Any] | None = None
     example: Callable[[Mode], tuple[Any, ParamsT] | None] | None = None
 
     def __post_init__(self) -> None:
