@@ -92,3 +92,64 @@ def test_summary_says_when_the_per_participant_bound_is_vacuous(epsilon, delta, 
     g = Guarantee(mechanism="m", kind=kind, unit=Unit.WINDOW, epsilon=epsilon,
                   delta=delta).compose({"p": units})
     assert f"(vacuous: {reason} promises nothing per participant)" in g.summary()
+
+
+# --- Guarantee.explain: Markdown for a privacy officer and a researcher ---------------------
+
+def _explain_record(**kw):
+    from gazeprivacy.guarantees import ColumnStatus, Guarantee, Kind, Status, Unit
+    base = dict(mechanism="dp-gaze-synth", kind=Kind.APPROX_DP, unit=Unit.RECORDING,
+                epsilon=1.0, delta=1e-5, neighbouring="add or remove one recording",
+                columns=(ColumnStatus(name="x", status=Status.PROTECTED, by="dp-gaze-synth",
+                                      epsilon_share=1.0),
+                         ColumnStatus(name="task", status=Status.PUBLIC_DECLARED),
+                         ColumnStatus(name="time", status=Status.PUBLIC_BY_DESIGN),
+                         ColumnStatus(name="participant", status=Status.PSEUDONYMISED),
+                         ColumnStatus(name="pupil", status=Status.NOT_WRITTEN)))
+    base.update(kw)
+    return Guarantee(**base)
+
+
+def test_explain_dp_record_states_odds_delta_columns_and_neighbouring():
+    text = _explain_record().compose({"p1": 2}).explain()
+    assert "factor e^epsilon = 2.72" in text
+    assert "except with probability delta = 1e-05" in text
+    assert "`x`: protected by dp-gaze-synth" in text
+    assert "declared public by the user (NOT protected)" in text
+    assert "public by design" in text and "pseudonymised" in text and "not written" in text
+    assert "add or remove one recording" in text
+    assert "epsilon <= 2" in text and "vacuous" not in text
+    assert "No flag breaks the stated guarantee." in text
+    assert "- `task`: declared public, released unprotected" in text
+
+
+def test_explain_says_vacuous_exactly_when_summary_does():
+    from gazeprivacy.guarantees import Kind, Unit
+    g = _explain_record(kind=Kind.PURE_DP, unit=Unit.WINDOW, epsilon=0.5, delta=None)
+    big, small = g.compose({"p": 40}), g.compose({"p": 4})
+    assert "**This bound is vacuous**" in big.explain() and "vacuous" in big.summary()
+    assert "vacuous" not in small.explain() and "vacuous" not in small.summary()
+    assert big.participant_bound_vacuous and not small.participant_bound_vacuous
+
+
+def test_explain_k_anonymity_in_words():
+    from gazeprivacy.guarantees import Kind, Unit
+    g = _explain_record(kind=Kind.K_ANONYMITY, unit=Unit.RECORDING, epsilon=None, delta=None,
+                        k=5).compose({"p": 3})
+    text = g.explain()
+    assert "k-anonymity with k = 5" in text and "at least 5 - 1 others" in text
+    assert "not differential privacy" in text
+    assert "No per-participant epsilon" in text and "odds" not in text
+
+
+def test_explain_lists_every_breaking_flag_of_a_paper_mode_record():
+    from gazeprivacy.guarantees import Flag, FlagCode
+    g = _explain_record(mode="paper").with_flags(
+        Flag(FlagCode.DATA_DEPENDENT_SENSITIVITY, "clip bound taken from the data"),
+        Flag(FlagCode.PROOF_GAP, "the paper's lemma 2 does not hold")).with_seed(3)
+    text = g.explain()
+    assert "(paper mode)" in text
+    assert "- **data-dependent-sensitivity**: clip bound taken from the data" in text
+    assert "- **proof-gap**: the paper's lemma 2 does not hold" in text
+    assert "(informational) fixed-seed" in text
+    assert "No flag breaks" not in text

@@ -294,14 +294,41 @@ epsilon <= 20, delta = 0 (vacuous: epsilon 20 > 10 promises nothing per particip
         if eps is not None:
             text += f" epsilon <= {eps:g}"
         text += f", delta <= {delta:g}" if delta is not None else (", delta = 0" if pure else "")
-        vacuous = []
-        if delta is not None and delta >= 1:
-            vacuous.append(f"delta {delta:g} >= 1")
-        if eps is not None and eps > VACUOUS_EPSILON:
-            vacuous.append(f"epsilon {eps:g} > {VACUOUS_EPSILON:g}")
+        vacuous = self._vacuous_reasons()
         if vacuous:
             text += f" (vacuous: {' and '.join(vacuous)} promises nothing per participant)"
         return [text]
+
+    def _vacuous_reasons(self) -> list[str]:
+        """Why the per-participant bound is vacuous (empty when it is not): the one rule
+        :meth:`summary` and :meth:`explain` share."""
+        eps, delta = self.max_participant_epsilon, self.max_participant_delta
+        out = []
+        if delta is not None and delta >= 1:
+            out.append(f"delta {delta:g} >= 1")
+        if eps is not None and eps > VACUOUS_EPSILON:
+            out.append(f"epsilon {eps:g} > {VACUOUS_EPSILON:g}")
+        return out
+
+    @property
+    def participant_bound_vacuous(self) -> bool:
+        """True when the per-participant bound promises nothing (see :data:`VACUOUS_EPSILON`)."""
+        return bool(self._vacuous_reasons())
+
+    def explain(self) -> str:
+        """Markdown for a privacy officer and a researcher: what was released, the guarantee
+        per unit in words and as odds, the per-participant bound (called *vacuous* when
+        :meth:`summary` calls it so), every guarantee-breaking flag and the neighbouring
+        relation.
+
+        >>> g = Guarantee(mechanism="m", kind=Kind.PURE_DP, unit=Unit.WINDOW, epsilon=1.0)
+        >>> "factor e^epsilon = 2.72" in g.explain()
+        True
+        """
+        return "\n".join([f"# What `{self.mechanism}` promises ({self.mode} mode)", "",
+                           *_explain_columns(self), *_explain_unit(self),
+                           *_explain_participant(self), *_explain_flags(self),
+                           *_explain_neighbouring(self)]).rstrip() + "\n"
 
 
 _PURE_KINDS = (Kind.PURE_DP, Kind.LOCAL_DP, Kind.W_EVENT_DP)
@@ -327,3 +354,98 @@ class Release(Generic[T]):
 
     output: T
     guarantee: Guarantee
+
+
+_STATUS_WORDS = {
+    Status.PROTECTED: "protected",
+    Status.PUBLIC_DECLARED: "copied as is: declared public by the user (NOT protected)",
+    Status.PUBLIC_BY_DESIGN: "public by design (derived from public shape only)",
+    Status.PSEUDONYMISED: "pseudonymised (raw ids replaced by random pseudonyms)",
+    Status.NOT_WRITTEN: "not written (left out of the release)",
+}
+
+
+def _explain_columns(g: Guarantee) -> list[str]:
+    lines = ["## What was released", ""]
+    if not g.columns:
+        return [*lines, "The record does not list the released columns.", ""]
+    for c in g.columns:
+        text = f"- `{c.name}`: {_STATUS_WORDS[c.status]}"
+        if c.status is Status.PROTECTED and c.by:
+            text += f" by {c.by}"
+        if c.epsilon_share is not None:
+            text += f" (epsilon share {c.epsilon_share:g})"
+        if c.note:
+            text += f"; {c.note}"
+        lines.append(text)
+    return [*lines, ""]
+
+
+def _odds(eps: float) -> str:
+    return f"{math.exp(eps):.3g}" if eps < 700 else "astronomically large"
+
+
+def _explain_unit(g: Guarantee) -> list[str]:
+    unit = g.unit.value
+    lines = ["## The guarantee per " + unit, ""]
+    if g.kind in (*_PURE_KINDS, Kind.APPROX_DP) and g.epsilon is not None:
+        text = (f"{g.kind.value} with epsilon = {g.epsilon:g} per {unit}: an observer's odds of "
+                f"telling two neighbouring inputs apart change by at most a factor "
+                f"e^epsilon = {_odds(g.epsilon)}")
+        if g.delta:
+            text += f", except with probability delta = {g.delta:g}"
+        lines.append(text + ".")
+        if g.kind is Kind.LOCAL_DP:
+            lines.append("The noise is added before the data leave the device (local DP).")
+    elif g.kind is Kind.K_ANONYMITY:
+        lines.append(f"k-anonymity with k = {g.k}: each released {unit} is indistinguishable "
+                     f"from at least {g.k} - 1 others in the released attributes. This is not "
+                     "differential privacy: it gives no bound on what an attacker with "
+                     "background knowledge learns.")
+    elif g.kind is Kind.PLAUSIBLE_DENIABILITY:
+        lines.append(f"(k, gamma)-plausible deniability with k = {g.k}, gamma = {g.gamma}: each "
+                     f"released {unit} could have come from at least {g.k} inputs, each within "
+                     f"a factor gamma of the likeliest. This is not differential privacy.")
+    else:
+        lines.append(f"No formal privacy guarantee ({g.kind.value}).")
+    return [*lines, ""]
+
+
+def _explain_participant(g: Guarantee) -> list[str]:
+    lines = ["## Per participant", ""]
+    eps, delta = g.max_participant_epsilon, g.max_participant_delta
+    if eps is None and delta is None:
+        if g.per_participant:
+            rule = next(iter(g.per_participant.values())).rule
+            return [*lines, f"No per-participant epsilon: {rule}.", ""]
+        return [*lines, "The record was not composed per participant.", ""]
+    text = "The worst-off participant is covered by epsilon <= " + (
+        f"{eps:g} (odds factor up to {_odds(eps)})" if eps is not None else "(unknown)")
+    if delta:
+        text += f", except with probability delta <= {delta:g}"
+    lines.append(text + ".")
+    vacuous = g._vacuous_reasons()
+    if vacuous:
+        lines.append(f"**This bound is vacuous** ({' and '.join(vacuous)}): it promises "
+                     "nothing a reader can use about any single participant.")
+    return [*lines, ""]
+
+
+def _explain_flags(g: Guarantee) -> list[str]:
+    lines = ["## What is NOT protected", ""]
+    breaking = [f for f in g.flags if f.breaks_guarantee]
+    lines += [f"- **{f.code.value}**: {f.message}" for f in breaking]
+    if not breaking:
+        lines.append("- No flag breaks the stated guarantee.")
+    lines += [f"- `{c.name}`: declared public, released unprotected"
+              for c in g.columns if c.status is Status.PUBLIC_DECLARED]
+    info = [f for f in g.flags if not f.breaks_guarantee]
+    lines += [f"- (informational) {f.code.value}: {f.message}" for f in info]
+    if g.paper_claim:
+        lines.append(f"\nThe paper claims: {g.paper_claim}")
+    return [*lines, ""]
+
+
+def _explain_neighbouring(g: Guarantee) -> list[str]:
+    rel = g.neighbouring or f"two inputs that differ in one {g.unit.value}"
+    return ["## Neighbouring inputs", "", f"Neighbouring inputs: {rel}.", ""]

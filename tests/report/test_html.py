@@ -100,3 +100,31 @@ def test_verdict_leads_the_report_with_strongest_attack_and_baselines(tmp_path):
     assert "one seed and no splits" not in first
     curve = [p.name for p in (tmp_path / "figures").glob("curve_*rmse*.png")]
     assert curve  # baselines are drawn as reference lines on the fidelity curve
+
+
+def test_plain_language_paragraph_per_mechanism_under_the_verdict(run_dir, tmp_path):
+    import json
+    import shutil
+
+    work = tmp_path / "copy"
+    shutil.copytree(run_dir, work)
+    g = Guarantee(mechanism="leaky", kind=Kind.PURE_DP, unit=Unit.WINDOW, epsilon=1.0,
+                  mode="paper").with_flags(
+        Flag(FlagCode.PROOF_GAP, "the lemma does not hold")).compose({"p0": 40, "p1": 2})
+    recs = json.loads((work / "guarantees.json").read_text())
+    recs.append({"key": "x", "dataset": "tiny", "mechanism": "leaky",
+                 "parameters": {"epsilon": 1.0}, "seed": 0, "guarantee": g.to_dict()})
+    (work / "guarantees.json").write_text(json.dumps(recs))
+    text = build_report(work).read_text()
+    start = text.index("<h2>In plain words</h2>")
+    assert text.index("<h2>Verdict</h2>") < start < text.index("<h2>Guarantees</h2>")
+    block = text[start:text.index("</div>", start)]
+    paras = re.findall(r"<p class='plain'>(.*?)</p>", block, re.S)
+    assert len(paras) == 1 + len({json.dumps(r["parameters"], sort_keys=True)
+                                  for r in recs if r["mechanism"] == "fake-noise"})
+    leaky = next(p for p in paras if "<b>leaky</b>" in p)
+    assert "change by at most a factor 2.72" in leaky
+    assert "epsilon up to 40" in leaky and "<b>vacuous</b>" in leaky
+    assert "<b>NOT protected:</b> proof-gap (the lemma does not hold)" in leaky
+    others = [p for p in paras if "<b>leaky</b>" not in p]
+    assert others and all("<b>vacuous</b>" not in p or "epsilon up to" in p for p in others)

@@ -38,6 +38,7 @@ from gazeprivacy.cli import mechanisms as mechanisms_cmd
 from gazeprivacy.cli import partition as partition_cmd
 from gazeprivacy.cli import protect as protect_cmd
 from gazeprivacy.cli import reproduce as reproduce_cmd
+from gazeprivacy.cli import sample as sample_cmd
 from gazeprivacy.cli import stream as stream_cmd
 from gazeprivacy.cli._common import STATE, cli_message, err
 from gazeprivacy.exceptions import GazePrivacyError
@@ -49,7 +50,7 @@ _SECTIONS: dict[str, tuple[str, ...]] = {
     "Protect data": ("protect", "stream", "heatmap", "partition"),
     "Local DP on devices": ("client", "curator"),
     "Measure and audit": ("demo", "evaluate", "audit", "reproduce", "ledger"),
-    "Look things up": ("info", "mechanisms", "datasets"),
+    "Look things up": ("info", "mechanisms", "datasets", "sample"),
 }
 
 
@@ -144,6 +145,7 @@ app.command("partition")(partition_cmd.partition)
 app.command("client")(client_cmd.client)
 app.command("curator")(curator_cmd.curator)
 app.command("stream")(stream_cmd.stream)
+app.command("sample")(sample_cmd.sample)
 
 # `gazeprivacy reproduce <paper>`: one subcommand per paper, named author-year (reproduce.py).
 reproduce_cmd.register(reproduce_cmd.reproduce_app)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ import numpy as np
 import polars as pl
 
 from gazeprivacy.exceptions import InvalidDataError
+from gazeprivacy.guarantees import Guarantee, Kind, Status
 from gazeprivacy.report.plots import (
     CURVE_METRICS,
     density_maps,
@@ -46,6 +48,7 @@ th{background:#f2f2f2}tr.notprivate td{background:#fde8e8}
 .flag{color:#b00020;font-weight:600}.ok{color:#1b5e20}
 .figs{display:flex;flex-wrap:wrap;gap:.8em}.figs figure{margin:0}
 figcaption{font-size:.8em;color:#555}.note{color:#555;font-size:.9em}
+.plain{max-width:60em}
 """
 
 
@@ -171,6 +174,7 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
         _verdict(results),
+        _plain_language(guarantees),
         _overview(results, guarantees),
         _data_table(out),
         *(["<h2>Paper comparison</h2>", paper_comparison] if paper_comparison else []),
@@ -246,6 +250,45 @@ def _verdict(results: pl.DataFrame) -> str:
         ["dataset", "release", "parameters", "strongest attack", "rate", "chance",
          "rate / chance", "beats the data-free baselines", "not better than the baselines"],
         rows))
+
+
+def _plain_sentence(g: Guarantee) -> str:
+    """One release in plain words: the guarantee, the per-participant bound (said to be
+    vacuous when :meth:`Guarantee.summary` says so) and what is NOT protected."""
+    if g.epsilon is not None and g.kind is not Kind.NONE and g.kind not in (
+            Kind.K_ANONYMITY, Kind.PLAUSIBLE_DENIABILITY):
+        text = (f"{g.kind.value} per {g.unit.value}: an observer's odds of telling two "
+                f"neighbouring inputs apart change by at most a factor {math.exp(g.epsilon):.3g}"
+                + (f", except with probability {g.delta:g}" if g.delta else "") + ". ")
+    elif g.k is not None:
+        text = f"{g.kind.value} with k = {g.k} per {g.unit.value} (not differential privacy). "
+    else:
+        text = "No formal privacy guarantee. "
+    eps = g.max_participant_epsilon
+    if eps is not None:
+        text += f"Per participant: epsilon up to {eps:g}"
+        text += (" &mdash; <b>vacuous</b>: it promises nothing about any single participant. "
+                 if g.participant_bound_vacuous else ". ")
+    missing = [f"{f.code.value} ({f.message})" for f in g.flags if f.breaks_guarantee]
+    missing += [f"column {c.name} (declared public)" for c in g.columns
+                if c.status is Status.PUBLIC_DECLARED]
+    if missing:
+        return text + "<b>NOT protected:</b> " + html.escape("; ".join(missing)) + "."
+    return text + "No flag breaks the stated guarantee."
+
+
+def _plain_language(records: list[dict[str, Any]]) -> str:
+    """Under the verdict: a paragraph per release in plain words (from its guarantee record)."""
+    seen: dict[tuple[str, str, str], Guarantee] = {}
+    for rec in records:
+        key = (rec["dataset"], rec["mechanism"], json.dumps(rec["parameters"], sort_keys=True))
+        seen.setdefault(key, Guarantee.from_dict(rec["guarantee"]))
+    if not seen:
+        return ""
+    paras = [f"<p class='plain'><b>{html.escape(mech)}</b> on {html.escape(dataset)} "
+             f"(<code>{html.escape(params)}</code>): {_plain_sentence(g)}</p>"
+             for (dataset, mech, params), g in seen.items()]
+    return "<h2>In plain words</h2><div id='plain-language'>" + "".join(paras) + "</div>"
 
 
 def _overview(results: pl.DataFrame, guarantees: list[dict[str, Any]]) -> str:
