@@ -202,7 +202,7 @@ def _temp_name(final: Path) -> Path:
     return final.with_name(f".partial-{secrets.token_hex(4)}-{final.name}")
 
 
-def _fsync_file(path: Path) -> None:
+def _fsync(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -212,11 +212,7 @@ def _fsync_file(path: Path) -> None:
 
 def _fsync_dir(folder: Path) -> None:
     with contextlib.suppress(OSError):  # not every file system can fsync a directory
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _fsync(folder)
 
 
 def _remove(path: Path) -> None:
@@ -241,7 +237,7 @@ def atomic_files(*finals: Path) -> Iterator[tuple[Path, ...]]:
         for t in temps:
             if not t.exists():
                 raise OSError(f"the command did not write {t}")
-            _fsync_file(t)
+            _fsync(t)
         for t, f in zip(temps, finals, strict=True):
             os.replace(t, f)
         for folder in {f.parent for f in finals}:
@@ -265,7 +261,7 @@ def atomic_dir(final: Path) -> Iterator[Path]:
         yield tmp
         for root, _dirs, files in os.walk(tmp):
             for name in files:
-                _fsync_file(Path(root) / name)
+                _fsync(Path(root) / name)
         old = None
         if final.exists():
             old = _temp_name(final)

@@ -36,13 +36,7 @@ if TYPE_CHECKING:
     from gazeprivacy.data.geometry import Geometry
     from gazeprivacy.data.partitioned import PartitionedDataset
 
-__all__ = ["guarantee_path", "protect"]
-
-def guarantee_path(output: Path) -> Path:
-    """:func:`gazeprivacy.mechanisms.release.guarantee_path` (imported when called)."""
-    from gazeprivacy.mechanisms.release import guarantee_path as _guarantee_path
-
-    return _guarantee_path(output)
+__all__ = ["protect"]
 
 
 
@@ -174,6 +168,8 @@ def protect(
     console.print(f"[bold]{output}[/]: {sealed.table.height} rows, columns "
                   f"{', '.join(sealed.table.columns)}", highlight=False)
     console.print(sealed.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
+    from gazeprivacy.mechanisms.release import guarantee_path
+
     console.print(f"guarantee record: {guarantee_path(output)}", highlight=False)
     if id_map is not None:
         console.print(f"id map (keep private): {id_map}", highlight=False)

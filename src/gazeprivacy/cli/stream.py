@@ -33,7 +33,6 @@ import inspect
 import json
 import os
 import signal
-import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -44,7 +43,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from gazeprivacy.cli._common import parse_geometry
+from gazeprivacy.cli._common import parse_geometry, write_text_atomic
 from gazeprivacy.exceptions import (
     GazePrivacyError,
     InvalidDataError,
@@ -402,19 +401,6 @@ def _missing_policy(confidence: bool) -> str:
             + " is missing: it spends nothing, and the missing-sample mask is public")
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write beside, fsync, rename: the file is whole or absent."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
 
 def _lost_error(pylsl: ModuleType) -> type[Exception]:
     """pylsl's LostError (top level up to 1.16, in ``pylsl.util`` since)."""
@@ -575,7 +561,7 @@ def stream(
         finally:  # what was released is recorded however the run ends
             rec = filt.record(started)
             if record is not None:
-                _write_atomic(record, json.dumps(rec, indent=2, allow_nan=False) + "\n")
+                write_text_atomic(record, json.dumps(rec, indent=2, allow_nan=False) + "\n")
     err.print(f"stopped ({filt.stop_reason}) after {time.monotonic() - t0:.1f} s: "
               f"{filt.released} samples released, per-session bound epsilon <= "
               f"{rec['per_session_epsilon_bound']:.4g}"
