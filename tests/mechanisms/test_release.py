@@ -297,3 +297,27 @@ def test_kaleido_hold_mode_needs_the_mask_declared_public():
                   missing="hold", seed=1)
     assert seal(rel, source=full, rng=np.random.default_rng(0)).guarantee.column(
         "mask").status is Status.NOT_WRITTEN
+
+
+def test_a_sealed_feature_table_lists_every_written_column_and_drops_labels():
+    import numpy as np
+    import polars as pl
+
+    from gazeprivacy.features.ranges import FeatureRange
+    from gazeprivacy.mechanisms.release import seal_series_table
+    from gazeprivacy.mechanisms.series import protect_series
+    from gazeprivacy.mechanisms.series.lpa import LPAParams
+
+    tab = pl.DataFrame({"participant": ["Quill"] * 4, "recording": ["Quill-r1"] * 4,
+                        "t_start": [100.0, 100.5, 101.0, 101.5], "ratio": [0.1, 0.2, 0.3, 0.4],
+                        "gender": ["f"] * 4})
+    params = LPAParams(epsilon=1.0, ranges={"ratio": FeatureRange(0, 1, "natural", "")})
+    rel = protect_series(tab, "series-lpa", params, rng=np.random.default_rng(0))
+    sealed = seal_series_table(rel.output, rel.guarantee, rng=np.random.default_rng(1))
+    listed = {c.name: c.status for c in sealed.guarantee.columns}
+    assert set(sealed.table.columns) <= set(listed)
+    assert "gender" not in sealed.table.columns and listed["gender"] is Status.NOT_WRITTEN
+    assert listed["ratio"] is Status.PROTECTED
+    assert sealed.table["t_start"].to_list() == [0.0, 0.5, 1.0, 1.5]  # the public grid
+    text = sealed.table.write_csv()
+    assert "Quill" not in text and "Quill" not in sealed.guarantee.to_json()
