@@ -241,6 +241,7 @@ class Filter:
         self.clock = NominalClock(self.rate)
         self.outlet = self.pylsl.StreamOutlet(self._outlet_info())
         self._uid, self._sid = self.source.uid(), self.source.source_id()
+        self._resolver: Any = None
 
     def _open_inlet(self, info: Any) -> Any:
         return open_inlet(self.pylsl, info, self.timestamps, self.resolve_timeout)
@@ -330,7 +331,10 @@ class Filter:
     def _replaced(self) -> bool:
         """After a stall: is the source back under a new source id (a device restarted with a
         fresh id, which liblsl's own recovery never picks up)? Then switch to it."""
-        found = self.pylsl.resolve_byprop("name", self.name, 0, 0.5)
+        if self._resolver is None:  # resolves in liblsl's background thread: never blocks
+            self._resolver = self.pylsl.ContinuousResolver(prop="name", value=self.name,
+                                                           forget_after=2.0)
+        found = self._resolver.results()
         if not found or any(i.uid() == self._uid or (self._sid and i.source_id() == self._sid)
                             for i in found):
             return False  # gone, still there, or back under its id (liblsl recovers that)
