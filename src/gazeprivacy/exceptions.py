@@ -8,6 +8,7 @@ __all__ = [
     "ImplausibleEventsWarning",
     "InvalidDataError",
     "InvalidParameterError",
+    "LowExpectedUtilityWarning",
     "MissingDependencyError",
     "NotFormallyPrivateWarning",
 ]
@@ -35,6 +36,10 @@ class NotFormallyPrivateWarning(UserWarning):
 
 class DataPolicyWarning(UserWarning):
     """A documented data policy changed or set aside rows (e.g. NaN samples, clamped points)."""
+
+
+class LowExpectedUtilityWarning(UserWarning):
+    """A release's utility, predicted from public parameters before it runs, is poor."""
 
 
 class ImplausibleEventsWarning(UserWarning):

@@ -69,6 +69,7 @@ __all__ = [
     "LedgerError",
     "ParticipantBalance",
     "Reservation",
+    "Spend",
     "UnaccountedReleaseError",
     "file_sha256",
     "key_path",
@@ -466,6 +467,62 @@ class Ledger:
         for r in rows:
             by.setdefault(r["participant"], []).append(r)
         return [_balance(p, rs, delta, cap) for p, rs in sorted(by.items())]
+
+
+class Spend:
+    """One release's charge in a ledger, around the work that makes the release.
+
+    Reserved on creation from ``planned`` (the record of the data-free privacy map, with
+    ``per_participant`` keyed by raw id): refused there, before any work, past the ledger's
+    cap. :meth:`guard` cancels the reservation when the work fails with an error before the
+    write; :meth:`check` refuses a release whose actual record spends more than was reserved
+    (or lost its formal guarantee); :meth:`commit` marks it written with the output's SHA-256.
+    With ``ledger`` None every step does nothing, so callers need no branches.
+
+    >>> Spend(None, None).check(None)  # no ledger: nothing to charge or check
+    """
+
+    def __init__(self, ledger: Ledger | str | Path | None, planned: Guarantee | None, *,
+                 participants: Iterable[str] = ()) -> None:
+        self.ledger = None if ledger is None else Ledger.coerce(ledger)
+        self.planned = planned
+        self.reservation = (None if self.ledger is None or planned is None
+                            else self.ledger.reserve(planned, participants=participants))
+
+    @contextlib.contextmanager
+    def guard(self) -> Iterator[None]:
+        """Cancel the reservation when the work in the block fails with an error."""
+        try:
+            yield
+        except Exception as exc:
+            if self.reservation is not None:
+                # the type only: an error message may name raw ids, which the ledger never holds
+                self.ledger.cancel(self.reservation,
+                                   f"failed before the write ({type(exc).__name__})")
+            raise
+
+    def check(self, actual: Guarantee | None) -> None:
+        """Refuse (:class:`LedgerError`) a record that spends more than the reservation."""
+        if self.reservation is None or self.planned is None or actual is None:
+            return
+
+        def spend(g: Guarantee) -> list[tuple[float, float]]:
+            return sorted(((b.epsilon or 0.0, b.delta or 0.0)
+                           for b in (g.per_participant or {}).values()), reverse=True)
+
+        planned, got = spend(self.planned), spend(actual)
+        more = len(got) > len(planned) or any(
+            e > pe * (1 + 1e-9) + 1e-12 or d > pd * (1 + 1e-9) + 1e-12
+            for (e, d), (pe, pd) in zip(got, planned, strict=False))
+        if more or (self.planned.formally_private and not actual.formally_private):
+            raise LedgerError(f"{self.ledger.path}: the {actual.mechanism} release's record "
+                              "spends more than its privacy map reserved before the work (or "
+                              "lost its formal guarantee); nothing was written")
+
+    def commit(self, output: str | Path | None) -> None:
+        """Mark the reservation written, with ``output``'s SHA-256."""
+        if self.reservation is not None:
+            self.ledger.commit(self.reservation, output)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -207,10 +207,43 @@ def test_cap_options_need_a_ledger(tmp_path):
     assert "need --ledger" in str(res.exception)
 
 
-def test_a_partitioned_input_is_not_recorded_and_says_so(tmp_path):
+def test_a_partitioned_release_charges_each_participant_over_all_partitions(tmp_path):
     src = gaze_file(tmp_path / "in.parquet")
     invoke("partition", str(src), str(tmp_path / "parts"), "--recordings-per-partition", "2")
-    res = invoke(*protect_args(tmp_path / "parts", tmp_path / "out", tmp_path / "l.sqlite"),
+    led = tmp_path / "l.sqlite"
+    invoke(*protect_args(tmp_path / "parts", tmp_path / "out", led))
+    record = json.loads((tmp_path / "out" / "guarantee.json").read_text())
+    spent = sorted(b.epsilon_basic for b in Ledger(led).balances())
+    assert spent == sorted(b["epsilon"] for b in record["per_participant"].values())
+    assert spent == [1.5, 1.5, 2.5]
+    (entry,) = {e["release_id"]: e for e in Ledger(led).entries()}.values()
+    assert entry["status"] == "committed" and entry["output"].endswith("guarantee.json")
+    # a cap of 4 now refuses a second partition-wise release before any work
+    res = invoke(*protect_args(tmp_path / "parts", tmp_path / "out2", led,
+                               "--max-epsilon-per-participant", "4"), code=1)
+    assert "past the lifetime cap" in str(res.exception)
+    assert not (tmp_path / "out2").exists()
+
+
+def _fixations(path: Path) -> Path:
+    rows = ["participant,stimulus,fixation,x_px,y_px,duration_ms"]
+    rows += [f"{name},img,{j},{10 + 3 * i + j},{20 + j},200" for i, name in enumerate(NAMES)
+             for j in range(4)]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_a_heatmap_release_charges_each_observer_and_a_cap_refuses_the_next(tmp_path):
+    fx, led = _fixations(tmp_path / "fix.csv"), tmp_path / "l.sqlite"
+    base = ["heatmap", str(fx), "--stimulus", "img", "--width-px", "64", "--height-px", "48",
+            "--epsilon", "2", "--cap", "1", "--mechanism", "laplace", "--seed", "1",
+            "--ledger", str(led)]
+    invoke(*base, "--out", str(tmp_path / "a.png"))
+    assert [b.epsilon_basic for b in Ledger(led).balances()] == [2.0, 2.0, 2.0]
+    res = invoke(*base, "--out", str(tmp_path / "b.png"), "--max-epsilon-per-participant", "3",
                  code=1)
-    assert "--ledger applies to a single-file INPUT" in str(res.exception)
-    assert not (tmp_path / "l.sqlite").exists() and not (tmp_path / "out").exists()
+    assert "3 of 3 participants past the lifetime cap" in str(res.exception)
+    assert not (tmp_path / "b.png").exists()
+    res = invoke(*base[:-2], "--out", str(tmp_path / "c.png"), "--cap", "auto", "--ledger",
+                 str(led), "--max-epsilon-per-participant", "10", code=1)
+    assert "unaccounted" in str(res.exception) and not (tmp_path / "c.png").exists()

@@ -156,13 +156,15 @@ def check_layout(info) -> None:
     assert "t0 + i / nominal rate" in meta.child_value("timestamps")
 
 
-@pytest.mark.parametrize("with_source_id", [True, False], ids=["source_id", "no_source_id"])
-def test_filter_end_to_end_on_loopback(pylsl, lsl_env, tmp_path, with_source_id):
+@pytest.mark.parametrize("source_ids", [("same", "same"), ("", ""), ("old", "new")],
+                         ids=["source_id", "no_source_id", "new_source_id"])
+def test_filter_end_to_end_on_loopback(pylsl, lsl_env, tmp_path, source_ids):
     """With a source id liblsl itself recovers the source after the drop; without one the
-    inlet reports it lost and the filter resolves it again by name."""
+    inlet reports it lost and the filter resolves it again by name; a source back under a new
+    id (a restarted device) is found by name after a stall."""
     tag = uuid.uuid4().hex[:8]
     src_name, out_name = f"gp-test-gaze-{tag}", f"gp-test-protected-{tag}"
-    source_id = src_name if with_source_id else ""
+    source_id = f"{source_ids[0]}-{tag}" if source_ids[0] else ""
     n1, n2 = 200, 200
     data = gaze_source(n1 + n2, seed=1)
     outlet = make_outlet(pylsl, src_name, source_id)
@@ -186,6 +188,7 @@ def test_filter_end_to_end_on_loopback(pylsl, lsl_env, tmp_path, with_source_id)
         replay(outlet, data[:n1], rng)
         del outlet  # the source drops ...
         time.sleep(0.5)
+        source_id = f"{source_ids[1]}-{tag}" if source_ids[1] else ""
         outlet = make_outlet(pylsl, src_name, source_id)  # ... and comes back
         assert outlet.wait_for_consumers(60.0), "the filter did not reconnect"
         time.sleep(0.3)
@@ -221,7 +224,7 @@ def test_filter_end_to_end_on_loopback(pylsl, lsl_env, tmp_path, with_source_id)
     assert ((out[~missing, 0] >= -20) & (out[~missing, 0] <= 20)).all()
     rec = json.loads(record.read_text())
     assert rec["samples_released"] == n1 + n2 and rec["stop"] == "interrupted"
-    assert rec["reconnections"] == (0 if with_source_id else 1)
+    assert rec["reconnections"] == (0 if source_ids == ("same", "same") else 1)
     assert rec["samples_missing"] == int(missing.sum())
     assert rec["epsilon_per_w_window"] == 1.0 and rec["window_samples"] == 100
     assert rec["per_session_epsilon_bound"] == pytest.approx(math.ceil((n1 + n2) / 100) * 1.0)

@@ -32,7 +32,8 @@ from gazeprivacy._paths import is_within
 from gazeprivacy.exceptions import InvalidParameterError
 
 __all__ = ["STATE", "Format", "atomic_dir", "atomic_files", "check_output", "check_output_dir",
-           "cli_message", "echo_table", "err", "make_rng", "out", "progress_wanted", "say",
+           "cli_message", "echo_table", "err", "make_rng", "open_ledger", "out", "progress_wanted",
+           "say",
            "write_text_atomic"]
 
 
@@ -292,3 +293,16 @@ def echo_table(table: Any) -> None:
         col.overflow = "fold"
         col.no_wrap = False
     out().print(table)
+
+
+def open_ledger(path: Path | None, cap: float | None, allow_unaccounted: bool) -> Any:
+    """The :class:`~gazeprivacy.ledger.Ledger` of ``--ledger`` (None without it), checking that
+    ``--max-epsilon-per-participant`` and ``--allow-unaccounted`` come with it."""
+    if path is None:
+        if cap is not None or allow_unaccounted:
+            raise InvalidParameterError("--max-epsilon-per-participant and --allow-unaccounted "
+                                        "need --ledger FILE")
+        return None
+    from gazeprivacy.ledger import Ledger
+
+    return Ledger(path, max_epsilon_per_participant=cap, allow_unaccounted=allow_unaccounted)

@@ -4,18 +4,27 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from gazeprivacy.cli._common import atomic_files, check_output, make_rng, say
+from gazeprivacy.cli._common import (
+    atomic_files,
+    check_output,
+    err,
+    make_rng,
+    open_ledger,
+    say,
+)
 from gazeprivacy.cli._common import out as out_console
-from gazeprivacy.exceptions import InvalidParameterError
+from gazeprivacy.exceptions import InvalidParameterError, LowExpectedUtilityWarning
 
 __all__ = ["heatmap"]
 
 
+# long: one typed declaration per CLI flag (typer reads them from the signature)
 def heatmap(
     input_path: Annotated[Path, typer.Argument(
         metavar="INPUT", help="Fixation table (CSV/Parquet; project, OSIE or FIGRIM layout).")],
@@ -42,10 +51,23 @@ def heatmap(
         min=0)] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing OUT and its record.")
                          ] = False,
+    prior_fixations: Annotated[float, typer.Option(
+        help="Fixations per observer of the public centre-bias prior used only to predict the "
+             "heatmap's correlation with the true one before the release (a warning when "
+             "low).", min=0.0)] = 10.0,
+    ledger: Annotated[Path | None, typer.Option(
+        "--ledger", help="Charge each observer in this privacy-budget ledger (see "
+                         "`gazeprivacy ledger`).")] = None,
+    max_epsilon_per_participant: Annotated[float | None, typer.Option(
+        help="--ledger: lifetime cap on each participant's epsilon; a release that would pass "
+             "it is refused before any work.")] = None,
+    allow_unaccounted: Annotated[bool, typer.Option(
+        help="--ledger with a cap: accept a release without a usable epsilon (--cap auto, "
+             "paper mode); the ledger records it.")] = False,
 ) -> None:
     """Release a differentially private heatmap of one stimulus (Liu et al. 2019)."""
     from gazeprivacy.experiments.fixation_tables import read_fixation_table
-    from gazeprivacy.experiments.heatmap_release import release_heatmap
+    from gazeprivacy.ledger import Spend
     from gazeprivacy.report.heatmap_render import read_stimulus_image, render_heatmap_png
 
     # Everything about the output is checked before the (possibly long) work.
@@ -55,23 +77,57 @@ def heatmap(
     check_output(rec_path, suffixes=(".json",), inputs=inputs, overwrite=overwrite,
                  option="the record")
     cap_value: int | str = cap if cap == "auto" else _int(cap)
+    led = open_ledger(ledger, max_epsilon_per_participant, allow_unaccounted)
     say(f"reading {input_path}")
     fx = read_fixation_table(input_path, width_px=width_px, height_px=height_px)
+    spend = Spend(led, _planned(led, fx, stimulus, mechanism, epsilon, delta, cap_value, cell_px,
+                                mode))
     say(f"releasing the heatmap of {stimulus!r} ({mechanism})")
-    rel = release_heatmap(fx, stimulus, mechanism=mechanism, epsilon=epsilon, delta=delta,
-                          cap=cap_value, sigma_px=sigma_px, rng=make_rng(seed), cell_px=cell_px,
-                          mode=mode)
-    record = rel.guarantee.with_seed(seed)
+    with spend.guard():
+        rel = _release(fx, stimulus, mechanism=mechanism, epsilon=epsilon, delta=delta,
+                       cap=cap_value, sigma_px=sigma_px, rng=make_rng(seed), cell_px=cell_px,
+                       mode=mode, fixations_per_observer=prior_fixations)
+        record = rel.guarantee.with_seed(seed)
+        spend.check(record)
     image = read_stimulus_image(stimulus_image) if stimulus_image is not None else None
     with atomic_files(out, rec_path) as (tmp_png, tmp_rec):
         render_heatmap_png(rel.output.heatmap, tmp_png, stimulus_image=image,
                            title=f"{stimulus}: {record.summary()}", cell_px=cell_px)
         tmp_rec.write_text(record.to_json())
+    spend.commit(out)
     console = out_console()
     console.print(f"wrote {out} and {rec_path}", markup=False)
     console.print(record.summary(), markup=False)
     for f in record.flags:
         console.print(f"flag {f.code.value}: {f.message}", markup=False)
+
+
+def _release(fx: Any, stimulus: str, **kw: Any) -> Any:
+    """:func:`release_heatmap`, its low-utility forecast printed as one warning line."""
+    from gazeprivacy.experiments.heatmap_release import release_heatmap
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LowExpectedUtilityWarning)
+        rel = release_heatmap(fx, stimulus, **kw)
+    for w in caught:
+        if issubclass(w.category, LowExpectedUtilityWarning):
+            err().print(f"warning: {w.message}", markup=False)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return rel
+
+
+def _planned(ledger: Any, fx: Any, stimulus: str, mechanism: str, epsilon: float,
+             delta: float | None, cap: int | str, cell_px: int, mode: str) -> Any:
+    """The ledger's planned record (per observer id) before the work; None without a ledger."""
+    if ledger is None:
+        return None
+    from gazeprivacy.experiments.heatmap_release import planned_guarantee
+    from gazeprivacy.features.gaze_maps import gaze_maps_from_fixations
+
+    maps = gaze_maps_from_fixations(fx, stimulus, cell_px=cell_px)
+    return planned_guarantee(maps, mechanism=mechanism, epsilon=epsilon, delta=delta, cap=cap,
+                             mode=mode)
 
 
 def _int(text: str) -> int:

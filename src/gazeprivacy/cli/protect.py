@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from gazeprivacy.cli._common import parse_geometry
+from gazeprivacy.cli._common import open_ledger, parse_geometry
 from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
 
 if TYPE_CHECKING:
@@ -146,11 +146,11 @@ def protect(
         if "radius_deg" in kw:
             raise InvalidParameterError("give --radius-deg or --radius-frac, not both")
         kw["radius_deg"] = radius_frac * _smaller_side(input, geo, partitioned, time_unit)
-    led = _ledger(ledger, max_epsilon_per_participant, allow_unaccounted, partitioned)
+    led = open_ledger(ledger, max_epsilon_per_participant, allow_unaccounted)
     if partitioned:
         _protect_partitioned_checked(input, output, mechanism, spec, geo, seed=seed,
                                      engine=engine, scheduler=scheduler, overwrite=overwrite,
-                                     time_unit=time_unit, kw=kw,
+                                     time_unit=time_unit, kw={**kw, "ledger": led},
                                      sealing=(public, pupil_epsilon, pupil_range, id_map, report))
         return
     with warnings.catch_warnings(record=True) as caught:
@@ -173,21 +173,6 @@ def protect(
     console.print(f"guarantee record: {guarantee_path(output)}", highlight=False)
     if id_map is not None:
         console.print(f"id map (keep private): {id_map}", highlight=False)
-
-
-def _ledger(path: Path | None, cap: float | None, allow_unaccounted: bool,
-            partitioned: bool) -> Any:
-    if path is None:
-        if cap is not None or allow_unaccounted:
-            raise InvalidParameterError("--max-epsilon-per-participant and --allow-unaccounted "
-                                        "need --ledger FILE")
-        return None
-    if partitioned:
-        raise InvalidParameterError("--ledger applies to a single-file INPUT (partitioned "
-                                    "releases are not recorded in a ledger yet)")
-    from gazeprivacy.ledger import Ledger
-
-    return Ledger(path, max_epsilon_per_participant=cap, allow_unaccounted=allow_unaccounted)
 
 
 def _smaller_side(input: Path, geo: Geometry | None, partitioned: bool, time_unit: str) -> float:

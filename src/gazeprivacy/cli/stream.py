@@ -228,6 +228,9 @@ class Filter:
     released: int = 0
     reconnections: int = 0
     stop_reason: str = "error"
+    #: seconds without a sample after which the filter looks for the source under a new
+    #: source id (liblsl recovers a source only under its old id, and waits for it silently)
+    stall_s: float = 1.0
 
     def __post_init__(self) -> None:
         params = inspect.signature(self.pylsl.StreamInlet.pull_chunk).parameters
@@ -237,6 +240,8 @@ class Filter:
         self.rate = float(self.source.nominal_srate())
         self.clock = NominalClock(self.rate)
         self.outlet = self.pylsl.StreamOutlet(self._outlet_info())
+        self._uid, self._sid = self.source.uid(), self.source.source_id()
+        self._resolver: Any = None
 
     def _open_inlet(self, info: Any) -> Any:
         return open_inlet(self.pylsl, info, self.timestamps, self.resolve_timeout)
@@ -319,27 +324,42 @@ class Filter:
         lsl = self.pylsl
         while not self.halt.flag and (deadline is None or lsl.local_clock() < deadline):
             found = lsl.resolve_byprop("name", self.name, 1, 1.0)
-            if found:
-                info = found[0]
-                if info.channel_count() != len(self.layout.labels) or \
-                        info.nominal_srate() != self.rate:
-                    raise InvalidDataError(
-                        f"LSL stream {self.name!r} came back with {info.channel_count()} "
-                        f"channels at {info.nominal_srate():g} Hz; it had "
-                        f"{len(self.layout.labels)} at {self.rate:g} Hz")
-                try:
-                    self.inlet = self._open_inlet(info)
-                except GazePrivacyError:
-                    continue
-                self.reconnections += 1
+            if found and self._switch_to(found[0]):
                 return True
         return False
+
+    def _replaced(self) -> bool:
+        """After a stall: is the source back under a new source id (a device restarted with a
+        fresh id, which liblsl's own recovery never picks up)? Then switch to it."""
+        if self._resolver is None:  # resolves in liblsl's background thread: never blocks
+            self._resolver = self.pylsl.ContinuousResolver(prop="name", value=self.name,
+                                                           forget_after=2.0)
+        found = self._resolver.results()
+        if not found or any(i.uid() == self._uid or (self._sid and i.source_id() == self._sid)
+                            for i in found):
+            return False  # gone, still there, or back under its id (liblsl recovers that)
+        return self._switch_to(found[0])
+
+    def _switch_to(self, info: Any) -> bool:
+        if info.channel_count() != len(self.layout.labels) or info.nominal_srate() != self.rate:
+            raise InvalidDataError(
+                f"LSL stream {self.name!r} came back with {info.channel_count()} "
+                f"channels at {info.nominal_srate():g} Hz; it had "
+                f"{len(self.layout.labels)} at {self.rate:g} Hz")
+        try:
+            self.inlet = self._open_inlet(info)
+        except GazePrivacyError:
+            return False
+        self._uid, self._sid = info.uid(), info.source_id()
+        self.reconnections += 1
+        return True
 
     def run(self, duration: float | None) -> None:
         """Filter until Ctrl-C / SIGTERM or ``duration`` seconds; ``stop_reason`` says which
         (it stays "error" when an exception ends the run)."""
         lsl = self.pylsl
         deadline = None if duration is None else lsl.local_clock() + duration
+        last = lsl.local_clock()
         while not self.halt.flag:
             wait = 0.1 if deadline is None else min(0.1, deadline - lsl.local_clock())
             if wait <= 0:
@@ -353,6 +373,10 @@ class Filter:
                 continue
             if data.shape[0]:
                 self._protect(data, ts)
+                last = lsl.local_clock()
+            elif lsl.local_clock() - last > self.stall_s:
+                self._replaced()
+                last = lsl.local_clock()
         self.stop_reason = "interrupted" if self.halt.flag else "duration"
 
     def record(self, started: str) -> dict[str, Any]:

@@ -51,6 +51,7 @@ from gazeprivacy.engines.plan import (
 )
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Guarantee, Release
+from gazeprivacy.mechanisms.contract import SampleShape, sample_shape
 from gazeprivacy.mechanisms.release import (
     SealPolicy,
     merge_columns,
@@ -218,8 +219,8 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
                         progress: bool = False, public: Sequence[str] = (),
                         pupil_epsilon: float | None = None,
                         pupil_range: Sequence[float] | None = None,
-                        id_map_path: str | Path | None = None, **param_kwargs: Any
-                        ) -> Release[PartitionedDataset]:
+                        id_map_path: str | Path | None = None, ledger: Any = None,
+                        **param_kwargs: Any) -> Release[PartitionedDataset]:
     """Protect a partitioned dataset partition by partition into the folder ``dest``.
 
     Every partition is sealed before it is written, as :func:`gazeprivacy.mechanisms.release.
@@ -255,6 +256,11 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
         As in :func:`~gazeprivacy.mechanisms.release.seal`.
     id_map_path : path, optional
         Write the raw -> pseudonym map here (CSV or Parquet), ordered by pseudonym.
+    ledger : Ledger or path, optional
+        Charge each participant in this privacy-budget ledger (:mod:`gazeprivacy.ledger`). The
+        spend comes from the privacy map on the public shape of every partition (one read
+        pass over the partitions before the work) and is reserved before any release; it is
+        committed with the SHA-256 of the written ``guarantee.json``.
 
     Returns
     -------
@@ -296,9 +302,42 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
     dest = Path(dest)
     _check_dest(source, dest, overwrite)
     plan = plan_for(mechanism, params, **param_kwargs)
-    streams = partition_streams(seed, parts.n)
     sealing = SealPolicy.create(seed=seed, public=public, pupil_epsilon=pupil_epsilon,
                                 pupil_range=pupil_range)
+    spend = _reserve(ledger, parts, mechanism, params, param_kwargs, seed)
+    with spend.guard():
+        record = _run(parts, source, plan, dest, sealing, seed=seed, engine=engine,
+                      scheduler=scheduler, overwrite=overwrite, progress=progress)
+        spend.check(record)
+    (dest / GUARANTEE_FILE).write_text(record.to_json())
+    spend.commit(dest / GUARANTEE_FILE)
+    if id_map_path is not None:
+        ids = [(q, r) for k in range(parts.n) for r, q in _raw_ids(parts, k)]
+        write_sealed_table(sealing.id_map([q for q, _ in ids], [r for _, r in ids]),
+                           Path(id_map_path))
+    return Release(PartitionedDataset(dest), record)
+
+
+def _reserve(ledger: Any, parts: _Parts, mechanism: str, params: Any,
+             param_kwargs: dict[str, Any], seed: int | None) -> Any:
+    """The ledger's reservation for a partition-wise release (nothing without a ledger)."""
+    from gazeprivacy.ledger import Spend
+    from gazeprivacy.mechanisms import MECHANISMS, build_params
+
+    if ledger is None:
+        return Spend(None, None)
+    shape = SampleShape(tuple(r for k in range(parts.n)
+                              for r in sample_shape(parts[k]).recordings))
+    g = MECHANISMS[mechanism].guarantee(build_params(mechanism, params, **param_kwargs), shape)
+    return Spend(ledger, g.with_seed(seed),
+                 participants=[r.participant for r in shape.recordings])
+
+
+def _run(parts: _Parts, source: Source, plan: PartitionPlan, dest: Path, sealing: SealPolicy,
+         *, seed: int | None, engine: str, scheduler: str | None, overwrite: bool,
+         progress: bool) -> Guarantee:
+    """Run ``plan`` over the partitions into ``dest``; the combined record (not yet written)."""
+    streams = partition_streams(seed, parts.n)
     if engine == "local":
         records = run_plan_local(parts.pds if parts.pds is not None else source, plan,
                                  streams, write_to=dest, overwrite=overwrite,
@@ -308,13 +347,7 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
                             sealing)
     record = replace(combine_guarantees(records).with_seed(seed),
                      columns=merge_columns(records))
-    record = _with_engine_note(record, engine, parts.n)
-    (dest / GUARANTEE_FILE).write_text(record.to_json())
-    if id_map_path is not None:
-        ids = [(q, r) for k in range(parts.n) for r, q in _raw_ids(parts, k)]
-        write_sealed_table(sealing.id_map([q for q, _ in ids], [r for _, r in ids]),
-                           Path(id_map_path))
-    return Release(PartitionedDataset(dest), record)
+    return _with_engine_note(record, engine, parts.n)
 
 
 def _raw_ids(parts: _Parts, k: int) -> list[tuple[str, str]]:

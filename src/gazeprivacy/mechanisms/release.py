@@ -35,13 +35,12 @@ input columns left out) with its status.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
 import os
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,7 +57,7 @@ from gazeprivacy.mechanisms.contract import Level
 from gazeprivacy.rng import make_rng
 
 if TYPE_CHECKING:
-    from gazeprivacy.ledger import Ledger, Reservation
+    from gazeprivacy.ledger import Ledger, Spend
 
 __all__ = [
     "PUBLIC_KEYWORDS",
@@ -752,15 +751,15 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
     ds = read_dataset(in_path, time_unit=time_unit, geometry=geometry)
     entry = _ledger_reserve(ledger, mechanism, params, param_kwargs, ds, seed=seed,
                             pupil=(pupil_epsilon, pupil_range, public))
-    with _ledger_guard(entry):
+    with entry.guard():
         rel = protect_dataset(ds, mechanism=mechanism, params=params, rng=mech_rng,
                               progress=progress, **param_kwargs)
         rel = Release(rel.output, rel.guarantee.with_seed(seed))
         sealed = seal(rel, public=public, pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
                       source=ds, rng=seal_rng)
-        _ledger_check(entry, sealed.guarantee)
+        entry.check(sealed.guarantee)
     write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path)
-    _ledger_commit(entry, out_path)
+    entry.commit(out_path)
     return sealed
 
 
@@ -777,34 +776,32 @@ def _protect_series_file(in_path: Path, out_path: Path, mechanism: str, params: 
     except (OSError, pl.exceptions.PolarsError) as exc:
         raise InvalidDataError(f"cannot read feature table {str(in_path)!r}: {exc}") from None
     entry = _ledger_reserve(ledger, mechanism, params, {}, table, seed=seed)
-    with _ledger_guard(entry):
+    with entry.guard():
         rel = protect_series(table, mechanism, params, rng=rngs[0])
         sealed = seal_series_table(rel.output, rel.guarantee.with_seed(seed), public=public,
                                    rng=rngs[1])
-        _ledger_check(entry, sealed.guarantee)
+        entry.check(sealed.guarantee)
     write_sealed(sealed, out_path, id_map_path=id_map_path)
-    _ledger_commit(entry, out_path)
+    entry.commit(out_path)
     return sealed
 
 
 # ---------------------------------------------------------------------- ledger hook
-# The privacy-budget ledger (gazeprivacy.ledger) around protect_file: reserve the spend from the
-# data-free privacy map before any work, check the written record spends no more, commit after.
-# A run that fails with an error before the write released nothing: its reservation is
-# cancelled. A killed or interrupted run keeps it (the ledger cannot tell).
-
-_LedgerEntry = tuple["Ledger", "Reservation", Guarantee]
+# The privacy-budget ledger (gazeprivacy.ledger.Spend) around protect_file: reserve the spend
+# from the data-free privacy map before any work, check the written record spends no more,
+# commit after. A run that fails with an error before the write released nothing: its
+# reservation is cancelled. A killed or interrupted run keeps it (the ledger cannot tell).
 
 
 def _ledger_reserve(ledger: Ledger | str | Path | None, mechanism: str, params: Any,
                     param_kwargs: Mapping[str, Any], data: Any, *, seed: int | None,
-                    pupil: tuple[Any, Any, Iterable[str]] = (None, None, ())
-                    ) -> _LedgerEntry | None:
+                    pupil: tuple[Any, Any, Iterable[str]] = (None, None, ())) -> Spend:
     """Reserve the release's per-participant spend (privacy map on the public shape, plus the
-    pupil budget) in ``ledger``; None without a ledger."""
+    pupil budget) in ``ledger`` (nothing without a ledger)."""
+    from gazeprivacy.ledger import Spend
+
     if ledger is None:
-        return None
-    from gazeprivacy.ledger import Ledger
+        return Spend(None, None)
     from gazeprivacy.mechanisms import MECHANISMS, build_params
 
     spec = MECHANISMS[mechanism]
@@ -819,42 +816,4 @@ def _ledger_reserve(ledger: Ledger | str | Path | None, mechanism: str, params: 
             b = _block_samples(g, r.sampling_rate_hz)
             blocks[r.participant] = blocks.get(r.participant, 0) + -(-r.n_samples // b)
         g = pupil_policy.record(g, blocks)
-    led = Ledger.coerce(ledger)
-    return led, led.reserve(g, participants=participants), g
-
-
-@contextlib.contextmanager
-def _ledger_guard(entry: _LedgerEntry | None) -> Iterator[None]:
-    """Cancel the reservation when the work before the write fails with an error."""
-    try:
-        yield
-    except Exception as exc:
-        if entry is not None:
-            # the type only: an error message may name raw ids, which the ledger never holds
-            entry[0].cancel(entry[1], f"failed before the write ({type(exc).__name__})")
-        raise
-
-
-def _ledger_check(entry: _LedgerEntry | None, actual: Guarantee) -> None:
-    """Refuse to write a release whose record spends more than was reserved."""
-    if entry is None:
-        return
-    from gazeprivacy.ledger import LedgerError
-
-    def spend(g: Guarantee) -> list[tuple[float, float]]:
-        return sorted(((b.epsilon or 0.0, b.delta or 0.0)
-                       for b in (g.per_participant or {}).values()), reverse=True)
-
-    planned, got = spend(entry[2]), spend(actual)
-    more = len(got) > len(planned) or any(
-        e > pe * (1 + 1e-9) + 1e-12 or d > pd * (1 + 1e-9) + 1e-12
-        for (e, d), (pe, pd) in zip(got, planned, strict=False))
-    if more or (entry[2].formally_private and not actual.formally_private):
-        raise LedgerError(f"{entry[0].path}: the {actual.mechanism} release's record spends more "
-                          "than its privacy map reserved before the work (or lost its formal "
-                          "guarantee); nothing was written")
-
-
-def _ledger_commit(entry: _LedgerEntry | None, out_path: str | Path) -> None:
-    if entry is not None:
-        entry[0].commit(entry[1], out_path)
+    return Spend(ledger, g, participants=participants)
