@@ -119,6 +119,18 @@ def test_concepts_snippet_runs(tmp_path, monkeypatch):
     assert g.unit.value == "window" and g.max_participant_epsilon == pytest.approx(264)
 
 
+def test_streaming_snippet_runs():
+    """docs/streaming.md's Python block, with the chunk it leaves to the reader."""
+    import numpy as np
+
+    blocks = _blocks(DOCS / "streaming.md", "python")
+    assert len(blocks) == 1
+    namespace: dict = {"x_chunk": np.linspace(-5.0, 5.0, 60), "y_chunk": np.zeros(60)}
+    exec(compile(blocks[0], str(DOCS / "streaming.md"), "exec"), namespace)
+    assert len(namespace["xs"]) == 60 and np.isfinite(namespace["x_out"])
+    assert namespace["record"].kind.value == "(epsilon,w,r)-DP"
+
+
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
