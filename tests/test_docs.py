@@ -98,12 +98,29 @@ def test_getting_started_commands_run(tmp_path, monkeypatch):
     assert "per participant epsilon <= 132" in info.stdout  # the numbers the page quotes
     assert "vacuous" in info.stdout
     assert (tmp_path / "quick-report" / "report.html").is_file()
+    _check_quick_report_claims(tmp_path / "quick-report" / "results.parquet")
     monkeypatch.chdir(tmp_path)
     blocks = _blocks(page, "python")
     assert len(blocks) == 2
     for block in blocks:
         exec(compile(block, str(page), "exec"), {})
     assert (tmp_path / "kaleido.parquet.guarantee.json").is_file()
+
+
+def _check_quick_report_claims(results: Path) -> None:
+    """What the page says of the quick run: Kaleido (r = 2 deg) keeps the aware attacker at most
+    twice chance, yet its RMSE is worse than the screen-centre baseline's."""
+    import polars as pl
+
+    r = pl.read_parquet(results)
+
+    def values(mechanism: str, metric: str) -> list[float]:
+        return r.filter((pl.col("mechanism") == mechanism) & (pl.col("metric") == metric))[
+            "value"].to_list()
+
+    chance = values("kaleido", "chance")[0]
+    assert max(values("kaleido", "identification_rate")) <= 2 * chance
+    assert min(values("kaleido", "rmse")) > values("baseline-centre", "rmse")[0]
 
 
 def test_concepts_snippet_runs(tmp_path, monkeypatch):
