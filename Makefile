@@ -11,7 +11,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[test,deep,distributed,opendp,stream]"
+	$(PY) -m pip install -q -e ".[test,docs,deep,distributed,opendp,stream]"
 	touch $@
 
 demo: $(VENV)/.installed
