@@ -25,8 +25,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-__all__ = ["AXIS_LABELS", "CURVE_METRICS", "REFERENCE_LINES", "density_maps", "path_overlay",
-           "preview_notes", "privacy_utility_curve", "reference_levels"]
+__all__ = ["AXIS_LABELS", "CURVE_METRICS", "REFERENCE_LINES", "curve_figure", "density_figure",
+           "density_maps", "path_overlay", "preview_notes", "privacy_utility_curve",
+           "reference_levels"]
 
 #: (kind, metric) pairs drawn as curves against epsilon
 CURVE_METRICS: Sequence[tuple[str, str]] = (
@@ -142,16 +143,10 @@ def _label_right(ax: Any, lines: Sequence[tuple[float, str, Any, str]]) -> None:
                     arrowprops={"arrowstyle": "-", "color": colour, "lw": 0.6})
 
 
-def privacy_utility_curve(results: pl.DataFrame, *, dataset: str, kind: str, evaluation: str,
-                          metric: str, path: str | Path) -> Path | None:
-    """``metric`` of ``evaluation`` against epsilon, one line per mechanism (mean +/- std over
-    seeds). Mechanisms without an epsilon (k-anonymity, plausible deniability) are thin
-    horizontal lines. The raw data (black dashed), the data-free baselines (olive) and the
-    metric's reference levels (:func:`reference_levels`: chance, the constant-position
-    baseline, the 1 / k bound) are drawn above them and labelled at the right edge.
-
-    Returns None when no protected cell has this metric.
-    """
+def curve_figure(results: pl.DataFrame, *, dataset: str, kind: str, evaluation: str,
+                 metric: str) -> Any:
+    """The figure of :func:`privacy_utility_curve` (None when no protected cell has
+    ``metric``)."""
     sel = results.filter((pl.col("dataset") == dataset) & (pl.col("kind") == kind)
                          & (pl.col("evaluation") == evaluation))
     vals = sel.filter(pl.col("metric") == metric)
@@ -177,6 +172,23 @@ def privacy_utility_curve(results: pl.DataFrame, *, dataset: str, kind: str, eva
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
                   frameon=False)
     fig.subplots_adjust(left=0.12, right=0.7, top=0.92, bottom=0.32)
+    return fig
+
+
+def privacy_utility_curve(results: pl.DataFrame, *, dataset: str, kind: str, evaluation: str,
+                          metric: str, path: str | Path) -> Path | None:
+    """``metric`` of ``evaluation`` against epsilon, one line per mechanism (mean +/- std over
+    seeds). Mechanisms without an epsilon (k-anonymity, plausible deniability) are thin
+    horizontal lines. The raw data (black dashed), the data-free baselines (olive) and the
+    metric's reference levels (:func:`reference_levels`: chance, the constant-position
+    baseline, the 1 / k bound) are drawn above them and labelled at the right edge.
+
+    Returns None when no protected cell has this metric.
+    """
+    fig = curve_figure(results, dataset=dataset, kind=kind, evaluation=evaluation,
+                       metric=metric)
+    if fig is None:
+        return None
     path = Path(path)
     fig.savefig(path)
     plt.close(fig)
@@ -237,9 +249,9 @@ def path_overlay(preview: Mapping[str, np.ndarray], *, title: str, path: str | P
     return path
 
 
-def density_maps(preview: Mapping[str, np.ndarray], *, title: str, path: str | Path) -> Path:
-    """Spatial density (60 x 60 grid over the screen) of the original and the protected data,
-    as the share of samples per cell on one viridis scale with a colour bar."""
+def density_figure(preview: Mapping[str, np.ndarray], *, title: str) -> Any:
+    """The figure of :func:`density_maps`: one panel per density, one viridis scale (share of
+    samples per cell, from 0 to the larger maximum) and its colour bar."""
     panels = [("original", preview["density_raw"])]
     if "density_protected" in preview:
         panels.append(("protected", preview["density_protected"]))
@@ -257,6 +269,14 @@ def density_maps(preview: Mapping[str, np.ndarray], *, title: str, path: str | P
     bar = fig.colorbar(im, ax=list(axes[0]), fraction=0.05, pad=0.02)
     bar.set_label("share of samples per cell", fontsize=8)
     fig.suptitle(title, fontsize=9)
+    return fig
+
+
+def density_maps(preview: Mapping[str, np.ndarray], *, title: str, path: str | Path) -> Path:
+    """Spatial density (60 x 60 grid over the screen) of the original and the protected data,
+    as the share of samples per cell on one viridis scale with a colour bar
+    (:func:`density_figure`)."""
+    fig = density_figure(preview, title=title)
     path = Path(path)
     fig.savefig(path)
     plt.close(fig)
