@@ -103,16 +103,19 @@ def test_captions_give_the_share_clamped_and_suppressed():
     assert preview_notes(raw) == []
 
 
-def test_density_maps_share_one_viridis_scale_with_a_colour_bar():
+def test_density_maps_are_viridis_with_a_colour_bar_per_panel():
     rng = np.random.default_rng(0)
-    fig = density_figure({"density_raw": rng.random((6, 6)), "density_protected":
-                          rng.random((6, 6)) * 5, "bounds": np.array([0.0, 10.0, 0.0, 20.0])},
-                         title="t")
+    raw, prot = rng.random((6, 6)), rng.random((6, 6)) * 5
+    fig = density_figure({"density_raw": raw, "density_protected": prot,
+                          "bounds": np.array([0.0, 10.0, 0.0, 20.0])}, title="t")
     images = [im for ax in fig.axes for im in ax.images]
-    assert len(fig.axes) == 3 and len(images) == 2  # two panels and the colour bar
+    assert len(fig.axes) == 4 and len(images) == 2  # two panels, two colour bars
     assert {im.get_cmap().name for im in images} == {"viridis"}
-    assert len({im.get_clim() for im in images}) == 1  # one scale for both panels
-    assert "share of samples" in fig.axes[2].get_ylabel()
+    # each panel shows shares of its own samples, from 0 to its own maximum
+    assert images[0].get_clim() == pytest.approx((0.0, raw.max() / raw.sum()))
+    assert images[1].get_clim() == pytest.approx((0.0, prot.max() / prot.sum()))
+    bars = [ax for ax in fig.axes if ax not in (images[0].axes, images[1].axes)]
+    assert all("share of samples" in ax.get_ylabel() for ax in bars)
     plt.close(fig)
 
 

@@ -50,9 +50,9 @@ table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
 th{background:#f2f2f2}tr.notprivate td{background:#fde8e8}
 .flag{color:#b00020;font-weight:600}.ok{color:#1b5e20}.warn{color:#8a4b00;font-weight:600}
-.figs{display:flex;flex-wrap:wrap;gap:.8em}.figs figure{margin:0;max-width:560px}
+.figs{display:flex;flex-wrap:wrap;gap:.8em}.figs figure{margin:0;max-width:570px}
 figcaption{font-size:.8em;color:#555}.note{color:#555;font-size:.9em}
-figcaption .flag{font-weight:600}
+figcaption .warn{font-weight:500}
 .lead{max-width:75em}ul.reference{margin:.3em 0 .8em}
 section.mech{border:1px solid #ddd;border-left:5px solid #3b5b92;border-radius:4px;
 padding:.5em .9em;margin:.8em 0;background:#fafbfd}
@@ -61,17 +61,22 @@ table.first{table-layout:fixed}
 details.explain{margin:.3em 0}details.explain h1{font-size:1.05em}
 details.explain h2{font-size:.95em;border:0;margin:.6em 0 .2em}details.explain h4{margin:.8em 0 0}
 .scroll{overflow-x:auto}table.pivot td{text-align:right;white-space:nowrap}
-table.pivot tbody th{text-align:left}table.pivot tr.ref td,table.pivot tr.ref th{color:#555;
-font-style:italic}td.win{background:#e6f4ea}td.loss{background:#fde8e8}
+table.pivot tbody th{text-align:left;font-weight:normal;white-space:nowrap}
+table.pivot tbody th:first-child{font-weight:600}
+table.pivot tr.ref td,table.pivot tr.ref th{color:#555;font-style:italic}
+td.win{background:#e6f4ea}td.loss{background:#fde8e8}
 td.strongest{font-weight:700}.spread{color:#777;font-size:.85em}
 """
 
 
 def _img(path: Path, caption: str, notes: list[str] | None = None) -> str:
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
-    extra = "".join(f"<br><span class='flag'>{html.escape(n)}.</span>" for n in notes or [])
+    """A figure with its PNG embedded, at its own size up to 570 px wide (two per row)."""
+    raw = path.read_bytes()
+    width = min(int.from_bytes(raw[16:20], "big"), 570)  # the PNG header's IHDR width
+    data = base64.b64encode(raw).decode("ascii")
+    extra = "".join(f"<br><span class='warn'>{html.escape(n)}.</span>" for n in notes or [])
     return (f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(caption)}" '
-            f'width="560"><figcaption>{html.escape(caption)}{extra}</figcaption></figure>')
+            f'width="{width}"><figcaption>{html.escape(caption)}{extra}</figcaption></figure>')
 
 
 def _read_run(out: Path) -> tuple[pl.DataFrame, list[dict[str, Any]], dict[str, Any]]:

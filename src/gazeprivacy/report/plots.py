@@ -104,8 +104,8 @@ def _draw_mechanisms(ax: Any, vals: pl.DataFrame) -> bool:
     for i, ((mech, params), g) in enumerate(sorted(
             flat.group_by("mechanism", "parameters", maintain_order=True),
             key=lambda kg: str(kg[0]))):
-        ax.axhline(float(g["value"].mean()), lw=1.4, alpha=0.9, ls="-.", zorder=2,
-                   color=f"C{(3 + i) % 10}",
+        ax.axhline(float(g["value"].mean()), lw=1.2, alpha=0.9, ls="-", zorder=2,
+                   color=f"C{(3 + i) % 10}", marker="s", markevery=[0, -1], markersize=4,
                    label=f"{mech} {_without_epsilon(params)} (no epsilon)")
     return prot.height > 0
 
@@ -169,9 +169,9 @@ def curve_figure(results: pl.DataFrame, *, dataset: str, kind: str, evaluation: 
     ax.set_title(f"{dataset}: {evaluation}", fontsize=10)
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
-                  frameon=False)
-    fig.subplots_adjust(left=0.12, right=0.7, top=0.92, bottom=0.32)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(-0.12, -0.14), ncol=1,
+                  frameon=False, title="mechanisms (solid)", title_fontsize=7)
+    fig.subplots_adjust(left=0.12, right=0.72, top=0.92, bottom=0.2)
     return fig
 
 
@@ -190,7 +190,7 @@ def privacy_utility_curve(results: pl.DataFrame, *, dataset: str, kind: str, eva
     if fig is None:
         return None
     path = Path(path)
-    fig.savefig(path)
+    fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
     return path
 
@@ -201,10 +201,20 @@ def _without_epsilon(parameters_json: str) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(d.items()))
 
 
+def _border_share(x: np.ndarray, y: np.ndarray, bounds: np.ndarray) -> float:
+    """Share of the valid points of (x, y) that lie exactly on the screen's edge."""
+    ok = ~(np.isnan(x) | np.isnan(y))
+    tol = 1e-6 * max(bounds[1] - bounds[0], bounds[3] - bounds[2], 1.0)
+    on = ((np.abs(x - bounds[2]) < tol) | (np.abs(x - bounds[3]) < tol)
+          | (np.abs(y - bounds[0]) < tol) | (np.abs(y - bounds[1]) < tol))[ok]
+    return float(on.mean()) if on.size else 0.0
+
+
 def preview_notes(preview: Mapping[str, np.ndarray]) -> list[str]:
     """What a protected path plot shows that would look like a bug without a word: the share
-    of released samples on the screen border (clamping) and of samples suppressed (missing in
-    the release though valid in the original). Empty for the raw data and for shares < 1 %."""
+    of samples suppressed (missing in the release though valid in the original) and the share
+    of released samples on the screen border (clamping), beside the original's. Empty for the
+    raw data and for shares under 1 % (or no more than the original's)."""
     if "px" not in preview:
         return []
     px, py, b = preview["px"], preview["py"], preview["bounds"]
@@ -216,13 +226,12 @@ def preview_notes(preview: Mapping[str, np.ndarray]) -> list[str]:
         notes.append(f"{100 * suppressed:.0f} % of this recording's valid samples are "
                      "suppressed (missing in the release), so the protected path is short "
                      "or broken")
-    tol = 1e-6 * max(b[1] - b[0], b[3] - b[2], 1.0)
-    on_border = ((np.abs(px - b[2]) < tol) | (np.abs(px - b[3]) < tol)
-                 | (np.abs(py - b[0]) < tol) | (np.abs(py - b[1]) < tol))[released]
-    if on_border.size and on_border.mean() >= 0.01:
-        notes.append(f"{100 * on_border.mean():.0f} % of the released samples lie on the "
-                     "screen border: the mechanism clamps points that its noise puts off "
-                     "screen, so the path runs along the edges and from corner to corner")
+    border, raw_border = _border_share(px, py, b), _border_share(preview["x"], preview["y"], b)
+    if border >= 0.01 and border > raw_border + 0.01:
+        notes.append(f"{100 * border:.0f} % of the released samples lie on the screen border "
+                     f"(original: {100 * raw_border:.0f} %): points the release puts off "
+                     "screen are clamped to its edge, so the path runs along the edges and "
+                     "jumps from corner to corner")
     return notes
 
 
@@ -244,30 +253,33 @@ def path_overlay(preview: Mapping[str, np.ndarray], *, title: str, path: str | P
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path)
+    fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
     return path
 
 
 def density_figure(preview: Mapping[str, np.ndarray], *, title: str) -> Any:
-    """The figure of :func:`density_maps`: one panel per density, one viridis scale (share of
-    samples per cell, from 0 to the larger maximum) and its colour bar."""
+    """The figure of :func:`density_maps`: one panel per density (share of samples per cell,
+    viridis from 0 to the panel's maximum), each with its colour bar: a shared scale would
+    leave the flatter map blank beside a concentrated one."""
     panels = [("original", preview["density_raw"])]
     if "density_protected" in preview:
         panels.append(("protected", preview["density_protected"]))
-    shares = [h / h.sum() if h.sum() else h.astype(float) for _, h in panels]
-    vmax = max(float(s.max()) for s in shares) or 1.0
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels) + 1.2, 3.0), dpi=90,
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.1 * len(panels), 2.8), dpi=90,
                              squeeze=False, layout="constrained")
     b = preview["bounds"]
-    for ax, (name, _), share in zip(axes[0], panels, shares, strict=True):
-        im = ax.imshow(share, origin="upper", cmap="viridis", vmin=0.0, vmax=vmax,
-                       extent=(b[2], b[3], b[1], b[0]), aspect="auto")
+    for ax, (name, h) in zip(axes[0], panels, strict=True):
+        share = h / h.sum() if h.sum() else h.astype(float)
+        im = ax.imshow(share, origin="upper", cmap="viridis", vmin=0.0,
+                       vmax=float(share.max()) or 1.0, extent=(b[2], b[3], b[1], b[0]),
+                       aspect="auto")
         ax.set_title(name, fontsize=9)
-        ax.set_xlabel("x [deg]")
-    axes[0][0].set_ylabel("y [deg]")
-    bar = fig.colorbar(im, ax=list(axes[0]), fraction=0.05, pad=0.02)
-    bar.set_label("share of samples per cell", fontsize=8)
+        ax.set_xlabel("x [deg]", fontsize=8)
+        ax.tick_params(labelsize=7)
+        bar = fig.colorbar(im, ax=ax, fraction=0.08, pad=0.02)
+        bar.set_label("share of samples per cell", fontsize=7)
+        bar.ax.tick_params(labelsize=6)
+    axes[0][0].set_ylabel("y [deg]", fontsize=8)
     fig.suptitle(title, fontsize=9)
     return fig
 

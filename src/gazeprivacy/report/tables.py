@@ -89,12 +89,34 @@ def _marks(results: pl.DataFrame) -> dict[tuple[str, ...], str]:
     return marks
 
 
-def _header(columns: Sequence[tuple[str, str, str]]) -> str:
+_FOLDED = ("chance", "uniform_chance", "bound")
+
+
+def _fold_constants(sel: pl.DataFrame, columns: Sequence[tuple[str, str, str]]
+                    ) -> tuple[list[tuple[str, str, str]], dict[tuple[str, str], str]]:
+    """Reference levels (:data:`_FOLDED`) that are the same for every release of the table
+    move from a column to their evaluation's header."""
+    kept, folded = [], {}
+    for kind, ev, metric in columns:
+        vals = sel.filter((pl.col("kind") == kind) & (pl.col("evaluation") == ev)
+                          & (pl.col("metric") == metric))["value"].round(6).unique()
+        if metric in _FOLDED and vals.len() == 1:
+            text = f"{metric.replace('_', ' ')} {fmt(float(vals[0]))}"
+            folded[(kind, ev)] = ", ".join(filter(None, [folded.get((kind, ev)), text]))
+        else:
+            kept.append((kind, ev, metric))
+    return kept, folded
+
+
+def _header(columns: Sequence[tuple[str, str, str]], folded: Mapping[tuple[str, str], str]
+            ) -> str:
     evals: dict[tuple[str, str], int] = {}
     for kind, ev, _ in columns:
         evals[(kind, ev)] = evals.get((kind, ev), 0) + 1
     top = "".join(f"<th colspan='{n}'>{html.escape(ev)}<br><span class='note'>"
-                  f"{html.escape(kind)}</span></th>" for (kind, ev), n in evals.items())
+                  f"{html.escape(kind)}" + (f"; {folded[(kind, ev)]}" if (kind, ev) in folded
+                                           else "") + "</span></th>"
+                  for (kind, ev), n in evals.items())
     sub = "".join(f"<th>{html.escape(m.replace('_', ' '))}"
                   + (f"<br><span class='note'>[{html.escape(METRIC_UNITS[m])}]</span>"
                      if m in METRIC_UNITS else "") + "</th>" for _, _, m in columns)
@@ -104,7 +126,7 @@ def _header(columns: Sequence[tuple[str, str, str]]) -> str:
 
 def _pivot_one(keys: Sequence[tuple[str, str, str]], columns: Sequence[tuple[str, str, str]],
                stats: Mapping[tuple[str, ...], tuple[float, float | None]],
-               marks: Mapping[tuple[str, ...], str]) -> str:
+               marks: Mapping[tuple[str, ...], str], header: str) -> str:
     body = []
     for key in keys:
         cells = []
@@ -117,8 +139,8 @@ def _pivot_one(keys: Sequence[tuple[str, str, str]], columns: Sequence[tuple[str
         params = ", ".join(f"{k}={v}" for k, v in json.loads(key[2]).items())
         row_cls = " class='ref'" if key[1] == "none" or key[1].startswith(BASELINE_PREFIX) else ""
         body.append(f"<tr{row_cls}><th>{html.escape(key[1])}</th>"
-                    f"<td>{html.escape(params) or '&ndash;'}</td>{''.join(cells)}</tr>")
-    return (f"<div class='scroll'><table class='pivot'>{_header(columns)}<tbody>"
+                    f"<th>{html.escape(params) or '&ndash;'}</th>{''.join(cells)}</tr>")
+    return (f"<div class='scroll'><table class='pivot'>{header}<tbody>"
             + "".join(body) + "</tbody></table></div>")
 
 
@@ -135,7 +157,9 @@ def pivot_tables(results: pl.DataFrame) -> str:
         keys = sorted({tuple(r) for r in sel.select(_KEYS).rows()}, key=_release_order)
         columns = sorted({tuple(r) for r in sel.select(_COLS).unique(maintain_order=True).rows()},
                          key=lambda c: (_KIND_ORDER.get(c[0], 3), c[0], c[1], c[2]))
-        out.append(f"<h3>{html.escape(ds)}</h3>" + _pivot_one(keys, columns, stats, marks))
+        columns, folded = _fold_constants(sel, columns)
+        out.append(f"<h3>{html.escape(ds)}</h3>"
+                   + _pivot_one(keys, columns, stats, marks, _header(columns, folded)))
     return "".join(out)
 
 
