@@ -98,8 +98,10 @@ _PIVOT_NOTE = (
     "Grey rows are references: <code>none</code> is the raw data, <code>baseline-*</code> "
     "releases use no participant data (screen centre, uniform points, the simulator prior). "
     "Chance: 1 / participants for re-identification, the majority share for classification "
-    "accuracy, 1 / classes for macro F1. Pairwise fidelity metrics skip suppressed samples: "
-    "read them beside <code>suppressed fraction</code>.</p>")
+    "accuracy, 1 / classes for macro F1; gaze prediction is drawn against the "
+    "constant-position baseline and the linkage attack against the 1 / k bound. Pairwise "
+    "fidelity metrics skip suppressed samples: read them beside "
+    "<code>suppressed fraction</code>.</p>")
 
 
 def build_report(out_dir: str | Path, *, title: str | None = None,
