@@ -126,7 +126,7 @@ def test_plain_language_card_per_mechanism(run_dir, tmp_path):
     cards = re.findall(r"<section class='mech'>(.*?)</section>", text[start:], re.S)
     assert len(cards) == 2  # fake-noise (two settings in one card) and leaky
     fake = next(c for c in cards if "<h3>fake-noise" in c)
-    assert fake.count("<tr><td>epsilon ") == 2  # a row per setting
+    assert fake.count("<tr><td>epsilon = ") == 2  # a row per setting
     leaky = next(c for c in cards if "<h3>leaky" in c)
     assert "odds change at most <b>2.72x</b> per window" in leaky
     assert "epsilon up to 40 over 2-40 windows: <b class='flag'>vacuous</b>" in leaky

@@ -87,3 +87,20 @@ def test_build_report_runs_on_results_with_unknown_metrics(tmp_path):
     assert "discriminator_auc" in text and "reid:deep:aware" in text
     assert any(p.name.endswith("identification_rate.png") and "deep" in p.name
                for p in (tmp_path / "figures").iterdir())
+
+
+def test_an_attack_no_stronger_than_on_data_free_releases_is_said_so():
+    ev = "reid:aware-rf:seed004"
+    t = pl.DataFrame([r for p in (
+        _rows("baseline-centre", "privacy", ev, "identification_rate", [0.3]),
+        _rows("baseline-centre", "privacy", ev, "chance", [0.1]),
+        _rows("m", "privacy", ev, "identification_rate", [0.2], _PARAMS),
+        _rows("m", "privacy", ev, "chance", [0.1], _PARAMS),
+        _rows("strong", "privacy", ev, "identification_rate", [0.5], _PARAMS),
+        _rows("strong", "privacy", ev, "chance", [0.1], _PARAMS)) for r in p],
+        schema=RESULT_SCHEMA)
+    cards = dict(re.findall(r"<section class='mech'><h3>(\w+) .*?</h3>(.*?)</section>",
+                            first_screen(t, []), re.S))
+    assert "2.0x chance" in cards["m"]
+    assert "no more than releases without any gaze: up to 3.0x" in cards["m"]
+    assert "5.0x chance" in cards["strong"] and "without any gaze" not in cards["strong"]

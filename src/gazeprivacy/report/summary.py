@@ -67,6 +67,7 @@ class Setting:
     wins: list[dict[str, Any]] = field(default_factory=list)
     losses: list[dict[str, Any]] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
+    baseline_ratio: float | None = None  # the data-free baselines' strongest rate / chance
 
 
 def release_settings(results: pl.DataFrame, guarantees: Sequence[Mapping[str, Any]]
@@ -89,6 +90,11 @@ def release_settings(results: pl.DataFrame, guarantees: Sequence[Mapping[str, An
     for r in baseline_comparison(results).iter_rows(named=True):
         s = out[(r["dataset"], r["mechanism"], r["parameters"])]
         (s.wins if r["beats_baselines"] else s.losses).append(r)
+    for ds in {k[0] for k in keys}:
+        ratios = [s.attack["ratio"] for s in out.values() if s.dataset == ds and s.attack
+                  and s.mechanism.startswith(BASELINE_PREFIX)]
+        for s in out.values():
+            s.baseline_ratio = max(ratios) if ratios and s.dataset == ds else s.baseline_ratio
     for r in _discriminator_rows(results).iter_rows(named=True):
         out[(r["dataset"], r["mechanism"], r["parameters"])].extra.append(
             f"a discriminator tells it from real gaze with AUC {r['value']:.2f} "
@@ -113,8 +119,9 @@ def _num(metric: str, v: float) -> str:
     return f"{v:.3g}" + ("&deg;" if METRIC_UNITS.get(metric) == "deg" else "")
 
 
-def attack_words(attack: Mapping[str, Any] | None) -> str:
-    """"re-identification (aware-rf): 42.5 % identified; chance 8.3 %; 5.1x chance"."""
+def attack_words(attack: Mapping[str, Any] | None, baseline_ratio: float | None = None) -> str:
+    """"re-identification (aware-rf): 42.5 % identified vs chance 8.3 % = 5.1x chance", and
+    whether that is more than the data-free baselines' ``baseline_ratio``."""
     if attack is None:
         return "no attack with a chance level was run"
     ev = str(attack["evaluation"])
@@ -124,9 +131,13 @@ def attack_words(attack: Mapping[str, Any] | None) -> str:
     verb = "identified" if attack["metric"] == "identification_rate" else "correct"
     ratio = attack["ratio"]
     rtext = f"{ratio:.1f}x chance"
-    return (f"<span title='{html.escape(ev)}'>{html.escape(name)}</span>: "
+    text = (f"<span title='{html.escape(ev)}'>{html.escape(name)}</span>: "
             f"{_pct(attack['value'])} {verb} vs chance {_pct(attack['chance'])} = "
             + (f"<b class='flag'>{rtext}</b>" if ratio >= 2 else f"<b>{rtext}</b>"))
+    if baseline_ratio is not None and ratio > 1 and ratio <= baseline_ratio:
+        text += (f" <span class='note'>(no more than releases without any gaze: up to "
+                 f"{baseline_ratio:.1f}x)</span>")
+    return text
 
 
 def guarantee_words(g: Guarantee | None) -> str:
@@ -233,7 +244,7 @@ def _explain_html(settings: Sequence[Setting]) -> str:
 
 def _setting_label(parameters: str) -> str:
     d = json.loads(parameters)
-    return ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}"
+    return ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}"
                      for k, v in d.items()) or "default setting"
 
 
@@ -244,7 +255,8 @@ def mechanism_card(settings: Sequence[Setting]) -> str:
     rows = "".join(
         f"<tr><td>{html.escape(_setting_label(s.parameters))}</td>"
         f"<td>{guarantee_words(s.guarantee)}</td><td>{participant_words(s.guarantee)}</td>"
-        f"<td>{attack_words(s.attack)}</td><td>{utility_words(s)}</td></tr>" for s in settings)
+        f"<td>{attack_words(s.attack, s.baseline_ratio)}</td><td>{utility_words(s)}</td></tr>"
+        for s in settings)
     gaps = list(dict.fromkeys(x for s in settings for x in not_protected(s.guarantee)))
     gap_html = ("<p><b class='flag'>NOT protected:</b> " + "; ".join(map(html.escape, gaps))
                 + ".</p>" if gaps else
