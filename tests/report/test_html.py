@@ -133,7 +133,7 @@ def test_plain_language_card_per_mechanism(run_dir, tmp_path):
     assert "NOT protected:</b> proof-gap: the lemma does not hold" in leaky
     assert "a participant as a whole" in leaky
     # Guarantee.explain() as Markdown, rendered, behind a click
-    assert "<details class='explain'>" in leaky and "<h2>What is NOT protected</h2>" in leaky
+    assert "<details class='explain'>" in leaky and "<h5>What is NOT protected</h5>" in leaky
     assert "no attack with a chance level was run" in leaky  # no results for this record
     # the guarantee table no longer shows a bare green "yes" beside a vacuous bound
     assert "per unit only: the per-participant bound is <b>vacuous</b>" in text

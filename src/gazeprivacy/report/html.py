@@ -58,8 +58,8 @@ section.mech{border:1px solid #ddd;border-left:5px solid #3b5b92;border-radius:4
 padding:.5em .9em;margin:.8em 0;background:#fafbfd}
 section.mech p{margin:.3em 0}table.first{width:100%;background:#fff}
 table.first{table-layout:fixed}
-details.explain{margin:.3em 0}details.explain h1{font-size:1.05em}
-details.explain h2{font-size:.95em;border:0;margin:.6em 0 .2em}details.explain h4{margin:.8em 0 0}
+details.explain{margin:.3em 0}details.explain h4{font-size:1.05em;margin:.8em 0 .2em}
+details.explain h5{font-size:.95em;margin:.6em 0 .2em}
 .scroll{overflow-x:auto}table.pivot td{text-align:right;white-space:nowrap}
 table.pivot tbody th{text-align:left;font-weight:normal;white-space:nowrap}
 table.pivot tbody th:first-child{font-weight:600}

@@ -30,6 +30,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -233,9 +234,15 @@ def released_words(mechanism: str, g: Guarantee | None) -> str:
                    "recording structure (recordings per participant, lengths, timestamps).")
 
 
+def _demote(markdown: str) -> str:
+    """Headings three levels down (# -> h4), so the record nests under its card."""
+    return re.sub(r"^(#+) ", lambda m: "###" + m.group(1) + " ", markdown, flags=re.M)
+
+
 def _explain_html(settings: Sequence[Setting]) -> str:
     blocks = [f"<h4>{html.escape(_setting_label(s.parameters))}</h4>"
-              + _MD.render(s.guarantee.explain()) for s in settings if s.guarantee is not None]
+              + _MD.render(_demote(s.guarantee.explain()))
+              for s in settings if s.guarantee is not None]
     if not blocks:
         return ""
     return ("<details class='explain'><summary>The full guarantee record in words "
