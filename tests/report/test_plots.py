@@ -97,7 +97,12 @@ def test_captions_give_the_share_clamped_and_suppressed():
     notes = preview_notes(gone)
     assert len(notes) == 1 and notes[0].startswith("75 % of this recording's valid samples "
                                                    "are suppressed")
+    assert preview_notes(clamped, short=True) == [
+        "75 % of the plotted recording's released samples clamped to the screen border "
+        "(original: 0 %)"]
     assert preview_notes(_preview([5.0] * 4, [5.0] * 4)) == []
+    # an original that already sits on the border is no news
+    assert preview_notes(_preview([0.0] * 4, [5.0] * 4, x=np.zeros(4))) == []
     raw = _preview([5.0] * 4, [5.0] * 4)
     del raw["px"], raw["py"]
     assert preview_notes(raw) == []

@@ -104,3 +104,10 @@ def test_an_attack_no_stronger_than_on_data_free_releases_is_said_so():
     assert "2.0x chance" in cards["m"]
     assert "no more than releases without any gaze: up to 3.0x" in cards["m"]
     assert "5.0x chance" in cards["strong"] and "without any gaze" not in cards["strong"]
+
+
+def test_first_screen_carries_the_clamping_note_of_the_plotted_recording():
+    note = "92 % of the plotted recording's released samples clamped to the screen border"
+    page = first_screen(_results(), [_record()], notes={("d", "m", _PARAMS): [note]})
+    card = re.search(r"<section class='mech'>(.*?)</section>", page, re.S).group(1)
+    assert f"<span class='warn'>{note}</span>" in card.replace("&#x27;", "'")

@@ -36,7 +36,7 @@ from gazeprivacy.report.plots import (
     preview_notes,
     privacy_utility_curve,
 )
-from gazeprivacy.report.summary import first_screen
+from gazeprivacy.report.summary import canonical_parameters, first_screen
 from gazeprivacy.report.tables import fmt, guarantee_table, html_table, pivot_tables, results_table
 
 __all__ = ["build_report"]
@@ -134,12 +134,13 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
     figs.mkdir(exist_ok=True)
     title = title or f"gazeprivacy report: {run.get('name', out.name)}"
     curve_html = _curve_figures(results, figs)
-    overlay_html, density_html = _preview_figures(out, run.get("cells", []), figs)
+    previews = _load_previews(out, run.get("cells", []))
+    overlay_html, density_html = _preview_figures(previews, figs)
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        first_screen(results, guarantees),
+        first_screen(results, guarantees, notes=_first_screen_notes(previews)),
         "<h2>Results: mechanism x metric</h2>", _PIVOT_NOTE, pivot_tables(results),
         "<h2>Privacy-utility curves</h2>",
         "<div class='figs'>" + ("".join(curve_html) or
@@ -213,11 +214,19 @@ def _load_previews(out: Path, cell_keys: list[str]) -> list[tuple[dict[str, Any]
     return previews
 
 
-def _preview_figures(out: Path, cell_keys: list[str], figs: Path) -> tuple[list[str], list[str]]:
+def _first_screen_notes(previews: list[tuple[dict[str, Any], dict]]
+                        ) -> dict[tuple[str, str, str], list[str]]:
+    """(dataset, mechanism, parameters) -> the short clamping / suppression notes."""
+    return {(c["dataset"], c["mechanism"], canonical_parameters(c["parameters"])):
+            preview_notes(p, short=True) for c, p in previews}
+
+
+def _preview_figures(previews: list[tuple[dict[str, Any], dict]], figs: Path
+                     ) -> tuple[list[str], list[str]]:
     """Path overlays (captioned with the share of clamped and suppressed samples) and density
     maps of the first seed's cells, from the previews the runner saved."""
     overlay_html, density_html = [], []
-    for c, preview in _load_previews(out, cell_keys):
+    for c, preview in previews:
         setting = ", ".join(f"{k}={v}" for k, v in sorted(c["parameters"].items()))
         label = f"{c['dataset']} / {c['label']}" + (f" ({setting})" if setting else "")
         overlay_html.append(_img(path_overlay(preview, title=label,

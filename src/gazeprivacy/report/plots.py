@@ -26,7 +26,8 @@ import numpy as np
 import polars as pl
 
 __all__ = ["AXIS_LABELS", "CURVE_METRICS", "REFERENCE_LINES", "curve_figure", "density_figure",
-           "density_maps", "path_overlay", "preview_notes", "privacy_utility_curve",
+           "density_maps", "path_overlay", "preview_notes", "preview_shares",
+           "privacy_utility_curve",
            "reference_levels"]
 
 #: (kind, metric) pairs drawn as curves against epsilon
@@ -122,7 +123,7 @@ def _reference_lines(sel: pl.DataFrame, vals: pl.DataFrame, metric: str
     for i, (mech, g) in enumerate(sorted(base.group_by("mechanism"), key=lambda kg: str(kg[0]))):
         lines.append((float(g["value"].mean()), f"{mech[0]} (data-free)",
                       ("--", "-.", (0, (5, 2, 1, 2)))[i % 3], "#6b6b00"))
-    lines += [(lv, label, style, "#555555") for lv, label, style in reference_levels(sel, metric)]
+    lines += [(lv, label, style, "#222222") for lv, label, style in reference_levels(sel, metric)]
     return lines
 
 
@@ -210,25 +211,38 @@ def _border_share(x: np.ndarray, y: np.ndarray, bounds: np.ndarray) -> float:
     return float(on.mean()) if on.size else 0.0
 
 
-def preview_notes(preview: Mapping[str, np.ndarray]) -> list[str]:
-    """What a protected path plot shows that would look like a bug without a word: the share
-    of samples suppressed (missing in the release though valid in the original) and the share
-    of released samples on the screen border (clamping), beside the original's. Empty for the
-    raw data and for shares under 1 % (or no more than the original's)."""
-    if "px" not in preview:
-        return []
+def preview_shares(preview: Mapping[str, np.ndarray]) -> tuple[float, float, float]:
+    """(share of the original's valid samples suppressed in the release, share of released
+    samples on the screen border, the original's share on the border) of one preview."""
     px, py, b = preview["px"], preview["py"], preview["bounds"]
     valid = ~(np.isnan(preview["x"]) | np.isnan(preview["y"]))
     released = valid & ~(np.isnan(px) | np.isnan(py))
-    notes = []
     suppressed = 1.0 - released.sum() / max(int(valid.sum()), 1)
+    return (float(suppressed), _border_share(px, py, b),
+            _border_share(preview["x"], preview["y"], b))
+
+
+def preview_notes(preview: Mapping[str, np.ndarray], *, short: bool = False) -> list[str]:
+    """What a protected path plot shows that would look like a bug without a word: the share
+    of samples suppressed (missing in the release though valid in the original) and the share
+    of released samples on the screen border (clamping), beside the original's. Empty for the
+    raw data and for shares under 1 % (or no more than the original's). ``short``: a few
+    words each, for the first screen."""
+    if "px" not in preview:
+        return []
+    suppressed, border, raw_border = preview_shares(preview)
+    notes = []
     if suppressed >= 0.01:
-        notes.append(f"{100 * suppressed:.0f} % of this recording's valid samples are "
+        notes.append(f"{100 * suppressed:.0f} % of the plotted recording's samples suppressed"
+                     if short else
+                     f"{100 * suppressed:.0f} % of this recording's valid samples are "
                      "suppressed (missing in the release), so the protected path is short "
                      "or broken")
-    border, raw_border = _border_share(px, py, b), _border_share(preview["x"], preview["y"], b)
     if border >= 0.01 and border > raw_border + 0.01:
-        notes.append(f"{100 * border:.0f} % of the released samples lie on the screen border "
+        notes.append(f"{100 * border:.0f} % of the plotted recording's released samples "
+                     f"clamped to the screen border (original: {100 * raw_border:.0f} %)"
+                     if short else
+                     f"{100 * border:.0f} % of the released samples lie on the screen border "
                      f"(original: {100 * raw_border:.0f} %): points the release puts off "
                      "screen are clamped to its edge, so the path runs along the edges and "
                      "jumps from corner to corner")

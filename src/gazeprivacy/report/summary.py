@@ -199,7 +199,8 @@ def not_protected(g: Guarantee | None) -> list[str]:
 def utility_words(s: Setting) -> str:
     """Which utility / fidelity metrics beat the best data-free baseline, and which do not."""
     if not s.wins and not s.losses:
-        return "no utility metric compared with a data-free baseline"
+        return "no utility metric compared with a data-free baseline" + "".join(
+            f"<br><span class='warn'>{html.escape(e)}</span>" for e in s.extra)
 
     def item(r: Mapping[str, Any]) -> str:
         return (f"{html.escape(r['metric'])} <span class='note'>"
@@ -208,13 +209,13 @@ def utility_words(s: Setting) -> str:
 
     good = ", ".join(item(r) for r in s.wins)
     bad = ", ".join(item(r) for r in s.losses)
+    extra = "".join(f"<br><span class='warn'>{html.escape(e)}</span>" for e in s.extra)
     if not good:
-        return f"<span class='flag'>&#10007; beats it on no metric:</span> {bad}" + "".join(
-            f"; {html.escape(e)}" for e in s.extra)
+        return f"<span class='flag'>&#10007; beats it on no metric:</span> {bad}{extra}"
     text = f"<span class='ok'>&#10003; beats it on</span> {good}"
     if bad:
         text += f"<br><span class='flag'>&#10007; not on</span> {bad}"
-    return text + "".join(f"; {html.escape(e)}" for e in s.extra)
+    return text + extra
 
 
 def released_words(mechanism: str, g: Guarantee | None) -> str:
@@ -303,10 +304,14 @@ def reference_words(settings: Sequence[Setting]) -> str:
     return "<ul class='reference'>" + "".join(out) + "</ul>" if out else ""
 
 
-def first_screen(results: pl.DataFrame, guarantees: Sequence[Mapping[str, Any]]) -> str:
+def first_screen(results: pl.DataFrame, guarantees: Sequence[Mapping[str, Any]], *,
+                 notes: Mapping[tuple[str, str, str], Sequence[str]] | None = None) -> str:
     """The report's opening section (``<section id="summary">``): a card per mechanism and
-    dataset in plain words, after the raw and data-free reference levels."""
+    dataset in plain words, after the raw and data-free reference levels. ``notes``: more
+    words per (dataset, mechanism, canonical parameters), e.g. the share of clamped samples."""
     settings = release_settings(results, guarantees)
+    for s in settings:
+        s.extra += list((notes or {}).get((s.dataset, s.mechanism, s.parameters), ()))
     mechs: dict[tuple[str, str], list[Setting]] = {}
     for s in settings:
         if s.mechanism != "none" and not s.mechanism.startswith(BASELINE_PREFIX):
