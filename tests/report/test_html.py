@@ -40,8 +40,10 @@ def test_report_is_self_contained_with_figures_and_tables(run_dir):
     assert len(imgs) >= 2 + 3 + 3
     assert all(base64.b64decode(i)[:8] == PNG_MAGIC for i in imgs)
     assert "<h2>Guarantees</h2>" in text and "<h2>Privacy-utility curves</h2>" in text
-    assert "<h2>Results (mean and std over seeds)</h2>" in text and "<h2>Data</h2>" in text
-    assert text.count("<table>") >= 3
+    assert "<h2>Results: mechanism x metric</h2>" in text and "<h2>Data</h2>" in text
+    assert "<table class='pivot'>" in text and text.count("<table") >= 4
+    # the long table stays, collapsed; the counts opener is gone
+    assert "<details><summary>All " in text and "result rows;" not in text
     assert "identification_rate" in text and "fake-noise" in text
     # nothing is loaded from elsewhere
     assert not re.search(r'src="(?!data:)', text) and "<link" not in text
@@ -78,7 +80,7 @@ def test_report_without_results_is_a_named_error(tmp_path):
         build_report(tmp_path)
 
 
-def test_verdict_leads_the_report_with_strongest_attack_and_baselines(tmp_path):
+def test_first_screen_states_strongest_attack_and_baselines_per_mechanism(tmp_path):
     cfg = parse_config({
         "name": "verdict-test", "seeds": [0],
         "datasets": [{"name": "tiny", "source": "injected"}],
@@ -91,18 +93,21 @@ def test_verdict_leads_the_report_with_strongest_attack_and_baselines(tmp_path):
                                                   n_samples=200)},
                    featurizer=fake_featurizer, workers=1)
     text = build_report(tmp_path).read_text()
-    verdict = text.index("<h2>Verdict</h2>")
-    assert verdict < text.index("<h2>Guarantees</h2>")
-    first = text[verdict:text.index("</table>", verdict)]
-    assert "rate / chance" in first and "fake-noise" in first and "baseline-uniform" in first
-    assert "rmse" in first  # the fidelity metric against the best baseline
-    # one seed, but rmse reports its standard error over recordings
-    assert "one seed and no splits" not in first
+    start = text.index("<section id='summary'>")
+    # the first screen comes straight after the title, before every table of numbers
+    assert text.index("<h1>") < start < text.index("<h2>Results: mechanism x metric</h2>")
+    first = text[start:text.index("</section>", text.index("<section class='mech'>"))]
+    assert "raw data" in first and "without any participant data" in first
+    card = first[first.index("<section class='mech'>"):]
+    assert "<h3>fake-noise" in card and "re-identification (" in card
+    assert re.search(r"% identified vs chance 33\.3 % = <b[^>]*>\d+\.\dx chance</b>", card)
+    assert "rmse" in card and "centre" in card  # rmse against the best (centre) baseline
+    assert ("beats it on" in card) or ("beats it on no metric" in card)
     curve = [p.name for p in (tmp_path / "figures").glob("curve_*rmse*.png")]
     assert curve  # baselines are drawn as reference lines on the fidelity curve
 
 
-def test_plain_language_paragraph_per_mechanism_under_the_verdict(run_dir, tmp_path):
+def test_plain_language_card_per_mechanism(run_dir, tmp_path):
     import json
     import shutil
 
@@ -116,15 +121,19 @@ def test_plain_language_paragraph_per_mechanism_under_the_verdict(run_dir, tmp_p
                  "parameters": {"epsilon": 1.0}, "seed": 0, "guarantee": g.to_dict()})
     (work / "guarantees.json").write_text(json.dumps(recs))
     text = build_report(work).read_text()
-    start = text.index("<h2>In plain words</h2>")
-    assert text.index("<h2>Verdict</h2>") < start < text.index("<h2>Guarantees</h2>")
-    block = text[start:text.index("</div>", start)]
-    paras = re.findall(r"<p class='plain'>(.*?)</p>", block, re.S)
-    assert len(paras) == 1 + len({json.dumps(r["parameters"], sort_keys=True)
-                                  for r in recs if r["mechanism"] == "fake-noise"})
-    leaky = next(p for p in paras if "<b>leaky</b>" in p)
-    assert "change by at most a factor 2.72" in leaky
-    assert "epsilon up to 40" in leaky and "<b>vacuous</b>" in leaky
-    assert "<b>NOT protected:</b> proof-gap (the lemma does not hold)" in leaky
-    others = [p for p in paras if "<b>leaky</b>" not in p]
-    assert others and all("<b>vacuous</b>" not in p or "epsilon up to" in p for p in others)
+    start = text.index("<section id='summary'>")
+    assert start < text.index("<h2>Guarantees</h2>")
+    cards = re.findall(r"<section class='mech'>(.*?)</section>", text[start:], re.S)
+    assert len(cards) == 2  # fake-noise (two settings in one card) and leaky
+    fake = next(c for c in cards if "<h3>fake-noise" in c)
+    assert fake.count("<tr><td>epsilon = ") == 2  # a row per setting
+    leaky = next(c for c in cards if "<h3>leaky" in c)
+    assert "odds change at most <b>2.72x</b> per window" in leaky
+    assert "epsilon up to 40 over 2-40 windows: <b class='flag'>vacuous</b>" in leaky
+    assert "NOT protected:</b> proof-gap: the lemma does not hold" in leaky
+    assert "a participant as a whole" in leaky
+    # Guarantee.explain() as Markdown, rendered, behind a click
+    assert "<details class='explain'>" in leaky and "<h5>What is NOT protected</h5>" in leaky
+    assert "no attack with a chance level was run" in leaky  # no results for this record
+    # the guarantee table no longer shows a bare green "yes" beside a vacuous bound
+    assert "per unit only: the per-participant bound is <b>vacuous</b>" in text

@@ -33,12 +33,14 @@ def read_stimulus_image(path: str | Path) -> np.ndarray:
 
 def render_heatmap_png(heatmap: np.ndarray, path: str | Path, *,
                        stimulus_image: np.ndarray | None = None, title: str | None = None,
-                       alpha: float = 0.6, cmap: str = "jet", dpi: int = 100,
-                       cell_px: int = 1) -> Path:
+                       alpha: float = 0.6, cmap: str = "viridis", dpi: int = 100,
+                       cell_px: int = 1, colorbar: bool = True) -> Path:
     """Write a heatmap as PNG, over ``stimulus_image`` when given (stretched to the map's extent).
 
-    The figure has the image's pixel size (``cells x cell_px``), so coarse grids are shown at
-    the stimulus' size.
+    The map has the image's pixel size (``cells x cell_px``), so coarse grids are shown at
+    the stimulus' size; with ``colorbar`` (default) a colour bar ("share of the map's
+    maximum") is added to the right. The default colour map is viridis (perceptually uniform
+    and readable in grey and by colour-blind readers).
 
     Negative values (possible after additive noise) are shown as 0: clipping is post-processing.
     The heatmap is scaled to its own maximum for display.
@@ -57,17 +59,25 @@ def render_heatmap_png(heatmap: np.ndarray, path: str | Path, *,
     peak = h.max()
     shown = h / peak if peak > 0 else h
     rows, cols = h.shape
-    fig = Figure(figsize=(max(2.0, cols * cell_px / dpi), max(2.0, rows * cell_px / dpi)),
-                 dpi=dpi)
+    width_in, height_in = max(2.0, cols * cell_px / dpi), max(2.0, rows * cell_px / dpi)
+    bar_in = 1.1 if colorbar else 0.0
+    fig = Figure(figsize=(width_in + bar_in, height_in), dpi=dpi)
     FigureCanvasAgg(fig)
-    ax = fig.add_axes((0, 0, 1, 0.93 if title else 1))
+    top = 0.93 if title else 1
+    ax = fig.add_axes((0, 0, width_in / (width_in + bar_in), top))
     extent = (0, cols, rows, 0)
     if stimulus_image is not None:
         ax.imshow(stimulus_image, extent=extent, interpolation="bilinear")
-        ax.imshow(shown, extent=extent, cmap=cmap, alpha=alpha * shown, vmin=0, vmax=1)
+        im = ax.imshow(shown, extent=extent, cmap=cmap, alpha=alpha * shown, vmin=0, vmax=1)
     else:
-        ax.imshow(shown, extent=extent, cmap=cmap, vmin=0, vmax=1)
+        im = ax.imshow(shown, extent=extent, cmap=cmap, vmin=0, vmax=1)
     ax.set_axis_off()
+    if colorbar:
+        cax = fig.add_axes(((width_in + 0.1) / (width_in + bar_in), 0.08,
+                            0.15 / (width_in + bar_in), 0.84 * top))
+        bar = fig.colorbar(im, cax=cax)
+        bar.set_label("share of the map's maximum", fontsize=7)
+        bar.ax.tick_params(labelsize=7)
     if title:
         ax.set_title(title, fontsize=8)
     out = Path(path)

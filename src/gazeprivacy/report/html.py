@@ -4,14 +4,17 @@
 
 :func:`build_report` reads what the runner wrote (``results.parquet``, ``guarantees.json``,
 ``cells/*.json`` and ``cells/*.npz``), writes the figures as PNG into ``OUT/figures/`` and
-``OUT/report.html`` with the same figures embedded as base64 data URIs. Sections: the verdict
-(first screen: per release, the strongest attack's rate against chance, and which utility /
-fidelity metrics beat the best data-free baseline by 2 standard errors --
-:mod:`gazeprivacy.report.verdict`), the guarantee
-table (per unit and per participant, not-formally-private rows flagged in red), privacy-utility
-curves (attack success and utility vs epsilon with raw and chance lines), gaze-path overlays and
-density maps of original vs protected data, and the results table (mean and std over seeds);
-optionally a "Paper comparison" section (a reproduction's tables beside the paper's numbers).
+``OUT/report.html`` with the same figures embedded as base64 data URIs.
+
+It is written for two readers. The first screen (:mod:`gazeprivacy.report.summary`) says per
+mechanism, in plain words, what was released, the guarantee as odds, the per-participant bound
+("vacuous" when it is), what is NOT protected, the strongest attack against chance and which
+utility metrics beat the best data-free baseline. Then: the mechanism x metric table
+(:mod:`gazeprivacy.report.tables`; every metric of the run), privacy-utility curves with
+chance, raw and baseline lines above the data, gaze paths and density maps with captions for
+clamping and suppression, the data, an optional "Paper comparison" section (a reproduction's
+tables beside the paper's numbers), the guarantee table, and the long results table behind a
+click.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -27,109 +29,79 @@ import numpy as np
 import polars as pl
 
 from gazeprivacy.exceptions import InvalidDataError
-from gazeprivacy.guarantees import Guarantee, Kind, Status
 from gazeprivacy.report.plots import (
     CURVE_METRICS,
     density_maps,
     path_overlay,
+    preview_notes,
     privacy_utility_curve,
 )
-from gazeprivacy.report.verdict import baseline_comparison, strongest_attacks
+from gazeprivacy.report.summary import canonical_parameters, first_screen
+from gazeprivacy.report.tables import fmt, guarantee_table, html_table, pivot_tables, results_table
 
 __all__ = ["build_report"]
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1150px;
-color:#222;line-height:1.4}
-h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:1.5em auto;max-width:1180px;
+color:#222;line-height:1.4;padding:0 1em}
+h1{font-size:1.5em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;
+margin-top:1.6em}h3{margin:.2em 0 .3em}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
 th{background:#f2f2f2}tr.notprivate td{background:#fde8e8}
-.flag{color:#b00020;font-weight:600}.ok{color:#1b5e20}
-.figs{display:flex;flex-wrap:wrap;gap:.8em}.figs figure{margin:0}
+.flag{color:#b00020;font-weight:600}.ok{color:#1b5e20}.warn{color:#8a4b00;font-weight:600}
+.figs{display:flex;flex-wrap:wrap;gap:.8em}.figs figure{margin:0;max-width:570px}
 figcaption{font-size:.8em;color:#555}.note{color:#555;font-size:.9em}
-.plain{max-width:60em}
+figcaption .warn{font-weight:500}
+.lead{max-width:75em}ul.reference{margin:.3em 0 .8em}
+section.mech{border:1px solid #ddd;border-left:5px solid #3b5b92;border-radius:4px;
+padding:.5em .9em;margin:.8em 0;background:#fafbfd}
+section.mech p{margin:.3em 0}table.first{width:100%;background:#fff}
+table.first{table-layout:fixed}
+details.explain{margin:.3em 0}details.explain h4{font-size:1.05em;margin:.8em 0 .2em}
+details.explain h5{font-size:.95em;margin:.6em 0 .2em}
+.scroll{overflow-x:auto}table.pivot td{text-align:right;white-space:nowrap}
+table.pivot tbody th{text-align:left;font-weight:normal;white-space:nowrap}
+table.pivot tbody th:first-child{font-weight:600}
+table.pivot tr.ref td,table.pivot tr.ref th{color:#555;font-style:italic}
+td.win{background:#e6f4ea}td.loss{background:#fde8e8}
+td.strongest{font-weight:700}.spread{color:#777;font-size:.85em}
 """
 
 
-def _img(path: Path, caption: str) -> str:
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
+def _img(path: Path, caption: str, notes: list[str] | None = None) -> str:
+    """A figure with its PNG embedded, at its own size up to 570 px wide (two per row)."""
+    raw = path.read_bytes()
+    width = min(int.from_bytes(raw[16:20], "big"), 570)  # the PNG header's IHDR width
+    data = base64.b64encode(raw).decode("ascii")
+    extra = "".join(f"<br><span class='warn'>{html.escape(n)}.</span>" for n in notes or [])
     return (f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(caption)}" '
-            f'width="560"><figcaption>{html.escape(caption)}</figcaption></figure>')
+            f'width="{width}"><figcaption>{html.escape(caption)}{extra}</figcaption></figure>')
 
 
-def _fmt(v: Any) -> str:
-    if v is None:
-        return "&ndash;"
-    if isinstance(v, float):
-        if not np.isfinite(v):
-            return html.escape(str(v))
-        return f"{v:.4g}"
-    return html.escape(str(v))
+def _read_run(out: Path) -> tuple[pl.DataFrame, list[dict[str, Any]], dict[str, Any]]:
+    if not (out / "results.parquet").is_file():
+        raise InvalidDataError(f"{str(out)!r} has no results.parquet; run "
+                               "`gazeprivacy evaluate CONFIG --out DIR` first")
+    results = pl.read_parquet(out / "results.parquet")
+    guarantees = json.loads((out / "guarantees.json").read_text()) \
+        if (out / "guarantees.json").is_file() else []
+    run = json.loads((out / "run.json").read_text()) if (out / "run.json").is_file() else {}
+    return results, guarantees, run
 
 
-def _table(header: list[str], rows: list[list[str]], classes: list[str] | None = None) -> str:
-    out = ["<table><thead><tr>", *(f"<th>{html.escape(h)}</th>" for h in header),
-           "</tr></thead><tbody>"]
-    for i, r in enumerate(rows):
-        cls = f' class="{classes[i]}"' if classes and classes[i] else ""
-        out.append(f"<tr{cls}>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
-
-
-def _guarantee_table(records: list[dict[str, Any]]) -> str:
-    if not records:
-        return '<p class="note">No protected release in this run (raw data only).</p>'
-    seen: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for rec in records:
-        key = (rec["dataset"], rec["mechanism"], json.dumps(rec["parameters"], sort_keys=True))
-        seen.setdefault(key, rec)
-    rows, classes = [], []
-    for (dataset, mech, params), rec in seen.items():
-        g = rec["guarantee"]
-        pp = g.get("per_participant") or {}
-        eps_pp = [b.get("epsilon") for b in pp.values() if b.get("epsilon") is not None]
-        units = [b.get("units") for b in pp.values()]
-        if eps_pp:
-            lo, hi = min(eps_pp), max(eps_pp)
-            per_part = _fmt(hi) if lo == hi else f"{_fmt(lo)} &ndash; {_fmt(hi)}"
-        else:
-            rule = next(iter(pp.values()), {}).get("rule") if pp else None
-            per_part = html.escape(rule) if rule else "&ndash;"
-        units_txt = (f"{min(units)}&ndash;{max(units)}" if units and min(units) != max(units)
-                     else (str(units[0]) if units else "&ndash;"))
-        breaking = [f for f in g.get("flags", []) if f.get("breaks_guarantee")]
-        info = [f for f in g.get("flags", []) if not f.get("breaks_guarantee")]
-        flags = "".join(f'<div class="flag">{html.escape(f["code"])}: '
-                        f'{html.escape(f["message"])}</div>' for f in breaking)
-        flags += "".join(f'<div class="note">{html.escape(f["code"])}</div>' for f in info)
-        private = g.get("formally_private", False)
-        status = ('<span class="ok">yes</span>' if private
-                  else '<span class="flag">NOT FORMALLY PRIVATE</span>')
-        rows.append([_fmt(dataset), _fmt(mech), f"<code>{html.escape(params)}</code>",
-                     _fmt(g.get("mode")), _fmt(g.get("kind")), _fmt(g.get("unit")),
-                     _fmt(g.get("epsilon")), _fmt(g.get("delta")),
-                     _fmt(g.get("k")), units_txt, per_part, status, flags or "&ndash;"])
-        classes.append("" if private else "notprivate")
-    return _table(["dataset", "mechanism", "parameters", "mode", "kind", "unit",
-                   "epsilon per unit", "delta", "k", "units per participant",
-                   "epsilon per participant", "formally private", "flags"], rows, classes)
-
-
-def _results_table(results: pl.DataFrame) -> str:
-    if results.height == 0:
-        return '<p class="note">No results.</p>'
-    agg = (results.group_by("dataset", "mechanism", "mode", "parameters", "kind", "evaluation",
-                            "metric", maintain_order=True)
-           .agg(pl.col("value").mean().alias("mean"), pl.col("value").std().alias("std"),
-                pl.len().alias("n")))
-    rows = [[_fmt(r["dataset"]), _fmt(r["mechanism"]), _fmt(r["mode"]),
-             f"<code>{html.escape(r['parameters'])}</code>", _fmt(r["kind"]),
-             _fmt(r["evaluation"]), _fmt(r["metric"]), _fmt(r["mean"]), _fmt(r["std"]),
-             str(r["n"])] for r in agg.iter_rows(named=True)]
-    return _table(["dataset", "mechanism", "mode", "parameters", "kind", "evaluation", "metric",
-                   "mean", "std", "seeds"], rows)
+_PIVOT_NOTE = (
+    "<p class='note'>Mean over seeds; in small print the standard deviation over seeds, or "
+    "with one seed the evaluation's own standard error. <span class='ok'>Green</span>: better "
+    "than the best data-free baseline by more than 2 standard errors; "
+    "<span class='flag'>red</span>: not. Bold: the release's strongest attack (rate / chance). "
+    "Grey rows are references: <code>none</code> is the raw data, <code>baseline-*</code> "
+    "releases use no participant data (screen centre, uniform points, the simulator prior). "
+    "Chance: 1 / participants for re-identification, the majority share for classification "
+    "accuracy, 1 / classes for macro F1; gaze prediction is drawn against the "
+    "constant-position baseline and the linkage attack against the 1 / k bound. Pairwise "
+    "fidelity metrics skip suppressed samples: read them beside "
+    "<code>suppressed fraction</code>.</p>")
 
 
 def build_report(out_dir: str | Path, *, title: str | None = None,
@@ -157,32 +129,19 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
         ``out_dir`` holds no ``results.parquet``.
     """
     out = Path(out_dir)
-    if not (out / "results.parquet").is_file():
-        raise InvalidDataError(f"{str(out)!r} has no results.parquet; run "
-                               "`gazeprivacy evaluate CONFIG --out DIR` first")
-    results = pl.read_parquet(out / "results.parquet")
-    guarantees = json.loads((out / "guarantees.json").read_text()) \
-        if (out / "guarantees.json").is_file() else []
-    run = json.loads((out / "run.json").read_text()) if (out / "run.json").is_file() else {}
+    results, guarantees, run = _read_run(out)
     figs = out / "figures"
     figs.mkdir(exist_ok=True)
     title = title or f"gazeprivacy report: {run.get('name', out.name)}"
     curve_html = _curve_figures(results, figs)
-    overlay_html, density_html = _preview_figures(out, run.get("cells", []), figs)
+    previews = _load_previews(out, run.get("cells", []))
+    overlay_html, density_html = _preview_figures(previews, figs)
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        _verdict(results),
-        _plain_language(guarantees),
-        _overview(results, guarantees),
-        _data_table(out),
-        *(["<h2>Paper comparison</h2>", paper_comparison] if paper_comparison else []),
-        "<h2>Guarantees</h2>",
-        "<p class='note'>Per unit as the mechanism states it; per participant under basic "
-        "sequential composition over the participant's units. Rows in red are not formally "
-        "private (a flag breaks the headline guarantee).</p>",
-        _guarantee_table(guarantees),
+        first_screen(results, guarantees, notes=_first_screen_notes(previews)),
+        "<h2>Results: mechanism x metric</h2>", _PIVOT_NOTE, pivot_tables(results),
         "<h2>Privacy-utility curves</h2>",
         "<div class='figs'>" + ("".join(curve_html) or
                                 "<p class='note'>No protected cell with an epsilon.</p>")
@@ -191,115 +150,21 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
         "<div class='figs'>" + "".join(overlay_html) + "</div>",
         "<h2>Density maps</h2>",
         "<div class='figs'>" + "".join(density_html) + "</div>",
-        "<h2>Results (mean and std over seeds)</h2>",
-        _results_table(results),
+        _data_table(out),
+        *(["<h2>Paper comparison</h2>", paper_comparison] if paper_comparison else []),
+        "<h2>Guarantees</h2>",
+        "<p class='note'>Per unit as the mechanism states it; per participant under basic "
+        "sequential composition over the participant's units. Rows in red are not formally "
+        "private (a flag breaks the headline guarantee); \"per unit only\" marks a "
+        "per-participant bound that promises nothing.</p>",
+        guarantee_table(guarantees), results_table(results),
     ]
-    notes = run.get("notes", [])
-    if notes:
-        parts += ["<h2>Notes</h2><ul>",
-                  *(f"<li>{html.escape(n)}</li>" for n in notes), "</ul>"]
+    if notes := run.get("notes", []):
+        parts += ["<h2>Notes</h2><ul>", *(f"<li>{html.escape(n)}</li>" for n in notes), "</ul>"]
     parts.append("</body></html>")
     target = out / "report.html"
     target.write_text("\n".join(parts), encoding="utf-8")
     return target
-
-
-def _verdict(results: pl.DataFrame) -> str:
-    """The first screen: per release, the strongest attack against chance and the utility /
-    fidelity metrics that beat (or fail to beat) the best data-free baseline."""
-    if results.height == 0:
-        return ""
-    attacks = {tuple(r[:3]): r for r in strongest_attacks(results).iter_rows()}
-    comp = baseline_comparison(results)
-    wins: dict[tuple[str, str, str], list[str]] = {}
-    losses: dict[tuple[str, str, str], list[str]] = {}
-    unknown_se = False
-    for r in comp.iter_rows(named=True):
-        key = (r["dataset"], r["mechanism"], r["parameters"])
-        text = (f"{html.escape(r['metric'])} {_fmt(r['mean'])} vs "
-                f"{html.escape(r['best_baseline'])} {_fmt(r['baseline_mean'])}")
-        (wins if r["beats_baselines"] else losses).setdefault(key, []).append(text)
-        unknown_se |= not r["se_known"]
-    keys = list(dict.fromkeys([*attacks, *wins, *losses]))
-    rows = []
-    for key in sorted(keys, key=lambda k: (k[0], k[1] != "none", k[1], k[2])):
-        a = attacks.get(key)
-        attack = ([html.escape(f"{a[3]} ({a[4]})"), _fmt(a[5]), _fmt(a[6]),
-                   f"<b>{a[7]:.2f}x</b>" if a[7] >= 2 else f"{a[7]:.2f}x"]
-                  if a else ["&ndash;"] * 4)
-        rows.append([_fmt(key[0]), _fmt(key[1]), f"<code>{html.escape(key[2])}</code>",
-                     *attack,
-                     "<br>".join(f'<span class="ok">{w}</span>' for w in wins.get(key, []))
-                     or "&ndash;",
-                     "<br>".join(f'<span class="flag">{w}</span>' for w in losses.get(key, []))
-                     or "&ndash;"])
-    note = ("<p class='note'>Privacy: the strongest of all attacks run on each release "
-            "(identification rate, else accuracy, divided by chance), never an average. "
-            "Utility: a metric beats the data-free baselines (screen centre, uniform points, the "
-            "simulator prior; rows named <code>baseline-*</code>) when the release's mean is "
-            "better than the best baseline's by more than 2 standard errors of the difference "
-            "(over seeds, else over the evaluation's splits or recordings). Attacks on the "
-            "<code>baseline-*</code> rows measure what the public shape a release keeps "
-            "(recording lengths, timestamps) gives away without any gaze; RMSE and RSS distance "
-            "skip samples a release suppresses, so read them beside "
-            "<code>suppressed_fraction</code>.")
-    if unknown_se:
-        note += (" Some metrics have one seed and no splits: their standard error is unknown "
-                 "and they are compared by their means only.")
-    return ("<h2>Verdict</h2>" + note + "</p>" + _table(
-        ["dataset", "release", "parameters", "strongest attack", "rate", "chance",
-         "rate / chance", "beats the data-free baselines", "not better than the baselines"],
-        rows))
-
-
-def _plain_sentence(g: Guarantee) -> str:
-    """One release in plain words: the guarantee, the per-participant bound (said to be
-    vacuous when :meth:`Guarantee.summary` says so) and what is NOT protected."""
-    if g.epsilon is not None and g.kind is not Kind.NONE and g.kind not in (
-            Kind.K_ANONYMITY, Kind.PLAUSIBLE_DENIABILITY):
-        text = (f"{g.kind.value} per {g.unit.value}: an observer's odds of telling two "
-                f"neighbouring inputs apart change by at most a factor {math.exp(g.epsilon):.3g}"
-                + (f", except with probability {g.delta:g}" if g.delta else "") + ". ")
-    elif g.k is not None:
-        text = f"{g.kind.value} with k = {g.k} per {g.unit.value} (not differential privacy). "
-    else:
-        text = "No formal privacy guarantee. "
-    eps = g.max_participant_epsilon
-    if eps is not None:
-        text += f"Per participant: epsilon up to {eps:g}"
-        text += (" &mdash; <b>vacuous</b>: it promises nothing about any single participant. "
-                 if g.participant_bound_vacuous else ". ")
-    missing = [f"{f.code.value} ({f.message})" for f in g.flags if f.breaks_guarantee]
-    missing += [f"column {c.name} (declared public)" for c in g.columns
-                if c.status is Status.PUBLIC_DECLARED]
-    if missing:
-        return text + "<b>NOT protected:</b> " + html.escape("; ".join(missing)) + "."
-    return text + "No flag breaks the stated guarantee."
-
-
-def _plain_language(records: list[dict[str, Any]]) -> str:
-    """Under the verdict: a paragraph per release in plain words (from its guarantee record)."""
-    seen: dict[tuple[str, str, str], Guarantee] = {}
-    for rec in records:
-        key = (rec["dataset"], rec["mechanism"], json.dumps(rec["parameters"], sort_keys=True))
-        seen.setdefault(key, Guarantee.from_dict(rec["guarantee"]))
-    if not seen:
-        return ""
-    paras = [f"<p class='plain'><b>{html.escape(mech)}</b> on {html.escape(dataset)} "
-             f"(<code>{html.escape(params)}</code>): {_plain_sentence(g)}</p>"
-             for (dataset, mech, params), g in seen.items()]
-    return "<h2>In plain words</h2><div id='plain-language'>" + "".join(paras) + "</div>"
-
-
-def _overview(results: pl.DataFrame, guarantees: list[dict[str, Any]]) -> str:
-    """The opening paragraph: counts and how to read the chance lines."""
-    return (
-        f"<p class='note'>{results.height} result rows; "
-        f"{results.select('dataset', 'mechanism', 'parameters', 'seed').n_unique()} cells; "
-        f"{len(guarantees)} protected releases. Raw-data rows have mechanism <code>none</code>. "
-        "Chance levels: 1 / participants for re-identification, the majority class share for "
-        "classification tasks; gaze prediction is drawn against the constant-position baseline "
-        "and the linkage attack against the 1 / k bound (grey lines).</p>")
 
 
 def _curve_figures(results: pl.DataFrame, figs: Path) -> list[str]:
@@ -317,40 +182,58 @@ def _curve_figures(results: pl.DataFrame, figs: Path) -> list[str]:
             p = privacy_utility_curve(results, dataset=dataset, kind=kind, evaluation=evaluation,
                                       metric=metric, path=figs / f"{name}.png")
             if p is not None:
-                curve_html.append(_img(p, f"{dataset} - {evaluation}: {metric} vs epsilon"))
+                curve_html.append(_img(p, f"{dataset} - {evaluation}: {metric} vs epsilon",
+                                       _curve_notes(metric)))
     return curve_html
 
 
-def _preview_figures(out: Path, cell_keys: list[str], figs: Path) -> tuple[list[str], list[str]]:
-    """Path overlays and density maps of the first seed's cells (the raw data once per
-    dataset), from the previews the runner saved."""
-    overlay_html, density_html = [], []
-    metas = []
-    for key in cell_keys:
-        mpath = out / "cells" / f"{key}.json"
-        if mpath.is_file():
-            metas.append(json.loads(mpath.read_text()))
+def _curve_notes(metric: str) -> list[str]:
+    if metric in ("rmse", "rss_distance", "density_error"):
+        return ["Lower is better; a mechanism is useful only where it lies below the best "
+                "data-free (olive) line"]
+    return []
+
+
+def _load_previews(out: Path, cell_keys: list[str]) -> list[tuple[dict[str, Any], dict]]:
+    """(cell, preview arrays) of the first seed's cells, the raw data once per dataset."""
+    metas = [json.loads(p.read_text()) for key in cell_keys
+             if (p := out / "cells" / f"{key}.json").is_file()]
     first_seed = min((m["cell"]["seed"] for m in metas), default=None)
     raw_shown: set[str] = set()
+    previews = []
     for m in metas:
-        c = m["cell"]
-        if c["seed"] != first_seed:
+        c, npz = m["cell"], out / "cells" / f"{m['key']}.npz"
+        if c["seed"] != first_seed or not npz.is_file():
             continue
-        npz = out / "cells" / f"{m['key']}.npz"
-        if not npz.is_file():
-            continue
-        with np.load(npz) as f:
-            preview = {k: f[k] for k in f.files}
         if c["mechanism"] == "none":
             if c["dataset"] in raw_shown:
                 continue
             raw_shown.add(c["dataset"])
-        label = f"{c['dataset']} / {c['label']} {json.dumps(c['parameters'], sort_keys=True)}"
-        stem = f"{m['key']}"
+        with np.load(npz) as f:
+            previews.append(({**c, "key": m["key"]}, {k: f[k] for k in f.files}))
+    return previews
+
+
+def _first_screen_notes(previews: list[tuple[dict[str, Any], dict]]
+                        ) -> dict[tuple[str, str, str], list[str]]:
+    """(dataset, mechanism, parameters) -> the short clamping / suppression notes."""
+    return {(c["dataset"], c["mechanism"], canonical_parameters(c["parameters"])):
+            preview_notes(p, short=True) for c, p in previews}
+
+
+def _preview_figures(previews: list[tuple[dict[str, Any], dict]], figs: Path
+                     ) -> tuple[list[str], list[str]]:
+    """Path overlays (captioned with the share of clamped and suppressed samples) and density
+    maps of the first seed's cells, from the previews the runner saved."""
+    overlay_html, density_html = [], []
+    for c, preview in previews:
+        setting = ", ".join(f"{k}={v}" for k, v in sorted(c["parameters"].items()))
+        label = f"{c['dataset']} / {c['label']}" + (f" ({setting})" if setting else "")
         overlay_html.append(_img(path_overlay(preview, title=label,
-                                              path=figs / f"path_{stem}.png"), label))
+                                              path=figs / f"path_{c['key']}.png"), label,
+                                 preview_notes(preview)))
         density_html.append(_img(density_maps(preview, title=label,
-                                              path=figs / f"density_{stem}.png"), label))
+                                              path=figs / f"density_{c['key']}.png"), label))
     return overlay_html, density_html
 
 
@@ -359,11 +242,11 @@ def _data_table(out: Path) -> str:
     if not (out / "data_summary.json").is_file():
         return ""
     summ = json.loads((out / "data_summary.json").read_text())
-    return "<h2>Data</h2>" + _table(
+    return "<h2>Data</h2>" + html_table(
         ["dataset", "recordings", "participants", "samples", "sampling rate [Hz]",
          "total duration [s]", "missing samples", "labels"],
-        [[_fmt(name), str(d["recordings"]), str(d["participants"]), str(d["samples"]),
-          ", ".join(f"{r:g}" for r in d["sampling_rate_hz"]), _fmt(d["duration_s_total"]),
+        [[fmt(name), str(d["recordings"]), str(d["participants"]), str(d["samples"]),
+          ", ".join(f"{r:g}" for r in d["sampling_rate_hz"]), fmt(d["duration_s_total"]),
           f"{100 * d['missing_fraction']:.1f} %",
           "; ".join(f"{html.escape(k)}: {html.escape(', '.join(map(str, v)))}"
                     for k, v in d["labels"].items())]

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""The report as a reader gets it: loaded in headless Chromium, the first section is the
+plain-language summary.
+
+CI installs Chromium (``.ci/run``). Without a browser this test fails with the way out; set
+``GAZEPRIVACY_ALLOW_NO_BROWSER=1`` to skip it instead on a machine that cannot have one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from html.parser import HTMLParser
+
+import pytest
+
+from evaluate_helpers import fake_featurizer, fake_registry, tiny_dataset
+from gazeprivacy.experiments.config import parse_config
+from gazeprivacy.experiments.engine import run_experiment
+from gazeprivacy.report.html import build_report
+
+_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def _browser() -> str:
+    found = next((p for b in _BROWSERS if (p := shutil.which(b))), None)
+    if found:
+        return found
+    if os.environ.get("GAZEPRIVACY_ALLOW_NO_BROWSER"):
+        pytest.skip("no Chromium on PATH and GAZEPRIVACY_ALLOW_NO_BROWSER is set")
+    pytest.fail("the report's browser test needs Chromium on PATH (tried "
+                f"{', '.join(_BROWSERS)}): `apt-get install -y chromium` (as .ci/run does), "
+                "or set GAZEPRIVACY_ALLOW_NO_BROWSER=1 to skip this test", pytrace=False)
+
+
+def _dump_dom(browser: str, url: str) -> str:
+    with tempfile.TemporaryDirectory() as profile:
+        proc = subprocess.run(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={profile}", "--dump-dom", url],
+            capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+class _SectionText(HTMLParser):
+    """The visible text of the first ``<section id="summary">`` and the order of headings."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth, self.text, self.headings, self._in_h = 0, [], [], False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "section" and (self.depth or ("id", "summary") in attrs):
+            self.depth += 1
+        self._in_h = tag in ("h1", "h2")
+
+    def handle_endtag(self, tag):
+        if tag == "section" and self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self._in_h:
+            self.headings.append(data.strip())
+            self._in_h = False
+        if self.depth:
+            self.text.append(data)
+
+
+def test_chromium_shows_the_plain_language_summary_first(tmp_path):
+    browser = _browser()
+    cfg = parse_config({
+        "name": "browser-test", "seeds": [0],
+        "datasets": [{"name": "tiny", "source": "injected"}],
+        "mechanisms": [{"name": "fake-noise", "grid": {"epsilon": [1.0]}}],
+        "attacks": [{"kind": "reidentification", "classifier": "knn", "n_splits": 2}],
+        "fidelity": ["rmse"], "baselines": ["baseline-centre"]})
+    run_experiment(cfg, tmp_path, registry=fake_registry(),
+                   datasets={"tiny": tiny_dataset(n_participants=3, n_stimuli=2,
+                                                  n_samples=150)},
+                   featurizer=fake_featurizer, workers=1)
+    page = build_report(tmp_path)
+    dom = _dump_dom(browser, page.resolve().as_uri())
+    parsed = _SectionText()
+    parsed.feed(dom)
+    assert parsed.headings[:2] == ["gazeprivacy report: browser-test", "In plain words"]
+    text = " ".join(" ".join(parsed.text).split())
+    for phrase in ("fake-noise", "Released:", "odds change at most 2.72x per", "per participant",
+                   "NOT protected:", "strongest attack vs chance", "% identified vs chance 33.3 %",
+                   "utility vs the best data-free baseline", "rmse"):
+        assert phrase in text, phrase
+
+
+def test_a_missing_browser_fails_with_the_way_out_unless_allowed(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv("GAZEPRIVACY_ALLOW_NO_BROWSER", raising=False)
+    with pytest.raises(pytest.fail.Exception, match="apt-get install -y chromium"):
+        _browser()
+    monkeypatch.setenv("GAZEPRIVACY_ALLOW_NO_BROWSER", "1")
+    with pytest.raises(pytest.skip.Exception):
+        _browser()
