@@ -17,7 +17,10 @@ $(VENV)/.installed: pyproject.toml
 demo: $(VENV)/.installed
 	$(VENV)/bin/gazeprivacy demo --out $(OUT)
 
+# the report's browser test (tests/report/test_browser.py) loads the page in headless Chromium
+# (Debian's package: ~40 s to install here, a no-op when present)
 test: $(VENV)/.installed
+	command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium)
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n 2 --durations=15
 
