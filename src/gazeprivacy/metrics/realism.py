@@ -290,7 +290,7 @@ def _forest(rng: np.random.Generator, n_trees: int) -> RandomForestClassifier:
 def _boosting(rng: np.random.Generator, n_iter: int) -> HistGradientBoostingClassifier:
     # small trees, no early stopping (it would hold out rows at random, ignoring participants)
     return HistGradientBoostingClassifier(max_iter=n_iter, max_leaf_nodes=15,
-                                          early_stopping=False,
+                                          min_samples_leaf=5, early_stopping=False,
                                           random_state=seed_for_sklearn(rng))
 
 
@@ -362,7 +362,8 @@ def discriminator_auc(raw_windows: pl.DataFrame, release_windows: pl.DataFrame, 
         ``GroupKFold`` folds by participant (at most the number of participants).
     n_iter : int
         Boosting iterations of the classifier (scikit-learn's histogram gradient boosting,
-        trees of at most 15 leaves, missing values routed natively).
+        trees of at most 15 leaves and at least 5 windows a leaf, missing values routed
+        natively).
     n_bootstrap : int
         Participant-bootstrap resamples for the standard error.
 
