@@ -152,7 +152,7 @@ def sample_speed_deg_s(recording: Recording) -> np.ndarray:
 
     >>> r = Recording.from_arrays(recording="r", participant="p", x=np.arange(6) * 0.5,
     ...                           y=np.zeros(6), sampling_rate_hz=50)
-    >>> sample_speed_deg_s(r).tolist()
+    >>> sample_speed_deg_s(r).round(6).tolist()
     [25.0, 25.0, 25.0, 25.0, 25.0, 25.0]
     """
     p = AdaptiveParams.for_rate(recording.sampling_rate_hz)
