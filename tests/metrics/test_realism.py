@@ -185,6 +185,9 @@ def test_wasserstein_is_zero_on_identical_data_and_grows_with_a_shift():
     empty = ev.head(0)
     assert np.isnan(R.event_distances(ev, empty, sac, sac, rng=np.random.default_rng(1))[
         "fixation_duration_w1_s"])
+    none = R.event_distances(empty, empty, sac.head(0), sac.head(0),
+                             rng=np.random.default_rng(1))  # no event on either side
+    assert all(np.isnan(v) for v in none.values())
 
 
 def test_tstr_on_a_trivially_separable_label_beats_chance():

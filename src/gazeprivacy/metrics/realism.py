@@ -535,6 +535,8 @@ def _w1(a: np.ndarray, b: np.ndarray) -> float:
 def _w1_bootstrap_se(raw: dict[str, np.ndarray], rel: dict[str, np.ndarray],
                      rng: np.random.Generator, n_boot: int) -> float:
     people = sorted(set(raw) | set(rel))
+    if not people:  # no such event on either side
+        return float("nan")
     empty = np.empty(0)
     reps = []
     for _ in range(n_boot):
