@@ -6,8 +6,9 @@ Four views, each comparing a release with the raw recordings it came from:
 
 * **Discriminator** (:func:`discriminator_auc`). Per-window kinematic features
   (:func:`window_feature_table`: speed, acceleration, dispersion, position, direction and
-  missing-data summaries of non-overlapping ``window_s`` windows) of both sides; a random forest
-  learns *raw = 0, release = 1* with **participants held out** (``GroupKFold`` by participant: a
+  missing-data summaries of non-overlapping ``window_s`` windows) of both sides; gradient
+  boosting (:class:`~sklearn.ensemble.HistGradientBoostingClassifier`) learns
+  *raw = 0, release = 1* with **participants held out** (``GroupKFold`` by participant: a
   participant's raw and released windows are always on the same side of a split, so the
   classifier cannot match a person, only "what releases look like" on other people). The AUC of
   the out-of-fold scores is the probability that a random *released* window scores higher
@@ -18,9 +19,10 @@ Four views, each comparing a release with the raw recordings it came from:
   participants the AUC of two *real* data sets (raw of one participant against raw of another,
   paired as the runner pairs raw and release) spreads widely around 0.5 -- on the 12
   observers of the bundled DOVES sample 0.29-0.56 over 8 pairings (mean 0.44; cross-validation
-  that holds people out is biased a little below 0.5 under the null), on 24 simulated
-  participants 0.42-0.64 -- so only an AUC well above that band (say > 0.7) says a release is
-  told apart, and values below 0.5 mean "not told apart".
+  that holds people out is biased a little below 0.5 under the null), on 16 DOVES observers
+  0.27-0.62 (mean 0.48), on 24 simulated participants 0.42-0.64 -- so only an AUC well above
+  that band (say > 0.7) says a release is told apart, and values below 0.5 mean "not told
+  apart".
 * **Main sequence** (:func:`saccade_table`, :func:`fit_main_sequence`). Saccades of the
   project's default (adaptive, Nystroem & Holmqvist 2010) detector; amplitude = distance from
   the first to the last sample of the saccade (deg), peak velocity = the largest speed inside
