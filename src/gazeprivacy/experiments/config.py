@@ -34,6 +34,9 @@ value and the way out. Example (see ``configs/doves-sample.toml``)::
 
     fidelity = ["rmse", "density_error"]
     baselines = true             # or a list: baseline-centre, baseline-uniform, baseline-prior
+
+    [realism]                    # or realism = true (all views, label "task")
+    labels = ["task", "stimulus"]  # TSTR per label with >= 2 classes (others: a note)
 """
 
 from __future__ import annotations
@@ -56,12 +59,14 @@ __all__ = [
     "ATTACK_KINDS",
     "FIDELITY_METRICS",
     "LEARNED_UTILITY_KINDS",
+    "REALISM_VIEWS",
     "UTILITY_KINDS",
     "AttackConfig",
     "ConfigError",
     "DatasetConfig",
     "ExperimentConfig",
     "MechanismConfig",
+    "RealismConfig",
     "UtilityConfig",
     "canonical_json",
     "load_config",
@@ -329,6 +334,56 @@ class UtilityConfig:
         return f"{self.label}:rf:{self.direction}"
 
 
+REALISM_VIEWS = ("discriminator", "main-sequence", "events", "tstr")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RealismConfig:
+    """Realism of each release against the raw data (:mod:`gazeprivacy.metrics.realism`).
+
+    ``views``: ``discriminator`` (AUC of release vs raw windows, participants held out; 0.5 =
+    indistinguishable), ``main-sequence`` (amplitude vs peak velocity fits), ``events``
+    (Wasserstein distances of fixation durations and saccade amplitudes) and ``tstr`` (train on
+    the release, test on raw, for each of ``labels`` that has >= 2 classes; a utility row).
+    ``window_s`` is the discriminator's and TSTR's window, ``n_splits`` their participant folds,
+    ``n_trees`` the TSTR forest's size.
+    """
+
+    views: tuple[str, ...] = REALISM_VIEWS
+    labels: tuple[str, ...] = ("task",)
+    window_s: float = 1.0
+    n_splits: int = 5
+    n_trees: int = 50
+
+    def __post_init__(self) -> None:
+        for name in ("views", "labels"):
+            v = getattr(self, name)
+            if isinstance(v, list):
+                object.__setattr__(self, name, v := tuple(v))
+            if not isinstance(v, tuple) or not all(isinstance(x, str) for x in v):
+                raise ConfigError(f"realism.{name} must be a list of strings, got {v!r}")
+        bad = sorted(set(self.views) - set(REALISM_VIEWS))
+        if bad or not self.views:
+            raise ConfigError(f"realism.views must be a non-empty list of {REALISM_VIEWS}, got "
+                              f"{list(self.views)!r}")
+        if not (isinstance(self.window_s, int | float) and self.window_s > 0):
+            raise ConfigError(f"realism.window_s must be > 0 seconds, got {self.window_s!r}")
+        for name in ("n_splits", "n_trees"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 2:
+                raise ConfigError(f"realism.{name} must be an integer >= 2, got {v!r}")
+
+
+def _realism(value: Any) -> RealismConfig | None:
+    """``realism``: ``true`` (defaults), ``false`` / absent (none) or a table."""
+    if value is True:
+        return RealismConfig()
+    if value is None or value is False:
+        return None
+    _check_keys("realism", value, {"views", "labels", "window_s", "n_splits", "n_trees"})
+    return RealismConfig(**value)
+
+
 @dataclass(frozen=True, kw_only=True)
 class ExperimentConfig:
     """A whole experiment: the grid datasets x mechanisms x parameter points x seeds.
@@ -337,6 +392,7 @@ class ExperimentConfig:
     (:data:`~gazeprivacy.experiments.baselines.BASELINES`) run beside the mechanisms on every
     dataset and seed; every evaluation runs on them, and utility / fidelity metrics of the
     mechanisms are compared with the best of them (``beats_baselines`` in the results).
+    ``realism`` (:class:`RealismConfig`, optional) compares every release with the raw data.
     """
 
     name: str
@@ -349,6 +405,7 @@ class ExperimentConfig:
     workers: int = 2
     include_raw: bool = True
     baselines: tuple[str, ...] = ()
+    realism: RealismConfig | None = None
 
     def __post_init__(self) -> None:
         if not self.seeds or not all(isinstance(s, int) and s >= 0 for s in self.seeds):
@@ -427,7 +484,7 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
     gazeprivacy.experiments.config.ConfigError: unknown key(s) ['colour'] in the config; ...
     """
     top = {"name", "seeds", "datasets", "mechanisms", "attacks", "utility", "fidelity",
-           "workers", "include_raw", "baselines"}
+           "workers", "include_raw", "baselines", "realism"}
     _check_keys("the config", data, top, {"name", "seeds", "datasets"})
     try:
         datasets = []
@@ -467,7 +524,8 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
             mechanisms=tuple(mechanisms), attacks=tuple(attacks), utility=tuple(utility),
             fidelity=tuple(data.get("fidelity", ())), workers=data.get("workers", 2),
             include_raw=bool(data.get("include_raw", True)),
-            baselines=_baselines(data.get("baselines", ())))
+            baselines=_baselines(data.get("baselines", ())),
+            realism=_realism(data.get("realism")))
     except TypeError as exc:  # a wrongly typed value reaching a dataclass
         raise ConfigError(f"invalid config: {exc}") from None
 

@@ -32,7 +32,7 @@
   skips the event features.
 * **Output.** ``OUT/results.parquet`` -- columns ``dataset, mechanism, mode, parameters`` (JSON),
   ``epsilon`` (flattened, null when the mechanism has none), ``seed, kind`` (privacy | utility |
-  fidelity), ``evaluation`` (e.g. ``reid:rbfn:seed000``), ``metric, value``,
+  fidelity | realism), ``evaluation`` (e.g. ``reid:rbfn:seed000``), ``metric, value``,
   ``beats_baselines`` (utility and fidelity rows of a run with baselines: whether the cell's
   mean beats the best data-free baseline by 2 standard errors,
   :func:`gazeprivacy.report.verdict.flag_results`; null elsewhere) -- and
@@ -321,6 +321,7 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     rows += _attack_rows(cell, ctx, raw, prot, features, mode, attack_rng, notes)
     rows += _utility_rows(cell, ctx, raw, features, mode, attack_rng, notes)
     rows += _fidelity_rows(cell, ctx, raw, prot, mode, notes)
+    rows += _realism_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
     table = pl.DataFrame(rows, schema=RESULT_SCHEMA) if rows else pl.DataFrame(
         schema=RESULT_SCHEMA)
     cells = Path(ctx.out_dir) / "cells"
@@ -475,6 +476,37 @@ def _fidelity_rows(cell: Cell, ctx: _Context, raw: Dataset, prot: Dataset | None
         notes.append("fidelity metrics skipped: the dataset is partitioned (streamed) and they "
                      "compare whole datasets sample by sample")
     return []
+
+
+def _realism_rows(cell: Cell, ctx: _Context, raw: Dataset, prot: Dataset | None, mode: str,
+                  attack_rng: np.random.Generator, notes: list[str]) -> list[dict[str, Any]]:
+    """Rows of the realism views (:func:`gazeprivacy.metrics.realism.realism_metrics`): the
+    release against the raw data; the raw cell compares the raw data with itself (the reference:
+    AUC 0.5, distances 0, TSTR = train and test on raw on the same participant folds)."""
+    rc = ctx.config.realism
+    if rc is None:
+        return []
+    if cell.dataset in ctx.streamed:
+        notes.append("realism skipped: the dataset is partitioned (streamed) and the realism "
+                     "views read whole datasets")
+        return []
+    from gazeprivacy.metrics.realism import realism_metrics
+
+    # one stream per seed (not per cell), so the raw cell and every release meet the same folds
+    seq = attack_rng.bit_generator.seed_seq
+    word = int(hashlib.sha1(b"realism").hexdigest()[:8], 16)
+    rng = np.random.default_rng(np.random.SeedSequence(seq.entropy,
+                                                       spawn_key=(*seq.spawn_key, word)))
+    try:
+        res = realism_metrics(raw, raw if prot is None else prot, rng=rng, views=rc.views,
+                              labels=rc.labels, window_s=rc.window_s, n_splits=rc.n_splits,
+                              n_trees=rc.n_trees)
+    except (InvalidDataError, InvalidParameterError) as exc:
+        notes.append(f"realism skipped: {exc}")
+        return []
+    notes.extend(res.notes)
+    return [row for ev, m in res.metrics.items()
+            for row in _rows(cell, mode, res.kinds[ev], ev, m)]
 
 
 def _needs_events(cfg: ExperimentConfig) -> bool:

@@ -1,0 +1,771 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Realism of released (synthetic or perturbed) gaze against the raw data (issue 15, item 3).
+
+Four views, each comparing a release with the raw recordings it came from:
+
+* **Discriminator** (:func:`discriminator_auc`). Per-window kinematic features
+  (:func:`window_feature_table`: speed, acceleration, dispersion, position, direction and
+  missing-data summaries of non-overlapping ``window_s`` windows) of both sides; gradient
+  boosting (:class:`~sklearn.ensemble.HistGradientBoostingClassifier`) learns
+  *raw = 0, release = 1* with **participants held out** (``GroupKFold`` by participant: a
+  participant's raw and released windows are always on the same side of a split, so the
+  classifier cannot match a person, only "what releases look like" on other people). The AUC of
+  the out-of-fold scores is the probability that a random *released* window scores higher
+  (looks more "released") than a random *raw* window: **0.5 = indistinguishable**, 1 = every
+  released window is told apart, below 0.5 only by chance. Its standard error is the larger of
+  a bootstrap over participants (the out-of-fold scores resampled by participant, the model not
+  refitted) and the spread of the per-fold AUCs. Both miss part of the variation: with few
+  participants the AUC of two *real* data sets (raw of one participant against raw of another,
+  paired as the runner pairs raw and release) spreads widely around 0.5 -- on the 12
+  observers of the bundled DOVES sample 0.29-0.56 over 8 pairings (mean 0.44; cross-validation
+  that holds people out is biased a little below 0.5 under the null), on 16 DOVES observers
+  0.27-0.62 (mean 0.48), on 24 simulated participants 0.42-0.64 -- so only an AUC well above
+  that band (say > 0.7) says a release is told apart, and values below 0.5 mean "not told
+  apart".
+* **Main sequence** (:func:`saccade_table`, :func:`fit_main_sequence`). Saccades of the
+  project's default (adaptive, Nystroem & Holmqvist 2010) detector; amplitude = distance from
+  the first to the last sample of the saccade (deg), peak velocity = the largest speed inside
+  it (deg/s; the detector's own speed filter: Savitzky-Golay over 10 ms at >= 100 Hz,
+  two-point differences below). ``V = V_max (1 - exp(-A / C))`` is fitted by
+  :func:`scipy.optimize.curve_fit`, for raw and release; :func:`main_sequence_distance` gives the
+  relative differences of the fitted parameters and the RMSE of the release's peak velocities
+  to the *raw* fit (deg/s; beside it the raw saccades' own RMSE to their fit, the floor).
+* **Event distributions** (:func:`event_distances`). 1-Wasserstein distances
+  (:func:`scipy.stats.wasserstein_distance`) of fixation durations (s) and saccade amplitudes
+  (deg), release vs raw, with bootstrap standard errors over participants.
+* **Train on release, test on raw** (:func:`tstr_accuracy`). A random forest on the same window
+  features classifies a recording label (a task or a stimulus) of each window; it is trained on
+  the release windows of some participants and tested on the raw windows of the *other*
+  participants (``GroupKFold``). Beside it the same classifier trained on raw windows (TRTR, the
+  ceiling), the majority share of the test windows (``chance``) and ``1 / classes``.
+
+:func:`realism_metrics` runs all four and returns the runner's rows (:data:`METRIC_INFO` gives
+every metric's label, unit and direction). Event detection always uses
+``max_saccade_share=None``: protected releases are noisy by design and would warn every time;
+the saccade share of both sides is reported instead (``saccade_share``, ``raw_saccade_share``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+from scipy.optimize import curve_fit
+from scipy.stats import rankdata, wasserstein_distance
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.model_selection import GroupKFold
+
+from gazeprivacy._validation import check_in, check_int, check_positive
+from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.events import (
+    AdaptiveParams,
+    angular_distance_deg,
+    detect_events_dataset,
+    resolve_metric,
+    saccade_share,
+    smoothed_speed_deg_s,
+)
+from gazeprivacy.events.kinematics import segments
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.rng import seed_for_sklearn
+
+__all__ = [
+    "METRIC_INFO",
+    "VIEWS",
+    "WINDOW_FEATURES",
+    "DiscriminatorResult",
+    "MainSequenceFit",
+    "RealismResult",
+    "TSTRResult",
+    "discriminator_auc",
+    "event_distances",
+    "fit_main_sequence",
+    "main_sequence_distance",
+    "realism_metrics",
+    "saccade_table",
+    "sample_speed_deg_s",
+    "tstr_accuracy",
+    "window_feature_table",
+]
+
+#: Per-window features of :func:`window_feature_table` (units in the names; deg, s).
+WINDOW_FEATURES = (
+    "missing_fraction", "speed_mean_deg_s", "speed_median_deg_s", "speed_std_deg_s",
+    "speed_p10_deg_s", "speed_p90_deg_s", "speed_max_deg_s", "accel_mean_deg_s2",
+    "accel_median_deg_s2", "accel_p90_deg_s2", "fast_fraction", "dispersion_deg",
+    "x_std_deg", "y_std_deg", "x_mean_deg", "y_mean_deg", "horizontal_share",
+)
+_FAST_DEG_S = 30.0  # fast_fraction: share of valid samples faster than this (I-VT's threshold)
+_MIN_WINDOW_SAMPLES = 4
+_MIN_SACCADES = 10  # fewer saccades than this: no main-sequence fit (NaN)
+_BOOTSTRAP = 100
+_VMAX_BOUND, _C_BOUND = 5000.0, 200.0  # deg/s, deg: the main-sequence fit's upper bounds
+
+#: metric -> (label, unit, better: "lower" | "higher" | None) of every metric the runner writes
+#: from this module (evaluations ``realism:discriminator``, ``realism:main-sequence``,
+#: ``realism:events`` of kind ``realism``, and ``<label>:tstr-rf`` of kind ``utility``).
+METRIC_INFO: Mapping[str, tuple[str, str, str | None]] = {
+    "discriminator_auc": ("discriminator AUC (release vs raw; 0.5 = indistinguishable)", "",
+                          "lower"),
+    "discriminator_auc_se": ("standard error of the discriminator AUC", "", None),
+    "chance": ("indistinguishable / majority class", "", None),
+    "n_windows_raw": ("raw windows", "count", None),
+    "n_windows_release": ("release windows", "count", None),
+    "vmax_deg_s": ("main sequence V_max of the release", "deg/s", None),
+    "c_deg": ("main sequence C of the release", "deg", None),
+    "raw_vmax_deg_s": ("main sequence V_max of the raw data", "deg/s", None),
+    "raw_c_deg": ("main sequence C of the raw data", "deg", None),
+    "vmax_rel_diff": ("|V_max release / V_max raw - 1|", "", "lower"),
+    "c_rel_diff": ("|C release / C raw - 1|", "", "lower"),
+    "rmse_to_raw_fit_deg_s": ("RMSE of the release's peak velocities to the raw fit", "deg/s",
+                              "lower"),
+    "raw_rmse_to_raw_fit_deg_s": ("RMSE of the raw peak velocities to the raw fit (floor)",
+                                  "deg/s", None),
+    "n_saccades": ("saccades in the release", "count", None),
+    "raw_n_saccades": ("saccades in the raw data", "count", None),
+    "fixation_duration_w1_s": ("Wasserstein-1 of fixation durations, release vs raw", "s",
+                               "lower"),
+    "fixation_duration_w1_s_se": ("its bootstrap standard error", "s", None),
+    "saccade_amplitude_w1_deg": ("Wasserstein-1 of saccade amplitudes, release vs raw", "deg",
+                                 "lower"),
+    "saccade_amplitude_w1_deg_se": ("its bootstrap standard error", "deg", None),
+    "saccade_share": ("share of valid release samples in saccades", "", None),
+    "raw_saccade_share": ("share of valid raw samples in saccades", "", None),
+    "accuracy": ("train on release, test on raw (participants held out)", "", "higher"),
+    "accuracy_se": ("standard error over folds", "", None),
+    "trtr_accuracy": ("train on raw, test on raw (ceiling)", "", None),
+    "uniform_chance": ("1 / classes", "", None),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# speeds and window features
+
+
+def sample_speed_deg_s(recording: Recording) -> np.ndarray:
+    """Per-sample speed (deg/s) with the adaptive detector's filter at the recording's rate:
+    Savitzky-Golay (``AdaptiveParams.for_rate``) at >= 100 Hz, else the two-point speed of the
+    preceding interval (the first sample of a segment takes its following interval's). NaN for
+    missing samples and samples alone in their segment; nothing crosses a gap.
+
+    >>> r = Recording.from_arrays(recording="r", participant="p", x=np.arange(6) * 0.5,
+    ...                           y=np.zeros(6), sampling_rate_hz=50)
+    >>> sample_speed_deg_s(r).round(6).tolist()
+    [25.0, 25.0, 25.0, 25.0, 25.0, 25.0]
+    """
+    p = AdaptiveParams.for_rate(recording.sampling_rate_hz)
+    if p.window_s is not None:
+        return smoothed_speed_deg_s(recording, window_s=p.window_s, polyorder=p.polyorder)
+    out = np.full(recording.n_samples, np.nan)
+    metric = resolve_metric(recording)
+    t, x, y = recording.t, recording.x, recording.y
+    for a, e in zip(*segments(recording), strict=True):
+        if e - a < 2:
+            continue
+        d = angular_distance_deg(x[a:e - 1], y[a:e - 1], x[a + 1:e], y[a + 1:e], metric=metric)
+        v = d / np.diff(t[a:e])
+        out[a + 1:e] = v
+        out[a] = v[0]
+    return out
+
+
+def _nanquantiles(a: np.ndarray, qs: Sequence[float]) -> list[np.ndarray]:
+    """Row-wise quantiles (linear interpolation, as :func:`numpy.nanpercentile`) of a 2-D
+    array, ignoring NaN; NaN for rows without a finite value. Sorts once for all ``qs``."""
+    srt = np.sort(a, axis=1)  # NaN sorts last
+    cnt = np.isfinite(a).sum(axis=1)
+    rows = np.arange(a.shape[0])
+    out = []
+    for q in qs:
+        pos = q * np.maximum(cnt - 1, 0)
+        lo = np.floor(pos).astype(int)
+        hi = np.minimum(lo + 1, np.maximum(cnt - 1, 0))
+        frac = pos - lo
+        val = srt[rows, lo] * (1 - frac) + srt[rows, hi] * frac
+        out.append(np.where(cnt > 0, val, np.nan))
+    return out
+
+
+def _window_rows(rec: Recording, n: int) -> dict[str, np.ndarray] | None:
+    """The features of ``rec``'s full windows of ``n`` samples (None when it has none)."""
+    k = rec.n_samples // n
+    if k == 0:
+        return None
+    m = k * n
+    speed = sample_speed_deg_s(rec)
+    accel = np.full(rec.n_samples, np.nan)
+    accel[1:] = np.abs(np.diff(speed)) / np.diff(rec.t)
+    x, y = rec.x[:m].reshape(k, n), rec.y[:m].reshape(k, n)
+    v, acc = speed[:m].reshape(k, n), accel[:m].reshape(k, n)
+    dx, dy = np.abs(np.diff(x, axis=1)), np.abs(np.diff(y, axis=1))
+    with warnings.catch_warnings():  # all-NaN windows give NaN features, by design
+        warnings.simplefilter("ignore", RuntimeWarning)
+        sx, sy = np.nansum(dx, axis=1), np.nansum(dy, axis=1)
+        vq = _nanquantiles(v, (0.1, 0.5, 0.9))
+        aq = _nanquantiles(acc, (0.5, 0.9))
+        valid = np.isfinite(v)
+        feats = {
+            "missing_fraction": np.isnan(x).mean(axis=1),
+            "speed_mean_deg_s": np.nanmean(v, axis=1), "speed_median_deg_s": vq[1],
+            "speed_std_deg_s": np.nanstd(v, axis=1), "speed_p10_deg_s": vq[0],
+            "speed_p90_deg_s": vq[2], "speed_max_deg_s": np.nanmax(v, axis=1),
+            "accel_mean_deg_s2": np.nanmean(acc, axis=1), "accel_median_deg_s2": aq[0],
+            "accel_p90_deg_s2": aq[1],
+            "fast_fraction": ((v > _FAST_DEG_S).sum(axis=1)
+                              / np.maximum(valid.sum(axis=1), 1)),
+            "dispersion_deg": (np.nanmax(x, axis=1) - np.nanmin(x, axis=1)
+                               + np.nanmax(y, axis=1) - np.nanmin(y, axis=1)),
+            "x_std_deg": np.nanstd(x, axis=1), "y_std_deg": np.nanstd(y, axis=1),
+            "x_mean_deg": np.nanmean(x, axis=1), "y_mean_deg": np.nanmean(y, axis=1),
+            "horizontal_share": np.where(sx + sy > 0, sx / np.where(sx + sy > 0, sx + sy, 1),
+                                         np.nan),
+        }
+    return feats
+
+
+def window_feature_table(dataset: Dataset, *, window_s: float = 1.0) -> pl.DataFrame:
+    """Per-window features (:data:`WINDOW_FEATURES`) of every recording.
+
+    Each recording is cut into non-overlapping windows of ``round(window_s * rate)`` samples
+    from its first sample; a last, shorter window is dropped. Features are NaN-aware (a window
+    with no valid sample has NaN features and ``missing_fraction`` 1).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``recording, participant, window`` (0-based index in the recording) and the features.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``window_s`` is not > 0, or holds fewer than 4 samples at some recording's rate.
+
+    >>> from gazeprivacy.data.simulate import simulate_dataset
+    >>> ds = simulate_dataset(n_participants=1, tasks="reading", duration_s=3.0,
+    ...                       sampling_rate_hz=60, rng=np.random.default_rng(0))
+    >>> window_feature_table(ds, window_s=1.0).height
+    3
+    """
+    check_positive(window_s=window_s)
+    cols: dict[str, list[np.ndarray]] = {c: [] for c in ("recording", "participant", "window",
+                                                          *WINDOW_FEATURES)}
+    for rec in dataset.recordings:
+        n = round(window_s * rec.sampling_rate_hz)
+        if n < _MIN_WINDOW_SAMPLES:
+            raise InvalidParameterError(
+                f"window_s must hold at least {_MIN_WINDOW_SAMPLES} samples, got {window_s} s "
+                f"= {n} at {rec.sampling_rate_hz} Hz (recording {rec.recording!r}); choose a "
+                "longer window_s")
+        f = _window_rows(rec, n)
+        if f is None:
+            continue
+        k = f["missing_fraction"].size
+        cols["recording"].append(np.full(k, rec.recording, dtype=object))
+        cols["participant"].append(np.full(k, rec.participant, dtype=object))
+        cols["window"].append(np.arange(k))
+        for c in WINDOW_FEATURES:
+            cols[c].append(np.asarray(f[c], dtype=np.float64))
+    if not cols["window"]:
+        raise InvalidDataError(f"no recording of {dataset.name!r} is at least {window_s} s "
+                               "long; choose a shorter window_s")
+    data = {c: np.concatenate(v) for c, v in cols.items()}
+    return pl.DataFrame({"recording": data["recording"].astype(str),
+                         "participant": data["participant"].astype(str),
+                         "window": data["window"].astype(np.int64),
+                         **{c: data[c] for c in WINDOW_FEATURES}})
+
+
+def _matrix(table: pl.DataFrame) -> np.ndarray:
+    x = table.select(WINDOW_FEATURES).to_numpy().astype(np.float64)
+    return np.where(np.isfinite(x), x, np.nan)  # the forest routes missing values itself
+
+
+def _forest(rng: np.random.Generator, n_trees: int) -> RandomForestClassifier:
+    return RandomForestClassifier(n_estimators=n_trees, min_samples_leaf=3, n_jobs=1,
+                                  random_state=seed_for_sklearn(rng))
+
+
+def _boosting(rng: np.random.Generator, n_iter: int) -> HistGradientBoostingClassifier:
+    # small trees, no early stopping (it would hold out rows at random, ignoring participants)
+    return HistGradientBoostingClassifier(max_iter=n_iter, max_leaf_nodes=15,
+                                          min_samples_leaf=5, early_stopping=False,
+                                          random_state=seed_for_sklearn(rng))
+
+
+def _auc(y: np.ndarray, score: np.ndarray) -> float:
+    """ROC AUC of binary ``y`` (1 positive) by the rank-sum (Mann-Whitney) formula, ties
+    counted half (as :func:`sklearn.metrics.roc_auc_score`)."""
+    pos = y == 1
+    n1, n0 = int(pos.sum()), int((~pos).sum())
+    r = rankdata(score)
+    return float((r[pos].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+
+def _folds(groups: np.ndarray, n_splits: int, rng: np.random.Generator, what: str
+           ) -> list[tuple[np.ndarray, np.ndarray]]:
+    n_groups = np.unique(groups).size
+    if n_groups < 2:
+        raise InvalidDataError(f"{what} holds participants out and needs at least 2 "
+                               f"participants, got {n_groups}")
+    k = min(n_splits, n_groups)
+    cv = GroupKFold(n_splits=k, shuffle=True, random_state=seed_for_sklearn(rng))
+    return list(cv.split(np.zeros(groups.size), groups=groups))
+
+
+# ---------------------------------------------------------------------------------------------
+# discriminator
+
+
+@dataclass(frozen=True)
+class DiscriminatorResult:
+    """Out-of-fold AUC of *release* (positive) against *raw* windows; 0.5 = indistinguishable."""
+
+    auc: float
+    auc_se: float
+    n_raw: int
+    n_release: int
+    n_splits: int
+
+    def metrics(self) -> dict[str, float]:
+        return {"discriminator_auc": self.auc, "discriminator_auc_se": self.auc_se,
+                "chance": 0.5, "n_windows_raw": float(self.n_raw),
+                "n_windows_release": float(self.n_release)}
+
+
+def _cluster_bootstrap_auc(y: np.ndarray, score: np.ndarray, groups: np.ndarray,
+                           rng: np.random.Generator, n_boot: int) -> float:
+    """Standard error of the AUC by resampling participants (clusters) with replacement."""
+    uniq, inv = np.unique(groups, return_inverse=True)
+    members = [np.flatnonzero(inv == g) for g in range(uniq.size)]
+    reps = []
+    for _ in range(n_boot):
+        idx = np.concatenate([members[g] for g in rng.integers(0, uniq.size, uniq.size)])
+        if np.unique(y[idx]).size == 2:
+            reps.append(_auc(y[idx], score[idx]))
+    return float(np.std(reps, ddof=1)) if len(reps) > 1 else float("nan")
+
+
+def discriminator_auc(raw_windows: pl.DataFrame, release_windows: pl.DataFrame, *,
+                      rng: np.random.Generator, n_splits: int = 5, n_iter: int = 50,
+                      n_bootstrap: int = _BOOTSTRAP) -> DiscriminatorResult:
+    """Can a classifier tell released windows from raw ones on people it has not seen?
+
+    Parameters
+    ----------
+    raw_windows, release_windows : polars.DataFrame
+        :func:`window_feature_table` of the raw data (label 0) and of the release (label 1).
+    rng : numpy.random.Generator
+        Folds, forest and bootstrap.
+    n_splits : int
+        ``GroupKFold`` folds by participant (at most the number of participants).
+    n_iter : int
+        Boosting iterations of the classifier (scikit-learn's histogram gradient boosting,
+        trees of at most 15 leaves and at least 5 windows a leaf, missing values routed
+        natively).
+    n_bootstrap : int
+        Participant-bootstrap resamples for the standard error.
+
+    Returns
+    -------
+    DiscriminatorResult
+        ``auc`` = P(score of a released window > score of a raw window) over the out-of-fold
+        scores (the probability of "release"); 0.5 = indistinguishable, 1 = always told apart.
+
+    Raises
+    ------
+    InvalidDataError
+        Fewer than 2 participants, or one side has no windows.
+    """
+    check_int(minimum=2, n_splits=n_splits)
+    if raw_windows.height == 0 or release_windows.height == 0:
+        raise InvalidDataError("the discriminator needs windows on both sides, got "
+                               f"{raw_windows.height} raw and {release_windows.height} release")
+    x = np.vstack([_matrix(raw_windows), _matrix(release_windows)])
+    y = np.r_[np.zeros(raw_windows.height), np.ones(release_windows.height)].astype(int)
+    groups = np.r_[raw_windows["participant"].to_numpy(),
+                   release_windows["participant"].to_numpy()].astype(str)
+    folds = _folds(groups, n_splits, rng, "the discriminator")
+    score = np.full(y.size, np.nan)
+    per_fold = []
+    for train, test in folds:
+        if np.unique(y[train]).size < 2:
+            score[test] = 0.5  # nothing to learn from one class: no evidence either way
+            continue
+        clf = _boosting(rng, n_iter).fit(x[train], y[train])
+        score[test] = clf.predict_proba(x[test])[:, 1]
+        if np.unique(y[test]).size == 2:
+            per_fold.append(_auc(y[test], score[test]))
+    auc = _auc(y, score)
+    se = _cluster_bootstrap_auc(y, score, groups, rng, n_bootstrap)
+    if len(per_fold) > 1:  # the larger of the two: neither sees every source of variation
+        se = max(se, float(np.std(per_fold, ddof=1) / np.sqrt(len(per_fold))))
+    return DiscriminatorResult(auc=auc, auc_se=se, n_raw=raw_windows.height,
+                               n_release=release_windows.height, n_splits=len(folds))
+
+
+# ---------------------------------------------------------------------------------------------
+# events: main sequence and distributions
+
+
+def _events(dataset: Dataset) -> pl.DataFrame:
+    return detect_events_dataset(dataset, method="adaptive", max_saccade_share=None)
+
+
+def saccade_table(dataset: Dataset, events: pl.DataFrame | None = None) -> pl.DataFrame:
+    """One row per saccade: ``recording, participant, amplitude_deg, peak_velocity_deg_s,
+    duration_s``.
+
+    ``events`` defaults to the adaptive detector's
+    (:func:`gazeprivacy.events.detect_events_dataset`); amplitude is the distance from the
+    saccade's first to its last sample (great-circle for VR geometry), peak velocity the
+    largest :func:`sample_speed_deg_s` inside it.
+    """
+    ev = _events(dataset) if events is None else events
+    sac = ev.filter(pl.col("name") == "saccade")
+    rows: dict[str, list] = {k: [] for k in ("recording", "participant", "amplitude_deg",
+                                             "peak_velocity_deg_s", "duration_s")}
+    by_rec = sac.partition_by("recording", as_dict=True) if sac.height else {}
+    for rec in dataset.recordings:
+        part = by_rec.get((rec.recording,))
+        if part is None:
+            continue
+        speed = sample_speed_deg_s(rec)
+        on, off = part["onset"].to_numpy(), part["offset"].to_numpy()
+        amp = angular_distance_deg(part["start_x"].to_numpy(), part["start_y"].to_numpy(),
+                                   part["end_x"].to_numpy(), part["end_y"].to_numpy(),
+                                   metric=resolve_metric(rec))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            peak = np.array([np.nanmax(speed[a:b]) for a, b in zip(on, off, strict=True)])
+        rows["recording"] += [rec.recording] * len(on)
+        rows["participant"] += [rec.participant] * len(on)
+        rows["amplitude_deg"] += amp.tolist()
+        rows["peak_velocity_deg_s"] += peak.tolist()
+        rows["duration_s"] += part["duration_s"].to_list()
+    return pl.DataFrame(rows, schema={"recording": pl.String, "participant": pl.String,
+                                      "amplitude_deg": pl.Float64,
+                                      "peak_velocity_deg_s": pl.Float64,
+                                      "duration_s": pl.Float64})
+
+
+def _main_sequence(a: np.ndarray, vmax: float, c: float) -> np.ndarray:
+    return vmax * (1.0 - np.exp(-a / c))
+
+
+@dataclass(frozen=True)
+class MainSequenceFit:
+    """``V = vmax_deg_s * (1 - exp(-A / c_deg))`` fitted to ``n`` saccades; ``rmse_deg_s`` is
+    the RMSE of their peak velocities to the fit. NaN parameters when the fit was impossible
+    (fewer than 10 saccades, or no convergence). ``at_bound``: a parameter sits at its bound
+    (``V_max`` 5000 deg/s or ``C`` 200 deg): the peak velocities do not saturate with
+    amplitude (e.g. white noise added to every sample), so the parameters are not
+    interpretable, while the distances to the raw fit still are."""
+
+    vmax_deg_s: float
+    c_deg: float
+    rmse_deg_s: float
+    n: int
+    at_bound: bool = False
+
+    def predict(self, amplitude_deg: np.ndarray) -> np.ndarray:
+        """Peak velocity (deg/s) the fit predicts at ``amplitude_deg``."""
+        return _main_sequence(np.asarray(amplitude_deg, dtype=float), self.vmax_deg_s,
+                              self.c_deg)
+
+
+def fit_main_sequence(amplitude_deg: np.ndarray, peak_velocity_deg_s: np.ndarray
+                      ) -> MainSequenceFit:
+    """Least-squares fit of ``V = V_max (1 - exp(-A / C))`` (:func:`scipy.optimize.curve_fit`,
+    bounds ``V_max`` in (0, 5000] deg/s, ``C`` in (0.01, 200] deg) to saccades with finite,
+    positive amplitude and peak velocity.
+
+    >>> a = np.linspace(0.5, 20, 50)
+    >>> f = fit_main_sequence(a, 600 * (1 - np.exp(-a / 12)))
+    >>> round(f.vmax_deg_s), round(f.c_deg, 3)
+    (600, 12.0)
+    """
+    a = np.asarray(amplitude_deg, dtype=float)
+    v = np.asarray(peak_velocity_deg_s, dtype=float)
+    ok = np.isfinite(a) & np.isfinite(v) & (a > 0) & (v > 0)
+    a, v = a[ok], v[ok]
+    nan = MainSequenceFit(float("nan"), float("nan"), float("nan"), int(a.size))
+    if a.size < _MIN_SACCADES:
+        return nan
+    p0 = (float(np.percentile(v, 95)), float(max(np.median(a), 0.1)))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (vmax, c), _ = curve_fit(_main_sequence, a, v, p0=p0,
+                                     bounds=([1e-6, 0.01], [_VMAX_BOUND, _C_BOUND]),
+                                     maxfev=5000)
+    except (RuntimeError, ValueError):
+        return nan
+    rmse = float(np.sqrt(np.mean((v - _main_sequence(a, vmax, c)) ** 2)))
+    at_bound = bool(vmax >= _VMAX_BOUND * (1 - 1e-6) or c >= _C_BOUND * (1 - 1e-6))
+    return MainSequenceFit(float(vmax), float(c), rmse, int(a.size), at_bound)
+
+
+def main_sequence_distance(raw: MainSequenceFit, release: MainSequenceFit,
+                           release_saccades: pl.DataFrame) -> dict[str, float]:
+    """How far the release's main sequence is from the raw one: ``vmax_rel_diff`` and
+    ``c_rel_diff`` (``|release / raw - 1|`` of the fitted parameters) and
+    ``rmse_to_raw_fit_deg_s`` (RMSE of the release's peak velocities to the raw fit, deg/s).
+    NaN where a fit or the saccades are missing."""
+    a = release_saccades["amplitude_deg"].to_numpy()
+    v = release_saccades["peak_velocity_deg_s"].to_numpy()
+    ok = np.isfinite(a) & np.isfinite(v) & (a > 0) & (v > 0)
+    rmse = (float(np.sqrt(np.mean((v[ok] - raw.predict(a[ok])) ** 2)))
+            if ok.any() and np.isfinite(raw.vmax_deg_s) else float("nan"))
+    return {"vmax_rel_diff": abs(release.vmax_deg_s / raw.vmax_deg_s - 1.0),
+            "c_rel_diff": abs(release.c_deg / raw.c_deg - 1.0),
+            "rmse_to_raw_fit_deg_s": rmse}
+
+
+def _by_participant(values: np.ndarray, who: np.ndarray) -> dict[str, np.ndarray]:
+    return {p: values[who == p] for p in np.unique(who)}
+
+
+def _w1(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    return float(wasserstein_distance(a, b)) if a.size and b.size else float("nan")
+
+
+def _w1_bootstrap_se(raw: dict[str, np.ndarray], rel: dict[str, np.ndarray],
+                     rng: np.random.Generator, n_boot: int) -> float:
+    people = sorted(set(raw) | set(rel))
+    if not people:  # no such event on either side
+        return float("nan")
+    empty = np.empty(0)
+    reps = []
+    for _ in range(n_boot):
+        pick = [people[i] for i in rng.integers(0, len(people), len(people))]
+        a = np.concatenate([raw.get(p, empty) for p in pick])
+        b = np.concatenate([rel.get(p, empty) for p in pick])
+        w = _w1(a, b)
+        if np.isfinite(w):
+            reps.append(w)
+    return float(np.std(reps, ddof=1)) if len(reps) > 1 else float("nan")
+
+
+def event_distances(raw_events: pl.DataFrame, release_events: pl.DataFrame,
+                    raw_saccades: pl.DataFrame, release_saccades: pl.DataFrame, *,
+                    rng: np.random.Generator, n_bootstrap: int = _BOOTSTRAP
+                    ) -> dict[str, float]:
+    """1-Wasserstein distances, release vs raw, of fixation durations
+    (``fixation_duration_w1_s``, seconds) and saccade amplitudes
+    (``saccade_amplitude_w1_deg``, degrees), each with a participant-bootstrap standard error
+    (``_se``; raw and release resampled with the same participants). NaN when a side has no
+    such event.
+
+    >>> ev = pl.DataFrame({"participant": ["p", "q"], "name": ["fixation"] * 2,
+    ...                    "duration_s": [0.2, 0.3]})
+    >>> sac = pl.DataFrame({"participant": ["p"], "amplitude_deg": [2.0]})
+    >>> shifted = ev.with_columns(pl.col("duration_s") + 0.1)
+    >>> d = event_distances(ev, shifted, sac, sac, rng=np.random.default_rng(0), n_bootstrap=5)
+    >>> round(d["fixation_duration_w1_s"], 6), d["saccade_amplitude_w1_deg"]
+    (0.1, 0.0)
+    """
+    out: dict[str, float] = {}
+    fix = [e.filter(pl.col("name") == "fixation") for e in (raw_events, release_events)]
+    pairs = {
+        "fixation_duration_w1_s": [(f["duration_s"].to_numpy(), f["participant"].to_numpy())
+                                   for f in fix],
+        "saccade_amplitude_w1_deg": [(s["amplitude_deg"].to_numpy(),
+                                      s["participant"].to_numpy())
+                                     for s in (raw_saccades, release_saccades)],
+    }
+    for name, ((va, wa), (vb, wb)) in pairs.items():
+        out[name] = _w1(va, vb)
+        out[f"{name}_se"] = _w1_bootstrap_se(_by_participant(va, wa.astype(str)),
+                                             _by_participant(vb, wb.astype(str)), rng,
+                                             n_bootstrap)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# train on release, test on raw
+
+
+@dataclass(frozen=True)
+class TSTRResult:
+    """Window accuracy of a forest trained on the release and tested on raw windows of held-out
+    participants (``accuracy``), beside training on raw (``trtr_accuracy``, NaN when not asked
+    for) and chance."""
+
+    label: str
+    accuracy: float
+    accuracy_se: float
+    trtr_accuracy: float
+    chance: float
+    uniform_chance: float
+    n_splits: int
+
+    def metrics(self) -> dict[str, float]:
+        out = {"accuracy": self.accuracy, "accuracy_se": self.accuracy_se,
+               "chance": self.chance, "uniform_chance": self.uniform_chance}
+        if np.isfinite(self.trtr_accuracy):
+            out["trtr_accuracy"] = self.trtr_accuracy
+        return out
+
+
+def tstr_accuracy(raw_windows: pl.DataFrame, release_windows: pl.DataFrame,
+                  label_of: Mapping[str, str], *, rng: np.random.Generator,
+                  label: str = "label", n_splits: int = 5, n_trees: int = 50,
+                  trtr: bool = True) -> TSTRResult:
+    """Train on release, test on raw, participants held out.
+
+    Each window carries its recording's label (``label_of[recording]``). For each of
+    ``GroupKFold(n_splits)`` folds by participant, one forest is fitted on the *release* windows
+    of the training participants and (with ``trtr``) one on their *raw* windows; both predict
+    the raw windows of the held-out participants. ``accuracy`` / ``trtr_accuracy`` pool the
+    predictions of all folds (a random forest of ``n_trees`` trees); ``accuracy_se`` is the
+    standard deviation of the per-fold accuracies over ``sqrt(folds)``; ``chance`` is the
+    share of the most frequent label among the raw windows.
+    The runner passes ``trtr=False``: its raw cell (release = raw) gives the same number on the
+    same folds.
+
+    Raises
+    ------
+    InvalidDataError
+        A recording has no label, fewer than 2 labels occur, or fewer than 2 participants.
+    """
+    check_int(minimum=2, n_splits=n_splits)
+    missing = sorted(set(raw_windows["recording"].to_list()) - set(label_of))
+    if missing:
+        raise InvalidDataError(f"TSTR: recordings {missing[:3]} have no {label!r} label")
+    y_raw = np.array([label_of[r] for r in raw_windows["recording"].to_list()], dtype=object)
+    y_rel = np.array([label_of.get(r) for r in release_windows["recording"].to_list()],
+                     dtype=object)
+    keep = np.array([v is not None for v in y_rel], dtype=bool)
+    classes = sorted(set(y_raw.tolist()))
+    if len(classes) < 2:
+        raise InvalidDataError(f"TSTR: label {label!r} has {len(classes)} class(es); it needs 2")
+    x_raw, x_rel = _matrix(raw_windows), _matrix(release_windows)[keep]
+    y_rel = y_rel[keep].astype(str)
+    y_raw = y_raw.astype(str)
+    g_raw = raw_windows["participant"].to_numpy().astype(str)
+    g_rel = release_windows["participant"].to_numpy().astype(str)[keep]
+    pred_tstr = np.empty(y_raw.size, dtype=object)
+    pred_trtr = np.empty(y_raw.size, dtype=object)
+    per_fold = []
+    folds = _folds(g_raw, n_splits, rng, "TSTR")
+    for train, test in folds:
+        people = np.unique(g_raw[train])
+        rel_train = np.isin(g_rel, people)
+        if rel_train.any():
+            clf = _forest(rng, n_trees).fit(x_rel[rel_train], y_rel[rel_train])
+            pred_tstr[test] = clf.predict(x_raw[test])
+        else:  # the release of these people is empty: no model, every guess wrong
+            pred_tstr[test] = ""
+        if trtr:
+            pred_trtr[test] = _forest(rng, n_trees).fit(x_raw[train], y_raw[train]).predict(
+                x_raw[test])
+        per_fold.append(float(np.mean(pred_tstr[test] == y_raw[test])))
+    _, counts = np.unique(y_raw, return_counts=True)
+    se = (float(np.std(per_fold, ddof=1) / np.sqrt(len(per_fold))) if len(per_fold) > 1
+          else float("nan"))
+    return TSTRResult(label=label, accuracy=float(np.mean(pred_tstr == y_raw)), accuracy_se=se,
+                      trtr_accuracy=(float(np.mean(pred_trtr == y_raw)) if trtr
+                                     else float("nan")),
+                      chance=float(counts.max() / counts.sum()),
+                      uniform_chance=1.0 / len(classes), n_splits=len(folds))
+
+
+# ---------------------------------------------------------------------------------------------
+# everything at once (the runner's entry point)
+
+
+@dataclass
+class RealismResult:
+    """Metrics per evaluation (``evaluation -> metric -> value``), their kinds and notes."""
+
+    metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    kinds: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+#: the realism views :func:`realism_metrics` can run
+VIEWS = ("discriminator", "main-sequence", "events", "tstr")
+
+
+def _labels_of(dataset: Dataset, label: str) -> dict[str, str] | None:
+    out = {}
+    for r in dataset.recordings:
+        if label not in r.labels:
+            return None
+        out[r.recording] = str(r.labels[label])
+    return out
+
+
+def _event_views(out: RealismResult, raw: Dataset, release: Dataset, views: Sequence[str],
+                 rng: np.random.Generator) -> None:
+    """The main-sequence and event-distribution views into ``out``."""
+    ev_raw, ev_rel = _events(raw), _events(release)
+    s_raw, s_rel = saccade_table(raw, ev_raw), saccade_table(release, ev_rel)
+    if "main-sequence" in views:
+        f_raw = fit_main_sequence(s_raw["amplitude_deg"].to_numpy(),
+                                  s_raw["peak_velocity_deg_s"].to_numpy())
+        f_rel = fit_main_sequence(s_rel["amplitude_deg"].to_numpy(),
+                                  s_rel["peak_velocity_deg_s"].to_numpy())
+        out.metrics["realism:main-sequence"] = {
+            "vmax_deg_s": f_rel.vmax_deg_s, "c_deg": f_rel.c_deg,
+            "raw_vmax_deg_s": f_raw.vmax_deg_s, "raw_c_deg": f_raw.c_deg,
+            **main_sequence_distance(f_raw, f_rel, s_rel),
+            "raw_rmse_to_raw_fit_deg_s": f_raw.rmse_deg_s,
+            "n_saccades": float(s_rel.height), "raw_n_saccades": float(s_raw.height)}
+        out.kinds["realism:main-sequence"] = "realism"
+        if not np.isfinite(f_rel.vmax_deg_s):
+            out.notes.append(f"realism main sequence of the release: no fit "
+                             f"({f_rel.n} usable saccades; needs {_MIN_SACCADES})")
+        elif f_rel.at_bound:
+            out.notes.append("realism main sequence of the release: the fit sits at a bound "
+                             "(peak velocity does not saturate with amplitude); read "
+                             "rmse_to_raw_fit_deg_s, not V_max / C")
+    if "events" in views:
+        out.metrics["realism:events"] = {
+            **event_distances(ev_raw, ev_rel, s_raw, s_rel, rng=rng),
+            "saccade_share": saccade_share(release, ev_rel),
+            "raw_saccade_share": saccade_share(raw, ev_raw)}
+        out.kinds["realism:events"] = "realism"
+
+
+def realism_metrics(raw: Dataset, release: Dataset, *, rng: np.random.Generator,
+                    views: Sequence[str] = VIEWS, labels: Sequence[str] = ("task",),
+                    window_s: float = 1.0, n_splits: int = 5, n_trees: int = 50,
+                    trtr: bool = False) -> RealismResult:
+    """All realism views of ``release`` against ``raw`` (see the module docstring).
+
+    Evaluations: ``realism:discriminator``, ``realism:main-sequence``, ``realism:events``
+    (kind ``realism``) and ``<label>:tstr-rf`` per label of ``labels`` that every raw recording
+    has with at least 2 classes (kind ``utility``; other labels are skipped with a note).
+    Labels are read from the raw recordings (the release's are not trusted to be kept).
+    """
+    for v in views:
+        check_in(options=VIEWS, view=v)
+    out = RealismResult()
+    streams = rng.spawn(4)
+    need_windows = "discriminator" in views or "tstr" in views
+    w_raw = window_feature_table(raw, window_s=window_s) if need_windows else None
+    w_rel = window_feature_table(release, window_s=window_s) if need_windows else None
+    if "discriminator" in views:
+        res = discriminator_auc(w_raw, w_rel, rng=streams[0], n_splits=n_splits)
+        out.metrics["realism:discriminator"] = res.metrics()
+        out.kinds["realism:discriminator"] = "realism"
+    if "main-sequence" in views or "events" in views:
+        _event_views(out, raw, release, views, streams[1])
+    if "tstr" in views:
+        label_streams = streams[2].spawn(max(1, len(labels)))
+        for i, label in enumerate(labels):
+            lab = _labels_of(raw, label)
+            if lab is None or len(set(lab.values())) < 2:
+                out.notes.append(f"realism TSTR on {label!r} skipped: label missing or constant")
+                continue
+            res = tstr_accuracy(w_raw, w_rel, lab, rng=label_streams[i],
+                                label=label, n_splits=n_splits, n_trees=n_trees, trtr=trtr)
+            out.metrics[f"{label}:tstr-rf"] = res.metrics()
+            out.kinds[f"{label}:tstr-rf"] = "utility"
+    return out
