@@ -37,6 +37,8 @@ CURVE_METRICS: Sequence[tuple[str, str]] = (
     ("utility", "accuracy"), ("utility", "f1_macro"), ("utility", "error_deg"),
     ("fidelity", "rmse"), ("fidelity", "density_error"), ("fidelity", "rss_distance"),
     ("fidelity", "suppressed_fraction"),
+    ("realism", "discriminator_auc"), ("realism", "rmse_to_raw_fit_deg_s"),
+    ("realism", "fixation_duration_w1_s"), ("realism", "saccade_amplitude_w1_deg"),
 )
 
 #: metric -> reference levels drawn as horizontal lines: (metric holding the level, label,
@@ -51,6 +53,7 @@ REFERENCE_LINES: Mapping[str, Sequence[tuple[str, str, Any]]] = {
     "accuracy": (("chance", "chance (majority class)", ":"),
                  ("uniform_chance", "chance (1 / classes)", (0, (1, 4)))),
     "error_deg": (("baseline_error_deg", "constant-position baseline", ":"),),
+    "discriminator_auc": (("chance", "indistinguishable (0.5)", ":"),),
     "success_quasi_and_gaze": (("bound", "1 / k bound", ":"),
                                ("quasi_only", "quasi-identifiers only", (0, (1, 4)))),
 }
@@ -63,9 +66,13 @@ AXIS_LABELS: Mapping[str, str] = {
     "rss_distance": "RSS distance, eq. 15 [deg]",
     "density_error": "density error [JS divergence, bits]",
     "suppressed_fraction": "suppressed samples [share]",
+    "discriminator_auc": "discriminator AUC, release vs raw [0.5 = indistinguishable]",
+    "rmse_to_raw_fit_deg_s": "peak velocity off the raw main sequence [RMSE, deg/s]",
+    "fixation_duration_w1_s": "fixation durations vs raw [Wasserstein-1, s]",
+    "saccade_amplitude_w1_deg": "saccade amplitudes vs raw [Wasserstein-1, deg]",
 }
 _RATES = ("identification_rate", "accuracy", "f1_macro", "success_quasi_and_gaze",
-          "suppressed_fraction")
+          "suppressed_fraction", "discriminator_auc")
 _REF_Z = 5  # reference lines are drawn above the mechanisms' curves (zorder 2)
 
 

@@ -31,7 +31,7 @@ __all__ = ["fmt", "guarantee_table", "html_table", "pivot_tables", "results_tabl
 
 _KEYS = ["dataset", "mechanism", "parameters"]
 _COLS = ["kind", "evaluation", "metric"]
-_KIND_ORDER = {"privacy": 0, "utility": 1, "fidelity": 2}
+_KIND_ORDER = {"privacy": 0, "utility": 1, "fidelity": 2, "realism": 3}
 
 
 def fmt(v: Any) -> str:

@@ -28,7 +28,10 @@ __all__ = ["HIGHER_IS_BETTER", "LOWER_IS_BETTER", "baseline_comparison", "flag_r
            "strongest_attacks"]
 
 #: utility / fidelity metrics where smaller is better
-LOWER_IS_BETTER = frozenset({"rmse", "rss_distance", "density_error", "error_deg"})
+LOWER_IS_BETTER = frozenset({"rmse", "rss_distance", "density_error", "error_deg",
+                             # realism (gazeprivacy.metrics.realism.METRIC_INFO)
+                             "discriminator_auc", "rmse_to_raw_fit_deg_s",
+                             "fixation_duration_w1_s", "saccade_amplitude_w1_deg"})
 #: utility metrics where larger is better
 HIGHER_IS_BETTER = frozenset({"accuracy", "f1_macro"})
 _HEADLINE = ("identification_rate", "accuracy")
@@ -71,7 +74,7 @@ def _group_stats(results: pl.DataFrame) -> pl.DataFrame:
     """Mean, n and standard error per (cell group, evaluation, metric) of the compared
     metrics (see the module docstring for the standard error)."""
     keys = [*_CELL, "kind", "evaluation"]
-    rows = results.filter(pl.col("kind").is_in(["utility", "fidelity"]))
+    rows = results.filter(pl.col("kind").is_in(["utility", "fidelity", "realism"]))
     split_se = (rows.filter(pl.col("metric").str.ends_with("_se"))
                 .with_columns(pl.col("metric").str.strip_suffix("_se"))
                 .group_by(*keys, "metric")
