@@ -36,6 +36,7 @@ input columns left out) with its status.
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import hashlib
 import json
 import math
@@ -62,13 +63,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PUBLIC_KEYWORDS",
+    "RECORD_KEY",
     "Pseudonymiser",
     "SealPolicy",
     "SealedRelease",
     "guarantee_path",
+    "file_sha256",
     "merge_columns",
     "protect_file",
     "protect_pupil",
+    "record_json",
     "seal",
     "seal_series_table",
     "sealed_name_info",
@@ -303,7 +307,10 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     report = _report(out, source, g)
     info = {k: v for k, v in (source.info if source is not None else out.info).items()
             if k not in report} if "info" in pub else {}
-    dataset = Dataset(tuple(recs), name=out.name if "name" in pub else "release", info=info)
+    # the input's column order and dtypes (an integer label is written as an integer again)
+    schema = source.schema if source is not None and source.schema is not None else out.schema
+    dataset = Dataset(tuple(recs), name=out.name if "name" in pub else "release", info=info,
+                      schema=schema)
     record = pupil.record(g, blocks) if pupil is not None else g
     if record.per_participant is not None:
         record = replace(record, per_participant={
@@ -319,7 +326,7 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
 def _check_public(out: Dataset, public: Iterable[str]) -> frozenset[str]:
     pub = frozenset(str(p) for p in public)
     known = set(PUBLIC_KEYWORDS) | {"pupil"} | set(out.label_names())
-    known |= {c for r in out for c in r.channels}
+    known |= {c for r in out for c in (*r.channels, *r.extras)}
     gaze = pub & {"x", "y"}
     if gaze:
         raise InvalidParameterError(f"{', '.join(sorted(gaze))} is the protected gaze and is "
@@ -342,7 +349,8 @@ def _seal_recording(r: Recording, ids: Mapping[str, Mapping[str, str]], pub: fro
                      sampling_rate_hz=r.sampling_rate_hz,
                      labels={k: v for k, v in r.labels.items() if k in pub},
                      pupil=pupil, geometry=r.geometry,
-                     channels={k: v for k, v in r.channels.items() if k in pub})
+                     channels={k: v for k, v in r.channels.items() if k in pub},
+                     extras={k: v for k, v in r.extras.items() if k in pub})
 
 
 def _mask_status(out: Dataset, source: Dataset | None, pub: frozenset[str],
@@ -457,6 +465,7 @@ def _input_columns(ds: Dataset) -> list[str]:
         if r.pupil is not None:
             names["pupil"] = None
         names.update(dict.fromkeys(r.channels))
+        names.update(dict.fromkeys(r.extras))
         names.update(dict.fromkeys(r.labels))
     return list(names)
 
@@ -467,6 +476,7 @@ def _written(ds: Dataset) -> set[str]:
         if r.pupil is not None:
             names.add("pupil")
         names.update(r.channels)
+        names.update(r.extras)
         names.update(r.labels)
     return names
 
@@ -569,9 +579,17 @@ def _atomic_write(files: Mapping[Path, Any]) -> None:
             tmp.with_name(tmp.name + ".meta.json").unlink(missing_ok=True)
 
 
-def _write_table(table: pl.DataFrame, path: Path) -> None:
+def _write_table(table: pl.DataFrame, path: Path,
+                 metadata: dict[str, str] | None = None) -> None:
     if path.name.lower().endswith((".parquet", ".pq")):
-        table.write_parquet(path)
+        if metadata:
+            import pyarrow.parquet as pq
+
+            arrow = table.to_arrow()
+            pq.write_table(arrow.replace_schema_metadata(
+                {**(arrow.schema.metadata or {}), **metadata}), path)
+        else:
+            table.write_parquet(path)
     else:
         table.write_csv(path)
 
@@ -589,24 +607,77 @@ def guarantee_path(output: str | Path) -> Path:
     return output.with_name(output.name + ".guarantee.json")
 
 
+#: Parquet schema-metadata key of the record embedded in a written release.
+RECORD_KEY = "gazeprivacy.guarantee"
+
+
+def _software() -> dict[str, str]:
+    import sys
+
+    version = getattr(sys.modules.get("gazeprivacy"), "__version__", "unknown")
+    return {"software": "gazeprivacy", "version": str(version),
+            "at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
+
+
+def record_json(guarantee: Guarantee) -> str:
+    """The written record: the guarantee plus ``written`` (package, version, UTC time).
+    :meth:`Guarantee.from_json` reads it back (ignoring ``written``)."""
+    return json.dumps({**guarantee.to_dict(), "written": _software()}, indent=2,
+                      allow_nan=False)
+
+
+def file_sha256(path: str | Path) -> str:
+    """SHA-256 of a file's bytes (hex)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 def write_sealed(sealed: SealedRelease, path: str | Path, *, id_map_path: str | Path | None = None,
-                 report_path: str | Path | None = None) -> Path:
-    """Write a sealed release (format by suffix) and its record ``PATH.guarantee.json``,
-    atomically; the id map and the data holder's report only when their paths are given."""
+                 report_path: str | Path | None = None,
+                 input_path: str | Path | None = None) -> Path:
+    """Write a sealed release (format by suffix) and its record, atomically; the id map and the
+    data holder's report only when their paths are given.
+
+    The record goes to ``PATH.guarantee.json`` and, for Parquet, also into the file's schema
+    metadata (key :data:`RECORD_KEY`), each with the package version and the time. The SHA-256
+    of the output (and of ``input_path``) goes only to the data holder's report: a hash of the
+    raw input identifies it, so it is never written into the release or its record.
+    """
     path = Path(path)
-    files: dict[Path, Any] = {}
-    if report_path is not None:
-        files[Path(report_path)] = lambda p: p.write_text(
-            json.dumps(dict(sealed.report), indent=2, default=str))
+    text = record_json(sealed.guarantee)
+    files: dict[Path, Any] = {guarantee_path(path): lambda p: p.write_text(text)}
     if id_map_path is not None:
         files[Path(id_map_path)] = lambda p: _write_table(sealed.id_map, p)
-    files[guarantee_path(path)] = lambda p: p.write_text(sealed.guarantee.to_json())
-    if sealed.dataset is not None:
-        files[path] = lambda p: write_dataset(sealed.dataset, p)
-    else:
-        files[path] = lambda p: _write_table(sealed.table, p)
+    written: dict[str, Path] = {}
+
+    def write_data(p: Path) -> None:
+        if sealed.dataset is not None:
+            write_dataset(sealed.dataset, p, metadata={RECORD_KEY: text})
+        else:
+            _write_table(sealed.table, p, metadata={RECORD_KEY: text})
+        written["data"] = p
+
+    files[path] = write_data
+    if report_path is not None:
+        files[Path(report_path)] = lambda p: p.write_text(json.dumps(
+            {**dict(sealed.report), "files": _hashes(path, written["data"], input_path)},
+            indent=2, default=str))
     _atomic_write(files)
     return path
+
+
+def _hashes(out: Path, written: Path, input_path: str | Path | None) -> dict[str, Any]:
+    files: dict[str, Any] = {"output": str(out), "output_sha256": file_sha256(written)}
+    side = written.with_name(written.name + ".meta.json")
+    if side.is_file():
+        files["output_meta_sha256"] = file_sha256(side)
+    if input_path is not None and Path(input_path).is_file():
+        files["input"] = str(input_path)
+        files["input_sha256"] = file_sha256(input_path)
+    return files
 
 
 def write_release(release: Release[Dataset], path: str | Path, *, public: Iterable[str] = (),
@@ -759,7 +830,8 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         sealed = seal(rel, public=public, pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
                       source=ds, rng=seal_rng)
         _ledger_check(entry, sealed.guarantee)
-    write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path)
+    write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path,
+                 input_path=in_path)
     _ledger_commit(entry, out_path)
     return sealed
 
