@@ -367,8 +367,8 @@ def _to_degrees(table: pl.DataFrame, xy_unit: str | None, px_per_deg: float | No
     if xy_unit == "norm":
         if geometry is None:
             raise InvalidParameterError(
-                f"{source}: xy_unit='norm' maps 0-1 onto the screen: pass "
-                "geometry=Geometry(...) (its bounds in degrees)")
+                f"{source}: xy_unit='norm' maps 0-1 onto the screen's bounds in degrees: pass "
+                "geometry=Geometry(...)")
         g = geometry
         return table.with_columns((g.x_min_deg + x * g.width_deg).alias("x"),
                                   (g.y_min_deg + y * g.height_deg).alias("y"))

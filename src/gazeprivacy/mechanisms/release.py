@@ -51,7 +51,7 @@ import numpy as np
 import polars as pl
 
 from gazeprivacy.data.geometry import Geometry
-from gazeprivacy.data.io import read_dataset, write_dataset
+from gazeprivacy.data.io import write_dataset
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Budget, ColumnStatus, Guarantee, Kind, Release, Status, Unit
@@ -67,8 +67,8 @@ __all__ = [
     "Pseudonymiser",
     "SealPolicy",
     "SealedRelease",
-    "guarantee_path",
     "file_sha256",
+    "guarantee_path",
     "merge_columns",
     "protect_file",
     "protect_pupil",
@@ -756,6 +756,8 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
                  id_map_path: str | Path | None = None, report_path: str | Path | None = None,
                  seed: int | None = None, time_unit: str = "s", geometry: Geometry | None = None,
                  progress: bool = False, ledger: Ledger | str | Path | None = None,
+                 labels: Iterable[str] = (), xy_unit: str | None = None,
+                 px_per_deg: float | None = None, input_format: str | None = None,
                  **param_kwargs: Any) -> SealedRelease:
     """Read a long-format file, protect it with ``mechanism``, and write the sealed release.
 
@@ -767,8 +769,9 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
     Parameters
     ----------
     in_path, out_path : path
-        Input and output files (``.csv``, ``.csv.gz`` or ``.parquet``); the record goes to
-        ``OUT.guarantee.json``.
+        Input file (the long format, or an eye-tracker export: :mod:`gazeprivacy.data.readers`)
+        and output file (``.csv``, ``.csv.gz`` or ``.parquet``); the record goes to
+        ``OUT.guarantee.json`` and, for Parquet, into the file's metadata.
     mechanism : str
         A sample-level or feature-series name in ``MECHANISMS``.
     params : parameter object, optional
@@ -783,6 +786,9 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         Unit of the input's ``t`` column.
     geometry : Geometry, optional
         Overrides the file's metadata.
+    labels, xy_unit, px_per_deg, input_format
+        How the input is read (:func:`gazeprivacy.data.readers.read_input`): columns that are
+        recording labels, the unit of x and y, pixels per degree, the input's format.
     ledger : Ledger or path, optional
         Charge each participant in this privacy-budget ledger (:mod:`gazeprivacy.ledger`): the
         spend, from the data-free privacy map, is reserved before any work (refused past the
@@ -820,7 +826,10 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         raise InvalidParameterError(
             f"{mechanism} is a {spec.level}-level mechanism; protect takes gaze samples or "
             "feature tables (heatmaps: use `gazeprivacy heatmap`)")
-    ds = read_dataset(in_path, time_unit=time_unit, geometry=geometry)
+    from gazeprivacy.data.readers import read_input
+
+    ds = read_input(in_path, input_format=input_format, time_unit=time_unit, geometry=geometry,
+                    labels=tuple(labels), xy_unit=xy_unit, px_per_deg=px_per_deg)
     entry = _ledger_reserve(ledger, mechanism, params, param_kwargs, ds, seed=seed,
                             pupil=(pupil_epsilon, pupil_range, public))
     with _ledger_guard(entry):
