@@ -146,6 +146,20 @@ def test_units_through_the_cli(tmp_path, capsys):
     assert code == 0, err
 
 
+def test_bad_reading_options_are_one_line_with_the_flag(tmp_path, capsys):
+    src = tmp_path / "in.csv"
+    rich_table().write_csv(src)
+    code, _o, err = _run(capsys, "protect", str(src), str(tmp_path / "o.csv"), *KALEIDO,
+                         "--geometry", GEO, "--xy-unit", "inch")
+    assert code == 2 and "--xy-unit" in err and "Traceback" not in err
+    code, _o, err = _run(capsys, "protect", str(src), str(tmp_path / "o.csv"), *KALEIDO,
+                         "--geometry", GEO, "--label", "nope")
+    assert code == 1 and "--label nope not found" in _error(err)
+    code, _o, err = _run(capsys, "protect", str(src), str(tmp_path / "o.csv"), *KALEIDO,
+                         "--geometry", GEO, "--px-per-deg", "30")
+    assert code == 1 and "--px-per-deg applies to --xy-unit px" in _error(err)
+
+
 def test_a_tobii_export_is_read_by_its_header(tmp_path, capsys):
     path = tobii_file(tmp_path)
     out = tmp_path / "o.parquet"

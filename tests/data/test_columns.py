@@ -66,7 +66,7 @@ def test_declared_label_of_any_dtype_and_its_conflicts():
     with pytest.raises(InvalidDataError, match=r"label 'note' has several values in recording "
                                                r"'r1' \(row 1 holds 'w1'\)"):
         dataset_from_table(tab, labels=["note"])
-    with pytest.raises(InvalidParameterError, match="labels nope are not columns"):
+    with pytest.raises(InvalidParameterError, match=r"label column\(s\) nope not found"):
         dataset_from_table(tab, labels=["nope"])
 
 
@@ -169,6 +169,22 @@ def test_pixels_under_360_are_refused_then_converted():
         dataset_from_table(tab, xy_unit="px")
     with pytest.raises(InvalidParameterError, match="px_per_deg applies to xy_unit='px'"):
         dataset_from_table(tab, px_per_deg=20.0)
+
+
+def test_without_a_geometry_a_span_no_screen_has_is_refused_as_pixels():
+    g = np.random.default_rng(3)
+    tab = gaze_table(g.uniform(0, 300, 60), g.uniform(0, 200, 60))
+    with pytest.raises(InvalidDataError, match="more than the 120 degrees of any screen"):
+        dataset_from_table(tab)
+    assert dataset_from_table(tab, xy_unit="deg")[0].n_samples == 60  # e.g. VR angles
+
+
+def test_csv_labels_are_read_as_written(tmp_path):
+    p = tmp_path / "d.csv"
+    gaze_table(np.full(20, 5.0), np.full(20, 4.0)).with_columns(
+        pl.lit("007").alias("stimulus"), pl.lit("012").alias("cond")).write_csv(p)
+    r = read_dataset(p, labels=["cond"])[0]
+    assert r.labels == {"stimulus": "007", "cond": "012"}
 
 
 def test_off_screen_samples_are_named_in_a_warning_not_clamped_silently():

@@ -77,7 +77,7 @@ def _format(path: Path) -> str:
         f"cannot tell the format of {str(path)!r}: use a .csv, .csv.gz or .parquet file name")
 
 
-def _metadata(ds: Dataset) -> dict[str, Any]:
+def _metadata(ds: Dataset, table: pl.DataFrame) -> dict[str, Any]:
     return {
         "name": ds.name,
         "info": ds.info,
@@ -86,7 +86,19 @@ def _metadata(ds: Dataset) -> dict[str, Any]:
                           "geometry": None if r.geometry is None else r.geometry.to_dict()}
             for r in ds.recordings
         },
+        # the written columns' dtypes, so a CSV reads back as it was (labels as integers...)
+        "dtypes": {c: str(dt) for c, dt in table.schema.items()},
     }
+
+
+def _dtypes(meta: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with the simple dtypes a file's metadata records (a CSV's sidecar)."""
+    out = dict(schema)
+    for c, name in (meta.get("dtypes") or {}).items():
+        dt = getattr(pl, str(name), None)
+        if c in out and isinstance(dt, type) and issubclass(dt, pl.DataType):
+            out[c] = dt()
+    return out
 
 
 def write_dataset(ds: Dataset, path: str | Path, *,
@@ -99,7 +111,7 @@ def write_dataset(ds: Dataset, path: str | Path, *,
     path = Path(path)
     fmt = _format(path)
     table = ds.to_table()
-    meta = json.dumps(_metadata(ds), default=str).encode()
+    meta = json.dumps(_metadata(ds, table), default=str).encode()
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "parquet":
         arrow = table.to_arrow()
@@ -144,9 +156,10 @@ def read_dataset(path: str | Path, *, geometry: Geometry | None = None,
             arrow = pq.read_table(path)
             raw = (arrow.schema.metadata or {}).get(_META_KEY)
             meta = json.loads(raw) if raw else {}
+            meta.pop("dtypes", None)  # the file's own types are the truth
             table = pl.from_arrow(arrow)
         else:
-            table = _read_csv(path)
+            table = _read_csv(path, labels)
             side = path.with_name(path.name + ".meta.json")
             if side.is_file():
                 meta = json.loads(side.read_text())
@@ -159,13 +172,22 @@ def read_dataset(path: str | Path, *, geometry: Geometry | None = None,
                               px_per_deg=px_per_deg)
 
 
-def _read_csv(path: Path) -> pl.DataFrame:
+def _read_csv(path: Path, labels: Iterable[str] = ()) -> pl.DataFrame:
     """A CSV with every column's type inferred from all its rows (a text value late in a
     numeric column makes it text, which :func:`dataset_from_table` then reports by row); a
-    malformed line is named."""
+    malformed line is named. Ids and label columns are read as text, as written (``"007"``
+    stays ``"007"``)."""
+    import csv
+    import gzip
+
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rt", newline="") as fh:  # type: ignore[operator]
+        header = next(csv.reader(fh), [])
+    declared = set(labels)
+    text = {c: pl.String for c in header
+            if c in ("participant", "recording") or c in declared or c.lower() in LABEL_NAMES}
     try:
-        return pl.read_csv(path, infer_schema_length=None,
-                           schema_overrides={"participant": pl.String, "recording": pl.String})
+        return pl.read_csv(path, infer_schema_length=None, schema_overrides=text)
     except pl.exceptions.PolarsError as exc:
         line = _bad_csv_line(path)
         if line is None:
@@ -239,7 +261,7 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
     table = as_polars(table, source)
     meta = meta or {}
     _check_core(table, source)
-    schema = dict(table.schema)
+    schema = _dtypes(meta, dict(table.schema))
     table = table.with_columns(pl.col("participant", "recording").cast(pl.String))
     for c in ("participant", "recording"):
         nulls = table[c].is_null()
@@ -323,8 +345,8 @@ def _column_kinds(table: pl.DataFrame, declared: frozenset[str],
     """Which columns are labels, float channels and exact per-sample extras (module doc)."""
     unknown = sorted(declared - set(table.columns))
     if unknown:
-        raise InvalidParameterError(f"labels {', '.join(unknown)} are not columns of {source}; "
-                                    f"its columns: {', '.join(table.columns)}")
+        raise InvalidParameterError(f"label column(s) {', '.join(unknown)} not found in "
+                                    f"{source}; its columns: {', '.join(table.columns)}")
     core = sorted(declared & {*CORE_COLUMNS, "pupil"})
     if core:
         raise InvalidParameterError(f"{', '.join(core)} cannot be a label")
@@ -388,6 +410,8 @@ def _to_degrees(table: pl.DataFrame, xy_unit: str | None, px_per_deg: float | No
 #: Share of samples outside the geometry above which gaze is refused as probably pixels, and
 #: above which a warning says how many will be clamped.
 _OUTSIDE_REFUSE, _OUTSIDE_WARN = 0.5, 0.01
+#: Without a geometry, a gaze span (1st to 99th percentile) beyond this is refused as pixels.
+_MAX_SPAN_DEG = 120.0
 
 
 def _check_degrees(ds: Dataset, source: str) -> None:
@@ -401,6 +425,14 @@ def _check_degrees(ds: Dataset, source: str) -> None:
             f"{source}: every x and y lies within [0, 1]: these look like normalised screen "
             "coordinates, not degrees; pass xy_unit='norm' (with the screen's geometry), or "
             "xy_unit='deg' if they are degrees")
+    if all(r.geometry is None for r in ds) and n >= 10:
+        spans = [float(np.subtract(*np.percentile(a[ok], [99, 1]))) for a in (xs, ys)]
+        if max(spans) > _MAX_SPAN_DEG:
+            raise InvalidDataError(
+                f"{source}: the gaze spans {max(spans):.0f} units (1st to 99th percentile), "
+                f"more than the {_MAX_SPAN_DEG:g} degrees of any screen: it is probably in "
+                "pixels; pass xy_unit='px' with px_per_deg=..., or xy_unit='deg' if it is "
+                "degrees (e.g. VR angles)")
     outside = total = 0
     for r in ds:
         if r.geometry is None or r.geometry.kind.value not in ("screen", "image"):
