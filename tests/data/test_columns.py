@@ -103,9 +103,12 @@ def test_tables_of_every_library_are_accepted(kind):
     src = table()
     tab = {"pandas": lambda: src.to_pandas(), "polars": lambda: src,
            "pyarrow": lambda: src.to_arrow(), "lazy": lambda: src.lazy()}[kind]()
-    ds = dataset_from_table(tab)
-    assert [r.recording for r in ds] == ["r1", "r2"]
-    assert ds["r1"].extras["device_ns"].to_list()[-1] == NS0 + 1001 * 19
+    import gazeprivacy as gp
+
+    for read in (dataset_from_table, gp.read_dataset, gp.read_input):  # no AttributeError
+        ds = read(tab)
+        assert [r.recording for r in ds] == ["r1", "r2"]
+        assert ds["r1"].extras["device_ns"].to_list()[-1] == NS0 + 1001 * 19
 
 
 @pytest.mark.parametrize("kind", ["pandas", "polars", "pyarrow"])

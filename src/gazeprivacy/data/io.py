@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -131,13 +132,14 @@ def write_dataset(ds: Dataset, path: str | Path, *,
     return path
 
 
-def read_dataset(path: str | Path, *, geometry: Geometry | None = None,
+def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
                  sampling_rate_hz: float | None = None, time_unit: str = "s",
                  name: str | None = None, labels: Iterable[str] = (),
                  xy_unit: str | None = None, px_per_deg: float | None = None) -> Dataset:
     """Read a long-format CSV or Parquet file into a :class:`Dataset`.
 
-    ``labels``, ``xy_unit`` and ``px_per_deg`` are as in :func:`dataset_from_table`.
+    ``labels``, ``xy_unit`` and ``px_per_deg`` are as in :func:`dataset_from_table`; a table
+    (polars, pandas or pyarrow) instead of a path is read with it.
 
     Raises
     ------
@@ -146,6 +148,11 @@ def read_dataset(path: str | Path, *, geometry: Geometry | None = None,
         required column, or a recording breaks a data-model rule (the message names the
         recording and row).
     """
+    if not isinstance(path, str | os.PathLike):
+        return dataset_from_table(path, geometry=geometry, sampling_rate_hz=sampling_rate_hz,
+                                  time_unit=time_unit, name=name or "dataset", labels=labels,
+                                  xy_unit=xy_unit, px_per_deg=px_per_deg,
+                                  source=f"the {type(path).__name__} given")
     path = Path(path)
     fmt = _format(path)
     if not path.is_file():

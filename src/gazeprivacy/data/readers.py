@@ -36,6 +36,7 @@ file's name is the participant (a :class:`DataPolicyWarning` says so).
 from __future__ import annotations
 
 import json
+import os
 import re
 import warnings
 from pathlib import Path
@@ -97,7 +98,7 @@ def detect_format(path: str | Path) -> str:
         f"(one of {', '.join(INPUT_FORMATS)})")
 
 
-def read_input(path: str | Path, *, input_format: str | None = None,
+def read_input(path: str | Path | Any, *, input_format: str | None = None,
                geometry: Geometry | None = None, sampling_rate_hz: float | None = None,
                time_unit: str | None = None, labels: tuple[str, ...] | list[str] = (),
                xy_unit: str | None = None, px_per_deg: float | None = None,
@@ -105,9 +106,11 @@ def read_input(path: str | Path, *, input_format: str | None = None,
     """Read ``path`` in ``input_format`` (default: :func:`detect_format`).
 
     ``time_unit`` and ``xy_unit`` apply to the long format (the exports say their units);
-    ``px_per_deg`` to pixel data (long with ``xy_unit="px"``, Tobii, EyeLink).
+    ``px_per_deg`` to pixel data (long with ``xy_unit="px"``, Tobii, EyeLink). A long-format
+    table (polars, pandas or pyarrow) instead of a path is read as the long format.
     """
-    fmt = input_format or detect_format(path)
+    table = not isinstance(path, str | os.PathLike)
+    fmt = input_format or ("long" if table else detect_format(path))
     if fmt not in INPUT_FORMATS:
         raise InvalidParameterError(f"input_format must be one of {', '.join(INPUT_FORMATS)}, "
                                     f"got {fmt!r}")
