@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 
 import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from export_helpers import tobii_file
+from export_helpers import asc_file, tobii_file
 from gazeprivacy.cli.app import run
 from gazeprivacy.data import Geometry, dataset_from_table, write_dataset
 from gazeprivacy.guarantees import Guarantee
@@ -209,3 +210,18 @@ def test_record_is_embedded_and_hashes_stay_in_the_report(tmp_path, capsys, suff
         code, text, err = _run(capsys, "info", str(out))
         assert code == 0, err
         assert "record (Parquet metadata 'gazeprivacy.guarantee'): kaleido" in text
+
+
+def test_an_eyelink_asc_file_through_the_cli(tmp_path, capsys):
+    path = asc_file(tmp_path)
+    out = tmp_path / "o.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")  # shown as the command line shows them
+        code, _o, err = _run(capsys, "protect", str(path), str(out), "--mechanism", "kaleido",
+                             "--epsilon", "1", "--radius-deg", "1", "--param",
+                             "window_samples=10", "--seed", "1", "--public", "mask",
+                             "--px-per-deg", "40", "--report", str(tmp_path / "r.json"))
+    assert code == 0, err
+    assert "warning (DataPolicyWarning)" in err and "'sub07'" in err  # the participant's name
+    assert pl.read_csv(out).height == 30
+    assert json.loads((tmp_path / "r.json").read_text())["files"]["input"] == str(path)

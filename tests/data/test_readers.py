@@ -61,7 +61,7 @@ def test_pupil_core_gaze_positions(tmp_path):
     path = folder / "gaze_positions.csv"
     tab.write_csv(path)
     assert detect_format(path) == "pupil-core"
-    with pytest.warns(DataPolicyWarning, match="'000'.*is the participant"):
+    with pytest.warns(DataPolicyWarning, match="'000', from the file or folder name, is taken"):
         ds = read_pupil_core(path)
     r = ds[0]
     assert r.participant == "000" and r.n_samples == n

@@ -158,9 +158,9 @@ def _column(table: pl.DataFrame, *names: str) -> str | None:
 
 
 def _participant_from_name(path: Path, pid: str, what: str) -> str:
-    warnings.warn(f"{str(path)!r} names no participant ({what}): {pid!r} (from the file or "
-                  "folder name) is the participant of its recordings; pass participant=... when "
-                  "a person has several files", DataPolicyWarning, stacklevel=3)
+    warnings.warn(f"{str(path)!r} names no participant ({what}): {pid!r}, from the file or "
+                  "folder name, is taken as the participant of its recordings", DataPolicyWarning,
+                  stacklevel=3)
     return pid
 
 
