@@ -70,6 +70,14 @@ def test_declared_label_of_any_dtype_and_its_conflicts():
         dataset_from_table(tab, labels=["nope"])
 
 
+def test_a_sparse_text_column_is_not_spread_over_its_recording():
+    tab = table().with_columns(
+        pl.Series("event", [None] * 5 + ["blink"] + [None] * 34, dtype=pl.String))
+    r = dataset_from_table(tab)["r1"]
+    assert "event" not in r.labels
+    assert r.extras["event"].to_list()[4:7] == [None, "blink", None]
+
+
 def test_a_recognised_label_that_varies_is_kept_per_sample_not_as_a_channel():
     tab = table().with_columns(pl.Series("trial", list(range(40)), dtype=pl.Int64))
     r = dataset_from_table(tab)["r1"]

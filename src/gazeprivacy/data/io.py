@@ -363,7 +363,13 @@ def _column_kinds(table: pl.DataFrame, declared: frozenset[str],
                   isinstance(table.schema[c], pl.Enum)]
     varying: set[str] = set()
     if candidates:
-        counts = table.group_by("recording").agg(pl.col(candidates).drop_nulls().n_unique())
+        # named labels skip nulls (a null first row is no second value); other text columns are
+        # labels only when every row of a recording holds the same value (a sparse per-sample
+        # note such as "blink" on a few rows stays per sample)
+        named = [c for c in candidates if c in declared or c.lower() in LABEL_NAMES]
+        counts = table.group_by("recording").agg(
+            *(pl.col(c).drop_nulls().n_unique() for c in named),
+            *(pl.col(c).n_unique() for c in candidates if c not in named))
         varying = {c for c in candidates if int(counts[c].max() or 0) > 1}
     for c in sorted(declared & varying):
         ids = table["recording"]
