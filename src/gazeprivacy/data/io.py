@@ -11,9 +11,10 @@ recording are contiguous and ordered by time. Every column is kept as it is
 
 * **labels** (one value per recording): the columns declared with ``labels=[...]`` (CLI
   ``--label COLUMN``), the columns with a recognised name (:data:`LABEL_NAMES`: ``task``,
-  ``stimulus``, ``trial``, ``session``, ...) whatever their dtype, and text columns that hold one
-  value per recording. Nulls are ignored (a label null in a recording's first row is read from
-  the others). A declared label with two values in one recording is refused.
+  ``stimulus``, ``trial``, ``session``, ...) whatever their dtype, and text columns whose every
+  row in a recording holds the same value. Nulls of declared and named labels are ignored (a
+  label null in a recording's first row is read from the others). A declared label with two
+  values in one recording is refused.
 * **channels**: other float columns (head pose, confidence, ...), as float64;
 * **extras**: every other per-sample column (text that varies within a recording, Booleans,
   integers such as nanosecond device clocks, dates), kept exactly with its dtype.
