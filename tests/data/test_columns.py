@@ -235,3 +235,13 @@ def test_csv_errors_name_the_row(tmp_path):
     p.write_text("\n".join(lines) + "\n")
     with pytest.raises(InvalidDataError, match="line 22 has 6 fields, the header has 5"):
         read_dataset(p)
+
+
+def test_a_bad_value_after_the_first_10000_rows_is_named_too(tmp_path):
+    p = tmp_path / "late.csv"
+    lines = ["participant,recording,t,x,y"] + [f"p,r,{i / 100},{1 + i % 7},2" for i in range(10050)]
+    lines[10021] = "p,r,100.2,n/a,2"
+    p.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InvalidDataError, match=r"data row 10020 \(line 10022 of a CSV\) holds "
+                                               r"'n/a'"):
+        read_dataset(p)

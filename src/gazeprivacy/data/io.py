@@ -181,10 +181,10 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
 
 
 def _read_csv(path: Path, labels: Iterable[str] = ()) -> pl.DataFrame:
-    """A CSV with every column's type inferred from all its rows (a text value late in a
-    numeric column makes it text, which :func:`dataset_from_table` then reports by row); a
-    malformed line is named. Ids and label columns are read as text, as written (``"007"``
-    stays ``"007"``)."""
+    """A CSV, its column types inferred from the first 10,000 rows, or from all of them when a
+    later value does not fit (a text value late in a numeric column makes it text, which
+    :func:`dataset_from_table` then reports by row); a malformed line is named. Ids and label
+    columns are read as text, as written (``"007"`` stays ``"007"``)."""
     import csv
     import gzip
 
@@ -195,7 +195,12 @@ def _read_csv(path: Path, labels: Iterable[str] = ()) -> pl.DataFrame:
     text = {c: pl.String for c in header
             if c in ("participant", "recording") or c in declared or c.lower() in LABEL_NAMES}
     try:
-        return pl.read_csv(path, infer_schema_length=None, schema_overrides=text)
+        try:
+            return pl.read_csv(path, infer_schema_length=10000, schema_overrides=text)
+        except pl.exceptions.ComputeError:
+            # a value late in the file does not fit the type its first rows gave the column:
+            # infer from every row (the column becomes text; the table check names the row)
+            return pl.read_csv(path, infer_schema_length=None, schema_overrides=text)
     except pl.exceptions.PolarsError as exc:
         line = _bad_csv_line(path)
         if line is None:
