@@ -26,7 +26,7 @@ from its name and header (:func:`detect_format`):
 * ``eyelink``: an EyeLink ``.asc`` file, parsed by pymovements (``pm.gaze.from_asc``; sampling
   rate and screen resolution from the file). Pixels become degrees with ``px_per_deg``, or with
   pymovements' ``pix2deg`` when a ``pm.Experiment`` with the screen's size and distance is given
-  (its geometry then comes from the experiment).
+  (its geometry then comes from the experiment). Of a binocular recording the left eye is read.
 
 Every other column of an export is kept (as a label, channel or exact extra, as in the long
 format) and written only when declared ``--public``. Without a participant id in the file, the
