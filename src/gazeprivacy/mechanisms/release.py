@@ -560,7 +560,8 @@ def merge_columns(records: Sequence[Guarantee]) -> tuple[ColumnStatus, ...]:
 
 
 def _atomic_write(files: Mapping[Path, Any]) -> None:
-    """Write each ``path -> writer(tmp_path)`` beside its target, then rename all (data last)."""
+    """Write each ``path -> writer(tmp_path)`` beside its target, then rename all in the order
+    given (write_sealed: the record, the id map, the data, then the report that hashes it)."""
     tmps = {}
     try:
         for path, writer in files.items():
@@ -568,7 +569,7 @@ def _atomic_write(files: Mapping[Path, Any]) -> None:
             tmp = path.with_name(f".{uuid.uuid4().hex[:12]}.{path.name}")
             writer(tmp)
             tmps[path] = tmp
-        for path, tmp in tmps.items():  # in order: the data file, given last, appears last
+        for path, tmp in tmps.items():  # in the order given: the record before its data
             os.replace(tmp, path)
             side = tmp.with_name(tmp.name + ".meta.json")
             if side.exists():
