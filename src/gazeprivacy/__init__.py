@@ -20,8 +20,8 @@ __version__ = "0.1.0"
 
 # Public name -> the module that defines it (imported on first access).
 _SOURCES: dict[str, str] = {
-    **dict.fromkeys(["Dataset", "Geometry", "Recording", "read_dataset", "write_dataset"],
-                    "gazeprivacy.data"),
+    **dict.fromkeys(["Dataset", "Geometry", "Recording", "dataset_from_table", "read_dataset",
+                     "read_input", "write_dataset"], "gazeprivacy.data"),
     **dict.fromkeys(["LOADERS", "load"], "gazeprivacy.data.loaders"),
     "load_sample": "gazeprivacy.data.sample",
     **dict.fromkeys(["DataPolicyWarning", "GazePrivacyError", "ImplausibleEventsWarning",
@@ -67,12 +67,14 @@ __all__ = [
     "Status",
     "Unit",
     "__version__",
+    "dataset_from_table",
     "load",
     "load_sample",
     "make_rng",
     "protect",
     "protect_file",
     "read_dataset",
+    "read_input",
     "seal",
     "write_dataset",
     "write_release",

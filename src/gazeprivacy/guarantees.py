@@ -233,6 +233,7 @@ class Guarantee:
     def from_dict(cls, d: Mapping[str, Any]) -> Guarantee:
         d = dict(d)
         d.pop("formally_private", None)
+        d.pop("written", None)  # software version and time of a written record (release.py)
         d["kind"] = Kind(d["kind"])
         d["unit"] = Unit(d["unit"])
         d["flags"] = tuple(Flag(FlagCode(f["code"]), f["message"]) for f in d.get("flags", ()))

@@ -11,7 +11,7 @@ import pytest
 
 from gazeprivacy.data import Dataset, Geometry, Recording
 from gazeprivacy.data.pymovements_bridge import from_pymovements, to_pymovements
-from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError, InvalidParameterError
 
 
 def make_dataset(rng) -> Dataset:
@@ -142,3 +142,51 @@ def test_foreign_gaze_pixels_are_converted():
     no_pos = pm.gaze.from_numpy(time=np.arange(5) * 10.0, pixel=pix)
     with pytest.raises(InvalidDataError, match="no 'position' column"):
         from_pymovements(no_pos, participant="p")
+
+
+def _subject_trial_gaze(participant_name: str = "subject_id", experiment=None):
+    """Two subjects x two trials, the trial columns as a pymovements user writes them."""
+    frames = []
+    for subj in (1, 2):
+        for trial in (1, 2):
+            n = 50
+            frames.append(pl.DataFrame({
+                participant_name: [subj] * n, "trial": [trial] * n,
+                "time": np.arange(n) * 2.0, "x": np.linspace(-2, 2, n),
+                "y": np.linspace(1, -1, n)}))
+    return pm.Gaze(samples=pl.concat(frames), experiment=experiment,
+                   trial_columns=[participant_name, "trial"], time_column="time",
+                   time_unit="ms", position_columns=["x", "y"])
+
+
+@pytest.mark.parametrize("name", ["subject_id", "participant", "Subject", "participant_id"])
+def test_a_subject_column_names_the_participant_never_the_trial(name):
+    ds = from_pymovements(_subject_trial_gaze(name))
+    assert len(ds) == 4
+    assert [r.participant for r in ds] == ["1", "1", "2", "2"]  # not one per trial
+    assert ds[1].labels["trial"] == "2"
+    shape = {p: n for p, n in ds.units_per_participant(lambda r: 1).items()}
+    assert shape == {"1": 2, "2": 2}
+
+
+def test_participant_column_given_and_a_warning_when_there_is_none():
+    gaze = _subject_trial_gaze("who")
+    with pytest.warns(DataPolicyWarning, match="no participant column"):
+        ds = from_pymovements(gaze)
+    assert len({r.participant for r in ds}) == 4
+    ds = from_pymovements(gaze, participant_column="who")
+    assert [r.participant for r in ds] == ["1", "1", "2", "2"]
+    with pytest.raises(InvalidParameterError, match="participant_column 'nope'"):
+        from_pymovements(gaze, participant_column="nope")
+
+
+def test_geometry_comes_from_the_experiment_screen():
+    exp = pm.Experiment(screen_width_px=1280, screen_height_px=1024, screen_width_cm=38.0,
+                        screen_height_cm=30.0, distance_cm=68.0, origin="upper left",
+                        sampling_rate=500)
+    ds = from_pymovements(_subject_trial_gaze(experiment=exp))
+    geo = ds[0].geometry
+    assert geo is not None and (geo.width_px, geo.height_px) == (1280, 1024)
+    assert geo.x_min_deg == pytest.approx(exp.screen.x_min_dva)
+    assert geo.y_max_deg == pytest.approx(exp.screen.y_max_dva)
+    assert ds[0].sampling_rate_hz == 500

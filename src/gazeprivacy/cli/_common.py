@@ -111,7 +111,14 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), r) for p
     (r"pass ranges=default_ranges\(params\) \(gazeprivacy\.features\.ranges\) or your own",
      "pass --ranges catalogue:NAME or --ranges FILE.json"),
     (r"convert with gazeprivacy\.data\.px_to_deg\(values, px_per_deg=\.\.\.\)",
-     "convert x and y to degrees of visual angle first (in Python: gazeprivacy.data.px_to_deg)"),
+     "convert x and y to degrees of visual angle first, or pass --xy-unit px --px-per-deg N"),
+    (r"xy_unit='(\w+)'", r"--xy-unit \1"),
+    (r"px_per_deg=\.\.\.", "--px-per-deg N"),
+    (r"input_format=\.\.\.", "--input-format FORMAT"),
+    (r"\bpx_per_deg\b", "--px-per-deg"),
+    (r"\bxy_unit\b", "--xy-unit"),
+    (r"\btime_unit\b", "--time-unit"),
+    (r"label column\(s\) ", "--label "),
 ))
 
 

@@ -20,6 +20,7 @@ partition is sealed the same way (one pseudonym key per run). ``--report`` does 
 
 from __future__ import annotations
 
+import enum
 import json
 import warnings
 from dataclasses import fields
@@ -36,7 +37,29 @@ if TYPE_CHECKING:
     from gazeprivacy.data.geometry import Geometry
     from gazeprivacy.data.partitioned import PartitionedDataset
 
-__all__ = ["protect"]
+__all__ = ["InputFormat", "XyUnit", "protect"]
+
+
+class XyUnit(enum.StrEnum):
+    """``--xy-unit``: the unit of x and y in the input (gazeprivacy.data.io.XY_UNITS)."""
+
+    deg = "deg"
+    px = "px"
+    norm = "norm"
+
+
+class InputFormat(enum.StrEnum):
+    """``--input-format`` (gazeprivacy.data.readers.INPUT_FORMATS)."""
+
+    long = "long"
+    tobii = "tobii"
+    pupil_core = "pupil-core"
+    neon = "neon"
+    eyelink = "eyelink"
+
+
+def _value(option: enum.StrEnum | None) -> str | None:
+    return None if option is None else option.value
 
 
 
@@ -97,7 +120,20 @@ def protect(
     ] = None,
     geometry: Annotated[str | None, typer.Option(
         help="Screen X_MIN,X_MAX,Y_MIN,Y_MAX in degrees (default: the file's metadata).")] = None,
-    time_unit: Annotated[str, typer.Option(help="Unit of the t column: s, ms or us.")] = "s",
+    time_unit: Annotated[str, typer.Option(
+        help="Unit of the t column: s, ms, us or ns (the long format).")] = "s",
+    label: Annotated[list[str] | None, typer.Option(
+        "--label", help="This column is a recording label (one value per recording), whatever "
+                        "its type (repeatable); task, stimulus, trial, session, ... are "
+                        "recognised by name. Whether it is written is --public.")] = None,
+    xy_unit: Annotated[XyUnit | None, typer.Option(
+        help="Unit of x and y: deg, px (with --px-per-deg) or norm (0-1 of the screen, with "
+             "--geometry). Default: degrees, checked for normalised and pixel values.")] = None,
+    px_per_deg: Annotated[float | None, typer.Option(
+        help="Pixels per degree for pixel gaze (--xy-unit px, Tobii, EyeLink).")] = None,
+    input_format: Annotated[InputFormat | None, typer.Option(
+        help="long, tobii (Pro Lab TSV), pupil-core (gaze_positions.csv), neon (gaze.csv) or "
+             "eyelink (.asc). Default: told by the file's name and header.")] = None,
     seed: Annotated[int | None, typer.Option(
         help="Fix the generator (research run; noted in the record). Default: OS entropy.")] = None,
     ranges: Annotated[str | None, typer.Option(
@@ -145,7 +181,13 @@ def protect(
     if radius_frac is not None:
         if "radius_deg" in kw:
             raise InvalidParameterError("give --radius-deg or --radius-frac, not both")
-        kw["radius_deg"] = radius_frac * _smaller_side(input, geo, partitioned, time_unit)
+        kw["radius_deg"] = radius_frac * _smaller_side(
+            input, geo, partitioned, {"time_unit": time_unit, "labels": tuple(label or ()),
+                                      "input_format": _value(input_format),
+                                      "xy_unit": _value(xy_unit), "px_per_deg": px_per_deg})
+    if partitioned and (label or xy_unit or px_per_deg is not None or input_format):
+        raise InvalidParameterError("--label, --xy-unit, --px-per-deg and --input-format apply "
+                                    "to a file INPUT; a partitioned folder was read already")
     led = open_ledger(ledger, max_epsilon_per_participant, allow_unaccounted)
     if partitioned:
         _protect_partitioned_checked(input, output, mechanism, spec, geo, seed=seed,
@@ -158,7 +200,9 @@ def protect(
         sealed = protect_file(input, output, mechanism=mechanism, public=public or (),
                               pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
                               id_map_path=id_map, report_path=report, seed=seed,
-                              time_unit=time_unit, geometry=geo, ledger=led, **kw)
+                              time_unit=time_unit, geometry=geo, ledger=led,
+                              labels=label or (), xy_unit=_value(xy_unit),
+                              px_per_deg=px_per_deg, input_format=_value(input_format), **kw)
     console = Console()
     for w in caught:  # paper mode and other unproven paths: say so, do not fail
         if issubclass(w.category, NotFormallyPrivateWarning):
@@ -175,14 +219,15 @@ def protect(
         console.print(f"id map (keep private): {id_map}", highlight=False)
 
 
-def _smaller_side(input: Path, geo: Geometry | None, partitioned: bool, time_unit: str) -> float:
+def _smaller_side(input: Path, geo: Geometry | None, partitioned: bool,
+                  reading: dict[str, Any]) -> float:
     """The smaller screen side (deg) for --radius-frac: --geometry, else the file's metadata."""
-    from gazeprivacy.data.io import read_dataset
     from gazeprivacy.data.partitioned import PartitionedDataset
+    from gazeprivacy.data.readers import read_input
 
     if geo is None:
         ds = (PartitionedDataset(input).partition(0) if partitioned
-              else read_dataset(input, time_unit=time_unit))
+              else read_input(input, **reading))
         geo = ds[0].geometry
     if geo is None:
         raise InvalidParameterError("--radius-frac needs a geometry: pass --geometry")

@@ -11,6 +11,7 @@ from gazeprivacy.data.geometry import (
 from gazeprivacy.data.io import dataset_from_table, read_dataset, write_dataset
 from gazeprivacy.data.partitioned import PartitionedDataset, PartitionWriter, write_partitioned
 from gazeprivacy.data.pymovements_bridge import from_pymovements, to_pymovements
+from gazeprivacy.data.readers import read_input
 from gazeprivacy.data.recording import CORE_COLUMNS, Dataset, Recording, repair_timestamps
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "pixels_per_degree",
     "px_to_deg",
     "read_dataset",
+    "read_input",
     "repair_timestamps",
     "to_pymovements",
     "write_dataset",

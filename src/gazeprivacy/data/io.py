@@ -5,9 +5,28 @@
 The long format has one row per sample and the columns
 
 ``participant, recording, t, x, y`` (required; ``t`` in seconds, ``x``/``y`` in degrees,
-missing samples as empty / NaN), then optionally ``pupil``, further numeric per-sample channels,
-and string label columns (``task``, ``stimulus``, ``session``, ...). Rows of a recording are
-contiguous and ordered by time.
+missing samples as empty / NaN), then optionally ``pupil`` and any further columns. Rows of a
+recording are contiguous and ordered by time. Every column is kept as it is
+(:func:`dataset_from_table`):
+
+* **labels** (one value per recording): the columns declared with ``labels=[...]`` (CLI
+  ``--label COLUMN``), the columns with a recognised name (:data:`LABEL_NAMES`: ``task``,
+  ``stimulus``, ``trial``, ``session``, ...) whatever their dtype, and text columns whose every
+  row in a recording holds the same value. Nulls of declared and named labels are ignored (a
+  label null in a recording's first row is read from the others). A declared label with two
+  values in one recording is refused.
+* **channels**: other float columns (head pose, confidence, ...), as float64;
+* **extras**: every other per-sample column (text that varies within a recording, Booleans,
+  integers such as nanosecond device clocks, dates), kept exactly with its dtype.
+
+The input's column order and dtypes are kept in :attr:`Dataset.schema` and restored on writing.
+
+**Units** (``xy_unit``): ``"deg"`` (degrees of visual angle), ``"px"`` (pixels, divided by
+``px_per_deg`` or the geometry's pixels per degree, offset by its left / top edge) or
+``"norm"`` (0-1 of the screen, origin top-left, mapped onto the geometry). Without ``xy_unit``
+the gaze is taken as degrees and checked: all values within [0, 1] (normalised coordinates) or
+most of them outside the screen geometry (pixels) are refused with the option to pass, and a
+warning says how many samples lie off the screen (bounded mechanisms clamp them to its edge).
 
 Per-recording metadata (sampling rate, geometry) and dataset info travel in the Parquet schema
 metadata under the key ``gazeprivacy``, and for CSV in a sidecar ``FILE.meta.json``. Without
@@ -17,21 +36,37 @@ metadata the sampling rate is inferred from the timestamps.
 from __future__ import annotations
 
 import json
+import math
+import os
+import warnings
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import CORE_COLUMNS, Dataset, Recording
-from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError, InvalidParameterError
 
-__all__ = ["dataset_from_table", "read_dataset", "write_dataset"]
+__all__ = ["LABEL_NAMES", "XY_UNITS", "as_polars", "dataset_from_table", "read_dataset",
+           "write_dataset"]
 
 _META_KEY = b"gazeprivacy"
 _NUMERIC = (pl.Float64, pl.Float32, pl.Int64, pl.Int32, pl.Int16, pl.Int8, pl.UInt32,
             pl.UInt16, pl.UInt8, pl.UInt64)
+_FLOAT = (pl.Float64, pl.Float32)
+#: Column names read as recording labels whatever their dtype (when they hold one value per
+#: recording; otherwise they are kept as per-sample extras, never as a numeric channel).
+LABEL_NAMES = frozenset({
+    "task", "task_id", "stimulus", "stimulus_id", "stimulus_name", "image", "image_id",
+    "trial", "trial_id", "session", "session_id", "block", "block_id", "condition", "run",
+    "group", "document", "document_id", "text_id", "activity", "gender", "sex", "age",
+})
+#: Units of x and y that the readers convert from (``xy_unit``).
+XY_UNITS = ("deg", "px", "norm")
 
 
 def _format(path: Path) -> str:
@@ -44,7 +79,7 @@ def _format(path: Path) -> str:
         f"cannot tell the format of {str(path)!r}: use a .csv, .csv.gz or .parquet file name")
 
 
-def _metadata(ds: Dataset) -> dict[str, Any]:
+def _metadata(ds: Dataset, table: pl.DataFrame) -> dict[str, Any]:
     return {
         "name": ds.name,
         "info": ds.info,
@@ -53,19 +88,38 @@ def _metadata(ds: Dataset) -> dict[str, Any]:
                           "geometry": None if r.geometry is None else r.geometry.to_dict()}
             for r in ds.recordings
         },
+        # the written columns' dtypes, so a CSV reads back as it was (labels as integers...)
+        "dtypes": {c: str(dt) for c, dt in table.schema.items()},
     }
 
 
-def write_dataset(ds: Dataset, path: str | Path) -> Path:
-    """Write ``ds`` to ``path`` (format by suffix) with its metadata; returns the path."""
+def _dtypes(meta: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with the simple dtypes a file's metadata records (a CSV's sidecar)."""
+    out = dict(schema)
+    for c, name in (meta.get("dtypes") or {}).items():
+        dt = getattr(pl, str(name), None)
+        if c in out and isinstance(dt, type) and issubclass(dt, pl.DataType):
+            out[c] = dt()
+    return out
+
+
+def write_dataset(ds: Dataset, path: str | Path, *,
+                  metadata: dict[str, str] | None = None) -> Path:
+    """Write ``ds`` to ``path`` (format by suffix) with its metadata; returns the path.
+
+    ``metadata``: further Parquet schema metadata (key -> text), e.g. a release's record;
+    ignored for CSV (whose metadata travels in sidecars).
+    """
     path = Path(path)
     fmt = _format(path)
     table = ds.to_table()
-    meta = json.dumps(_metadata(ds), default=str).encode()
+    meta = json.dumps(_metadata(ds, table), default=str).encode()
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "parquet":
         arrow = table.to_arrow()
-        arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), _META_KEY: meta})
+        extra = {k.encode(): v.encode() for k, v in (metadata or {}).items()}
+        arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), _META_KEY: meta,
+                                               **extra})
         pq.write_table(arrow, path)
     else:
         if path.name.lower().endswith(".gz"):
@@ -79,17 +133,27 @@ def write_dataset(ds: Dataset, path: str | Path) -> Path:
     return path
 
 
-def read_dataset(path: str | Path, *, geometry: Geometry | None = None,
+def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
                  sampling_rate_hz: float | None = None, time_unit: str = "s",
-                 name: str | None = None) -> Dataset:
+                 name: str | None = None, labels: Iterable[str] = (),
+                 xy_unit: str | None = None, px_per_deg: float | None = None) -> Dataset:
     """Read a long-format CSV or Parquet file into a :class:`Dataset`.
+
+    ``labels``, ``xy_unit`` and ``px_per_deg`` are as in :func:`dataset_from_table`; a table
+    (polars, pandas or pyarrow) instead of a path is read with it.
 
     Raises
     ------
     InvalidDataError
-        The file is missing, unreadable or corrupt, lacks a required column, or a recording
-        breaks a data-model rule (the message names the recording and row).
+        The file is missing, unreadable or corrupt (a CSV error names the line), lacks a
+        required column, or a recording breaks a data-model rule (the message names the
+        recording and row).
     """
+    if not isinstance(path, str | os.PathLike):
+        return dataset_from_table(path, geometry=geometry, sampling_rate_hz=sampling_rate_hz,
+                                  time_unit=time_unit, name=name or "dataset", labels=labels,
+                                  xy_unit=xy_unit, px_per_deg=px_per_deg,
+                                  source=f"the {type(path).__name__} given")
     path = Path(path)
     fmt = _format(path)
     if not path.is_file():
@@ -100,11 +164,10 @@ def read_dataset(path: str | Path, *, geometry: Geometry | None = None,
             arrow = pq.read_table(path)
             raw = (arrow.schema.metadata or {}).get(_META_KEY)
             meta = json.loads(raw) if raw else {}
+            meta.pop("dtypes", None)  # the file's own types are the truth
             table = pl.from_arrow(arrow)
         else:
-            table = pl.read_csv(path, infer_schema_length=10000,
-                                schema_overrides={"participant": pl.String,
-                                                  "recording": pl.String})
+            table = _read_csv(path, labels)
             side = path.with_name(path.name + ".meta.json")
             if side.is_file():
                 meta = json.loads(side.read_text())
@@ -113,15 +176,149 @@ def read_dataset(path: str | Path, *, geometry: Geometry | None = None,
     return dataset_from_table(table, meta=meta, geometry=geometry,
                               sampling_rate_hz=sampling_rate_hz, time_unit=time_unit,
                               name=name or meta.get("name") or path.name.split(".")[0],
-                              source=str(path))
+                              source=str(path), labels=labels, xy_unit=xy_unit,
+                              px_per_deg=px_per_deg)
 
 
-def dataset_from_table(table: pl.DataFrame, *, meta: dict[str, Any] | None = None,
+def _read_csv(path: Path, labels: Iterable[str] = ()) -> pl.DataFrame:
+    """A CSV, its column types inferred from the first 10,000 rows, or from all of them when a
+    later value does not fit (a text value late in a numeric column makes it text, which
+    :func:`dataset_from_table` then reports by row); a malformed line is named. Ids and label
+    columns are read as text, as written (``"007"`` stays ``"007"``)."""
+    import csv
+    import gzip
+
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rt", newline="") as fh:  # type: ignore[operator]
+        header = next(csv.reader(fh), [])
+    declared = set(labels)
+    text = {c: pl.String for c in header
+            if c in ("participant", "recording") or c in declared or c.lower() in LABEL_NAMES}
+    try:
+        try:
+            return pl.read_csv(path, infer_schema_length=10000, schema_overrides=text)
+        except pl.exceptions.ComputeError:
+            # a value late in the file does not fit the type its first rows gave the column:
+            # infer from every row (the column becomes text; the table check names the row)
+            return pl.read_csv(path, infer_schema_length=None, schema_overrides=text)
+    except pl.exceptions.PolarsError as exc:
+        line = _bad_csv_line(path)
+        if line is None:
+            raise
+        raise InvalidDataError(f"cannot read {str(path)!r} as csv: {line}") from exc
+
+
+def _bad_csv_line(path: Path) -> str | None:
+    """The first line whose field count differs from the header's, said in words."""
+    import csv
+    import gzip
+
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rt", newline="") as fh:  # type: ignore[operator]
+        reader = csv.reader(fh)
+        header = next(reader, None)
+        if header is None:
+            return "the file is empty"
+        for row in reader:
+            if len(row) != len(header) and row:
+                return (f"line {reader.line_num} has {len(row)} fields, the header has "
+                        f"{len(header)} (data row {reader.line_num - 2})")
+    return None
+
+
+def as_polars(table: Any, source: str = "table") -> pl.DataFrame:
+    """A polars DataFrame from a polars DataFrame or LazyFrame, a pandas DataFrame or a pyarrow
+    Table (or RecordBatch); anything else is refused with a clear error.
+
+    >>> import pandas as pd
+    >>> as_polars(pd.DataFrame({"x": [1.0]})).columns
+    ['x']
+    """
+    if isinstance(table, pl.DataFrame):
+        return table
+    if isinstance(table, pl.LazyFrame):
+        return table.collect()
+    module = type(table).__module__.split(".")[0]
+    if module == "pandas" and hasattr(table, "columns"):
+        import pandas as pd
+
+        if not isinstance(table.index, pd.RangeIndex):
+            table = table.reset_index()
+        return pl.from_pandas(table)
+    if module == "pyarrow":
+        return pl.DataFrame(pl.from_arrow(table))
+    raise InvalidDataError(
+        f"{source}: expected a long-format table (polars, pandas or pyarrow), got "
+        f"{type(table).__name__}")
+
+
+def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
                        geometry: Geometry | None = None, sampling_rate_hz: float | None = None,
-                       time_unit: str = "s", name: str = "dataset",
-                       source: str = "table") -> Dataset:
-    """Split a long-format table into recordings (order of first appearance is kept)."""
+                       time_unit: str = "s", name: str = "dataset", source: str = "table",
+                       labels: Iterable[str] = (), xy_unit: str | None = None,
+                       px_per_deg: float | None = None) -> Dataset:
+    """Split a long-format table into recordings (order of first appearance is kept).
+
+    Parameters
+    ----------
+    table : polars, pandas or pyarrow table
+        The long format (module docstring).
+    labels : iterable of str
+        Columns that are recording labels (one value per recording), besides the recognised
+        names in :data:`LABEL_NAMES` and text columns with one value per recording.
+    xy_unit : {"deg", "px", "norm"}, optional
+        Unit of ``x`` and ``y``; None: degrees, checked for normalised and pixel values.
+    px_per_deg : float, optional
+        Pixels per degree for ``xy_unit="px"`` (default: from the geometry's pixel grid).
+    """
+    table = as_polars(table, source)
     meta = meta or {}
+    _check_core(table, source)
+    schema = _dtypes(meta, dict(table.schema))
+    table = table.with_columns(pl.col("participant", "recording").cast(pl.String))
+    for c in ("participant", "recording"):
+        nulls = table[c].is_null()
+        if nulls.any():
+            row = int(nulls.arg_true()[0])
+            raise InvalidDataError(f"{source}: {c} is empty at row {row}")
+    kinds = _column_kinds(table, frozenset(labels), source)
+    _check_contiguous(table, source)
+    rec_meta = meta.get("recordings", {})
+    geo_of = {rid: geometry or (Geometry.from_dict(m["geometry"]) if m.get("geometry") else None)
+              for rid, m in rec_meta.items()}
+    table = _to_degrees(table, xy_unit, px_per_deg,
+                        geometry or next((g for g in geo_of.values() if g is not None), None),
+                        source)
+    recs = []
+    for part in table.partition_by("recording", maintain_order=True):
+        rid = part["recording"][0]
+        pids = part["participant"].unique()
+        if pids.len() != 1:
+            raise InvalidDataError(f"{source}: recording {rid!r} has several participants "
+                                   f"{pids.to_list()}")
+        m = rec_meta.get(rid, {})
+        recs.append(Recording.from_arrays(
+            recording=rid, participant=pids[0],
+            t=part["t"].cast(pl.Float64).to_numpy(), x=_floats(part["x"]), y=_floats(part["y"]),
+            sampling_rate_hz=sampling_rate_hz or m.get("sampling_rate_hz"),
+            time_unit=time_unit, geometry=geometry or geo_of.get(rid),
+            labels={c: v for c in kinds["labels"]
+                    if (v := part[c].drop_nulls().first()) is not None},
+            pupil=_floats(part["pupil"]) if "pupil" in part.columns else None,
+            channels={c: _floats(part[c]) for c in kinds["channels"]},
+            extras={c: part[c] for c in kinds["extras"]},
+        ))
+    ds = Dataset(tuple(recs), name=name, info=meta.get("info", {}), schema=schema)
+    if xy_unit is None and not rec_meta:  # gazeprivacy's own files were checked when made
+        _check_degrees(ds, source)
+    return ds
+
+
+def _floats(s: pl.Series) -> Any:
+    return s.cast(pl.Float64).fill_null(float("nan")).to_numpy()
+
+
+def _check_core(table: pl.DataFrame, source: str) -> None:
     missing = [c for c in CORE_COLUMNS if c not in table.columns]
     if missing:
         raise InvalidDataError(
@@ -129,23 +326,23 @@ def dataset_from_table(table: pl.DataFrame, *, meta: dict[str, Any] | None = Non
             f"{', '.join(CORE_COLUMNS)}")
     if table.height == 0:
         raise InvalidDataError(f"{source}: the table has no rows")
-    for c in ("t", "x", "y"):
-        if table.schema[c] not in _NUMERIC:
-            raise InvalidDataError(f"{source}: column {c!r} must be numeric, got "
-                                   f"{table.schema[c]}")
-    table = table.with_columns(pl.col("participant", "recording").cast(pl.String))
-    for c in ("participant", "recording"):
-        nulls = table[c].is_null()
-        if nulls.any():
-            row = int(nulls.arg_true()[0])
-            raise InvalidDataError(f"{source}: {c} is empty at row {row}")
-    labels = [c for c in table.columns
-              if c not in CORE_COLUMNS and c != "pupil" and table.schema[c] not in _NUMERIC]
-    numeric_extra = [c for c in table.columns
-                     if c not in CORE_COLUMNS and c != "pupil" and c not in labels]
-    rec_meta = meta.get("recordings", {})
-    recs = []
-    # Contiguity check: a recording id that reappears later would be merged silently otherwise.
+    for c in ("t", "x", "y", "pupil"):
+        if c not in table.columns or table.schema[c] in _NUMERIC:
+            continue
+        if table.schema[c] == pl.String:
+            bad = table[c].is_not_null() & table[c].str.strip_chars().cast(
+                pl.Float64, strict=False).is_null()
+            if bad.any():
+                row = int(bad.arg_true()[0])
+                raise InvalidDataError(
+                    f"{source}: column {c!r} must be numeric; data row {row} (line {row + 2} of "
+                    f"a CSV) holds {table[c][row]!r}")
+        raise InvalidDataError(f"{source}: column {c!r} must be numeric, got "
+                               f"{table.schema[c]}")
+
+
+def _check_contiguous(table: pl.DataFrame, source: str) -> None:
+    """A recording id that reappears later would be merged silently otherwise."""
     ids = table["recording"]
     starts = ids.ne_missing(ids.shift(1)).fill_null(True)
     run_ids = ids.filter(starts)
@@ -154,26 +351,120 @@ def dataset_from_table(table: pl.DataFrame, *, meta: dict[str, Any] | None = Non
         row = int(((ids == dup) & starts).arg_true()[1])
         raise InvalidDataError(f"{source}: rows of recording {dup!r} are not contiguous "
                                f"(it starts again at row {row}); sort the table by recording")
-    for part in table.partition_by("recording", maintain_order=True):
-        rid = part["recording"][0]
-        pids = part["participant"].unique()
-        if pids.len() != 1:
-            raise InvalidDataError(f"{source}: recording {rid!r} has several participants "
-                                   f"{pids.to_list()}")
-        m = rec_meta.get(rid, {})
-        geo = geometry or (Geometry.from_dict(m["geometry"]) if m.get("geometry") else None)
-        rate = sampling_rate_hz or m.get("sampling_rate_hz")
-        lab = {c: part[c][0] for c in labels if part[c][0] is not None}
-        recs.append(Recording.from_arrays(
-            recording=rid, participant=pids[0],
-            t=part["t"].cast(pl.Float64).to_numpy(),
-            x=part["x"].cast(pl.Float64).fill_null(float("nan")).to_numpy(),
-            y=part["y"].cast(pl.Float64).fill_null(float("nan")).to_numpy(),
-            sampling_rate_hz=rate, time_unit=time_unit, labels=lab,
-            pupil=(part["pupil"].cast(pl.Float64).fill_null(float("nan")).to_numpy()
-                   if "pupil" in part.columns else None),
-            geometry=geo,
-            channels={c: part[c].cast(pl.Float64).fill_null(float("nan")).to_numpy()
-                      for c in numeric_extra},
-        ))
-    return Dataset(tuple(recs), name=name, info=meta.get("info", {}))
+
+
+def _column_kinds(table: pl.DataFrame, declared: frozenset[str],
+                  source: str) -> dict[str, list[str]]:
+    """Which columns are labels, float channels and exact per-sample extras (module doc)."""
+    unknown = sorted(declared - set(table.columns))
+    if unknown:
+        raise InvalidParameterError(f"label column(s) {', '.join(unknown)} not found in "
+                                    f"{source}; its columns: {', '.join(table.columns)}")
+    core = sorted(declared & {*CORE_COLUMNS, "pupil"})
+    if core:
+        raise InvalidParameterError(f"{', '.join(core)} cannot be a label")
+    rest = [c for c in table.columns if c not in CORE_COLUMNS and c != "pupil"]
+    candidates = [c for c in rest if c in declared or c.lower() in LABEL_NAMES
+                  or table.schema[c] in (pl.String, pl.Categorical) or
+                  isinstance(table.schema[c], pl.Enum)]
+    varying: set[str] = set()
+    if candidates:
+        # named labels skip nulls (a null first row is no second value); other text columns are
+        # labels only when every row of a recording holds the same value (a sparse per-sample
+        # note such as "blink" on a few rows stays per sample)
+        named = [c for c in candidates if c in declared or c.lower() in LABEL_NAMES]
+        counts = table.group_by("recording").agg(
+            *(pl.col(c).drop_nulls().n_unique() for c in named),
+            *(pl.col(c).n_unique() for c in candidates if c not in named))
+        varying = {c for c in candidates if int(counts[c].max() or 0) > 1}
+    for c in sorted(declared & varying):
+        ids = table["recording"]
+        first = table.group_by("recording", maintain_order=True).agg(
+            pl.col(c).drop_nulls().first())
+        values = ids.to_frame().join(first, on="recording", how="left")[c]
+        row = int((table[c].ne_missing(values) & table[c].is_not_null()).arg_true()[0])
+        raise InvalidDataError(
+            f"{source}: label {c!r} has several values in recording {ids[row]!r} (row {row} "
+            f"holds {table[c][row]!r}); a label has one value per recording: do not declare it "
+            "a label, or split the recording")
+    labels = [c for c in candidates if c not in varying]
+    channels = [c for c in rest if c not in labels and c not in candidates
+                and table.schema[c] in _FLOAT]
+    extras = [c for c in rest if c not in labels and c not in channels]
+    return {"labels": labels, "channels": channels, "extras": extras}
+
+
+def _to_degrees(table: pl.DataFrame, xy_unit: str | None, px_per_deg: float | None,
+                geometry: Geometry | None, source: str) -> pl.DataFrame:
+    """x and y converted to degrees from ``xy_unit`` (see the module docstring)."""
+    if xy_unit is not None and xy_unit not in XY_UNITS:
+        raise InvalidParameterError(f"xy_unit must be one of {', '.join(XY_UNITS)}, got "
+                                    f"{xy_unit!r}")
+    if px_per_deg is not None and xy_unit != "px":
+        raise InvalidParameterError("px_per_deg applies to xy_unit='px'")
+    if xy_unit in (None, "deg"):
+        return table
+    x, y = pl.col("x").cast(pl.Float64), pl.col("y").cast(pl.Float64)
+    if xy_unit == "norm":
+        if geometry is None:
+            raise InvalidParameterError(
+                f"{source}: xy_unit='norm' maps 0-1 onto the screen's bounds in degrees: pass "
+                "geometry=Geometry(...)")
+        g = geometry
+        return table.with_columns((g.x_min_deg + x * g.width_deg).alias("x"),
+                                  (g.y_min_deg + y * g.height_deg).alias("y"))
+    if px_per_deg is None:
+        if geometry is None or geometry.width_px is None:
+            raise InvalidParameterError(
+                f"{source}: xy_unit='px' needs px_per_deg=... or a geometry with its pixel "
+                "grid (width_px, height_px)")
+        px_per_deg = geometry.width_px / geometry.width_deg
+    if not (math.isfinite(px_per_deg) and px_per_deg > 0):
+        raise InvalidParameterError(f"px_per_deg must be > 0, got {px_per_deg!r}")
+    x0, y0 = (0.0, 0.0) if geometry is None else (geometry.x_min_deg, geometry.y_min_deg)
+    return table.with_columns((x0 + x / px_per_deg).alias("x"),
+                              (y0 + y / px_per_deg).alias("y"))
+
+
+#: Share of samples outside the geometry above which gaze is refused as probably pixels, and
+#: above which a warning says how many will be clamped.
+_OUTSIDE_REFUSE, _OUTSIDE_WARN = 0.5, 0.01
+#: Without a geometry, a gaze span (1st to 99th percentile) beyond this is refused as pixels.
+_MAX_SPAN_DEG = 120.0
+
+
+def _check_degrees(ds: Dataset, source: str) -> None:
+    """Refuse normalised or pixel coordinates read as degrees; warn of off-screen samples."""
+    xs = np.concatenate([r.x for r in ds])
+    ys = np.concatenate([r.y for r in ds])
+    ok = ~np.isnan(xs)
+    n = int(ok.sum())
+    if n >= 10 and bool(((xs[ok] >= 0) & (xs[ok] <= 1) & (ys[ok] >= 0) & (ys[ok] <= 1)).all()):
+        raise InvalidDataError(
+            f"{source}: every x and y lies within [0, 1]: these look like normalised screen "
+            "coordinates, not degrees; pass xy_unit='norm' (with the screen's geometry), or "
+            "xy_unit='deg' if they are degrees")
+    if all(r.geometry is None for r in ds) and n >= 10:
+        spans = [float(np.subtract(*np.percentile(a[ok], [99, 1]))) for a in (xs, ys)]
+        if max(spans) > _MAX_SPAN_DEG:
+            raise InvalidDataError(
+                f"{source}: the gaze spans {max(spans):.0f} units (1st to 99th percentile), "
+                f"more than the {_MAX_SPAN_DEG:g} degrees of any screen: it is probably in "
+                "pixels; pass xy_unit='px' with px_per_deg=..., or xy_unit='deg' if it is "
+                "degrees (e.g. VR angles)")
+    outside = total = 0
+    for r in ds:
+        if r.geometry is None or r.geometry.kind.value not in ("screen", "image"):
+            continue
+        valid = ~r.missing
+        total += int(valid.sum())
+        outside += int((valid & ~r.geometry.contains(r.x, r.y)).sum())
+    if total and outside > _OUTSIDE_REFUSE * total:
+        raise InvalidDataError(
+            f"{source}: {outside} of {total} gaze samples lie outside the screen geometry: the "
+            "gaze is probably in pixels; pass xy_unit='px' (with px_per_deg=... or a geometry "
+            "with its pixel grid), or xy_unit='deg' if it is degrees")
+    if total and outside > _OUTSIDE_WARN * total:
+        warnings.warn(f"{source}: {outside} of {total} gaze samples ({outside / total:.1%}) lie "
+                      "outside the screen geometry; mechanisms bounded by the screen clamp them "
+                      "to its edge", DataPolicyWarning, stacklevel=3)

@@ -14,12 +14,17 @@ dataset name and info) travels in ``gaze.metadata["gazeprivacy"]``.
 :func:`from_pymovements` reverses this exactly (up to the floating-point round trip of
 ``t * 1000 / 1000``) when that metadata is present, and otherwise reads any monocular or
 binocular ``pm.Gaze`` with a ``position`` column (or a ``pixel`` column and an experiment whose
-screen allows ``pix2deg``), one recording per combination of trial columns.
+screen allows ``pix2deg``), one recording per combination of trial columns. The participant is
+the ``participant_column`` (found by name when not given: ``participant``, ``subject``,
+``subject_id``, ...; a trial column such as ``trial`` is never taken for it), and the geometry
+comes from the experiment's screen (its bounds in degrees, as ``pix2deg`` measures them) unless
+one is given.
 """
 
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
 import numpy as np
@@ -28,11 +33,17 @@ import polars as pl
 from gazeprivacy._validation import check_in
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
-from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError, InvalidParameterError
 
-__all__ = ["from_pymovements", "to_pymovements"]
+__all__ = ["PARTICIPANT_COLUMNS", "from_pymovements", "geometry_from_experiment",
+           "to_pymovements"]
 
 _META = "gazeprivacy"
+#: Column names taken for the participant id when ``participant_column`` is not given (first
+#: match, case-insensitive).
+PARTICIPANT_COLUMNS = ("participant", "participant_id", "subject", "subject_id", "subj",
+                       "subj_id", "sub", "sub_id", "subject_nr", "participant_nr", "pid",
+                       "observer", "observer_id", "reader", "reader_id", "wearer", "wearer_id")
 _EYES = ("auto", "left", "right", "cyclopean")
 
 
@@ -131,6 +142,26 @@ def _pm_events(ds: Dataset, events: pl.DataFrame) -> Any:
     return pm.Events(frame, trial_columns=["participant", "recording"])
 
 
+def _participant_of(g: pl.DataFrame, pcol: str | None, participant: str | None,
+                    rid: str) -> str:
+    if pcol is None:
+        return participant or rid
+    ids = g[pcol].drop_nulls().unique(maintain_order=True)
+    if ids.len() != 1:
+        raise InvalidDataError(f"recording {rid!r} has {ids.len()} values in participant column "
+                               f"{pcol!r}; add it to the trial columns or choose another "
+                               "participant_column")
+    return str(ids[0])
+
+
+def _labels_of(g: pl.DataFrame, trials: list[str], pcol: str | None) -> dict[str, str]:
+    """Text and trial columns with one value in this recording (nulls ignored)."""
+    return {c: str(g[c].drop_nulls()[0]) for c in g.columns
+            if (g.schema[c] == pl.String or c in trials)
+            and c not in ("participant", "recording", pcol, "_x", "_y", "_t")
+            and g[c].drop_nulls().n_unique() == 1}
+
+
 def _eye_components(n_components: int, eye: str) -> tuple[int, int]:
     check_in(options=_EYES, eye=eye)
     if n_components == 2:
@@ -146,22 +177,68 @@ def _eye_components(n_components: int, eye: str) -> tuple[int, int]:
     return {"left": (0, 1), "right": (2, 3), "cyclopean": (4, 5)}[eye]
 
 
+def _participant_column(columns: list[str], trials: list[str], given: str | None, *,
+                        warn: bool) -> str | None:
+    """The column naming the participant: ``given`` (checked), else the first of
+    :data:`PARTICIPANT_COLUMNS` present (so a ``trial`` or ``session`` column never is)."""
+    if given is not None:
+        if given not in columns:
+            raise InvalidParameterError(f"participant_column {given!r} is not a column of "
+                                        f"gaze.samples; its columns: {', '.join(columns)}")
+        return given
+    lower = {c.lower(): c for c in columns}
+    for name in PARTICIPANT_COLUMNS:
+        c = lower.get(name)
+        if c is not None:
+            return c
+    if trials and warn:
+        warnings.warn(f"gaze has trial columns {trials} but no participant column (looked for "
+                      f"{', '.join(PARTICIPANT_COLUMNS[:6])}, ...): each recording counts as "
+                      "its own participant; pass participant_column=... if a person has "
+                      "several recordings", DataPolicyWarning, stacklevel=3)
+    return None
+
+
+def geometry_from_experiment(experiment: Any) -> Geometry | None:
+    """The screen of a ``pm.Experiment`` as a :class:`Geometry` in degrees (``pix2deg``'s
+    bounds and the pixel grid); None when the screen lacks its size or distance."""
+    screen = getattr(experiment, "screen", None)
+    if screen is None:
+        return None
+    try:
+        bounds = (screen.x_min_dva, screen.x_max_dva, screen.y_min_dva, screen.y_max_dva)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if any(b is None or not np.isfinite(b) for b in bounds):
+        return None
+    return Geometry(x_min_deg=float(bounds[0]), x_max_deg=float(bounds[1]),
+                    y_min_deg=float(bounds[2]), y_max_deg=float(bounds[3]),
+                    width_px=int(screen.width_px), height_px=int(screen.height_px))
+
+
 def from_pymovements(gaze: Any, *, participant: str | None = None, recording: str | None = None,
                      sampling_rate_hz: float | None = None, geometry: Geometry | None = None,
-                     eye: str = "auto", name: str | None = None) -> Recording | Dataset:
+                     eye: str = "auto", name: str | None = None,
+                     participant_column: str | None = None) -> Recording | Dataset:
     """Recordings from a ``pymovements.Gaze``.
 
     Parameters
     ----------
     gaze : pymovements.Gaze
     participant, recording : str, optional
-        Ids for a gaze without trial columns (one recording). With trial columns, recordings are
-        the groups of the trial columns; a ``participant`` column names the participant, else
-        ``participant`` (or the recording id) does.
+        Ids for a gaze without trial columns (one recording); ``participant`` also names the
+        participant of every recording when no participant column is found.
     sampling_rate_hz : float, optional
         Overrides the experiment's rate; without either it is inferred from the timestamps.
     geometry : Geometry, optional
-        Geometry of every recording (metadata from :func:`to_pymovements` takes precedence).
+        Geometry of every recording (metadata from :func:`to_pymovements` takes precedence);
+        default: the experiment's screen (:func:`geometry_from_experiment`).
+    participant_column : str, optional
+        The samples column that holds the participant id. Default: the first column named as
+        in :data:`PARTICIPANT_COLUMNS` (``participant``, ``subject``, ``subject_id``, ...). With
+        trial columns but no participant column, each recording counts as its own participant
+        and a :class:`DataPolicyWarning` says so (per-participant budgets are then per
+        recording, which understates them when a person has several).
     eye : {"auto", "left", "right", "cyclopean"}
         Which eye of binocular data (``auto``: cyclopean if present, else right, as pymovements).
     name : str, optional
@@ -200,9 +277,12 @@ def from_pymovements(gaze: Any, *, participant: str | None = None, recording: st
         (pl.col("time").cast(pl.Float64) / 1000.0).alias("_t"),
     )
     rate = sampling_rate_hz
-    if rate is None and gaze.experiment is not None:
-        rate = gaze.experiment.sampling_rate
+    if gaze.experiment is not None:
+        rate = rate or gaze.experiment.sampling_rate
+        geometry = geometry or geometry_from_experiment(gaze.experiment)
     trials = list(gaze.trial_columns or [])
+    pcol = _participant_column(list(samples.columns), trials, participant_column,
+                               warn=meta is None and participant is None)
     groups = (tab.partition_by(trials, maintain_order=True, as_dict=True) if trials
               else {(recording or "recording-0",): tab})
     recs = []
@@ -214,13 +294,10 @@ def from_pymovements(gaze: Any, *, participant: str | None = None, recording: st
         else:
             rid = str(key[0])
         m = (meta or {}).get("recordings", {}).get(rid, {})
-        pid = m.get("participant") or (str(g["participant"][0]) if "participant" in g.columns
-                                       else (participant or rid))
+        pid = m.get("participant") or _participant_of(g, pcol, participant, rid)
         labels = m.get("labels")
         if labels is None:
-            labels = {c: str(g[c][0]) for c in g.columns
-                      if g.schema[c] == pl.String and c not in ("participant", "recording")
-                      and c not in trials and g[c].n_unique() == 1 and g[c][0] is not None}
+            labels = _labels_of(g, trials, pcol)
         geo = Geometry.from_dict(m["geometry"]) if m.get("geometry") else geometry
         channels = {c: g[c].cast(pl.Float64).fill_null(np.nan).to_numpy()
                     for c in m.get("channels", [])}

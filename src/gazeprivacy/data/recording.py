@@ -11,9 +11,15 @@ Policies (SPEC section 1), each tested in ``tests/data/test_recording.py``:
 * **Timestamps** must be finite and strictly increasing; otherwise :class:`InvalidDataError`
   names the recording and the first bad row (``repair_timestamps`` sorts or drops duplicates on
   request, and says what it did).
-* **Units**: time in seconds (``time_unit="ms"`` converts once at load); a median sample interval
-  above 0.5 s is refused as "probably milliseconds". Gaze in degrees; values beyond 360 degrees
-  are refused as "probably pixels".
+* **Units**: time in seconds (``time_unit="ms"``, ``"us"`` or ``"ns"`` converts once at load);
+  a median sample interval above 0.5 s is refused with the unit the timestamps are probably in.
+  Gaze in degrees; values beyond 360 degrees are refused as "probably pixels" (the loaders in
+  :mod:`gazeprivacy.data.io` also detect normalised 0-1 and pixel coordinates below 360).
+* **Columns are kept as they are**: per-sample columns that are not float (text, Boolean,
+  integer, dates) travel as :attr:`Recording.extras`, exact polars Series that mechanisms never
+  read; :attr:`Dataset.schema` keeps the input's column order and dtypes, which
+  :meth:`Dataset.to_table` restores (e.g. an integer ``stimulus`` label is written as an
+  integer again).
 * **Empty recordings** (no rows) are refused; a one-sample recording is legal data, but needs
   ``sampling_rate_hz`` and is refused by mechanisms that need two samples.
 * **Off-screen points** are kept as recorded; mechanisms that work on a bounded region clamp them
@@ -36,10 +42,10 @@ import polars as pl
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError, InvalidParameterError
 
-__all__ = ["CORE_COLUMNS", "Dataset", "Recording", "repair_timestamps"]
+__all__ = ["CORE_COLUMNS", "Dataset", "Recording", "repair_timestamps", "restore_schema"]
 
 CORE_COLUMNS = ("participant", "recording", "t", "x", "y")
-_TIME_SCALE = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+_TIME_SCALE = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 
 
 def _frozen(a: np.ndarray | None, name: str, rec: str) -> np.ndarray | None:
@@ -79,7 +85,10 @@ class Recording:
     geometry : Geometry, optional
         Valid region of gaze and pixel grid.
     channels : mapping of str to array, optional
-        Further per-sample columns (e.g. head pose), carried through unchanged.
+        Further numeric per-sample columns (e.g. head pose; float64), carried through unchanged.
+    extras : mapping of str to polars.Series, optional
+        Per-sample columns of any other type (text, Boolean, integer, dates, with nulls), kept
+        exactly as given and carried through unchanged; mechanisms never read them.
 
     Examples
     --------
@@ -99,6 +108,7 @@ class Recording:
     pupil: np.ndarray | None = None
     geometry: Geometry | None = None
     channels: Mapping[str, np.ndarray] = field(default_factory=dict)
+    extras: Mapping[str, pl.Series] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         rec = str(self.recording)
@@ -112,6 +122,7 @@ class Recording:
         n = self.t.shape[0]
         if n == 0:
             raise InvalidDataError(f"recording {rec!r} has no samples; drop it before loading")
+        object.__setattr__(self, "extras", _extras(self.extras, n, rec))
         for name in ("x", "y", "pupil", *self.channels):
             a = getattr(self, name) if name in ("x", "y", "pupil") else self.channels[name]
             if a is not None and a.shape[0] != n:
@@ -167,10 +178,7 @@ class Recording:
         if t.shape[0] >= 2:
             dt = float(np.median(np.diff(t)))
             if dt > 0.5:
-                raise InvalidDataError(
-                    f"recording {recording!r}: median sample interval is {dt:g} s "
-                    f"({1 / dt:.3g} Hz); timestamps are probably in milliseconds: pass "
-                    "time_unit='ms'")
+                raise InvalidDataError(_time_unit_message(str(recording), dt, time_unit))
             inferred = 1.0 / dt
             if sampling_rate_hz is None:
                 sampling_rate_hz = round(inferred, 3)
@@ -234,12 +242,41 @@ class Recording:
         if self.pupil is not None:
             cols["pupil"] = self.pupil
         cols.update({k: v for k, v in self.channels.items()})
+        cols.update({k: v.alias(k) for k, v in self.extras.items()})
         cols.update({k: pl.Series([v] * n, dtype=pl.String) for k, v in self.labels.items()})
         return pl.DataFrame(cols).with_columns(pl.col("x", "y").fill_nan(None).fill_null(np.nan))
 
     def __repr__(self) -> str:
         return (f"Recording({self.recording!r}, participant={self.participant!r}, "
                 f"n_samples={self.n_samples}, {self.sampling_rate_hz:g} Hz, labels={self.labels})")
+
+
+def _extras(extras: Mapping[str, Any], n: int, rec: str) -> dict[str, pl.Series]:
+    out = {}
+    for name, values in extras.items():
+        name = str(name)
+        series = values if isinstance(values, pl.Series) else pl.Series(name, values)
+        if series.len() != n:
+            raise InvalidDataError(
+                f"recording {rec!r}: column {name!r} has {series.len()} rows, t has {n}")
+        out[name] = series.alias(name)
+    return out
+
+
+def _time_unit_message(rec: str, dt: float, time_unit: str) -> str:
+    """Why a median interval of ``dt`` seconds (after ``time_unit``) is refused, and which unit
+    the timestamps are probably in (the first finer unit that gives at least 2 Hz)."""
+    raw = dt / _TIME_SCALE[time_unit]
+    units = list(_TIME_SCALE)
+    likely = next((u for u in units[units.index(time_unit) + 1:]
+                   if raw * _TIME_SCALE[u] <= 0.5), None)
+    head = (f"recording {rec!r}: median sample interval is {dt:g} s ({1 / dt:.3g} Hz) with "
+            f"time_unit={time_unit!r}")
+    if likely is None:
+        return f"{head}; the timestamps are not in a known unit (s, ms, us, ns)"
+    names = {"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}
+    return (f"{head}; timestamps are probably in {names[likely]}: pass "
+            f"time_unit='{likely}'")
 
 
 def _check_timestamps(t: np.ndarray, rec: str) -> None:
@@ -274,6 +311,37 @@ def _check_gaze(x: np.ndarray, y: np.ndarray, rec: str) -> None:
                 f"recording {rec!r}: {name} at row {int(big[0])} is {a[big[0]]:g}, beyond 360 "
                 "degrees; gaze is probably in pixels: convert with "
                 "gazeprivacy.data.px_to_deg(values, px_per_deg=...)")
+
+
+def _restore_column(s: pl.Series, dtype: Any) -> pl.Series:
+    """``s`` (a label written as text, or a float channel) back in its input ``dtype``; left as
+    it is when a value would not survive the cast."""
+    if s.dtype == dtype:
+        return s
+    if s.dtype == pl.String and dtype == pl.Boolean:
+        out = s.replace_strict({"True": True, "False": False, "true": True, "false": False},
+                               default=None, return_dtype=pl.Boolean)
+    else:
+        try:
+            out = s.cast(dtype, strict=False)
+        except (pl.exceptions.PolarsError, TypeError, ValueError):
+            return s
+    return out if out.null_count() == s.null_count() else s
+
+
+def restore_schema(table: pl.DataFrame, schema: Mapping[str, Any]) -> pl.DataFrame:
+    """``table`` with the columns of ``schema`` in its order (the others after them) and its
+    non-core columns back in their dtypes (labels are held as text, float channels as float64).
+
+    >>> tab = pl.DataFrame({"x": [1.0], "stimulus": ["3"], "t": [0.0]})
+    >>> restore_schema(tab, {"t": pl.Float64, "stimulus": pl.Int64, "x": pl.Float64}).schema
+    Schema([('t', Float64), ('stimulus', Int64), ('x', Float64)])
+    """
+    order = [c for c in schema if c in table.columns]
+    order += [c for c in table.columns if c not in schema]
+    fixed = [_restore_column(table[c], schema[c]) for c in table.columns
+             if c in schema and c not in CORE_COLUMNS and table.schema[c] != schema[c]]
+    return table.with_columns(fixed).select(order) if fixed else table.select(order)
 
 
 def repair_timestamps(table: pl.DataFrame, *, how: str) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -316,6 +384,9 @@ class Dataset:
     recordings: tuple[Recording, ...]
     name: str = "dataset"
     info: Mapping[str, Any] = field(default_factory=dict)
+    #: The input table's column names and polars dtypes, in order (None: the default order).
+    #: :meth:`to_table` restores both for the columns it writes.
+    schema: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         recs = tuple(self.recordings)
@@ -374,11 +445,11 @@ class Dataset:
     def map(self, fn: Callable[[Recording], Recording], *, name: str | None = None) -> Dataset:
         """Apply ``fn`` to every recording (same order) and return a new dataset."""
         return Dataset(tuple(fn(r) for r in self.recordings), name=name or self.name,
-                       info=self.info)
+                       info=self.info, schema=self.schema)
 
     def select(self, predicate: Callable[[Recording], bool]) -> Dataset:
         return Dataset(tuple(r for r in self.recordings if predicate(r)), name=self.name,
-                       info=self.info)
+                       info=self.info, schema=self.schema)
 
     def summary(self) -> pl.DataFrame:
         """One row per recording: ids, labels, samples, duration, rate, missing fraction."""
@@ -396,7 +467,8 @@ class Dataset:
         if not self.recordings:
             return pl.DataFrame(schema={c: (pl.String if c in ("participant", "recording")
                                             else pl.Float64) for c in CORE_COLUMNS})
-        return pl.concat([r.to_table() for r in self.recordings], how="diagonal_relaxed")
+        table = pl.concat([r.to_table() for r in self.recordings], how="diagonal_relaxed")
+        return table if self.schema is None else restore_schema(table, self.schema)
 
     def __repr__(self) -> str:
         return (f"Dataset({self.name!r}, {len(self)} recordings, "

@@ -21,6 +21,22 @@ from gazeprivacy.rng import make_rng
 __all__ = ["build_params", "protect"]
 
 
+def _coerce_input(data: Any, level: Any) -> Any:
+    """A long-format table as a Dataset (sample and event levels), a pandas or pyarrow feature
+    table as polars (series level); anything else is left for ``Level.check_input``."""
+    from gazeprivacy.data.io import as_polars, dataset_from_table
+    from gazeprivacy.mechanisms.contract import Level
+
+    module = type(data).__module__.split(".")[0]
+    if module not in ("polars", "pandas", "pyarrow") or not hasattr(data, "columns"):
+        return data
+    if level.takes_samples:
+        return dataset_from_table(data, source=f"the {type(data).__name__} given to protect")
+    if level is Level.SERIES:
+        return as_polars(data, "the feature table")
+    return data
+
+
 def build_params(mechanism: str, params: Any = None, /, **kwargs: Any) -> Any:
     """The mechanism's parameter object from an instance or from keyword arguments.
 
@@ -57,10 +73,14 @@ def protect(dataset: Dataset | Any, *, mechanism: str, params: Any = None,
 
     Parameters
     ----------
-    dataset : Dataset, feature series or GazeMaps
+    dataset : Dataset, table, feature series or GazeMaps
         The input of the mechanism's level (:class:`~gazeprivacy.mechanisms.contract.Level`):
         a Dataset for sample and event mechanisms, a list of ``FeatureSeries`` or a feature
         table for series mechanisms, the ``GazeMaps`` of one stimulus for heatmap mechanisms.
+        A long-format table (polars, pandas or pyarrow; seconds and degrees) is read with
+        :func:`~gazeprivacy.data.io.dataset_from_table` for sample and event mechanisms; a
+        pandas or pyarrow feature table is converted to polars. Other units, labels and
+        readers: build the Dataset first (``dataset_from_table(table, xy_unit=..., labels=...)``).
     mechanism : str
         A name in :data:`gazeprivacy.mechanisms.MECHANISMS` (e.g. ``"dpgazesynth"``,
         ``"kaleido"``).
@@ -105,6 +125,7 @@ def protect(dataset: Dataset | Any, *, mechanism: str, params: Any = None,
     if rng is not None and seed is not None:
         raise InvalidParameterError("give rng or seed, not both")
     gen = rng if rng is not None else make_rng(seed)
+    dataset = _coerce_input(dataset, spec.level)
     spec.level.check_input(dataset, mechanism)
     rel = spec.protect(dataset, p, rng=gen, progress=progress)
     return Release(rel.output, rel.guarantee.with_seed(seed))

@@ -35,6 +35,7 @@ input columns left out) with its status.
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import json
 import math
@@ -49,7 +50,7 @@ import numpy as np
 import polars as pl
 
 from gazeprivacy.data.geometry import Geometry
-from gazeprivacy.data.io import read_dataset, write_dataset
+from gazeprivacy.data.io import write_dataset
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Budget, ColumnStatus, Guarantee, Kind, Release, Status, Unit
@@ -61,13 +62,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PUBLIC_KEYWORDS",
+    "RECORD_KEY",
     "Pseudonymiser",
     "SealPolicy",
     "SealedRelease",
+    "file_sha256",
     "guarantee_path",
     "merge_columns",
     "protect_file",
     "protect_pupil",
+    "record_json",
     "seal",
     "seal_series_table",
     "sealed_name_info",
@@ -302,7 +306,10 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     report = _report(out, source, g)
     info = {k: v for k, v in (source.info if source is not None else out.info).items()
             if k not in report} if "info" in pub else {}
-    dataset = Dataset(tuple(recs), name=out.name if "name" in pub else "release", info=info)
+    # the input's column order and dtypes (an integer label is written as an integer again)
+    schema = source.schema if source is not None and source.schema is not None else out.schema
+    dataset = Dataset(tuple(recs), name=out.name if "name" in pub else "release", info=info,
+                      schema=schema)
     record = pupil.record(g, blocks) if pupil is not None else g
     if record.per_participant is not None:
         record = replace(record, per_participant={
@@ -318,7 +325,7 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
 def _check_public(out: Dataset, public: Iterable[str]) -> frozenset[str]:
     pub = frozenset(str(p) for p in public)
     known = set(PUBLIC_KEYWORDS) | {"pupil"} | set(out.label_names())
-    known |= {c for r in out for c in r.channels}
+    known |= {c for r in out for c in (*r.channels, *r.extras)}
     gaze = pub & {"x", "y"}
     if gaze:
         raise InvalidParameterError(f"{', '.join(sorted(gaze))} is the protected gaze and is "
@@ -341,7 +348,8 @@ def _seal_recording(r: Recording, ids: Mapping[str, Mapping[str, str]], pub: fro
                      sampling_rate_hz=r.sampling_rate_hz,
                      labels={k: v for k, v in r.labels.items() if k in pub},
                      pupil=pupil, geometry=r.geometry,
-                     channels={k: v for k, v in r.channels.items() if k in pub})
+                     channels={k: v for k, v in r.channels.items() if k in pub},
+                     extras={k: v for k, v in r.extras.items() if k in pub})
 
 
 def _mask_status(out: Dataset, source: Dataset | None, pub: frozenset[str],
@@ -456,6 +464,7 @@ def _input_columns(ds: Dataset) -> list[str]:
         if r.pupil is not None:
             names["pupil"] = None
         names.update(dict.fromkeys(r.channels))
+        names.update(dict.fromkeys(r.extras))
         names.update(dict.fromkeys(r.labels))
     return list(names)
 
@@ -466,6 +475,7 @@ def _written(ds: Dataset) -> set[str]:
         if r.pupil is not None:
             names.add("pupil")
         names.update(r.channels)
+        names.update(r.extras)
         names.update(r.labels)
     return names
 
@@ -549,7 +559,8 @@ def merge_columns(records: Sequence[Guarantee]) -> tuple[ColumnStatus, ...]:
 
 
 def _atomic_write(files: Mapping[Path, Any]) -> None:
-    """Write each ``path -> writer(tmp_path)`` beside its target, then rename all (data last)."""
+    """Write each ``path -> writer(tmp_path)`` beside its target, then rename all in the order
+    given (write_sealed: the record, the id map, the data, then the report that hashes it)."""
     tmps = {}
     try:
         for path, writer in files.items():
@@ -557,7 +568,7 @@ def _atomic_write(files: Mapping[Path, Any]) -> None:
             tmp = path.with_name(f".{uuid.uuid4().hex[:12]}.{path.name}")
             writer(tmp)
             tmps[path] = tmp
-        for path, tmp in tmps.items():  # in order: the data file, given last, appears last
+        for path, tmp in tmps.items():  # in the order given: the record before its data
             os.replace(tmp, path)
             side = tmp.with_name(tmp.name + ".meta.json")
             if side.exists():
@@ -568,9 +579,17 @@ def _atomic_write(files: Mapping[Path, Any]) -> None:
             tmp.with_name(tmp.name + ".meta.json").unlink(missing_ok=True)
 
 
-def _write_table(table: pl.DataFrame, path: Path) -> None:
+def _write_table(table: pl.DataFrame, path: Path,
+                 metadata: dict[str, str] | None = None) -> None:
     if path.name.lower().endswith((".parquet", ".pq")):
-        table.write_parquet(path)
+        if metadata:
+            import pyarrow.parquet as pq
+
+            arrow = table.to_arrow()
+            pq.write_table(arrow.replace_schema_metadata(
+                {**(arrow.schema.metadata or {}), **metadata}), path)
+        else:
+            table.write_parquet(path)
     else:
         table.write_csv(path)
 
@@ -588,24 +607,77 @@ def guarantee_path(output: str | Path) -> Path:
     return output.with_name(output.name + ".guarantee.json")
 
 
+#: Parquet schema-metadata key of the record embedded in a written release.
+RECORD_KEY = "gazeprivacy.guarantee"
+
+
+def _software() -> dict[str, str]:
+    import sys
+
+    version = getattr(sys.modules.get("gazeprivacy"), "__version__", "unknown")
+    return {"software": "gazeprivacy", "version": str(version),
+            "at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
+
+
+def record_json(guarantee: Guarantee) -> str:
+    """The written record: the guarantee plus ``written`` (package, version, UTC time).
+    :meth:`Guarantee.from_json` reads it back (ignoring ``written``)."""
+    return json.dumps({**guarantee.to_dict(), "written": _software()}, indent=2,
+                      allow_nan=False)
+
+
+def file_sha256(path: str | Path) -> str:
+    """SHA-256 of a file's bytes (hex)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 def write_sealed(sealed: SealedRelease, path: str | Path, *, id_map_path: str | Path | None = None,
-                 report_path: str | Path | None = None) -> Path:
-    """Write a sealed release (format by suffix) and its record ``PATH.guarantee.json``,
-    atomically; the id map and the data holder's report only when their paths are given."""
+                 report_path: str | Path | None = None,
+                 input_path: str | Path | None = None) -> Path:
+    """Write a sealed release (format by suffix) and its record, atomically; the id map and the
+    data holder's report only when their paths are given.
+
+    The record goes to ``PATH.guarantee.json`` and, for Parquet, also into the file's schema
+    metadata (key :data:`RECORD_KEY`), each with the package version and the time. The SHA-256
+    of the output (and of ``input_path``) goes only to the data holder's report: a hash of the
+    raw input identifies it, so it is never written into the release or its record.
+    """
     path = Path(path)
-    files: dict[Path, Any] = {}
-    if report_path is not None:
-        files[Path(report_path)] = lambda p: p.write_text(
-            json.dumps(dict(sealed.report), indent=2, default=str))
+    text = record_json(sealed.guarantee)
+    files: dict[Path, Any] = {guarantee_path(path): lambda p: p.write_text(text)}
     if id_map_path is not None:
         files[Path(id_map_path)] = lambda p: _write_table(sealed.id_map, p)
-    files[guarantee_path(path)] = lambda p: p.write_text(sealed.guarantee.to_json())
-    if sealed.dataset is not None:
-        files[path] = lambda p: write_dataset(sealed.dataset, p)
-    else:
-        files[path] = lambda p: _write_table(sealed.table, p)
+    written: dict[str, Path] = {}
+
+    def write_data(p: Path) -> None:
+        if sealed.dataset is not None:
+            write_dataset(sealed.dataset, p, metadata={RECORD_KEY: text})
+        else:
+            _write_table(sealed.table, p, metadata={RECORD_KEY: text})
+        written["data"] = p
+
+    files[path] = write_data
+    if report_path is not None:
+        files[Path(report_path)] = lambda p: p.write_text(json.dumps(
+            {**dict(sealed.report), "files": _hashes(path, written["data"], input_path)},
+            indent=2, default=str))
     _atomic_write(files)
     return path
+
+
+def _hashes(out: Path, written: Path, input_path: str | Path | None) -> dict[str, Any]:
+    files: dict[str, Any] = {"output": str(out), "output_sha256": file_sha256(written)}
+    side = written.with_name(written.name + ".meta.json")
+    if side.is_file():
+        files["output_meta_sha256"] = file_sha256(side)
+    if input_path is not None and Path(input_path).is_file():
+        files["input"] = str(input_path)
+        files["input_sha256"] = file_sha256(input_path)
+    return files
 
 
 def write_release(release: Release[Dataset], path: str | Path, *, public: Iterable[str] = (),
@@ -684,6 +756,8 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
                  id_map_path: str | Path | None = None, report_path: str | Path | None = None,
                  seed: int | None = None, time_unit: str = "s", geometry: Geometry | None = None,
                  progress: bool = False, ledger: Ledger | str | Path | None = None,
+                 labels: Iterable[str] = (), xy_unit: str | None = None,
+                 px_per_deg: float | None = None, input_format: str | None = None,
                  **param_kwargs: Any) -> SealedRelease:
     """Read a long-format file, protect it with ``mechanism``, and write the sealed release.
 
@@ -695,8 +769,9 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
     Parameters
     ----------
     in_path, out_path : path
-        Input and output files (``.csv``, ``.csv.gz`` or ``.parquet``); the record goes to
-        ``OUT.guarantee.json``.
+        Input file (the long format, or an eye-tracker export: :mod:`gazeprivacy.data.readers`)
+        and output file (``.csv``, ``.csv.gz`` or ``.parquet``); the record goes to
+        ``OUT.guarantee.json`` and, for Parquet, into the file's metadata.
     mechanism : str
         A sample-level or feature-series name in ``MECHANISMS``.
     params : parameter object, optional
@@ -711,6 +786,9 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         Unit of the input's ``t`` column.
     geometry : Geometry, optional
         Overrides the file's metadata.
+    labels, xy_unit, px_per_deg, input_format
+        How the input is read (:func:`gazeprivacy.data.readers.read_input`): columns that are
+        recording labels, the unit of x and y, pixels per degree, the input's format.
     ledger : Ledger or path, optional
         Charge each participant in this privacy-budget ledger (:mod:`gazeprivacy.ledger`): the
         spend, from the data-free privacy map, is reserved before any work (refused past the
@@ -748,7 +826,10 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         raise InvalidParameterError(
             f"{mechanism} is a {spec.level}-level mechanism; protect takes gaze samples or "
             "feature tables (heatmaps: use `gazeprivacy heatmap`)")
-    ds = read_dataset(in_path, time_unit=time_unit, geometry=geometry)
+    from gazeprivacy.data.readers import read_input
+
+    ds = read_input(in_path, input_format=input_format, time_unit=time_unit, geometry=geometry,
+                    labels=tuple(labels), xy_unit=xy_unit, px_per_deg=px_per_deg)
     entry = _ledger_reserve(ledger, mechanism, params, param_kwargs, ds, seed=seed,
                             pupil=(pupil_epsilon, pupil_range, public))
     with entry.guard():
@@ -758,7 +839,8 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         sealed = seal(rel, public=public, pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
                       source=ds, rng=seal_rng)
         entry.check(sealed.guarantee)
-    write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path)
+    write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path,
+                 input_path=in_path)
     entry.commit(out_path)
     return sealed
 
