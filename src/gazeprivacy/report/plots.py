@@ -13,6 +13,7 @@ shown on screen.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -136,7 +137,8 @@ def _reference_lines(sel: pl.DataFrame, vals: pl.DataFrame, metric: str
 
 def _label_right(ax: Any, lines: Sequence[tuple[float, str, Any, str]]) -> None:
     """Draw the reference lines above the data and name each at the right edge, spread so
-    that labels of nearby levels do not overlap."""
+    that labels of nearby levels do not overlap (non-finite levels are left out)."""
+    lines = [ln for ln in lines if math.isfinite(ln[0])]
     for level, _label, style, colour in lines:
         ax.axhline(level, color=colour, ls=style, lw=1.6, zorder=_REF_Z)
     lo, hi = ax.get_ylim()
@@ -146,9 +148,12 @@ def _label_right(ax: Any, lines: Sequence[tuple[float, str, Any, str]]) -> None:
     for frac, label, colour in spots:
         y = max(frac, placed[-1] + 0.07) if placed else frac
         placed.append(y)
+        # a leader line only where the label moved (matplotlib cannot draw a zero-length one)
+        arrow = ({"arrowstyle": "-", "color": colour, "lw": 0.6} if abs(y - frac) > 1e-3
+                 else None)
         ax.annotate(label, xy=(1.0, frac), xycoords="axes fraction", xytext=(1.02, y),
                     textcoords="axes fraction", fontsize=7, color=colour, va="center",
-                    arrowprops={"arrowstyle": "-", "color": colour, "lw": 0.6})
+                    arrowprops=arrow)
 
 
 def curve_figure(results: pl.DataFrame, *, dataset: str, kind: str, evaluation: str,
