@@ -72,10 +72,10 @@ class FlagCode(StrEnum):
 
 _INFORMATIONAL = {FlagCode.FIXED_SEED}
 
-#: A per-participant epsilon above this promises nothing a reader can use: the odds of any
-#: yes/no inference about the participant may grow by e^10 ~ 22,000 x (a 1 % prior may become
-#: a 99.5 % posterior). ``Guarantee.summary`` says so in words, as it does for delta >= 1.
 VACUOUS_EPSILON = 10.0
+"""A per-participant epsilon above this promises nothing a reader can use: the odds of any
+yes/no inference about the participant may grow by e^10 ~ 22,000 x (a 1 % prior may become a
+99.5 % posterior). ``Guarantee.summary`` says so in words, as it does for delta >= 1."""
 
 
 class Status(StrEnum):
