@@ -8,15 +8,15 @@ For each per-participant budget ``E``:
   participant has (so the record's per-participant epsilon is at most ``E``);
 * ``unit="participant"`` at ``epsilon = E`` with ``m`` windows per participant (``E / m`` each);
 
-plus the per-window mode at ``epsilon = 1`` per window (the paper's setting; per participant
-``T``) and the data-free baselines. Per release: the aware attacker
-(:func:`gazeprivacy.attacks.aware.aware_reidentification`, a random forest trained on the
-release, tested on held-out recordings of the same people, whole recordings as units) and
-utility (RMSE per recording and the Jensen-Shannon density error on a 60 x 60 grid, both
-against the raw data). Both modes use ``transitions="one-per-window"`` (one OUE report per
-window at the full eps3 share) and the default grid G = 30, W = 0.5 s.
+plus the raw data (the attacker's ceiling), the per-window mode at ``epsilon = 1`` per window
+(the paper's setting; per participant ``T``) and the data-free baselines. Per release: the
+aware attacker (:func:`gazeprivacy.attacks.aware.aware_reidentification`, a random forest
+trained on the release, tested on held-out recordings of the same people, whole recordings as
+units) and utility (RMSE per recording and the Jensen-Shannon density error on a 60 x 60
+grid, both against the raw data). Both modes use ``transitions="one-per-window"`` (one OUE
+report per window at the full eps3 share) and the default grid G = 30, W = 0.5 s.
 
-Usage (about 15 minutes on one core for the defaults)::
+Usage (about 20 minutes on one core for the defaults)::
 
     GAZEPRIVACY_DATA=/path/to/data OMP_NUM_THREADS=1 nice -n 10 \
         python scripts/participant_mode.py --out participant.csv
@@ -64,23 +64,27 @@ def _max_windows(ds: Dataset, params: DPGazeSynthParams) -> int:
     return max(per.values())
 
 
-def _configs(ds: Dataset, epsilons: list[float], m: int) -> list[tuple[str, float, object]]:
+def _configs(ds: Dataset, epsilons: list[float], ms: list[int]
+             ) -> list[tuple[str, float, object]]:
     base = {"transitions": "one-per-window"}
     t = _max_windows(ds, DPGazeSynthParams(epsilon=1.0))
     out: list[tuple[str, float, object]] = [
+        ("raw (no protection)", float("inf"), None),
         ("window, eps 1 per window", float(t), DPGazeSynthParams(epsilon=1.0, **base))]
     for e in epsilons:
         out.append((f"window, eps {e:g}/{t} per window", e,
                     DPGazeSynthParams(epsilon=e / t, **base)))
-        out.append((f"participant, m = {m}", e,
-                    DPGazeSynthParams(epsilon=e, unit="participant", windows_per_participant=m,
-                                      **base)))
+        out += [(f"participant, m = {m}", e,
+                 DPGazeSynthParams(epsilon=e, unit="participant", windows_per_participant=m,
+                                   **base)) for m in ms]
     out += [(name, float("nan"), name) for name in BASELINES]
     return out
 
 
 def _release(ds: Dataset, what: object, rng: np.random.Generator) -> tuple[Dataset, float,
                                                                            float]:
+    if what is None:
+        return ds, float("inf"), float("inf")
     if isinstance(what, str):
         return BASELINES[what].release(ds, rng=rng), float("nan"), float("nan")
     rel = dpgazesynth(ds, what, rng=rng)
@@ -94,7 +98,8 @@ def run(args: argparse.Namespace) -> pl.DataFrame:
     index = recording_index(ds)
     rows = []
     for label, budget, what in _configs(ds, args.epsilons, args.m):
-        for seed in range(args.seeds):
+        seeds = 1 if what is None else args.seeds
+        for seed in range(seeds):
             t0 = time.perf_counter()
             out, eps_part, eps_win = _release(ds, what, np.random.default_rng([seed, 1]))
             att = aware_reidentification(out, out, index, rng=np.random.default_rng([seed, 2]),
@@ -120,9 +125,8 @@ def markdown(df: pl.DataFrame) -> str:
     lines = ["| release | per-participant eps (record) | eps per window | aware id. rate "
              "(chance) | RMSE deg | density JSD |", "|---|---|---|---|---|---|"]
     for r in agg.iter_rows(named=True):
-        eps_p = "-" if np.isnan(r["record_eps_participant"]) else \
-            f"{r['record_eps_participant']:.4g}"
-        eps_w = "-" if np.isnan(r["eps_window"]) else f"{r['eps_window']:.4g}"
+        eps_p, eps_w = (("-" if np.isnan(v) else "none" if np.isinf(v) else f"{v:.4g}")
+                        for v in (r["record_eps_participant"], r["eps_window"]))
         lines.append(
             f"| {r['release']} | {eps_p} | {eps_w} | {r['aware_id_rate_m']:.3f} +- "
             f"{r['aware_id_rate_s']:.3f} ({r['chance']:.3f}) | {r['rmse_deg_m']:.2f} +- "
@@ -135,9 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--observers", type=int, default=16)
     ap.add_argument("--images", type=int, default=24)
     ap.add_argument("--epsilons", type=float, nargs="+", default=[1.0, 3.0, 10.0])
-    ap.add_argument("--m", type=int, default=24, help="windows per participant")
-    ap.add_argument("--seeds", type=int, default=2)
-    ap.add_argument("--splits", type=int, default=10)
+    ap.add_argument("--m", type=int, nargs="+", default=[6, 24],
+                    help="windows per participant (one participant-level release per value)")
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--splits", type=int, default=20)
     ap.add_argument("--out", type=Path, default=None, help="CSV of every run")
     args = ap.parse_args(argv)
     with warnings.catch_warnings():
