@@ -25,6 +25,12 @@ the "no transition" symbol) per window at the full ``eps3``. Rounding keeps sums
 remainder; a window whose noisy lengths all clip to 0 becomes one run. Missing samples: see
 ``missing`` (``fill`` never reaches across a window boundary). See docs/privacy/dpgazesynth.md.
 
+Participant level (``unit="participant"``, beyond the paper, issue 15): ``epsilon`` is the
+budget per participant; each participant reports ``m = windows_per_participant`` windows drawn
+at random from the public shape, at ``epsilon / m`` each (basic sequential composition), and
+every released window is synthesised from the population's reports
+(:func:`population_windows`), one synthetic recording per input recording (public row counts).
+
 Phases (public, shared by the in-memory run, the partition-wise engines and the auditor): the
 client, one function per budget share (:func:`release_start_cells`, :func:`release_run_lengths`,
 :func:`transition_values` + :func:`perturb_reports`, each with its analytic noise scale and
