@@ -542,6 +542,11 @@ def _adapters() -> dict[str, AuditAdapter]:
         a.append(_release_adapter(m, f"{m}: every column of protect() on neighbouring datasets",
                                   default_trials=500 if m == "event-synth-pd" else
                                   RELEASE_TRIALS))
+    a.append(AuditAdapter(
+        "dpgazesynth-participant-release", _release_build, requires="dpgazesynth",
+        kind="release", modes=("sound",), default_trials=RELEASE_TRIALS,
+        description="dpgazesynth unit='participant': every column of protect() with one "
+                    "participant's recording changed"))
     for hm, modes, bad in (("heatmap-laplace", ("sound",), ()),
                            ("heatmap-gaussian", ("sound", "paper"), ()),
                            ("heatmap-analytic-gaussian", ("sound",), ()),

@@ -241,11 +241,11 @@ def _participant_example(mode: Mode):
 def participant_entry(monkeypatch):
     """DPGazeSynth's own entry with the participant-level example (a registry view of the
     same mechanism: run, guarantee and params type are DPGazeSynth's)."""
-    entry = replace(MECHANISMS["dpgazesynth"], name="dpgazesynth-participant",
+    entry = replace(MECHANISMS["dpgazesynth"], name="dpgazesynth-unit-participant",
                     example=_participant_example, plan=None,
                     partition_refusal=dpg.PARTICIPANT_REFUSAL)
-    monkeypatch.setitem(MECHANISMS._entries, "dpgazesynth-participant", entry)
-    return "dpgazesynth-participant"
+    monkeypatch.setitem(MECHANISMS._entries, "dpgazesynth-unit-participant", entry)
+    return "dpgazesynth-unit-participant"
 
 
 def test_the_common_contract_holds_in_participant_mode(participant_entry):
@@ -295,3 +295,20 @@ def test_cli_protect_participant_level(tmp_path):
         res = runner.invoke(app, ["protect", str(src), str(tmp_path / "x.parquet"),
                                   "--mechanism", "dpgazesynth", *extra])
         assert res.exit_code != 0 and match in res.output + str(res.exception)
+
+
+def test_the_hand_written_participant_release_audit_passes_below_the_claim():
+    from gazeprivacy.audit.adapters import ADAPTERS, audit_mechanism
+
+    assert ADAPTERS["dpgazesynth-participant-release"].available
+    res = audit_mechanism("dpgazesynth-participant-release", n_trials=200,
+                          rng=np.random.default_rng(23))
+    assert res.guarantee.unit is Unit.PARTICIPANT and res.claimed_epsilon == pytest.approx(1.0)
+    assert res.passed, res.column_rows()
+    row = res.row()
+    assert row["mechanism"] == "dpgazesynth-participant-release"
+    assert row["epsilon_lower_bound"] < row["claimed_epsilon"]
+    scn = res.scenario
+    a, b = scn.a.recordings[0], scn.b.recordings[0]
+    moved = np.flatnonzero(a.x != b.x)
+    assert moved.size and not np.any(moved % 50 == 0)  # every window's first sample kept
