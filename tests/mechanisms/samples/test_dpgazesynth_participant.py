@@ -272,6 +272,8 @@ def test_whole_release_audit_passes_and_its_lower_bound_stays_below_the_claim(
 def test_no_partition_plan_in_participant_mode_and_the_reason_says_why():
     with pytest.raises(InvalidParameterError, match="drawn across all of its recordings"):
         plan_for("dpgazesynth", params())
+    with pytest.raises(InvalidParameterError, match="cannot run partition-wise"):
+        dpg.DPGazeSynthPhases(params=params())
     assert plan_for("dpgazesynth", DPGazeSynthParams(epsilon=1.0, grid_size=10)) is not None
 
 

@@ -1225,6 +1225,11 @@ class DPGazeSynthPhases:
     mechanism: str = "dpgazesynth"
     two_phase: bool = True
 
+    def __post_init__(self) -> None:
+        if self.params.unit == "participant":
+            raise InvalidParameterError(f"dpgazesynth with unit='participant' cannot run "
+                                        f"partition-wise: {PARTICIPANT_REFUSAL}")
+
     def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
         check_partition(part)
         rng_clients, rng_perturb = rng.spawn(2)
@@ -1272,10 +1277,8 @@ def plan(params: DPGazeSynthParams) -> DPGazeSynthPhases:
     InvalidParameterError
         ``unit="participant"``, which has no partition plan (see :data:`PARTICIPANT_REFUSAL`).
     """
-    if params.unit == "participant":
-        raise InvalidParameterError(f"dpgazesynth with unit='participant' cannot run "
-                                    f"partition-wise: {PARTICIPANT_REFUSAL}")
-    return DPGazeSynthPhases(params=params)
+    return DPGazeSynthPhases(params=params)  # refuses unit='participant'
+
 
 
 #: Why ``unit="participant"`` has no partition plan.
