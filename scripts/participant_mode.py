@@ -64,7 +64,7 @@ def _max_windows(ds: Dataset, params: DPGazeSynthParams) -> int:
     return max(per.values())
 
 
-def _configs(ds: Dataset, epsilons: list[float], ms: list[int]
+def _configs(ds: Dataset, epsilons: list[float], ms: list[int], reference: bool = True
              ) -> list[tuple[str, float, object]]:
     base = {"transitions": "one-per-window"}
     t = _max_windows(ds, DPGazeSynthParams(epsilon=1.0))
@@ -78,6 +78,8 @@ def _configs(ds: Dataset, epsilons: list[float], ms: list[int]
                  DPGazeSynthParams(epsilon=e, unit="participant", windows_per_participant=m,
                                    **base)) for m in ms]
     out += [(name, float("nan"), name) for name in BASELINES]
+    if not reference:  # the participant-level releases only
+        out = [c for c in out if c[0].startswith("participant")]
     return out
 
 
@@ -97,7 +99,7 @@ def run(args: argparse.Namespace) -> pl.DataFrame:
     ds = _subset(args.observers, args.images)
     index = recording_index(ds)
     rows = []
-    for label, budget, what in _configs(ds, args.epsilons, args.m):
+    for label, budget, what in _configs(ds, args.epsilons, args.m, not args.participant_only):
         seeds = 1 if what is None else args.seeds
         for seed in range(seeds):
             t0 = time.perf_counter()
@@ -143,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="windows per participant (one participant-level release per value)")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--splits", type=int, default=20)
+    ap.add_argument("--participant-only", action="store_true",
+                    help="skip the raw, per-window and baseline rows")
     ap.add_argument("--out", type=Path, default=None, help="CSV of every run")
     args = ap.parse_args(argv)
     with warnings.catch_warnings():
