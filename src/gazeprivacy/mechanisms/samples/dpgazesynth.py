@@ -400,7 +400,8 @@ def _participant_record(window: Guarantee, params: DPGazeSynthParams) -> Guarant
         + ") whose windows' first valid samples lie within r of each other (window by window); "
         "everything else may differ arbitrarily. Per window the relation of unit='window' "
         f"holds at eps / m = {per_window:.6g}; start points further apart than r are "
-        "distinguishable at eps1 / m x distance / r per window")
+        f"distinguishable at {params.epsilon_start:.6g} x distance / r per window (the start "
+        "share of eps / m)")
     notes = (
         f"participant level: each participant's client reports m = {m} windows drawn uniformly "
         "without replacement from all windows of all its recordings (ceil(rows / W) per "
@@ -422,7 +423,6 @@ def _participant_record(window: Guarantee, params: DPGazeSynthParams) -> Guarant
                     "epsilon_per_window": per_window,
                     "release": "one synthetic recording per input recording (public row counts),"
                                " synthesised from the population model"},
-        paper_claim=f"{window.paper_claim}; composed over m = {m} windows per participant",
         notes=(*window.notes, *notes))
 
 
