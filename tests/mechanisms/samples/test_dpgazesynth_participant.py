@@ -314,3 +314,12 @@ def test_the_hand_written_participant_release_audit_passes_below_the_claim():
     a, b = scn.a.recordings[0], scn.b.recordings[0]
     moved = np.flatnonzero(a.x != b.x)
     assert moved.size and not np.any(moved % 50 == 0)  # every window's first sample kept
+
+
+def test_the_device_protocol_refuses_participant_level_parameters():
+    from gazeprivacy.mechanisms.samples.dpgazesynth_protocol import Announcement, client_message
+
+    with pytest.raises(InvalidParameterError, match="announces unit='window' only"):
+        Announcement.of(params(), sampling_rate_hz=RATE, geometry=GEO)
+    with pytest.raises(InvalidParameterError, match="announces unit='window' only"):
+        client_message(people({"a": [6]}).recordings, params(), rng=np.random.default_rng(0))
