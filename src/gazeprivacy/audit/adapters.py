@@ -542,6 +542,7 @@ def _adapters() -> dict[str, AuditAdapter]:
         a.append(_release_adapter(m, f"{m}: every column of protect() on neighbouring datasets",
                                   default_trials=500 if m == "event-synth-pd" else
                                   RELEASE_TRIALS))
+    a.append(_PARTICIPANT_RELEASE)
     for hm, modes, bad in (("heatmap-laplace", ("sound",), ()),
                            ("heatmap-gaussian", ("sound", "paper"), ()),
                            ("heatmap-analytic-gaussian", ("sound",), ()),
@@ -557,6 +558,14 @@ def _adapters() -> dict[str, AuditAdapter]:
                               modes=("sound", "paper"), requires=sr, expect_violation=("paper",),
                               description=f"{sr}: feature-series release per block"))
     return {x.name: x for x in a}
+
+
+#: DPGazeSynth ``unit="participant"``: a parameter variant with a hand-written release scenario
+_PARTICIPANT_RELEASE = AuditAdapter(
+    "dpgazesynth-participant-release", _release_build, requires="dpgazesynth", kind="release",
+    modes=("sound",), default_trials=RELEASE_TRIALS,
+    description="dpgazesynth unit='participant': every column of protect() with one "
+                "participant's recording changed")
 
 
 def _release_adapter(mechanism: str, description: str, **kw: Any) -> AuditAdapter:

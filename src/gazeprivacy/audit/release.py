@@ -78,6 +78,7 @@ class ReleaseScenario:
     public: tuple[str, ...]  # columns the user declares public
     unit: str
     description: str
+    name: str = ""  # the audit row's name when it is not the mechanism's (a parameter variant)
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ class ReleaseAudit:
         failed = [c.column for c in self.columns if not c.passed] + [
             f"metadata {k}" for k in self.metadata_added]
         return {
-            "mechanism": f"{self.scenario.mechanism}-release",
+            "mechanism": f"{self.scenario.name or self.scenario.mechanism}-release",
             "mode": str(self.guarantee.mode), "unit": self.scenario.unit,
             "claimed_epsilon": self.claimed_epsilon if self.claimed_epsilon is not None
             else math.nan,
@@ -461,6 +462,21 @@ def _dpgazesynth() -> ReleaseScenario:
                      "(gaze +8 deg, pupil, head pose, pixel copy, clock jitter)")
 
 
+def _dpgazesynth_participant() -> ReleaseScenario:
+    """``unit="participant"``: participant 0's only recording changed in every window after
+    the window's first sample (the relation keeps each window's start within r)."""
+    w = round(0.5 * RATE)
+    n = round(SECONDS * RATE)
+    rows = np.arange(n)
+    dx = np.where(rows % w == 0, 0.0, 8.0)
+    params = _params("dpgazesynth", epsilon=1.0, grid_size=8, unit="participant",
+                     windows_per_participant=2)
+    return replace(_scenario("dpgazesynth", params, 2, rows, dx, "participant",
+                             "participant 0 (one recording) changed after every window's first "
+                             "sample (gaze +8 deg, pupil, head pose, pixel copy, clock jitter)"),
+                   name="dpgazesynth-participant")
+
+
 def _kaleido() -> ReleaseScenario:
     w, r = 50, 2.0
     rows = np.arange(w, 2 * w)
@@ -488,7 +504,8 @@ def _event_synth_pd() -> ReleaseScenario:
 
 
 def _scenarios() -> dict[str, Callable[[], ReleaseScenario]]:
-    return {"dpgazesynth": _dpgazesynth, "kaleido": _kaleido, "k-same-synth": _k_same_synth,
+    return {"dpgazesynth": _dpgazesynth, "dpgazesynth-participant": _dpgazesynth_participant,
+            "kaleido": _kaleido, "k-same-synth": _k_same_synth,
             "event-synth-pd": _event_synth_pd}
 
 

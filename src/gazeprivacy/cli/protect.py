@@ -99,6 +99,12 @@ def protect(
         help="Window length in seconds (Kaleido: required unless --param window_samples=N).")
     ] = None,
     grid_size: Annotated[int | None, typer.Option(help="DPGazeSynth grid G.")] = None,
+    per_participant_epsilon: Annotated[float | None, typer.Option(
+        help="DPGazeSynth participant level (unit=participant): the budget per participant, "
+             "instead of --epsilon per window. Needs --windows-per-participant.")] = None,
+    windows_per_participant: Annotated[int | None, typer.Option(
+        help="DPGazeSynth participant level: m windows per participant, drawn at random across "
+             "its recordings, each at the budget / m.")] = None,
     param: Annotated[list[str] | None, typer.Option(
         help="Further mechanism parameter NAME=VALUE (repeatable), e.g. "
              "transitions=one-per-window.")] = None,
@@ -171,6 +177,7 @@ def protect(
                            ("radius_deg", radius_deg), ("window_s", window_s),
                            ("grid_size", grid_size)) if value is not None}
     kw.update(dict(_parse_param(p) for p in param or ()))
+    kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
     if spec.level == "series" and ranges is not None:
         kw["ranges"] = _declared_ranges(ranges)
     partitioned = is_partitioned(input)
@@ -217,6 +224,22 @@ def protect(
     console.print(f"guarantee record: {guarantee_path(output)}", highlight=False)
     if id_map is not None:
         console.print(f"id map (keep private): {id_map}", highlight=False)
+
+
+def _participant_level(kw: dict[str, Any], budget: float | None, m: int | None
+                       ) -> dict[str, Any]:
+    """``--per-participant-epsilon E --windows-per-participant M`` as parameters (both needed,
+    and not beside ``--epsilon``); nothing when neither is given."""
+    if budget is None and m is None:
+        return {}
+    if budget is None or m is None:
+        raise InvalidParameterError("--per-participant-epsilon and --windows-per-participant go "
+                                    "together (the budget per participant and the number of "
+                                    "windows it is spent on); give both")
+    if "epsilon" in kw:
+        raise InvalidParameterError("give --epsilon (per window) or --per-participant-epsilon "
+                                    "(per participant), not both")
+    return {"epsilon": budget, "unit": "participant", "windows_per_participant": m}
 
 
 def _smaller_side(input: Path, geo: Geometry | None, partitioned: bool,

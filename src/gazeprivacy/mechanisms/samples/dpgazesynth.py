@@ -25,6 +25,12 @@ the "no transition" symbol) per window at the full ``eps3``. Rounding keeps sums
 remainder; a window whose noisy lengths all clip to 0 becomes one run. Missing samples: see
 ``missing`` (``fill`` never reaches across a window boundary). See docs/privacy/dpgazesynth.md.
 
+Participant level (``unit="participant"``, beyond the paper, issue 15): ``epsilon`` is the
+budget per participant; each participant reports ``m = windows_per_participant`` windows drawn
+at random from the public shape, at ``epsilon / m`` each (basic sequential composition), and
+every released window is synthesised from the population's reports
+(:func:`population_windows`), one synthetic recording per input recording (public row counts).
+
 Phases (public, shared by the in-memory run, the partition-wise engines and the auditor): the
 client, one function per budget share (:func:`release_start_cells`, :func:`release_run_lengths`,
 :func:`transition_values` + :func:`perturb_reports`, each with its analytic noise scale and
@@ -50,7 +56,7 @@ from gazeprivacy.exceptions import (
     InvalidParameterError,
     NotFormallyPrivateWarning,
 )
-from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
+from gazeprivacy.guarantees import Budget, Flag, FlagCode, Guarantee, Kind, Release, Unit
 from gazeprivacy.mechanisms.contract import (
     Level,
     Mechanism,
@@ -71,6 +77,7 @@ from gazeprivacy.mechanisms.noise.oue import (
 from gazeprivacy.mechanisms.noise.planar_laplace import planar_laplace
 
 __all__ = [
+    "PARTICIPANT_REFUSAL",
     "SPEC",
     "TRANSITION_OUE_P",
     "BudgetSplit",
@@ -80,6 +87,7 @@ __all__ = [
     "DPGazeSynthPhases",
     "Missing",
     "OUEPath",
+    "PrivacyUnit",
     "TransitionModel",
     "Transitions",
     "client_release",
@@ -90,8 +98,10 @@ __all__ = [
     "guarantee",
     "noisy_run_lengths",
     "noisy_start_points",
+    "participant_windows",
     "perturb_reports",
     "plan",
+    "population_windows",
     "release_run_lengths",
     "release_start_cells",
     "run_length_noise_scale",
@@ -161,6 +171,13 @@ class OUEPath(StrEnum):
     CLIENT_REPORTS = "client-reports"
 
 
+class PrivacyUnit(StrEnum):
+    """What ``epsilon`` is spent on: every window (the paper) or a whole participant."""
+
+    WINDOW = "window"
+    PARTICIPANT = "participant"
+
+
 class Missing(StrEnum):
     """What happens to missing samples (NaN rows): kept (mask public) or filled (protected)."""
 
@@ -175,7 +192,9 @@ class DPGazeSynthParams:
     Parameters
     ----------
     epsilon : float, > 0
-        Budget per window (split by ``split``); no default.
+        Budget per ``unit`` (split by ``split``); no default. Per window (``unit="window"``,
+        the paper), or per participant (``unit="participant"``: spent as ``epsilon / m`` on
+        each of ``m = windows_per_participant`` windows).
     grid_size : int, >= 2
         ``G`` of the ``G x G`` grid (paper: 30 or 60).
     window_s : float
@@ -198,6 +217,16 @@ class DPGazeSynthParams:
         centre), every row is synthesised and the mask is protected too.
     geometry : Geometry, optional
         Screen bounds (public); default: each recording's own geometry.
+    unit : {"window", "participant"}
+        ``window`` (default, the paper): every window reports at ``epsilon`` and its synthetic
+        path is built from its own report; a participant with ``T`` windows gets ``T x
+        epsilon``. ``participant``: each participant's client reports ``m`` windows drawn at
+        random (without replacement, from the public shape) across all of its recordings, at
+        ``epsilon / m`` each (basic sequential composition: ``epsilon`` per participant), and
+        every released window is synthesised from the population's reports (see
+        :func:`synthesise`).
+    windows_per_participant : int, optional
+        ``m``; required with ``unit="participant"`` (no default), not allowed otherwise.
     """
 
     epsilon: float
@@ -210,9 +239,22 @@ class DPGazeSynthParams:
     oue_path: OUEPath = OUEPath.CURATOR_VIEW
     missing: Missing = Missing.KEEP
     geometry: Geometry | None = None
+    unit: PrivacyUnit = PrivacyUnit.WINDOW
+    windows_per_participant: int | None = None
 
     def __post_init__(self) -> None:
         check_positive(epsilon=self.epsilon)
+        object.__setattr__(self, "unit", coerce_option("unit", self.unit, PrivacyUnit))
+        if self.unit == "participant":
+            if self.windows_per_participant is None:
+                raise InvalidParameterError(
+                    "unit='participant' needs windows_per_participant (m, the number of windows "
+                    "each participant reports, at epsilon / m each); there is no default")
+            check_int(windows_per_participant=self.windows_per_participant, minimum=1)
+        elif self.windows_per_participant is not None:
+            raise InvalidParameterError(
+                "windows_per_participant applies to unit='participant' only (unit='window' "
+                "reports every window at epsilon); pass unit='participant' or drop it")
         check_int(grid_size=self.grid_size, minimum=2)
         check_positive(window_s=self.window_s)
         if self.radius_deg is not None:
@@ -234,16 +276,24 @@ class DPGazeSynthParams:
         return cls(epsilon=epsilon, grid_size=grid_size, **kw)
 
     @property
+    def epsilon_window(self) -> float:
+        """The budget of one reporting window (before the split): ``epsilon`` per window, or
+        ``epsilon / m`` when ``epsilon`` is per participant (basic composition over ``m``)."""
+        if self.unit == "participant":
+            return self.epsilon / self.windows_per_participant
+        return self.epsilon
+
+    @property
     def epsilon_start(self) -> float:
-        return self.epsilon * self.split.start
+        return self.epsilon_window * self.split.start
 
     @property
     def epsilon_times(self) -> float:
-        return self.epsilon * self.split.times
+        return self.epsilon_window * self.split.times
 
     @property
     def epsilon_transitions(self) -> float:
-        return self.epsilon * self.split.transitions
+        return self.epsilon_window * self.split.transitions
 
     def radius_for(self, geometry: Geometry) -> float:
         """``r`` in degrees: the given one, else ``3 min(H, V) / G``."""
@@ -318,11 +368,8 @@ def guarantee(params: DPGazeSynthParams, *, sampling_rate_hz: float,
                      "a window without valid samples the screen centre, public), never a sample "
                      "of another window; every row is synthesised and the missing-sample mask "
                      "is not released")
-    return Guarantee(
-        mechanism="dpgazesynth",
-        kind=Kind.LOCAL_DP,
-        unit=Unit.WINDOW,
-        epsilon=eps,
+    record = Guarantee(
+        mechanism="dpgazesynth", kind=Kind.LOCAL_DP, unit=Unit.WINDOW, epsilon=eps,
         mode=params.mode,
         neighbouring=neighbouring,
         parameters={
@@ -338,6 +385,45 @@ def guarantee(params: DPGazeSynthParams, *, sampling_rate_hz: float,
         paper_claim="Theorem 1: event-level eps-LDP per window, eps = eps1 + eps2 + eps3",
         notes=tuple(notes),
     )
+    return record if params.unit == "window" else _participant_record(record, params)
+
+
+def _participant_record(window: Guarantee, params: DPGazeSynthParams) -> Guarantee:
+    """The ``unit="participant"`` record: ``epsilon`` per participant (the headline), spent as
+    ``epsilon / m`` on each of ``m`` randomly drawn windows (basic sequential composition)."""
+    m = int(params.windows_per_participant)
+    per_window = params.epsilon_window * params.split.total
+    neighbouring = (
+        "two versions of one participant's data with the same public shape (recordings, row "
+        "counts, sampling rates, geometry, labels"
+        + (", missing-sample mask" if params.missing == "keep" else "")
+        + ") whose windows' first valid samples lie within r of each other (window by window); "
+        "everything else may differ arbitrarily. Per window the relation of unit='window' "
+        f"holds at eps / m = {per_window:.6g}; start points further apart than r are "
+        f"distinguishable at {params.epsilon_start:.6g} x distance / r per window (the start "
+        "share of eps / m)")
+    notes = (
+        f"participant level: each participant's client reports m = {m} windows drawn uniformly "
+        "without replacement from all windows of all its recordings (ceil(rows / W) per "
+        "recording, public shape; the draw uses the release's generator and no gaze value), "
+        f"each at epsilon / m = {per_window:.6g} (basic sequential composition: {window.epsilon:g}"
+        " per participant); the other windows send nothing",
+        "released: one synthetic recording per input recording, with the input's row count "
+        "(public shape); every window is drawn from the population model (the start cell and run "
+        "lengths of a uniformly drawn reporting window of any participant, the transition model "
+        "of all reports), so a synthetic recording depends on the data only through the pooled "
+        "reports: its participant / recording labels link it to the public shape, not to its "
+        "owner's gaze",
+        "a drawn window without valid samples (missing='keep') sends nothing: it still counts "
+        "towards m (the bound is an upper bound)",
+    )
+    return replace(
+        window, unit=Unit.PARTICIPANT, neighbouring=neighbouring,
+        parameters={**window.parameters, "unit": params.unit, "windows_per_participant": m,
+                    "epsilon_per_window": per_window,
+                    "release": "one synthetic recording per input recording (public row counts),"
+                               " synthesised from the population model"},
+        notes=(*window.notes, *notes))
 
 
 # --------------------------------------------------------------------------------------------
@@ -504,6 +590,24 @@ def client_windows(recordings: Recording | Sequence[Recording], params: DPGazeSy
         run_cell=cell[run_first], run_col=col[run_first], run_row=row[run_first],
         x0=gx0[w_of], y0=gy0[w_of], x1=gx1[w_of], y1=gy1[w_of], cw=gcw[w_of], ch=gch[w_of],
         radius=radius[w_of], rec_w=ws)
+
+
+def _subset_windows(windows: ClientWindows, keep: np.ndarray) -> ClientWindows:
+    """The windows with global indices ``keep`` (sorted) only, renumbered ``0..len(keep)-1``;
+    their runs and valid rows follow. What a ``unit="participant"`` client reports from."""
+    mask = np.zeros(windows.n_windows, dtype=bool)
+    mask[keep] = True
+    new_id = np.cumsum(mask) - 1
+    run_keep = mask[windows.run_window]
+    row_win = np.repeat(np.arange(windows.n_windows), windows.n_valid)
+    per_win = {name: getattr(windows, name)[mask] for name in
+               ("rec_of_win", "n_valid", "start_x", "start_y", "x0", "y0", "x1", "y1", "cw",
+                "ch", "radius")}
+    per_run = {name: getattr(windows, name)[run_keep] for name in
+               ("run_length", "run_cell", "run_col", "run_row")}
+    return replace(windows, n_windows=int(mask.sum()),
+                   valid_rows=windows.valid_rows[mask[row_win]],
+                   run_window=new_id[windows.run_window[run_keep]], **per_win, **per_run)
 
 
 def _round_keep_sum(values: np.ndarray, group: np.ndarray, totals: np.ndarray,
@@ -746,6 +850,11 @@ def client_release(recordings: Recording | Sequence[Recording], params: DPGazeSy
     ((2,), 200, 198)
     """
     windows = client_windows(recordings, params)
+    if params.unit == "participant":
+        # m windows per participant (public shape); only they report, at epsilon / m each
+        rng_select, rng = rng.spawn(2)
+        recs = (recordings,) if isinstance(recordings, Recording) else tuple(recordings)
+        windows = _subset_windows(windows, participant_windows(recs, params, rng_select))
     rng_start, rng_times, rng_trans = rng.spawn(3)
     start_cell = release_start_cells(windows, params, rng_start)
     run_window, run_length = release_run_lengths(windows, params, rng_times)
@@ -930,7 +1039,9 @@ def dpgazesynth(dataset: Dataset, params: DPGazeSynthParams, *, rng: np.random.G
     # Clients and synthesis run over blocks of consecutive recordings (about _BLOCK_SAMPLES
     # samples each) so the vectorised arrays stay cache-sized; the curator sums the blocks' OUE
     # column sums, which is exactly the aggregate over all clients (see perturb_reports).
-    blocks = _blocks(dataset.recordings)
+    # unit="participant": one block, since each participant's m windows are drawn across all
+    # of its recordings and every window is synthesised from the whole population's reports
+    blocks = _blocks(dataset.recordings) if params.unit == "window" else [dataset.recordings]
     rng_clients, rng_curator, rng_synth = (r.spawn(len(blocks)) for r in rng.spawn(3))
     states = [client_release(b, params, g) for b, g in zip(blocks, rng_clients, strict=True)]
     model = curate([perturb_reports(c, params, g) for c, g in
@@ -944,15 +1055,75 @@ def dpgazesynth(dataset: Dataset, params: DPGazeSynthParams, *, rng: np.random.G
 def synthesise(recordings: Sequence[Recording], clients: ClientReport, model: TransitionModel,
                params: DPGazeSynthParams, rng: np.random.Generator) -> list[Recording]:
     """Curator, Algorithm 1: the released recordings of one block (or partition) of clients
-    from their report and the transition model (post-processing)."""
+    from their report and the transition model (post-processing).
+
+    ``unit="participant"``: ``clients`` is the report of *all* clients and every window of
+    ``recordings`` is synthesised from the population (:func:`population_windows`), not from
+    a report of its own."""
     recs = tuple(recordings)
     sizes = [r.n_samples for r in recs]
+    if params.unit == "participant":
+        rng_draw, rng = rng.spawn(2)
+        clients = population_windows(recs, clients, params, rng_draw)
     x, y = _synthesise(sum(sizes), clients, model, params, rng)
     cuts = np.cumsum(sizes)[:-1]
     return [r.with_gaze(u, v) for r, u, v in
             zip(recs, np.split(x, cuts), np.split(y, cuts), strict=True)]
 
 
+
+
+def _public_windows(recs: tuple[Recording, ...], params: DPGazeSynthParams
+                    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """The released windows' public skeleton: rows that get gaze (all rows under ``fill``;
+    the non-NaN rows under ``keep``, whose mask is public), rows per window, and per window
+    the screen bounds and cell size of its recording."""
+    g = params.grid_size
+    ws = [window_samples(params, r.sampling_rate_hz) for r in recs]
+    n_win = [-(-r.n_samples // w) for r, w in zip(recs, ws, strict=True)]
+    valid, n_valid = [], []
+    offset = 0
+    for r, w, k in zip(recs, ws, n_win, strict=True):
+        ok = np.ones(r.n_samples, bool) if params.missing == "fill" else ~np.isnan(r.x)
+        valid.append(offset + np.flatnonzero(ok))
+        n_valid.append(np.bincount(np.flatnonzero(ok) // w, minlength=k))
+        offset += r.n_samples
+    geos = [_geometry(r, params) for r in recs]
+    x0 = np.repeat([q.x_min_deg for q in geos], n_win)
+    y0 = np.repeat([q.y_min_deg for q in geos], n_win)
+    cw = np.repeat([(q.x_max_deg - q.x_min_deg) / g for q in geos], n_win)
+    ch = np.repeat([(q.y_max_deg - q.y_min_deg) / g for q in geos], n_win)
+    return (np.concatenate(valid), np.concatenate(n_valid),
+            {"window_x0": x0, "window_y0": y0, "window_cw": cw, "window_ch": ch})
+
+
+def population_windows(recordings: Sequence[Recording], clients: ClientReport,
+                       params: DPGazeSynthParams, rng: np.random.Generator) -> ClientReport:
+    """Curator, ``unit="participant"``: every window of ``recordings`` (that has rows to fill)
+    takes the noisy start cell and the noisy run lengths of a reporting window drawn uniformly
+    from all of ``clients``' windows (any participant), the lengths rescaled to the window's
+    rows by largest remainder. Post-processing of the reports and of public shape (row counts,
+    geometry, the public mask under ``missing="keep"``). Returns the report-shaped input of the
+    synthesis (moves from the transition model)."""
+    recs = tuple(recordings)
+    valid_rows, n_valid, bounds = _public_windows(recs, params)
+    pool = np.flatnonzero(clients.start_cell >= 0)
+    if pool.size == 0:
+        raise InvalidDataError("no reporting window has a valid sample: nothing to synthesise "
+                               "from (unit='participant')")
+    out_win = np.flatnonzero(n_valid > 0)
+    pick = pool[rng.integers(pool.size, size=out_win.size)]
+    first = np.searchsorted(clients.run_window, pick)
+    count = np.searchsorted(clients.run_window, pick, side="right") - first
+    group = np.repeat(np.arange(out_win.size), count)
+    rank = np.arange(group.size) - np.repeat(np.cumsum(count) - count, count)
+    values = clients.run_length[np.repeat(first, count) + rank].astype(np.float64)
+    lengths = _round_keep_sum(values, group, n_valid[out_win])
+    keep = lengths > 0
+    start = np.full(n_valid.size, -1, dtype=np.int64)
+    start[out_win] = clients.start_cell[pick]
+    return ClientReport(valid_rows=valid_rows, run_window=out_win[group[keep]],
+                        run_length=lengths[keep], start_cell=start, reports={}, **bounds)
 
 
 def _record(dataset: Dataset, params: DPGazeSynthParams) -> Guarantee:
@@ -988,8 +1159,54 @@ def shape_guarantee(params: DPGazeSynthParams, shape: SampleShape) -> Guarantee:
         record = _with_note(record, "recordings differ in sampling rate or geometry; window "
                                     "samples and radius in 'parameters' are those of the first "
                                     "recording")
-    return record.compose(shape.units_per_participant(
-        lambda r: -(-r.n_samples // window_samples(params, r.sampling_rate_hz))))
+    windows = shape.units_per_participant(
+        lambda r: -(-r.n_samples // window_samples(params, r.sampling_rate_hz)))
+    if params.unit == "window":
+        return record.compose(windows)
+    m = _check_windows_available(windows, params)
+    rule = (f"basic sequential composition over m = {m} windows drawn at random, "
+            f"{record.parameters['epsilon_per_window']:.6g} each")
+    return replace(record, per_participant={str(p): Budget(record.epsilon, None, m, rule)
+                                            for p in windows})
+
+
+def _check_windows_available(windows: dict[str, int], params: DPGazeSynthParams) -> int:
+    """``m``, after checking that every participant has at least ``m`` windows (public shape);
+    the policy is to refuse rather than to report fewer windows silently."""
+    m = int(params.windows_per_participant)
+    short = {p: n for p, n in windows.items() if n < m}
+    if short:
+        few = ", ".join(f"{p!r}: {n}" for p, n in sorted(short.items())[:5])
+        raise InvalidDataError(
+            f"windows_per_participant={m} exceeds the windows some participants have "
+            f"({len(short)} of {len(windows)}; windows = ceil(rows / W) over all their "
+            f"recordings: {few}); choose m <= {min(windows.values())} or leave them out")
+    return m
+
+
+def participant_windows(recordings: Sequence[Recording], params: DPGazeSynthParams,
+                        rng: np.random.Generator) -> np.ndarray:
+    """``unit="participant"``: the global indices (recordings in order, ``ceil(rows / W)``
+    windows each, as in :func:`client_windows`) of the ``m`` windows each participant reports,
+    drawn uniformly without replacement from all windows of all its recordings. Reads the public
+    shape only (participant ids, row counts, rates): the draw does not depend on gaze.
+
+    Raises
+    ------
+    InvalidDataError
+        A participant with fewer than ``m`` windows.
+    """
+    recs = tuple(recordings)
+    n_win = np.array([-(-r.n_samples // window_samples(params, r.sampling_rate_hz))
+                      for r in recs], dtype=np.int64)
+    owner = np.repeat(np.array([r.participant for r in recs], dtype=object), n_win)
+    by_part: dict[str, int] = {}
+    for r, n in zip(recs, n_win.tolist(), strict=True):
+        by_part[r.participant] = by_part.get(r.participant, 0) + n
+    m = _check_windows_available(by_part, params)
+    picks = [rng.choice(np.flatnonzero(owner == p), size=m, replace=False)
+             for p in sorted(by_part)]
+    return np.sort(np.concatenate(picks)) if picks else np.zeros(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -1007,6 +1224,11 @@ class DPGazeSynthPhases:
     params: DPGazeSynthParams
     mechanism: str = "dpgazesynth"
     two_phase: bool = True
+
+    def __post_init__(self) -> None:
+        if self.params.unit == "participant":
+            raise InvalidParameterError(f"dpgazesynth with unit='participant' cannot run "
+                                        f"partition-wise: {PARTICIPANT_REFUSAL}")
 
     def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
         check_partition(part)
@@ -1048,8 +1270,25 @@ class DPGazeSynthPhases:
 
 
 def plan(params: DPGazeSynthParams) -> DPGazeSynthPhases:
-    """The partition phases of DPGazeSynth with ``params``."""
-    return DPGazeSynthPhases(params=params)
+    """The partition phases of DPGazeSynth with ``params``.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``unit="participant"``, which has no partition plan (see :data:`PARTICIPANT_REFUSAL`).
+    """
+    return DPGazeSynthPhases(params=params)  # refuses unit='participant'
+
+
+
+#: Why ``unit="participant"`` has no partition plan.
+PARTICIPANT_REFUSAL = (
+    "each participant's m windows are drawn across all of its recordings, and a partition's "
+    "clients cannot know whether the participant also has recordings in another partition "
+    "(drawing m per partition would spend m x epsilon / m per partition, over the budget; "
+    "finding out at the curator is too late, the reports are sent); and every released window "
+    "is drawn from the reports of all partitions. Way out: protect it in memory, or run "
+    "unit='window' partition-wise")
 
 
 

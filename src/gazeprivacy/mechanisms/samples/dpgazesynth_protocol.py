@@ -167,6 +167,11 @@ class Announcement:
            geometry: Geometry | None = None) -> Announcement:
         """The announcement of running ``params`` at this rate on this screen (default:
         ``params.geometry``)."""
+        if params.unit != "window":  # the message format has no m and no window draw
+            raise InvalidParameterError(
+                "the device protocol announces unit='window' only: a unit='participant' "
+                "announcement would hand the devices the per-participant budget as a per-window "
+                "epsilon. Run the participant level with protect (in memory)")
         geo = geometry or params.geometry
         if geo is None:
             raise InvalidParameterError("the announcement needs the screen bounds: pass "

@@ -238,7 +238,7 @@ def guarantee(params: KaleidoParams, *, sampling_rate_hz: float) -> Guarantee:
         neighbouring=(f"two streams that differ only within w = {w} consecutive samples, each "
                       f"sample moved by at most r = {params.radius_deg:g} deg (Euclidean in the "
                       "(x, y) degree plane), same missing-sample mask (the mask is public "
-                      f"under missing={params.missing!r})"),
+                      f"under missing={str(params.missing.value)!r})"),
         parameters={"epsilon": params.epsilon, "window_samples": w,
                     "radius_deg": params.radius_deg, "l_thresh_deg": params.l_thresh_deg,
                     "t_skip_samples": params.t_skip_samples, "h": params.h,
