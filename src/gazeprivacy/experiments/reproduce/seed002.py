@@ -183,6 +183,10 @@ def reproduce_seed002(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    unknown = sorted((set(methods) | set(utility_methods)) - {*METHODS, "LPA"})
+    if unknown:
+        raise InvalidParameterError(f"unknown method(s) {unknown}; choose from "
+                                    f"{', '.join(METHODS)} (and LPA for the utility plot)")
     for v in sensitivities:
         if v not in SENSITIVITIES:
             raise InvalidParameterError(f"sensitivity must be one of {sorted(SENSITIVITIES)}, "
