@@ -9,10 +9,9 @@ paper mode (data-driven sensitivities per document type, ``k`` tuned per block) 
 eps in {0.48, 2.4, 4.8, 24, 48}; the released series train and test every classifier
 (noisy-train / noisy-test, as in the paper): document type and gender by leave-one-person-out
 (one window in 10), person identification by first half / second half (one window in 5), with and
-without majority voting. Outputs in ``out_dir``: ``seed002_tables.md`` (the
+without majority voting. Paper-specific outputs in ``out_dir``: ``seed002_tables.md`` (the
 shape of the paper's Tables 1-3 and 6-8, paper values beside ours), ``seed002_utility.png``
-(Figs 7-9), ``seed002_correlation.png`` (Figs 3-4) and the guarantee records
-(``seed002_guarantees.json``).
+(Figs 7-9) and ``seed002_correlation.png`` (Figs 3-4).
 
 **Two sensitivity variants.** Paper mode computes the data-driven sensitivity (eq. 7) per
 document type (``sensitivity="per-document"``), so the noise *scale* of a released series
