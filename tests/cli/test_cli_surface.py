@@ -237,7 +237,7 @@ def test_reproduce_liu_2019_keeps_stimulus_files_inside_out(tmp_path, monkeypatc
     pngs = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.png"))
     assert pngs and all(p.parts[:3] == ("a", "b", "out") for p in pngs), pngs
     assert any("escape" in p.name for p in pngs)
-    assert (out / "seed003_results.parquet").is_file()  # Parquet, as the other reproductions
+    assert (out / "results.parquet").is_file()  # the one format of every reproduction
     # --out exists now: a second run needs --overwrite.
     code, _o, err = _run(capsys, "reproduce", "liu-2019", "--out", str(out), "--data-dir",
                          str(tmp_path), "--dataset", "osie", "--n-draws", "1")

@@ -62,7 +62,9 @@ def test_reproduce_seed003_cli(tmp_path, data_dir):
                                    "--cell-px", "20", "--sigma-px", "40"])
     assert res.exit_code == 0, res.output
     assert "analytic-gaussian" in res.output
-    assert (tmp_path / "seed003_summary.csv").is_file()
+    # the output format of every reproduction: results.parquet + report.html, no CSV results
+    assert (tmp_path / "results.parquet").is_file() and (tmp_path / "report.html").is_file()
+    assert not list(tmp_path.glob("*.csv"))
 
 
 def test_heatmap_over_stimulus_image(tmp_path):

@@ -29,6 +29,10 @@ def test_reproduce_seed000_quick_writes_tables_with_paper_columns(tmp_path, data
     # the paper's printed values sit beside ours (Kaleido r = 5 %, eps 1; DPGazeSynth G = 60)
     assert "| Kaleido | r = 5% | 1 |" in t2 and "| 0.340 |" in t2
     assert "| original data |" in t2 and "| 0.985 |" in t2
+    # four protocols per dataset: participants held out, event and sample-level features
+    for col in ("events, recordings split (first run)", "events, participants held out",
+                "samples, participants held out", "samples per 10 s, participants held out"):
+        assert f"VR environment: {col}" in t2 and f"GazeGraph activity: {col}" in t2
     t4 = (out / "seed000_table4.md").read_text()
     assert "360_em (paper)" in t4 and "GazebaseVR (paper)" in t4
     start = "| DPGazeSynth | G = 60 (r = 5%) | 1 |"
@@ -48,6 +52,11 @@ def test_reproduce_seed000_quick_writes_tables_with_paper_columns(tmp_path, data
                                  "gazegraph_desktop_activity"}
     assert set(r.filter(pl.col("kind") == "privacy")["dataset"]) == {"doves"}
     assert {"rmse", "rss_distance", "density_error"} <= set(r["metric"])
+    t2rows = r.filter(pl.col("kind") == "utility")
+    assert {e.split(":rf:")[1] for e in t2rows["evaluation"]} == {
+        "events:by-recording", "events:by-participant", "samples:by-participant",
+        "samples-10s:by-participant"}
+    assert t2rows.filter(pl.col("metric") == "accuracy")["value"].is_between(0, 1).all()
     guarantees = json.loads((out / "guarantees.json").read_text())
     assert {g["guarantee"]["mode"] for g in guarantees} == {"paper"}
     assert len(guarantees) == 3 * 4  # datasets x (DPGazeSynth G 60 / 30, Kaleido r 5 / 10 %)

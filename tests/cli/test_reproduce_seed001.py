@@ -55,6 +55,14 @@ def test_reproduce_seed001_quick_simulated_writes_tables_figures_and_report(tmp_
     metrics = set(table["metric"].unique())
     assert {"error_deg", "baseline_error_deg", "raw_error_deg", "accuracy", "chance",
             "raw_accuracy", "success_quasi_and_gaze", "bound", "identification_rate"} <= metrics
+    # the linkage ablation (three causes above 1 / k), in the table and in results.parquet
+    abl = (out / "seed001_linkage_ablation.md").read_text()
+    assert "features: no-gaps" in abl and "- same groups for every document" in abl
+    assert _row(abl, "| 2 | raw gaze (no release) |")[-1] == "50.0 %"
+    rows = table.filter(pl.col("evaluation").str.starts_with("linkage-ablation"))
+    releases = {json.loads(p)["release"] for p in rows["parameters"]}
+    assert {"raw", "paper", "same-groups", "gender-groups"} <= releases
+    assert rows["value"].is_between(0, 1).all()
     cfg = json.loads((out / "seed001_configs.json").read_text())
     assert cfg["simulate"] is True and cfg["settings"]["quick"] is True
     page = (out / "report.html").read_text()

@@ -139,7 +139,7 @@ def seed003(
     from gazeprivacy.experiments.reproduce.seed003 import reproduce_seed003
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    check_output_dir(out, overwrite=overwrite, option="--out", marker="seed003_summary.csv")
+    check_output_dir(out, overwrite=overwrite, option="--out", marker="results.parquet")
     with atomic_dir(out) as tmp:  # Ctrl-C or an error leaves no partial --out
         res = reproduce_seed003(
             tmp, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed), n_draws=n_draws,
@@ -153,7 +153,7 @@ def seed003(
         t.add_row(row["dataset"], row["mechanism"], f"{row['epsilon']:g}", f"{row['cc']:.4f}",
                   f"{row['mse']:.3e}")
     echo_table(t)
-    say(f"figure: {out / res.figure.name}; tables and guarantee records in {out}")
+    say(f"results.parquet, report.html, figure {res.figure.name} and tables in {out}")
 
 
 _DATA_HELP = ("Folder with mpiidpeye/ (default $GAZEPRIVACY_DATA or ../shared/data).")
@@ -182,19 +182,32 @@ def seed002(
         help="One window in N for person id (paper: 5).")] = 15,
     classifier: Annotated[list[str] | None, typer.Option(
         help="svm, dt, rf, knn (repeatable; default all four).")] = None,
+    sensitivity: Annotated[list[str] | None, typer.Option(
+        help="per-document (the paper's) and/or uniform (one sensitivity for all recordings); "
+             "repeatable, default both.")] = None,
+    method: Annotated[list[str] | None, typer.Option(
+        help="FPA, CFPA-32/64/128, DCFPA-32/64/128 (repeatable; default all seven).")] = None,
+    epsilon: Annotated[list[float] | None, typer.Option(
+        help="Epsilons (repeatable; default the paper's 0.48 2.4 4.8 24 48).")] = None,
 ) -> None:
     """Bozkir et al. (PLOS ONE 2021): LPA / FPA / CFPA / DCFPA on MPIIDPEye, Tables 1-3."""
     from gazeprivacy.experiments.reproduce.seed002 import reproduce_seed002
 
-    kw = {"classifiers": tuple(classifier)} if classifier else {}
+    kw: dict[str, Any] = {"classifiers": tuple(classifier)} if classifier else {}
+    if sensitivity:
+        kw["sensitivities"] = tuple(sensitivity)
+    if method:
+        kw["methods"] = kw["utility_methods"] = tuple(method)
+    if epsilon:
+        kw["epsilons"] = tuple(epsilon)
     _resumable(out)
     table = reproduce_seed002(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
                               repetitions=repetitions, subsample_lopo=subsample_lopo,
                               subsample_person=subsample_person, **kw)
     if "method" in table.columns and "task" in table.columns:
         _print_accuracy(table.filter(table["classifier"] == "svm") if "classifier" in
-                        table.columns else table, ["task", "method", "epsilon"])
-    say(f"tables, plots and guarantee records in {out}")
+                        table.columns else table, ["task", "method", "sensitivity", "epsilon"])
+    say(f"results.parquet, report.html, tables (seed002_tables.md) and plots in {out}")
 
 
 def seed004(
@@ -204,17 +217,23 @@ def seed004(
     repetitions: Annotated[int, typer.Option(help="Noisy runs per setting (paper: 5).")] = 1,
     protocol_subsample: Annotated[int, typer.Option(
         help="Further window subsampling in the classifier protocols.")] = 2,
+    balanced: Annotated[bool, typer.Option(
+        help="Equal windows per class in every task, as the paper sampled them.")] = True,
+    epsilon: Annotated[list[float] | None, typer.Option(
+        help="Per-feature eps_i (repeatable; default 1 5 10 15 20 30 40 50).")] = None,
 ) -> None:
     """Steil et al. (ETRA 2019): the exponential-mechanism method on MPIIDPEye, Figs 6-8."""
     from gazeprivacy.experiments.reproduce.seed004 import reproduce_seed004
 
     _resumable(out)
     table = reproduce_seed004(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
-                              repetitions=repetitions, protocol_subsample=protocol_subsample)
+                              repetitions=repetitions, protocol_subsample=protocol_subsample,
+                              balanced=balanced, **({"epsilons": tuple(epsilon)} if epsilon
+                                                    else {}))
     if {"task", "method", "epsilon", "threat_model"} <= set(table.columns):
         _print_accuracy(table.filter(table["majority_vote"]) if "majority_vote" in
                         table.columns else table, ["threat_model", "task", "method", "epsilon"])
-    say(f"tables, plots and guarantee records in {out}")
+    say(f"results.parquet, report.html, tables (seed004_tables.md) and plots in {out}")
 
 
 # name -> (command, old internal name, one-line help). Names: the paper's first author and year.

@@ -45,3 +45,26 @@ def test_tables_markdown_puts_paper_beside_ours() -> None:
     md4 = seed004.tables_markdown(pl.DataFrame(rows4), epsilons=(15.0,))
     assert "| person | steil-paper | 0.20 / 0.10 |" in md4
     assert "| person | paper (text) | 0.06 |" in md4
+
+
+def test_balance_classes_equal_windows_per_class_same_windows_on_both_sides() -> None:
+    rng = np.random.default_rng(3)
+
+    def side(offset: float) -> list[FeatureSeries]:
+        return [FeatureSeries(recording=f"r{i}", participant=f"p{i}",
+                              t_start=np.arange(n, dtype=float),
+                              values=np.arange(n, dtype=float)[:, None] + offset,
+                              labels={"gender": g}, feature_names=("f",))
+                for i, (n, g) in enumerate([(30, "f"), (50, "f"), (20, "m"), (12, "m")])]
+
+    clean, noisy = seed004.balance_classes([side(0.0), side(0.5)], "gender", rng)
+    per = {"f": 0, "m": 0}
+    for s in clean:
+        per[s.labels["gender"]] += s.n_windows
+    assert per == {"f": 32, "m": 32}  # the smaller class (20 + 12) sets the size
+    for a, b in zip(clean, noisy, strict=True):  # the same windows kept on both sides
+        np.testing.assert_array_equal(a.t_start, b.t_start)
+        np.testing.assert_allclose(b.values - a.values, 0.5)
+        assert np.all(np.diff(a.t_start) > 0)  # time order kept
+    (by_person,) = seed004.balance_classes([side(0.0)], "participant", rng)
+    assert {s.n_windows for s in by_person} == {12}

@@ -27,8 +27,19 @@ def test_reproduce_seed003_small(tmp_path, data_dir):
         assert get[(mech, 1.0)] > get[(mech, 3.0)]
     assert get[("laplace", 1.0)] > get[("gaussian", 1.0)] >= get[("analytic-gaussian", 1.0)]
     assert (res.sigmas["ratio"] <= 1.0).all()
-    recs = [json.loads(line) for line in (tmp_path / "guarantees.jsonl").read_text().splitlines()]
+    recs = [g["guarantee"] for g in json.loads((tmp_path / "guarantees.json").read_text())]
     assert len(recs) == 6
     # the cap came from Algorithm 1 on the private maps: every record says so
     assert all(any(f["code"] == "tuned-on-private-data" for f in r["flags"]) for r in recs)
     assert res.table["n_simulated"].unique().to_list() == [49_995]
+    # one output format for every reproduction: results.parquet (long schema) + report.html
+    from gazeprivacy.experiments.engine import RESULT_SCHEMA
+
+    r = pl.read_parquet(tmp_path / "results.parquet")
+    assert list(r.columns[:len(RESULT_SCHEMA)]) == list(RESULT_SCHEMA)
+    assert set(r["metric"]) == {"cc", "mse"} and set(r["kind"]) == {"fidelity"}
+    assert r.height == res.table.height
+    assert set(r["mode"]) == {"paper", "sound"}
+    assert not list(tmp_path.glob("*.csv"))
+    html = (tmp_path / "report.html").read_text()
+    assert "<h2>Paper comparison</h2>" in html and "Figure 3" in html

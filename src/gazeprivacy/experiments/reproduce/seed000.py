@@ -13,9 +13,12 @@ Protocol (paper section 5, on the closest real data we have):
   images), the RBFN of George & Routray (0.4 fixation / 0.6 saccade fusion), threat model
   ``seed000``: trained on raw data, tested on protected data, splits by image; macro F1 and
   identification rate over ``n_splits`` splits. The paper used 12 participants of 360_em (VR).
-- Table 2 (task classification): random forest on per-recording aggregates of I-VT event
-  features, trained on original and tested on protected recordings: the VR office / supermarket
-  set (label ``environment``) and GazeGraph (label ``activity``, 6 desktop activities). The paper
+- Table 2 (task classification): random forest trained on original and tested on protected
+  data of the VR office / supermarket set (label ``environment``) and GazeGraph (label
+  ``activity``, 6 desktop activities), in four protocols (:mod:`._table2000`): per-recording
+  I-VT event aggregates with recordings split at random (the first run's protocol, people on
+  both sides) and with participants held out, and sample-level features (position / speed /
+  direction histograms) per recording and per 10 s segment, participants held out. The paper
   used GazebaseVR's 3 tasks (1004 instances each).
 - Tables 3 and 4 (fidelity): RMSE (mean version, degrees), the printed root-of-sum version
   (``rss_distance``, degrees) and density error (JSD, 60 x 60 grid, on-screen points) on all
@@ -48,6 +51,7 @@ from gazeprivacy.data.loaders import load
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.experiments.reproduce import _paper000 as paper
 from gazeprivacy.experiments.reproduce._runs import markdown_table, run_roles
+from gazeprivacy.experiments.reproduce._table2000 import Setting, table2_rows
 from gazeprivacy.report.html import build_report
 
 __all__ = ["DOVES_IMAGES", "Seed000Result", "reproduce_seed000", "summarise", "tables"]
@@ -64,6 +68,26 @@ _LOADERS = {"doves": "doves", "vr": "vr_selfcalib_office_supermarket",
 _MECHS = (("kaleido", "Kaleido"), ("kaleido-unclamped", "Kaleido unclamped"),
           ("dpgazesynth", "DPGazeSynth"))
 _FIDELITY = ["rmse", "rss_distance", "density_error"]
+_LABEL = {"vr": "environment", "gazegraph": "activity"}
+
+
+def _table2_settings(ds: Dataset, *, quick: bool) -> list[Setting]:
+    """Table 2's releases of ``ds`` (the engine configs' grid, see :func:`_configs`)."""
+    geo = ds[0].geometry
+    side = min(geo.width_deg, geo.height_deg)
+    out: list[Setting] = []
+    for e in [1.0] if quick else [1.0, 2.0, 3.0]:
+        for r in paper.R_FRACS:
+            rad = round(r * side, 6)
+            out.append(("dpgazesynth", "dpgazesynth",
+                        {"epsilon": e, "grid_size": paper.GRID_FOR_R[r], "mode": "paper"}))
+            out.append(("kaleido", "kaleido", {"epsilon": e, "radius_deg": rad,
+                                               "window_s": 0.5, "mode": "paper"}))
+            if not quick:
+                out.append(("kaleido", "kaleido-unclamped",
+                            {"epsilon": e, "radius_deg": rad, "window_s": 0.5, "clamp": False,
+                             "mode": "paper"}))
+    return out
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -112,10 +136,8 @@ def _configs(datasets: dict[str, Dataset], *, data_dir: Path, options: dict[str,
         if role == "doves":
             cfg["attacks"] = [{"kind": "reidentification", "classifier": "rbfn",
                                "threat": "seed000", "n_splits": n_splits}]
-        else:
-            label = "environment" if role == "vr" else "activity"
-            cfg["utility"] = [{"kind": "task", "label": label, "n_splits": n_splits,
-                               "n_trees": 20 if quick else 100}]
+        # Table 2 (task classification) runs in ._table2000: participants held out, event
+        # and sample-level features; the engine does the fidelity of VR and GazeGraph
         out[role] = cfg
     return out
 
@@ -179,6 +201,11 @@ def reproduce_seed000(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
     configs["doves"]["seeds"] = seeds[:n_seeds_reid]
     (out / "seed000_configs.json").write_text(json.dumps(configs, indent=1))
     results = run_roles(configs, datasets, out, name="seed000", progress=progress)
+    t2 = table2_rows({datasets[r].name: (datasets[r], _LABEL[r], _table2_settings(
+        datasets[r], quick=quick)) for r in ("vr", "gazegraph")}, seeds=seeds,
+        n_splits=n_splits, n_trees=20 if quick else 100)
+    results = pl.concat([results, t2.select(results.columns)], how="vertical_relaxed")
+    results.write_parquet(out / "results.parquet")
     sides = {ds.name: min(ds[0].geometry.width_deg, ds[0].geometry.height_deg)
              for ds in datasets.values()}
     names = {datasets[r].name: _NAMES[r] for r in _ROLES}
@@ -267,7 +294,7 @@ def tables(summary: pl.DataFrame, *, names: dict[str, str], what: str) -> dict[s
     doves, vr, gg = by_role.get("DOVES"), by_role.get("VR"), by_role.get("GazeGraph")
     present = [d for d in (doves, vr, gg) if d is not None]
     return {"fig2": _fig2_table(look, doves, what),
-            "table2": _table2(look, vr, gg, what),
+            "table2": _table2(summary, vr, gg, what),
             "table3": _table3(look, names, present, what),
             "table4": _table4(look, names, present, what)}
 
@@ -299,23 +326,40 @@ def _fig2_table(look: Look, doves: str | None, what: str) -> Table:
             + "; ".join(f'"{s}"' for s in paper.FIG2_TEXT) + ".", head, rows)
 
 
-def _table2(look: Look, vr: str | None, gg: str | None, what: str) -> Table:
-    """Table 2: task classification."""
-    head = ["method", "setting", "eps", "VR environment (ours)", "GazeGraph activity (ours)",
+_PROTO_LABEL = {"events:by-recording": "events, recordings split (first run)",
+                "events:by-participant": "events, participants held out",
+                "samples:by-participant": "samples, participants held out",
+                "samples-10s:by-participant": "samples per 10 s, participants held out"}
+
+
+def _table2(summary: pl.DataFrame, vr: str | None, gg: str | None, what: str) -> Table:
+    """Table 2: task classification, four protocols per dataset (see ._table2000)."""
+    look = {(r["dataset"], r["mechanism"], r["r_frac"], r["epsilon"], r["evaluation"],
+             r["metric"]): r["mean"] for r in summary.iter_rows(named=True)}
+    cols = [(d, lab, proto) for d, lab in ((vr, "environment"), (gg, "activity"))
+            if d is not None for proto in _PROTO_LABEL]
+    names = {vr: "VR environment", gg: "GazeGraph activity"}
+    head = ["method", "setting", "eps",
+            *(f"{names[d]}: {_PROTO_LABEL[p]}" for d, _, p in cols),
             "GazebaseVR task (paper Table 2)"]
-    rows = [["original data", "", "", _f(look.get((vr, "none", None, None, "accuracy"))),
-             _f(look.get((gg, "none", None, None, "accuracy"))), _f(paper.TABLE2_ORIGINAL)],
+
+    def cells(mech: str, r: float | None, e: float | None, metric: str) -> list[str]:
+        return [_f(look.get((d, mech, r, e, f"{lab}:rf:{p}", metric))) for d, lab, p in cols]
+
+    rows = [["original data", "", "", *cells("none", None, None, "accuracy"),
+             _f(paper.TABLE2_ORIGINAL)],
             ["chance (majority class of the test side)", "", "",
-             _f(look.get((vr, "none", None, None, "chance"))),
-             _f(look.get((gg, "none", None, None, "chance"))), "0.333 (3 balanced tasks)"]]
+             *cells("none", None, None, "chance"), "0.333 (3 balanced tasks)"]]
     for mech, label, r, e in _grid():
-        rows.append([label, _setting(mech, r), f"{e:g}",
-                     _f(look.get((vr, mech, r, e, "accuracy"))),
-                     _f(look.get((gg, mech, r, e, "accuracy"))),
+        rows.append([label, _setting(mech, r), f"{e:g}", *cells(mech, r, e, "accuracy"),
                      _f(paper.TABLE2.get((mech, r, e)))])
     return ("Table 2: task classification accuracy (random forest, train original / "
             "test protected)", what + " Original data: original on both sides of the "
-            "split (the ceiling).", head, rows)
+            "split (the ceiling). Events: per-recording aggregates of I-VT event features; "
+            "samples: histograms of gaze position, speed and direction (two lags), missing "
+            "share, mean and spread, per recording or per 10 s segment. 'Recordings split' "
+            "puts recordings of the same people on both sides (the first run's protocol); "
+            "'participants held out' tests on people the forest never saw.", head, rows)
 
 
 def _table3(look: Look, names: dict[str, str], present: list[str], what: str) -> Table:

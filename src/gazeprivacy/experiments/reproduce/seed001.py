@@ -55,6 +55,7 @@ from gazeprivacy.data.loaders import load
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.data.simulate import simulate_dataset
 from gazeprivacy.experiments.reproduce import _paper001 as paper
+from gazeprivacy.experiments.reproduce._linkage001 import FEATURE_SETS, RELEASES, linkage_ablation
 from gazeprivacy.experiments.reproduce._runs import markdown_table, run_roles
 from gazeprivacy.report.html import build_report
 
@@ -100,6 +101,8 @@ class Seed001Settings:
     activity_window_s: float = 10.0
     cvae_epochs: int = 60
     linkage_window_s: float = 10.0
+    linkage_ablation: bool = True
+    linkage_ablation_splits: int = 3
     workers: int = 2
 
     @classmethod
@@ -116,7 +119,8 @@ class Seed001Settings:
         """A few minutes on 2 cores: one setting per mechanism, few people, small models."""
         base = dict(quick=True, n_seeds=1, n_splits_utility=1, n_splits_attack=2,
                     prediction_epochs=3, prediction_train_windows=1000, activity_epochs=3,
-                    activity_train_windows=300, activity_window_s=5.0, cvae_epochs=5)
+                    activity_train_windows=300, activity_window_s=5.0, cvae_epochs=5,
+                    linkage_ablation_splits=1)
         return cls(**{**base, **kw})
 
 
@@ -243,6 +247,15 @@ def reproduce_seed001(out_dir: str | Path, *, data_dir: str | Path | None,
         {"settings": dataclasses.asdict(s), "simulate": simulate, "configs": configs},
         indent=1))
     results = run_roles(configs, datasets, out, name="seed001", progress=progress)
+    ablation = None
+    if s.linkage_ablation and "mpiidpeye" in datasets:
+        ablation = linkage_ablation(
+            datasets["mpiidpeye"], ks=[2] if s.quick else list(paper.K_SAME),
+            rng=np.random.default_rng(seeds[0]), n_splits=s.linkage_ablation_splits,
+            window_s=s.linkage_window_s)
+        results = pl.concat([results, _ablation_rows(ablation, datasets["mpiidpeye"].name,
+                                                     seeds[0])], how="vertical_relaxed")
+        results.write_parquet(out / "results.parquet")
     summary = summarise(results)
     summary.write_csv(out / "seed001_summary.csv")
     names = {datasets[r].name: _NAMES[r] for r in datasets}
@@ -254,6 +267,12 @@ def reproduce_seed001(out_dir: str | Path, *, data_dir: str | Path | None,
         p = out / f"seed001_{key}.md"
         p.write_text(markdown_table(title, note, header, rows))
         paths[key] = p
+    if ablation is not None:
+        tabs["linkage_ablation"] = _ablation_table(ablation, what)
+        title, note, header, rows = tabs["linkage_ablation"]
+        (out / "seed001_linkage_ablation.md").write_text(markdown_table(title, note, header,
+                                                                        rows))
+        paths["linkage_ablation"] = out / "seed001_linkage_ablation.md"
     figures = _figures(summary, names, out)
     fragment = _paper_html(tabs, figures, what)
     report = build_report(out, title="gazeprivacy: seed 001 (David-John et al.) section 5 "
@@ -302,6 +321,53 @@ def _figures(summary: pl.DataFrame, names: dict[str, str], out: Path) -> dict[st
                             ylabel="linkage success", title="Fig. 1 style: gender + gaze "
                             "linkage (MPIIDPEye)", per_evaluation=True),
     }
+
+
+def _ablation_rows(ablation: pl.DataFrame, dataset: str, seed: int) -> pl.DataFrame:
+    """The linkage ablation in the results schema: ``mechanism`` k-same-synth (``none`` for the
+    raw gallery), ``parameters`` k, group_by and the release variant, ``evaluation``
+    ``linkage-ablation:gender:k{k}:{features}``."""
+    return ablation.select(
+        pl.lit(dataset).alias("dataset"),
+        pl.when(pl.col("release") == "raw").then(pl.lit("none"))
+        .otherwise(pl.lit("k-same-synth")).alias("mechanism"),
+        pl.lit("params").alias("mode"),
+        pl.struct(k=pl.col("k"), group_by=pl.lit("document"), release=pl.col("release"))
+        .struct.json_encode().alias("parameters"),
+        pl.lit(None, dtype=pl.Float64).alias("epsilon"), pl.lit(seed).alias("seed"),
+        pl.lit("privacy").alias("kind"),
+        pl.format("linkage-ablation:gender:k{}:{}", pl.col("k"), pl.col("features"))
+        .alias("evaluation"),
+        pl.col("metric"), pl.col("value").cast(pl.Float64),
+        pl.lit(None, dtype=pl.Boolean).alias("beats_baselines"))
+
+
+_RELEASE_LABEL = {
+    "raw": "raw gaze (no release)", "paper": "k-same-synth as reproduced (groups per "
+    "document, any gender)", "same-groups": "- same groups for every document",
+    "gender-groups": "- groups within a gender", "same-and-gender-groups": "- both"}
+
+
+def _ablation_table(ablation: pl.DataFrame, what: str) -> Table:
+    """Linkage success (gender + gaze) per k x release variant x attacker feature set."""
+    look = {(r["k"], r["release"], r["features"], r["metric"]): r["value"]
+            for r in ablation.iter_rows(named=True)}
+    sets = list(FEATURE_SETS)
+    head = ["k", "gallery", *(f"features: {f}" for f in sets), "1 / k bound"]
+    rows = []
+    for k in sorted({r[0] for r in look}):
+        for rel in ("raw", *RELEASES):
+            if (k, rel, "all", "bound") not in look:
+                continue
+            rows.append([str(k), _RELEASE_LABEL[rel],
+                         *(_pct(look.get((k, rel, f, "success_quasi_and_gaze"))) for f in sets),
+                         _pct(look[(k, rel, "all", "bound")])])
+    return ("Linkage above 1 / k: the three causes, each removed (MPIIDPEye, gender + gaze)",
+            what + " Release side: the same k-same-synth groups for every document; groups "
+            "drawn within a gender; both. Attacker side: window features without "
+            "missing_fraction (no-gaps), without saccadic_fraction / speed_p90 / speed_p99 "
+            "(no-timing), without both. Gallery = release of 2 documents, probes = raw third "
+            "document, splits by document.", head, rows)
 
 
 def _describe(datasets: dict[str, Dataset], seeds: list[int], s: Seed001Settings,
@@ -576,7 +642,7 @@ def _paper_html(tabs: dict[str, Table], figures: dict[str, Path], what: str) -> 
         f'{base64.b64encode(p.read_bytes()).decode("ascii")}" alt="{e(k)}" width="760">'
         f"<figcaption>{e(k)}</figcaption></figure>" for k, p in figures.items())
     body = ""
-    for key in ("utility", "fig4", "fig8", "table3", "table4", "fig1"):
+    for key in ("utility", "fig4", "fig8", "table3", "table4", "fig1", "linkage_ablation"):
         if key not in tabs:
             continue
         title, note, header, rows = tabs[key]

@@ -26,7 +26,6 @@ every setting's draws have exactly the mechanism's distribution).
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -40,6 +39,12 @@ from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.data.fixations import Fixations
 from gazeprivacy.data.loaders import load_figrim_fixations, load_osie_fixations
 from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
+from gazeprivacy.experiments.reproduce._runs import (
+    conform,
+    embed_png,
+    markdown_html,
+    write_outputs,
+)
 from gazeprivacy.features.gaze_maps import GazeMaps, gaze_maps_from_fixations, point_spread_heatmap
 from gazeprivacy.guarantees import Guarantee
 from gazeprivacy.mechanisms.heatmaps import analytic_gaussian as ag
@@ -49,7 +54,7 @@ from gazeprivacy.mechanisms.heatmaps.cap import choose_cap
 from gazeprivacy.metrics.heatmap import correlation_coefficient, mean_squared_error
 from gazeprivacy.report.heatmap_render import plot_privacy_utility, render_heatmap_png
 
-__all__ = ["DATASETS", "Seed003Result", "reproduce_seed003"]
+__all__ = ["DATASETS", "Seed003Result", "long_results", "reproduce_seed003"]
 
 # FIGRIM: target images, first viewing ("enc") only, so each observer has one trial per image.
 DATASETS = {
@@ -174,9 +179,10 @@ def reproduce_seed003(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
     Parameters
     ----------
     out_dir : path
-        Output folder (created): ``seed003_results.parquet`` and ``.csv`` (long table),
-        ``seed003_summary.csv``, ``seed003_sigmas.csv``, ``seed003_figure3.png``, example
-        heatmaps, ``guarantees.jsonl``.
+        Output folder (created): ``results.parquet`` (the long schema of every reproduction,
+        one row per dataset x stimulus x mechanism x epsilon x draw x metric, see
+        :func:`long_results`), ``report.html``, ``guarantees.json``, ``seed003_tables.md``,
+        ``seed003_figure3.png`` and example heatmaps.
     data_dir : path
         Folder holding ``osie_fixations/`` and ``figrim_fixations/``.
     rng : numpy.random.Generator
@@ -210,6 +216,7 @@ def reproduce_seed003(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
     rows: list[dict] = []
     sigmas: list[dict] = []
     records: list[Guarantee] = []
+    owners: list[str] = []  # the dataset of each record
     for ds in datasets:
         fx = _load(ds, Path(data_dir))
         stimuli = sorted(fx.stimuli)
@@ -222,6 +229,7 @@ def reproduce_seed003(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
             rows += [{"dataset": ds, **x} for x in r]
             sigmas += [{"dataset": ds, **x} for x in s]
             records += extra["records"]
+            owners += [ds] * len(extra["records"])
             if j == 0:
                 # The stimulus id comes from the data: it names a file only once made safe.
                 stem = f"{ds}_{safe_filename(stimuli[i])}"
@@ -235,17 +243,60 @@ def reproduce_seed003(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
     summary = _summarise(table)
     sig = pl.DataFrame(sigmas)
     ratio = _sigma_ratio(sig)
-    table.write_parquet(out / "seed003_results.parquet")  # the format of the other runs
-    table.write_csv(out / "seed003_results.csv")
-    summary.write_csv(out / "seed003_summary.csv")
-    ratio.write_csv(out / "seed003_sigma_ratio.csv")
-    sig.write_csv(out / "seed003_sigmas.csv")
-    with (out / "guarantees.jsonl").open("w") as fh:
-        for g in records:
-            fh.write(json.dumps(g.to_dict()) + "\n")
     fig = plot_privacy_utility(summary, out / "seed003_figure3.png")
+    _write(out, table, summary, ratio, list(zip(owners, records, strict=True)), fig)
     return Seed003Result(table=table, summary=summary, sigmas=ratio, figure=fig,
                          records=tuple(records))
+
+
+def long_results(table: pl.DataFrame) -> pl.DataFrame:
+    """The per-draw table in the common long schema of the reproductions: ``mechanism``,
+    ``mode`` (the Gaussian of Theorem 3.4 in paper mode), ``parameters`` (epsilon, delta, cap,
+    stimulus), ``seed`` = draw, ``kind`` "fidelity", ``evaluation`` "heatmap", ``metric`` cc /
+    mse; the paper's own columns (stimulus, n_simulated, cap, noise_std, ...) follow."""
+    return conform(table.with_columns(
+        pl.when(pl.col("mechanism") == "gaussian").then(pl.lit("paper"))
+        .otherwise(pl.lit("sound")).alias("mode"),
+        pl.struct(epsilon=pl.col("epsilon"), delta=pl.col("delta"), cap=pl.col("cap"),
+                  stimulus=pl.col("stimulus")).struct.json_encode().alias("parameters"),
+        pl.col("draw").alias("seed"), pl.lit("fidelity").alias("kind"),
+        pl.lit("heatmap").alias("evaluation")))
+
+
+def _write(out: Path, table: pl.DataFrame, summary: pl.DataFrame, ratio: pl.DataFrame,
+           records: list[tuple[str, Guarantee]], fig: Path) -> None:
+    """``results.parquet`` + ``report.html`` (the format of every reproduction), the summary
+    tables as markdown, and ``guarantees.json``."""
+    md = _summary_markdown(summary, ratio)
+    (out / "seed003_tables.md").write_text(md)
+    guarantees = [{"dataset": ds, "mechanism": r.mechanism,
+                   "parameters": {k: r.parameters.get(k) for k in
+                                  ("epsilon", "delta", "cap", "stimulus")},
+                   "guarantee": r.to_dict()} for ds, r in records]
+    fragment = ("<p class='note'>Liu et al. (ETRA 2019) Figure 3: CC and MSE of DP heatmaps vs "
+                "epsilon; the paper's Figure 3 values are not printed, so the comparison is in "
+                "shape.</p>" + embed_png(fig, "Figure 3 style: CC and MSE vs epsilon")
+                + markdown_html(md))
+    write_outputs(out, long_results(table), name="liu-2019", guarantees=guarantees,
+                  title="gazeprivacy: Liu et al. 2019 (seed 003) reproduced",
+                  paper_comparison=fragment)
+
+
+def _summary_markdown(summary: pl.DataFrame, ratio: pl.DataFrame) -> str:
+    """Mean CC / MSE per dataset x mechanism x epsilon, and the noise-std ratio."""
+    wide = summary.pivot(on="metric", index=["dataset", "mechanism", "epsilon"],
+                         values="mean").sort("dataset", "mechanism", "epsilon")
+    lines = ["### Figure 3: heatmap CC and MSE vs epsilon (mean over stimuli and draws)", "",
+             "| dataset | mechanism | epsilon | CC | MSE |", "|---|---|---|---|---|"]
+    lines += [f"| {r['dataset']} | {r['mechanism']} | {r['epsilon']:g} | {r['cc']:.4f} | "
+              f"{r['mse']:.3e} |" for r in wide.iter_rows(named=True)]
+    agg = ratio.group_by("dataset", "epsilon").agg(pl.col("ratio").mean()).sort("dataset",
+                                                                                "epsilon")
+    lines += ["", "### Noise std: analytic Gaussian / Theorem 3.4", "",
+              "| dataset | epsilon | ratio |", "|---|---|---|"]
+    lines += [f"| {r['dataset']} | {r['epsilon']:g} | {r['ratio']:.3f} |"
+              for r in agg.iter_rows(named=True)]
+    return "\n".join(lines) + "\n"
 
 
 def _summarise(table: pl.DataFrame) -> pl.DataFrame:

@@ -16,14 +16,27 @@ figures:
 
 The clean training data are subsampled in the same way (one random window per 10). The paper's
 figure axes are read as ``eps_i`` per feature (its total is ``52 eps_i``); the text gives a few
-points, which ``PAPER_POINTS`` holds and the table shows beside ours. Outputs in ``out_dir``:
-``seed004_results.parquet`` / ``.csv``, ``seed004_tables.md``, ``seed004_fig6.png``,
-``seed004_fig7.png``, ``seed004_fig8.png`` and ``seed004_guarantees.json``.
+points, which ``PAPER_POINTS`` holds and the table shows beside ours.
+
+**Balanced classes** (section 6.1: "We randomly sampled training and test sets with an equal
+distribution of samples for each of the respective classes, i.e. for the three document
+classes, two gender classes and 20 classes for user identification"): with ``balanced=True``
+(default) each task's windows are subsampled at random so that every class of its label
+(document, gender, participant) has as many windows as the smallest; clean and released series
+keep the same windows. Leave-one-person-out then leaves the training side slightly imbalanced,
+as the paper notes for gender (its chance level of 54 %).
+
+Outputs in ``out_dir`` (the format of every reproduction): ``results.parquet`` in the runner's
+long schema (``mechanism`` = "steil-paper" / "steil-sound" / "none", ``seed`` = repetition,
+``kind`` privacy (gender, person) / utility (document) / guarantee, ``evaluation`` =
+``figure:task:classifier:vote|window``, plus the paper's keys ``method, figure,
+threat_model, task, classifier, majority_vote, repetition, balanced``), ``report.html``,
+``guarantees.json``, and the paper-specific ``seed004_tables.md``, ``seed004_fig6.png``,
+``seed004_fig7.png``, ``seed004_fig8.png``.
 """
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,19 +46,22 @@ import polars as pl
 
 from gazeprivacy.attacks.feature_protocols import first_half_second_half, leave_one_person_out
 from gazeprivacy.exceptions import NotFormallyPrivateWarning
-from gazeprivacy.features.ranges import default_ranges
-from gazeprivacy.features.window_features import (
-    FeatureSeries,
-    WindowFeatureParams,
-    load_mpiidpeye_features,
+from gazeprivacy.experiments.reproduce._runs import (
+    conform,
+    embed_png,
+    markdown_html,
+    write_outputs,
 )
+from gazeprivacy.experiments.reproduce.seed002 import load_series
+from gazeprivacy.features.ranges import default_ranges
+from gazeprivacy.features.window_features import FeatureSeries, WindowFeatureParams
 from gazeprivacy.mechanisms.series.steil_exponential import (
     SteilParams,
     steil_exponential,
     subsample,
 )
 
-__all__ = ["EPSILONS", "PAPER_POINTS", "reproduce_seed004"]
+__all__ = ["EPSILONS", "PAPER_POINTS", "balance_classes", "reproduce_seed004"]
 
 EPSILONS = (1.0, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0)
 
@@ -70,38 +86,118 @@ def _clean_subsampled(series: Sequence[FeatureSeries], w: int, rng: np.random.Ge
     return out
 
 
+def balance_classes(sides: Sequence[Sequence[FeatureSeries]], label: str,
+                    rng: np.random.Generator) -> list[list[FeatureSeries]]:
+    """Each aligned list of ``sides`` (the same recordings, e.g. clean and released) with windows
+    kept at random so every class of ``label`` ("participant" or a series label) has as many
+    windows as the smallest class; every side keeps the same windows (module docstring).
+
+    >>> mk = lambda r, p, d, n: FeatureSeries(recording=r, participant=p,
+    ...     t_start=np.arange(n, dtype=float), values=np.zeros((n, 1)), labels={"document": d},
+    ...     feature_names=("f",))
+    >>> out, = balance_classes([[mk("a", "p", "x", 10), mk("b", "q", "y", 4)]], "document",
+    ...                        np.random.default_rng(0))
+    >>> [s.n_windows for s in out]
+    [4, 4]
+    """
+    base = sides[0]
+    n = [min(side[i].n_windows for side in sides) for i in range(len(base))]
+    cls = [s.participant if label == "participant" else s.labels[label] for s in base]
+    pools: dict[str, list[tuple[int, int]]] = {}
+    for i, (c, k) in enumerate(zip(cls, n, strict=True)):
+        pools.setdefault(c, []).extend((i, j) for j in range(k))
+    target = min(len(v) for v in pools.values())
+    keep: list[list[int]] = [[] for _ in base]
+    for c in sorted(pools):
+        pool = pools[c]
+        for t in rng.choice(len(pool), size=target, replace=False):
+            i, j = pool[int(t)]
+            keep[i].append(j)
+    idx = [np.sort(np.asarray(k, dtype=np.int64)) for k in keep]
+    return [[s.with_values(s.values[ix], t_start=s.t_start[ix]) for s, ix in
+             zip(side, idx, strict=True)] for side in sides]
+
+
 def _accuracy_rows(tab: pl.DataFrame, fig: str, mode: str, eps: float | None, rep: int,
-                   threat: str) -> list[dict]:
+                   threat: str, balanced: bool) -> list[dict]:
     """Result rows (with and without majority vote) of one classifier-protocol table."""
     return [{"dataset": "MPIIDPEye", "method": f"steil-{mode}", "figure": fig,
-             "threat_model": threat, "epsilon": eps, "repetition": rep,
+             "threat_model": threat, "epsilon": eps, "repetition": rep, "balanced": balanced,
              "task": row["task"], "classifier": row["classifier"],
              "majority_vote": vote, "metric": "accuracy",
              "value": row["accuracy_vote" if vote else "accuracy"]}
             for row in tab.iter_rows(named=True) for vote in (False, True)]
 
 
+class _Protocols:
+    """The paper's three classifier protocols on (train, test) sides, balanced or not."""
+
+    def __init__(self, *, classifiers: Sequence[str], subsample: int, balanced: bool) -> None:
+        self.kw = {"classifiers": classifiers, "subsample": subsample}
+        self.balanced = balanced
+
+    def _sides(self, train: Sequence[FeatureSeries], test: Sequence[FeatureSeries], label: str,
+               rng: np.random.Generator) -> tuple[Sequence[FeatureSeries],
+                                                  Sequence[FeatureSeries]]:
+        if not self.balanced:
+            return train, test
+        if train is test:
+            (bal,) = balance_classes([train], label, rng)
+            return bal, bal
+        tr, te = balance_classes([train, test], label, rng)
+        return tr, te
+
+    def lopo(self, train: Sequence[FeatureSeries], test: Sequence[FeatureSeries], *,
+             label: str, rng: np.random.Generator) -> pl.DataFrame:
+        r_bal, r_clf = rng.spawn(2)
+        tr, te = self._sides(train, test, label, r_bal)
+        return leave_one_person_out(tr, te, label=label, rng=r_clf, **self.kw)
+
+    def halves(self, train: Sequence[FeatureSeries], test: Sequence[FeatureSeries], *,
+               rng: np.random.Generator) -> pl.DataFrame:
+        r_bal, r_clf = rng.spawn(2)
+        tr, te = self._sides(train, test, "participant", r_bal)
+        return first_half_second_half(tr, te, rng=r_clf, **self.kw)
+
+
 def _clean_rows(clean: Sequence[FeatureSeries], r: Sequence[np.random.Generator], rep: int, *,
-                classifiers: Sequence[str], protocol_subsample: int) -> list[dict]:
+                proto: _Protocols) -> list[dict]:
     """The clean-train / clean-test reference: gender, document and person, with streams
     ``r[0]``, ``r[1]``, ``r[2]``."""
     rows: list[dict] = []
     for task, rr in (("gender", r[0]), ("document", r[1])):
-        rows += _accuracy_rows(leave_one_person_out(clean, clean, label=task,
-                                                    classifiers=classifiers,
-                                                    subsample=protocol_subsample, rng=rr),
-                               "clean", "none", None, rep, "clean-train/clean-test")
-    rows += _accuracy_rows(first_half_second_half(clean, clean, classifiers=classifiers,
-                                                  subsample=protocol_subsample, rng=r[2]),
-                           "clean", "none", None, rep, "clean-train/clean-test")
+        rows += _accuracy_rows(proto.lopo(clean, clean, label=task, rng=rr), "clean", "none",
+                               None, rep, "clean-train/clean-test", proto.balanced)
+    rows += _accuracy_rows(proto.halves(clean, clean, rng=r[2]), "clean", "none", None, rep,
+                           "clean-train/clean-test", proto.balanced)
     return rows
+
+
+def _noisy_rows(clean: Sequence[FeatureSeries], noisy: Sequence[FeatureSeries], mode: str,
+                eps: float, rep: int, rs: Sequence[np.random.Generator],
+                proto: _Protocols) -> list[dict]:
+    """Figs 6-8 rows of one release (streams ``rs``: 5)."""
+    b = proto.balanced
+    doc7 = proto.lopo(clean, noisy, label="document", rng=rs[3])
+    nn, cn = "noisy-train/noisy-test", "clean-train/noisy-test"
+    return [*_accuracy_rows(proto.lopo(noisy, noisy, label="gender", rng=rs[0]), "fig6", mode,
+                            eps, rep, nn, b),
+            *_accuracy_rows(proto.lopo(noisy, noisy, label="document", rng=rs[1]), "fig6", mode,
+                            eps, rep, nn, b),
+            *_accuracy_rows(proto.lopo(clean, noisy, label="gender", rng=rs[2]), "fig7", mode,
+                            eps, rep, cn, b),
+            *_accuracy_rows(doc7, "fig7", mode, eps, rep, cn, b),
+            *_accuracy_rows(doc7, "fig8", mode, eps, rep, cn, b),
+            *_accuracy_rows(proto.halves(clean, noisy, rng=rs[4]), "fig8", mode, eps, rep, cn,
+                            b)]
 
 
 def reproduce_seed004(out_dir: str | Path, *, data_dir: str | Path, rng: np.random.Generator,
                       epsilons: Sequence[float] = EPSILONS, repetitions: int = 1,
                       modes: Sequence[str] = ("paper", "sound"), protocol_subsample: int = 1,
-                      classifiers: Sequence[str] = ("svm",)) -> pl.DataFrame:
-    """Run seed 004's MPIIDPEye experiments; write results, tables and plots to ``out_dir``.
+                      classifiers: Sequence[str] = ("svm",), balanced: bool = True,
+                      participants: Sequence[int] | None = None) -> pl.DataFrame:
+    """Run seed 004's MPIIDPEye experiments; write results, tables, plots and report.
 
     Parameters
     ----------
@@ -118,60 +214,79 @@ def reproduce_seed004(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
         w = 10 subsampling already applies).
     classifiers : sequence of str
         The paper uses the SVM only.
+    balanced : bool
+        Equal windows per class in every task, as the paper sampled them (module docstring).
+    participants : sequence of int, optional
+        A subset of MPIIDPEye's participants 1-20 (small runs; not cached).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    series = load_mpiidpeye_features(data_dir, cache_dir=out)
+    series = load_series(data_dir, cache_dir=out, participants=participants)
     ranges = default_ranges(WindowFeatureParams.mpiidpeye())
     rows: list[dict] = []
-    guarantees: dict[str, dict] = {}
+    guarantees: list[dict] = []
     w = 10
-
-    def add(tab: pl.DataFrame, fig: str, mode: str, eps: float | None, rep: int,
-            threat: str) -> None:
-        rows.extend(_accuracy_rows(tab, fig, mode, eps, rep, threat))
-
+    proto = _Protocols(classifiers=classifiers, subsample=protocol_subsample, balanced=balanced)
     for rep in range(repetitions):
         clean = _clean_subsampled(series, w, rng.spawn(1)[0])
-        rows.extend(_clean_rows(clean, rng.spawn(3), rep, classifiers=classifiers,
-                                protocol_subsample=protocol_subsample))
+        rows.extend(_clean_rows(clean, rng.spawn(3), rep, proto=proto))
         for mode in modes:
             for eps in epsilons:
-                r_rel, r6g, r6d, r7g, r7d, r8p = rng.spawn(6)
+                r_rel, *rs = rng.spawn(6)
                 params = (SteilParams.paper(epsilon=eps, mode="paper") if mode == "paper"
                           else SteilParams(epsilon=eps, subsample_w=w, ranges=ranges))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", NotFormallyPrivateWarning)
                     rel = steil_exponential(series, params, rng=r_rel)
-                guarantees[f"{mode} eps={eps:g}"] = rel.guarantee.to_dict()
-                noisy = rel.output
-                kw = {"classifiers": classifiers, "subsample": protocol_subsample}
-                add(leave_one_person_out(noisy, noisy, label="gender", rng=r6g, **kw),
-                    "fig6", mode, eps, rep, "noisy-train/noisy-test")
-                add(leave_one_person_out(noisy, noisy, label="document", rng=r6d, **kw),
-                    "fig6", mode, eps, rep, "noisy-train/noisy-test")
-                add(leave_one_person_out(clean, noisy, label="gender", rng=r7g, **kw),
-                    "fig7", mode, eps, rep, "clean-train/noisy-test")
-                doc7 = leave_one_person_out(clean, noisy, label="document", rng=r7d, **kw)
-                add(doc7, "fig7", mode, eps, rep, "clean-train/noisy-test")
-                add(doc7, "fig8", mode, eps, rep, "clean-train/noisy-test")
-                add(first_half_second_half(clean, noisy, rng=r8p, **kw),
-                    "fig8", mode, eps, rep, "clean-train/noisy-test")
+                guarantees.append({"dataset": "MPIIDPEye", "mechanism": f"steil-{mode}",
+                                   "parameters": {"epsilon": eps}, "seed": rep,
+                                   "guarantee": rel.guarantee.to_dict()})
+                rows.extend(_noisy_rows(clean, rel.output, mode, eps, rep, rs, proto))
                 rows.append({"dataset": "MPIIDPEye", "method": f"steil-{mode}", "figure": "-",
                              "threat_model": "-", "epsilon": eps, "repetition": rep,
-                             "task": "guarantee", "classifier": None, "majority_vote": None,
-                             "metric": "per_participant_epsilon",
+                             "balanced": balanced, "task": "guarantee", "classifier": None,
+                             "majority_vote": None, "metric": "per_participant_epsilon",
                              "value": rel.guarantee.max_participant_epsilon})
-                pl.DataFrame(rows, infer_schema_length=None).write_parquet(
-                    out / "seed004_results.parquet")
-    table = pl.DataFrame(rows, infer_schema_length=None)
-    table.write_parquet(out / "seed004_results.parquet")
-    table.write_csv(out / "seed004_results.csv")
-    (out / "seed004_guarantees.json").write_text(json.dumps(guarantees, indent=1, default=str))
-    (out / "seed004_tables.md").write_text(tables_markdown(table, epsilons=epsilons))
+    table = long_results(pl.DataFrame(rows, infer_schema_length=None),
+                         n_participants=len({s.participant for s in series}))
+    md = tables_markdown(table, epsilons=epsilons)
+    (out / "seed004_tables.md").write_text(md)
+    figs = ""
     for fig in ("fig6", "fig7", "fig8"):
         _plot(table, fig, out / f"seed004_{fig}.png")
+        figs += embed_png(out / f"seed004_{fig}.png", f"seed 004 {fig}: SVM accuracy vs eps_i")
+    fragment = (f"<p class='note'>Steil et al. (ETRA 2019) on MPIIDPEye; classes "
+                f"{'balanced as in the paper' if balanced else 'not balanced'}.</p>"
+                + markdown_html(md) + figs)
+    write_outputs(out, table, name="steil-2019", guarantees=guarantees,
+                  title="gazeprivacy: Steil et al. 2019 (seed 004) reproduced",
+                  paper_comparison=fragment)
     return table
+
+
+def long_results(table: pl.DataFrame, *, n_participants: int) -> pl.DataFrame:
+    """Seed 004's rows in the common long schema (module docstring), with ``chance`` rows
+    (1 / classes; balanced classes make it the uniform rate)."""
+    acc = table.filter(pl.col("metric") == "accuracy")
+    n_classes = {"document": 3, "gender": 2, "person": n_participants}
+    chance = acc.with_columns(pl.lit("chance").alias("metric"),
+                              pl.col("task").replace_strict(n_classes, default=None)
+                              .cast(pl.Float64).pow(-1).alias("value"))
+    both = pl.concat([table, chance], how="diagonal_relaxed")
+    vote = pl.when(pl.col("majority_vote")).then(pl.lit("vote")).otherwise(pl.lit("window"))
+    return conform(both.with_columns(
+        pl.when(pl.col("method") == "steil-none").then(pl.lit("none"))
+        .otherwise(pl.col("method")).alias("mechanism"),
+        pl.col("method").str.strip_prefix("steil-").alias("mode"),
+        pl.struct(epsilon_i=pl.col("epsilon"), balanced=pl.col("balanced"))
+        .struct.json_encode().alias("parameters"),
+        pl.col("repetition").alias("seed"),
+        pl.when(pl.col("task").is_in(["gender", "person"])).then(pl.lit("privacy"))
+        .when(pl.col("task") == "guarantee").then(pl.lit("guarantee"))
+        .otherwise(pl.lit("utility")).alias("kind"),
+        pl.when(pl.col("classifier").is_null()).then(pl.col("task"))
+        .otherwise(pl.concat_str(pl.col("figure"), pl.col("task"), pl.col("classifier"), vote,
+                                 separator=":")).alias("evaluation")))
 
 
 def tables_markdown(table: pl.DataFrame, *, epsilons: Sequence[float] = EPSILONS) -> str:
