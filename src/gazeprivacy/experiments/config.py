@@ -252,7 +252,8 @@ class UtilityConfig:
     """One utility task.
 
     * ``task``: random forest on per-recording event aggregates (seed 000); ``direction`` says
-      which side is protected.
+      which side is protected; ``group_by`` the split unit (default ``participant``: no
+      person's recordings on both sides, issue 15; ``recording`` is the old protocol).
     * ``gaze-prediction`` (seed 001, 4.5.3): a GRU predicts gaze ``horizon_s`` ahead from the
       past ``history_s``; metrics ``error_deg`` (mean angular error), ``baseline_error_deg``
       (constant position) and ``raw_error_deg`` (the same model trained on raw data).
@@ -281,6 +282,7 @@ class UtilityConfig:
     history_s: float = 0.5
     horizon_s: float = 0.1
     max_train_windows: int | None = None
+    group_by: str = "participant"
 
     def __post_init__(self) -> None:
         if self.kind not in UTILITY_KINDS:
@@ -290,6 +292,9 @@ class UtilityConfig:
             object.__setattr__(self, "n_splits", 5 if self.kind == "task" else 1)
         if not (isinstance(self.n_trees, int) and self.n_trees >= 1):
             raise ConfigError(f"utility[].n_trees must be an integer >= 1, got {self.n_trees!r}")
+        if self.group_by not in ("participant", "recording"):
+            raise ConfigError(f"utility[].group_by must be 'participant' or 'recording', got "
+                              f"{self.group_by!r}")
         if self.direction not in ("train-original", "train-protected"):
             raise ConfigError(f"utility[].direction must be 'train-original' or "
                               f"'train-protected', got {self.direction!r}")

@@ -458,7 +458,8 @@ def _utility_rows(cell: Cell, ctx: _Context, raw: Dataset, features: _Features, 
         res = task_classification(features.raw_rec, features.prot_rec, lab,
                                   rng=_utility_stream(attack_rng, u), task=u.label,
                                   direction=u.direction, n_splits=u.n_splits,
-                                  test_fraction=u.test_fraction, n_trees=u.n_trees)
+                                  test_fraction=u.test_fraction, n_trees=u.n_trees,
+                                  group_by=u.group_by)
         # the split-level standard error, for the comparison with the data-free baselines
         se = {"accuracy_se": res.accuracy_std / np.sqrt(res.n_splits)}
         rows += _rows(cell, mode, "utility", u.id, {**res.metrics(), **se})
