@@ -38,7 +38,8 @@ gallery is each participant's centroid over the *training side's* units (``train
 probes are the test units of ``test_data``. ``unit_accuracy``: nearest centroid per test unit;
 ``recording_accuracy``: cosine similarities averaged per recording; ``identification_rate``:
 averaged per participant (as the aware attacker scores it); ``f1_macro`` over units; ``chance``
-= 1 / participants.
+= 1 / participants. ``DeepResult.eer`` is the equal error rate of verifying a test unit against
+each enrolled centroid (EKYT's headline measure, not a results-table metric).
 
 **Budget.** ``epochs`` passes, at most ``max_windows`` training windows per split (a random
 subset), and optionally ``time_budget_s`` seconds of training per split. With a fixed ``rng``
@@ -55,7 +56,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 from scipy.signal import savgol_filter
-from sklearn.metrics import f1_score
+from sklearn.metrics import f1_score, roc_curve
 
 from gazeprivacy._optional import import_optional
 from gazeprivacy._validation import check_int, check_positive
@@ -87,6 +88,16 @@ class DeepResult(AwareResult):
     n_train_windows: float  # mean over splits
     stopped_by_time: bool  # the time budget cut some split's training short
     n_probes: int  # test units scored, summed over splits
+    eer: float  # equal error rate of unit-vs-centroid verification, mean over splits
+
+    def metrics(self) -> dict[str, float]:
+        """As :meth:`AwareResult.metrics`, but ``unit_accuracy_se`` is at least the binomial
+        standard error over all probes (the split spread is 0 with one split)."""
+        out = super().metrics()
+        p = self.unit_accuracy
+        out["unit_accuracy_se"] = max(out["unit_accuracy_se"],
+                                      float(np.sqrt(p * (1 - p) / max(1, self.n_probes))))
+        return out
 
 
 def velocity_channels(rec: Recording) -> np.ndarray:
@@ -255,11 +266,23 @@ def _normalise(x: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
     return np.nan_to_num(z, nan=0.0).astype(np.float32)
 
 
+def _eer(sim: np.ndarray, truth_col: np.ndarray) -> float:
+    """Equal error rate of verification: a probe's similarity to its own centroid (genuine)
+    against those to every other centroid (impostors)."""
+    genuine = np.zeros_like(sim, dtype=bool)
+    genuine[np.arange(sim.shape[0]), truth_col] = True
+    if genuine.all():
+        return float("nan")
+    fpr, tpr, _ = roc_curve(genuine.ravel(), sim.ravel())
+    i = int(np.argmin(np.abs(fpr - (1 - tpr))))
+    return float((fpr[i] + 1 - tpr[i]) / 2)
+
+
 def _one_split(tr: tuple[np.ndarray, np.ndarray], te: tuple[np.ndarray, np.ndarray],
                units: pl.DataFrame, is_test: np.ndarray, *, epochs: int,
                max_windows: int | None, time_budget_s: float | None,
                rng: np.random.Generator) -> tuple[list[float], int, int, bool, int]:
-    """Scores ``[identification, recording, unit, f1]`` of one split, epochs run, training
+    """Scores ``[identification, recording, unit, f1, eer]`` of one split, epochs run, training
     windows, whether the time budget stopped training, and test units scored."""
     part = units["participant"].to_numpy()
     train_w = np.flatnonzero(~is_test[tr[1]])
@@ -293,7 +316,7 @@ def _one_split(tr: tuple[np.ndarray, np.ndarray], te: tuple[np.ndarray, np.ndarr
         scores.append(float(np.mean(classes[pooled.argmax(axis=1)] == truth[inv])))
     scores += [float(np.mean(pred == truth)),
                float(f1_score(truth, pred, labels=np.unique(truth), average="macro",
-                              zero_division=0))]
+                              zero_division=0)), _eer(sim, np.searchsorted(classes, truth))]
     return scores, done, int(train_w.size), stopped, int(u_keys.size)
 
 
@@ -385,4 +408,4 @@ def deep_reidentification(train_data: Dataset, test_data: Dataset, index: pl.Dat
         chance=1.0 / n_part, n_participants=n_part, n_splits=n_splits,
         unit="segment" if seg is not None else "recording", window_s=float(window_s),
         epochs_run=float(np.mean(runs)), n_train_windows=float(np.mean(sizes)),
-        stopped_by_time=stopped, n_probes=probes)
+        stopped_by_time=stopped, n_probes=probes, eer=float(np.nanmean(a[:, 4])))
