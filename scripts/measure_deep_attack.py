@@ -40,20 +40,21 @@ def main() -> None:
     ap.add_argument("--rf-splits", type=int, default=10)
     ap.add_argument("--window-s", type=float, default=2.0)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--conditions", nargs="+", default=["raw", "kaleido", "dpgazesynth"],
+                    choices=["raw", "kaleido", "dpgazesynth"])
     args = ap.parse_args()
     full = load_doves(args.data, images=range(1, args.images + 1))
     keep = sorted(full.participants)[:args.observers]
     raw = full.select(lambda r: r.participant in keep)
     idx = recording_index(raw, group_label="stimulus")
-    releases = {
-        "kaleido": protect(raw, mechanism="kaleido", epsilon=args.epsilon, radius_deg=2.0,
-                           window_s=0.5, rng=np.random.default_rng(args.seed + 1)).output,
-        "dpgazesynth": protect(raw, mechanism="dpgazesynth", epsilon=args.epsilon,
-                               grid_size=60, rng=np.random.default_rng(args.seed + 2)).output,
-    }
-    runs = [("raw", "raw", raw, raw)]
-    for name, rel in releases.items():
-        runs += [(name, "aware", rel, rel), (name, "raw-trained", raw, rel)]
+    settings = {"kaleido": ({"radius_deg": 2.0, "window_s": 0.5}, 1),
+                "dpgazesynth": ({"grid_size": 60}, 2)}
+    runs = [("raw", "raw", raw, raw)] if "raw" in args.conditions else []
+    for name, (fixed, offset) in settings.items():
+        if name in args.conditions:
+            rel = protect(raw, mechanism=name, epsilon=args.epsilon, **fixed,
+                          rng=np.random.default_rng(args.seed + offset)).output
+            runs += [(name, "aware", rel, rel), (name, "raw-trained", raw, rel)]
     for cond, mode, train, test in runs:
         for attacker in ("deep", "aware-rf"):
             t0 = time.monotonic()

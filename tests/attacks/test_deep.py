@@ -123,3 +123,28 @@ def test_runner_reports_the_deep_attack_and_the_verdict_can_pick_it(tmp_path):
                                .otherwise(1.0).alias("value"))
     top = strongest_attacks(pl.concat([weak, strong]))
     assert top["evaluation"].to_list() == ["reid:deep:seed004"]
+
+
+def test_time_budget_stops_training_after_the_first_epoch():
+    from evaluate_helpers import tiny_dataset
+
+    tiny = tiny_dataset(n_participants=3, n_stimuli=4, n_samples=300)
+    idx = recording_index(tiny, group_label="stimulus")
+    res = deep_reidentification(tiny, tiny, idx, rng=np.random.default_rng(0), n_splits=1,
+                                window_s=1.0, epochs=5, time_budget_s=1e-6)
+    assert res.epochs_run == 1 and res.stopped_by_time
+
+
+def test_config_defaults_and_checks_of_the_deep_attack():
+    from gazeprivacy.experiments.config import ConfigError, parse_config
+
+    base = {"name": "t", "seeds": [0], "datasets": [{"name": "d", "source": "injected"}]}
+    deep, link = parse_config({**base, "attacks": [
+        {"kind": "deep", "threat": "seed000", "segment_s": 5},
+        {"kind": "linkage", "k": 2, "quasi_identifiers": ["gender"]}]}).attacks
+    assert (deep.id, deep.window_s, deep.epochs) == ("reid:deep:seg5s:seed000", 2.0, 30)
+    assert link.window_s == 10.0  # the linkage default is unchanged
+    with pytest.raises(ConfigError, match="epochs must be an integer >= 1, got 0"):
+        parse_config({**base, "attacks": [{"kind": "deep", "epochs": 0}]})
+    with pytest.raises(ConfigError, match="max_windows must be an integer >= 2"):
+        parse_config({**base, "attacks": [{"kind": "deep", "max_windows": 1}]})
