@@ -42,6 +42,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--conditions", nargs="+", default=["raw", "kaleido", "dpgazesynth"],
                     choices=["raw", "kaleido", "dpgazesynth"])
+    ap.add_argument("--modes", nargs="+", default=["raw", "aware", "raw-trained"],
+                    choices=["raw", "aware", "raw-trained"])
+    ap.add_argument("--attackers", nargs="+", default=["deep", "aware-rf"],
+                    choices=["deep", "aware-rf"])
     args = ap.parse_args()
     full = load_doves(args.data, images=range(1, args.images + 1))
     keep = sorted(full.participants)[:args.observers]
@@ -55,8 +59,9 @@ def main() -> None:
             rel = protect(raw, mechanism=name, epsilon=args.epsilon, **fixed,
                           rng=np.random.default_rng(args.seed + offset)).output
             runs += [(name, "aware", rel, rel), (name, "raw-trained", raw, rel)]
+    runs = [r for r in runs if r[1] in args.modes]
     for cond, mode, train, test in runs:
-        for attacker in ("deep", "aware-rf"):
+        for attacker in args.attackers:
             t0 = time.monotonic()
             if attacker == "deep":
                 res = deep_reidentification(train, test, idx,
@@ -70,7 +75,7 @@ def main() -> None:
                                              rng=np.random.default_rng(args.seed),
                                              n_splits=args.rf_splits)
                 extra = {}
-            row = {"condition": cond, "mode": mode, "attacker": attacker,
+            row = {"condition": cond, "mode": mode, "attacker": attacker, "seed": args.seed,
                    "epsilon": None if cond == "raw" else args.epsilon,
                    "observers": len(keep), "images": args.images, **res.metrics(), **extra,
                    "seconds": round(time.monotonic() - t0, 1)}

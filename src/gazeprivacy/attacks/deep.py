@@ -102,7 +102,15 @@ class DeepResult(AwareResult):
 
 def velocity_channels(rec: Recording) -> np.ndarray:
     """``(2, n)`` horizontal and vertical velocity (deg/s), clipped to +-1000, NaN where the
-    gaze is missing (see the module docstring)."""
+    gaze is missing (see the module docstring).
+
+    >>> from gazeprivacy.data import Recording
+    >>> rec = Recording.from_arrays(recording="r", participant="p", x=np.arange(100) * 0.1,
+    ...                             y=np.zeros(100), sampling_rate_hz=100)
+    >>> v = velocity_channels(rec)
+    >>> v.shape, round(float(v[0, 50]), 6), round(float(v[1, 50]), 6)
+    ((2, 100), 10.0, 0.0)
+    """
     n = rec.n_samples
     out = np.full((2, n), np.nan)
     for c, v in enumerate((rec.x, rec.y)):
