@@ -148,3 +148,19 @@ def test_config_defaults_and_checks_of_the_deep_attack():
         parse_config({**base, "attacks": [{"kind": "deep", "epochs": 0}]})
     with pytest.raises(ConfigError, match="max_windows must be an integer >= 2"):
         parse_config({**base, "attacks": [{"kind": "deep", "max_windows": 1}]})
+
+
+def test_a_release_that_is_all_missing_or_constant_is_at_chance_without_warnings(sim):
+    import warnings
+
+    def blank(r):
+        return r.with_gaze(np.full(r.n_samples, np.nan), np.full(r.n_samples, np.nan))
+
+    idx = recording_index(sim, group_label=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = deep_reidentification(sim.map(blank), sim.map(blank), idx,
+                                    rng=np.random.default_rng(0), window_s=2.0, epochs=1,
+                                    n_splits=1)
+    # every window is the same (all zero after normalisation): one class wins every probe
+    assert res.unit_accuracy == pytest.approx(res.chance, abs=0.1)

@@ -50,6 +50,7 @@ time budget that binds makes them depend on the machine (``DeepResult.stopped_by
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -269,6 +270,17 @@ def _mean_rows(e: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return uniq, tot / np.maximum(np.linalg.norm(tot, axis=1, keepdims=True), 1e-12)
 
 
+def _channel_stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-channel mean and standard deviation of the finite values (0 and 1 when a channel
+    has none or is constant, e.g. a release that is all missing or all at one point)."""
+    with warnings.catch_warnings():  # an all-missing channel: handled below
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.nanmean(x, axis=(0, 2))
+        std = np.nanstd(x, axis=(0, 2))
+    std = np.nan_to_num(std, nan=1.0)
+    return np.nan_to_num(mean), np.where(std > 0, std, 1.0)
+
+
 def _normalise(x: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
     z = (x - mean[None, :, None]) / std[None, :, None]
     return np.nan_to_num(z, nan=0.0).astype(np.float32)
@@ -305,10 +317,7 @@ def _one_split(tr: tuple[np.ndarray, np.ndarray], te: tuple[np.ndarray, np.ndarr
             f"(e.g. {missing[:3]}) or the probes have none; give a shorter window_s, longer "
             "recordings or a larger max_windows")
     raw = tr[0][train_w]
-    mean = np.nanmean(raw, axis=(0, 2))
-    std = np.nan_to_num(np.nanstd(raw, axis=(0, 2)), nan=1.0)
-    std = np.where(std > 0, std, 1.0)
-    mean = np.nan_to_num(mean)
+    mean, std = _channel_stats(raw)
     net, done, stopped = _train(_normalise(raw, mean, std), y.astype(np.int64), epochs=epochs,
                                 time_budget_s=time_budget_s, rng=rng)
     _, gallery = _mean_rows(_embed(net, _normalise(raw, mean, std)), y)
