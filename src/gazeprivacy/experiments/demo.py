@@ -35,7 +35,8 @@ __all__ = ["DEMO_DEEP_BUDGET", "DEMO_EPSILONS", "DEMO_SETTINGS", "demo_config", 
 
 DEMO_EPSILONS = (1.0, 2.0, 3.0)
 
-#: The deep attacker's budget in the demo (about 5 s of one core per cell on the sample).
+#: The deep attacker's budget in the demo (2-3 s of one core per cell on the sample, plus
+#: importing PyTorch once per worker; docs/attacks.md gives the measured demo times).
 DEMO_DEEP_BUDGET: Mapping[str, Any] = {"n_splits": 1, "window_s": 1.0, "epochs": 12,
                                        "max_windows": 192}
 
