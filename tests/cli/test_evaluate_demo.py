@@ -84,6 +84,7 @@ def test_demo_runs_every_sample_mechanism_and_writes_the_report(tmp_path, fast):
     prot = table.filter(pl.col("mechanism") == "fake-noise")
     assert sorted(prot["epsilon"].unique().to_list()) == [1.0, 2.0, 3.0]
     assert table.filter(pl.col("mechanism") == "none")["metric"].to_list()
+    assert {"reid:aware-rf:seed004", "reid:deep:seed004"} <= set(prot["evaluation"])
     html = (out / "report.html").read_text()
     assert html.count('<img src="data:image/png;base64,') >= 4
     assert "identification rate" in res.output

@@ -50,7 +50,7 @@ from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.features.aggregate import recording_features
 
-__all__ = ["AwareResult", "aware_reidentification", "unit_features", "units_of"]
+__all__ = ["AwareResult", "aware_reidentification", "split_units", "unit_features", "units_of"]
 
 _POS_BINS = (8, 6)
 _SPEED_EDGES = np.concatenate([[0.0], np.geomspace(0.5, 2000.0, 15), [np.inf]])  # deg/s
@@ -216,6 +216,10 @@ def _unit_split(units: pl.DataFrame, index: pl.DataFrame, test_fraction: float,
     split = split_recordings(uidx, test_fraction=test_fraction, rng=rng)
     test = set(split.test)
     return np.array([u in test for u in units["unit"].to_list()])
+
+
+#: The unit split, public for the deep attacker (:mod:`gazeprivacy.attacks.deep`).
+split_units = _unit_split
 
 
 def _pooled_argmax(proba: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -162,7 +162,7 @@ class MechanismConfig:
                 for combo in itertools.product(*(self.grid[k] for k in keys))]
 
 
-ATTACK_KINDS = ("reidentification", "aware-rf", "attribute", "linkage")
+ATTACK_KINDS = ("reidentification", "aware-rf", "deep", "attribute", "linkage")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -178,6 +178,13 @@ class AttackConfig:
     ``rf``); ``segment_s`` cuts its recordings into segments (default: whole recordings, or 10 s
     segments when some participant has a single recording).
 
+    ``deep`` is the EKYT-style DenseNet attacker (:mod:`gazeprivacy.attacks.deep`), with the
+    same default threat and units as ``aware-rf`` (``seed000`` gives its raw-trained mode;
+    ``classifier`` is ignored); its budget: ``window_s`` (default 2 s), ``epochs``
+    (default 30), ``max_windows`` (training windows per split, default all) and
+    ``time_budget_s`` (per split; makes results machine-dependent). Training is its cost, so
+    give it fewer ``n_splits`` than the other attacks.
+
     Linkage: ``quasi_identifiers`` (recording labels, constant per participant, e.g.
     ``["gender"]``) are made ``k``-anonymous by generalisation; the gaze biometric (random forest
     on ``window_s`` windows) then re-identifies within the candidate class. The threat model's
@@ -192,18 +199,26 @@ class AttackConfig:
     attribute: str | None = None
     quasi_identifiers: tuple[str, ...] = ()
     k: int | None = None
-    window_s: float = 10.0
+    window_s: float | None = None  # linkage: 10 s, deep: 2 s
     segment_s: float | None = None
+    epochs: int = 30
+    max_windows: int | None = None
+    time_budget_s: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ATTACK_KINDS:
             raise ConfigError(f"attacks[].kind must be one of {ATTACK_KINDS}, got "
                               f"{self.kind!r}")
         if self.threat is None:  # seed 001's linkage attacker holds the release (section 3)
-            default = {"linkage": "seed001", "aware-rf": "seed004"}.get(self.kind, "seed000")
+            default = {"linkage": "seed001", "aware-rf": "seed004",
+                       "deep": "seed004"}.get(self.kind, "seed000")
             object.__setattr__(self, "threat", default)
         if self.kind == "aware-rf":
             object.__setattr__(self, "classifier", "rf")
+        if self.window_s is None:
+            object.__setattr__(self, "window_s", 2.0 if self.kind == "deep" else 10.0)
+        if self.kind == "deep":
+            self._check_deep()
         if self.segment_s is not None and not (
                 isinstance(self.segment_s, int | float) and self.segment_s > 0):
             raise ConfigError(f"attacks[].segment_s must be > 0 seconds, got {self.segment_s!r}")
@@ -232,6 +247,21 @@ class AttackConfig:
             raise ConfigError("attacks[] of kind 'attribute' needs attribute (a recording label, "
                               "e.g. 'gender')")
 
+    def _check_deep(self) -> None:
+        if not (isinstance(self.window_s, int | float) and self.window_s > 0):
+            raise ConfigError(f"attacks[].window_s must be > 0 seconds, got {self.window_s!r}")
+        if isinstance(self.epochs, bool) or not (isinstance(self.epochs, int)
+                                                 and self.epochs >= 1):
+            raise ConfigError(f"attacks[].epochs must be an integer >= 1, got {self.epochs!r}")
+        if self.max_windows is not None and (isinstance(self.max_windows, bool) or not (
+                isinstance(self.max_windows, int) and self.max_windows >= 2)):
+            raise ConfigError(f"attacks[].max_windows must be an integer >= 2, got "
+                              f"{self.max_windows!r}")
+        if self.time_budget_s is not None and not (
+                isinstance(self.time_budget_s, int | float) and self.time_budget_s > 0):
+            raise ConfigError(f"attacks[].time_budget_s must be > 0 seconds, got "
+                              f"{self.time_budget_s!r}")
+
     @property
     def id(self) -> str:
         if self.kind == "linkage":
@@ -239,6 +269,9 @@ class AttackConfig:
         if self.kind == "aware-rf":
             seg = "" if self.segment_s is None else f":seg{self.segment_s:g}s"
             return f"reid:aware-rf{seg}:{self.threat}"
+        if self.kind == "deep":
+            seg = "" if self.segment_s is None else f":seg{self.segment_s:g}s"
+            return f"reid:deep{seg}:{self.threat}"
         what = self.attribute if self.kind == "attribute" else "reid"
         return f"{what}:{self.classifier}:{self.threat}"
 
@@ -511,7 +544,8 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
         for i, a in enumerate(data.get("attacks", [])):
             _check_keys(f"attacks[{i}]", a, {"kind", "classifier", "threat", "n_splits",
                                              "test_fraction", "attribute", "quasi_identifiers",
-                                             "k", "window_s", "segment_s"}, {"kind"})
+                                             "k", "window_s", "segment_s", "epochs",
+                                             "max_windows", "time_budget_s"}, {"kind"})
             attacks.append(AttackConfig(**{**a, "quasi_identifiers": tuple(
                 a.get("quasi_identifiers", ()))}))
         utility = []

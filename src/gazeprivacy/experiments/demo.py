@@ -5,6 +5,9 @@ DOVES sample at epsilon 1, 2, 3 beside the three data-free baselines (screen cen
 points, the simulator prior: :mod:`gazeprivacy.experiments.baselines`), the raw-trained RBFN
 re-identification attack and the mechanism-aware attacker (a random forest trained on the
 release itself, :mod:`gazeprivacy.attacks.aware`, on half as many splits for time), the
+EKYT-style deep attacker trained on the release (:mod:`gazeprivacy.attacks.deep`) on a small
+budget (:data:`DEMO_DEEP_BUDGET`: one split, 1 s windows, 12 epochs of at most 192 windows, so
+it is weaker here than fully trained in the runner; skipped with a note without PyTorch), the
 fidelity metrics, the realism of each release (a discriminator's AUC, the main sequence, event
 distributions, train on release / test on raw: :mod:`gazeprivacy.metrics.realism`), the results
 table and the HTML report, whose first screen gives each release's strongest attack against
@@ -30,9 +33,14 @@ from gazeprivacy.experiments.engine import ExperimentResult, Featurizer, run_exp
 from gazeprivacy.mechanisms.contract import Level
 from gazeprivacy.report.html import build_report
 
-__all__ = ["DEMO_EPSILONS", "DEMO_SETTINGS", "demo_config", "run_demo"]
+__all__ = ["DEMO_DEEP_BUDGET", "DEMO_EPSILONS", "DEMO_SETTINGS", "demo_config", "run_demo"]
 
 DEMO_EPSILONS = (1.0, 2.0, 3.0)
+
+#: The deep attacker's budget in the demo (2-3 s of one core per cell on the sample, plus
+#: importing PyTorch once per worker; docs/attacks.md gives the measured demo times).
+DEMO_DEEP_BUDGET: Mapping[str, Any] = {"n_splits": 1, "window_s": 1.0, "epochs": 12,
+                                       "max_windows": 192}
 
 #: What the demo runs, per registered sample-level mechanism: the DP mechanisms in sound mode
 #: (what a user gets by default) at each epsilon, the event synthesisers at one paper setting.
@@ -79,7 +87,8 @@ def demo_config(mechanisms: Sequence[str], *, seed: int,
         "attacks": [{"kind": "reidentification", "classifier": "rbfn", "threat": "seed000",
                      "n_splits": n_splits},
                     {"kind": "aware-rf", "threat": "seed004",
-                     "n_splits": max(1, n_splits // 2)}],
+                     "n_splits": max(1, n_splits // 2)},
+                    {"kind": "deep", "threat": "seed004", **DEMO_DEEP_BUDGET}],
         "baselines": True,
         "utility": [{"kind": "task", "label": "task"}],
         "fidelity": ["rmse", "rss_distance", "density_error", "suppressed_fraction"],

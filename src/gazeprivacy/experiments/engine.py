@@ -8,7 +8,9 @@
   (:mod:`gazeprivacy.experiments.baselines`) a cell of mode ``baseline`` without a guarantee.
 * **Attacks.** ``reidentification`` (George & Routray, on event features), ``aware-rf`` (the
   mechanism-aware attacker of :mod:`gazeprivacy.attacks.aware`, on the release's samples and
-  event features; it needs the release in memory), ``attribute`` and ``linkage``.
+  event features; it needs the release in memory), ``deep`` (the EKYT-style DenseNet
+  attacker of :mod:`gazeprivacy.attacks.deep`, on the samples; skipped with a note when PyTorch
+  is missing), ``attribute`` and ``linkage``.
 * **Randomness.** Per seed ``s`` the base ``SeedSequence(s)`` spawns one child for the attacks
   (shared by every cell of that seed, so raw and protected data meet the same splits) and one
   child per (dataset, mechanism, point) for the protection. A cell's streams therefore do not
@@ -59,13 +61,14 @@ import numpy as np
 import polars as pl
 
 from gazeprivacy.attacks.aware import aware_reidentification
+from gazeprivacy.attacks.deep import deep_reidentification
 from gazeprivacy.attacks.inference import infer_attribute
 from gazeprivacy.attacks.reidentification import reidentification_attack
 from gazeprivacy.attacks.splits import recording_index
 from gazeprivacy.attacks.threat import THREAT_MODELS, ThreatModel
 from gazeprivacy.data.partitioned import PartitionedDataset
 from gazeprivacy.data.recording import Dataset
-from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError, MissingDependencyError
 from gazeprivacy.experiments.baselines import BASELINES, is_baseline
 from gazeprivacy.experiments.config import (
     AttackConfig,
@@ -405,6 +408,8 @@ def _attack_rows(cell: Cell, ctx: _Context, raw: Dataset, prot: Dataset | None,
         rng = _attack_stream(attack_rng, a)
         if a.kind == "aware-rf":
             rows += _aware_rows(cell, a, raw, prot, features, threat, mode, index, rng, notes)
+        elif a.kind == "deep":
+            rows += _deep_rows(cell, a, raw, prot, features, threat, mode, index, rng, notes)
         elif a.kind == "reidentification":
             res = reidentification_attack(features.raw_events, features.prot_events, index,
                                           threat=threat, rng=rng, classifier=a.classifier,
@@ -439,6 +444,27 @@ def _aware_rows(cell: Cell, a: AttackConfig, raw: Dataset, prot: Dataset | None,
                                      segment_s=a.segment_s, train_events=events[threat.train],
                                      test_events=events[threat.test])
     except InvalidDataError as exc:
+        notes.append(f"attack {a.id} skipped: {exc}")
+        return []
+    return _rows(cell, mode, "privacy", a.id, res.metrics())
+
+
+def _deep_rows(cell: Cell, a: AttackConfig, raw: Dataset, prot: Dataset | None,
+               features: _Features, threat: ThreatModel, mode: str, index: pl.DataFrame,
+               rng: np.random.Generator, notes: list[str]) -> list[dict[str, Any]]:
+    """The deep attacker under ``threat`` (raw data on both sides for the raw cell)."""
+    if prot is None and features.prot_events is not None:
+        notes.append(f"attack {a.id} skipped: the release is streamed (only its event features "
+                     "are kept) and the deep attacker reads its samples")
+        return []
+    data = {"raw": raw, "protected": prot if prot is not None else raw}
+    try:
+        res = deep_reidentification(data[threat.train], data[threat.test], index, rng=rng,
+                                    n_splits=a.n_splits, test_fraction=a.test_fraction,
+                                    segment_s=a.segment_s, window_s=float(a.window_s or 2.0),
+                                    epochs=a.epochs, max_windows=a.max_windows,
+                                    time_budget_s=a.time_budget_s)
+    except (InvalidDataError, MissingDependencyError) as exc:
         notes.append(f"attack {a.id} skipped: {exc}")
         return []
     return _rows(cell, mode, "privacy", a.id, res.metrics())
