@@ -78,7 +78,8 @@ from gazeprivacy.mechanisms.samples._event_synthesis import (
 )
 from gazeprivacy.rng import spawn
 
-__all__ = ["PARTITION_REFUSAL", "SPEC", "EventSynthPDParams", "event_synth_pd", "guarantee",
+__all__ = ["CVAE_FAST_PROFILES", "CVAE_PATIENCE", "CVAE_VALIDATION", "PARTITION_REFUSAL",
+           "SPEC", "EventSynthPDParams", "event_synth_pd", "guarantee",
            "shape_guarantee"]
 
 PMF_BINS = 50
@@ -86,6 +87,11 @@ PMF_MAX_DEG_S = 1000.0
 #: Prefilter margin (nats) for the fast fixation probabilities; candidates within
 #: ``ln(gamma) + margin`` of the seed's log-probability are recomputed exactly.
 _PREFILTER_MARGIN = 5.0
+#: ``cvae_training="fast"``: most saccade profiles the C-VAE trains on (a random subsample),
+#: profiles held out for early stopping, and passes without improvement before it stops.
+CVAE_FAST_PROFILES = 30_000
+CVAE_VALIDATION = 5_000
+CVAE_PATIENCE = 5
 #: The public prior that replaces an event that never passes (``on_failure="population"``):
 #: chosen here, not fitted to any data. A fixation: a normal at the centre of the recording's
 #: geometry with this standard deviation per axis (degrees).
@@ -119,7 +125,15 @@ class EventSynthPDParams:
     pmf_pseudocount : float
         Added to every saccade PMF bin count (>= 0).
     cvae_epochs : int
-        Training passes of the C-VAE.
+        Training passes of the C-VAE (with ``cvae_training="fast"``: the most passes).
+    cvae_training : {"fast", "full"}
+        How the C-VAE is trained (a model choice, not a privacy parameter; see
+        ``docs/privacy/event-synth-pd.md``). ``"fast"`` (default): on a random subsample of at
+        most ``CVAE_FAST_PROFILES`` saccade profiles, minibatches of up to 1024 (learning rate
+        scaled with the square root of the batch), stopping early when the loss of
+        ``CVAE_VALIDATION`` held-out profiles has not improved for ``CVAE_PATIENCE`` passes
+        and keeping the best pass's weights. ``"full"``: every profile, batch 256, exactly
+        ``cvae_epochs`` passes (the implementation before November 2026).
     """
 
     k: int
@@ -130,6 +144,7 @@ class EventSynthPDParams:
     on_failure: str = "suppress"
     pmf_pseudocount: float = 0.5
     cvae_epochs: int = 60
+    cvae_training: str = "fast"
 
     def __post_init__(self) -> None:
         check_int(k=self.k, minimum=2)
@@ -139,6 +154,7 @@ class EventSynthPDParams:
         check_in(on_failure=self.on_failure, options=("suppress", "population"))
         check_int(max_tries=self.max_tries, minimum=1)
         check_int(cvae_epochs=self.cvae_epochs, minimum=1)
+        check_in(cvae_training=self.cvae_training, options=("fast", "full"))
         check_positive(pmf_pseudocount=self.pmf_pseudocount, allow_zero=True)
         if self.mode is Mode.SOUND:
             if self.epsilon0 is None:
@@ -188,7 +204,7 @@ def guarantee(params: EventSynthPDParams) -> Guarantee:
                   "the models are fitted on the same data (see notes)")]
     common = {"k": params.k, "gamma": params.gamma, "max_tries": params.max_tries,
               "on_failure": params.on_failure, "pmf_pseudocount": params.pmf_pseudocount,
-              "cvae_epochs": params.cvae_epochs}
+              "cvae_epochs": params.cvae_epochs, "cvae_training": params.cvae_training}
     claim = f"(k={params.k}, gamma={params.gamma:g})-plausible deniability per event"
     if params.mode == "paper":
         return Guarantee(
@@ -769,7 +785,17 @@ def _train_cvae(dataset: Dataset, fitted: list[FittedEvents], params: EventSynth
         return None
     owners = np.concatenate([np.full(f.n_saccades, r.participant, dtype=object)
                              for r, f in zip(dataset.recordings, fitted, strict=True)])
-    return SaccadeCVAE(epochs=params.cvae_epochs, batch_size=256).fit(
+    n = sum(p.shape[0] for p in prof)
+    if params.cvae_training == "full":
+        model = SaccadeCVAE(epochs=params.cvae_epochs, batch_size=256)
+    else:  # the batch grows with the training set (16+ steps a pass), the step with the batch
+        n_train = min(n - min(CVAE_VALIDATION, n // 5), CVAE_FAST_PROFILES)
+        batch = int(np.clip(n_train // 16, 256, 1024))
+        model = SaccadeCVAE(epochs=params.cvae_epochs, batch_size=batch,
+                            learning_rate=3e-3 * math.sqrt(batch / 256),
+                            max_profiles=CVAE_FAST_PROFILES, patience=CVAE_PATIENCE,
+                            validation_size=CVAE_VALIDATION)
+    return model.fit(
         np.vstack(prof), np.concatenate([f.saccade_amplitude_deg for f in fitted]),
         np.concatenate([f.saccade_duration_s for f in fitted]), owners, rng=rng)
 
