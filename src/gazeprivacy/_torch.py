@@ -25,7 +25,8 @@ def train_loop(build: Callable[[Any], Any], arrays: Sequence[np.ndarray],
                batch_loss: Callable[..., Any], *, epochs: int, batch_size: int,
                learning_rate: float, rng: np.random.Generator,
                validate: Callable[[Any], float] | None = None,
-               patience: int | None = None) -> tuple[Any, list[float]]:
+               patience: int | None = None,
+               anneal: bool = False) -> tuple[Any, list[float]]:
     """Fit ``build(torch)`` with Adam on minibatches of ``arrays`` (one row per example).
 
     Parameters
@@ -46,6 +47,9 @@ def train_loop(build: Callable[[Any], Any], arrays: Sequence[np.ndarray],
     patience : int, optional
         With ``validate``: stop after this many epochs without a lower validation loss
         (early stopping); ``epochs`` is then the most passes.
+    anneal : bool
+        Anneal the learning rate to zero along a cosine over the ``epochs`` passes (one step
+        per minibatch) instead of keeping it constant.
 
     Returns
     -------
@@ -65,6 +69,8 @@ def train_loop(build: Callable[[Any], Any], arrays: Sequence[np.ndarray],
             gen = torch.Generator().manual_seed(seed)
             history: list[float] = []
             n = tensors[0].shape[0]
+            sched = (torch.optim.lr_scheduler.CosineAnnealingLR(
+                opt, T_max=epochs * math.ceil(n / batch_size)) if anneal else None)
             best, best_state, stale = math.inf, None, 0
             for _ in range(epochs):
                 net.train()
@@ -77,6 +83,8 @@ def train_loop(build: Callable[[Any], Any], arrays: Sequence[np.ndarray],
                     opt.zero_grad()
                     loss.backward()
                     opt.step()
+                    if sched is not None:
+                        sched.step()
                     total += loss.item() * len(batch[0])
                 history.append(total / max(n, 1))
                 if validate is None:

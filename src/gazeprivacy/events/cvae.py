@@ -12,8 +12,9 @@ Training settings are in the paper's supplement, which we do not have; ours (doc
 ``docs/privacy/event-synth-pd.md``): profiles scaled by 1/1000 deg/s (the PMF range), amplitude
 by 1/30 deg and duration by 1/0.1 s; loss = summed squared error + KL divergence; Adam, learning
 rate 3e-3, batch 128, ``epochs`` passes (default 60). Optionally (``max_profiles``,
-``patience``) it trains on a random subsample and stops early on the loss of held-out profiles
-(``validation_size`` of them, drawn first), keeping the best epoch's weights. Training runs in
+``patience``, ``anneal``) it trains on a random subsample, anneals the learning rate to zero
+along a cosine and stops early on the loss of held-out profiles (``validation_size`` of them,
+drawn first), keeping the best epoch's weights. Training runs in
 a forked torch RNG seeded from the caller's generator, single-threaded, so it is deterministic
 for a seed (:func:`gazeprivacy._torch.train_loop`).
 
@@ -91,6 +92,8 @@ class SaccadeCVAE:
         is then the most passes). Default: no hold-out, exactly ``epochs`` passes.
     validation_size : int
         Held-out profiles for early stopping.
+    anneal : bool
+        Anneal the learning rate to zero along a cosine over the ``epochs`` passes.
     """
 
     epochs: int = 60
@@ -99,6 +102,7 @@ class SaccadeCVAE:
     max_profiles: int | None = None
     patience: int | None = None
     validation_size: int = 5000
+    anneal: bool = False
     participants_: tuple[str, ...] = field(default=(), init=False)
     net_: Any = field(default=None, init=False, repr=False)
     loss_: list[float] = field(default_factory=list, init=False, repr=False)
@@ -144,7 +148,7 @@ class SaccadeCVAE:
         self.net_, self.loss_ = train_loop(
             lambda torch: _build(cond.shape[1]), (x, cond), _loss, epochs=self.epochs,
             batch_size=self.batch_size, learning_rate=self.learning_rate, rng=rng,
-            validate=validate, patience=self.patience)
+            validate=validate, patience=self.patience, anneal=self.anneal)
         return self
 
     def _validator(self, x: np.ndarray, cond: np.ndarray, rng: np.random.Generator) -> Any:
