@@ -7,8 +7,9 @@ Run: ``PYTHONPATH=src python benchmarks/protect_process.py [--scale 1] [--repeat
 
 Workload: the simulator at EHTask's size (30 participants x 3 tasks x 600 s at 100 Hz = 5.4 M
 samples, times ``--scale``) written once as one long-format Parquet file (cached in ``--tmp``).
-Each row is a fresh Python process, timed from outside (wall clock, and the child's CPU time
-from ``os.wait4``), best of ``--repeat``:
+Every run appends its ratios and peak RSS to ``benchmarks/history.csv`` (``--no-history`` to
+skip; see ``benchmarks/history.py``). Each row is a fresh Python process, timed from outside
+(wall clock, and the child's CPU time from ``os.wait4``), best of ``--repeat``:
 
 * ``python -c pass``: the interpreter alone;
 * baseline: a process that imports polars and numpy, reads the Parquet, adds Laplace noise to
@@ -55,19 +56,29 @@ ARGS = {
 
 
 def write_input(path: Path, scale: float) -> int:
-    """The simulated workload as one long-format Parquet file (kept when it exists)."""
-    import numpy as np
-
-    from gazeprivacy.data.io import write_dataset
-    from gazeprivacy.data.simulate import simulate_dataset
-
-    duration_s = scale * 15 * 3600 / 90
-    ds = simulate_dataset(n_participants=30, tasks=("reading", "free-viewing", "random-dot"),
-                          duration_s=duration_s, sampling_rate_hz=100,
-                          rng=np.random.default_rng(0))
+    """The simulated workload as one long-format Parquet file (kept when it exists), written
+    by a child process so that this one stays small (a forked child's peak RSS counts the
+    parent's pages); returns its row count."""
     if not path.exists():
-        write_dataset(ds, path)
-    return ds.n_samples
+        code = ("import sys, numpy as np\n"
+                "from gazeprivacy.data.io import write_dataset\n"
+                "from gazeprivacy.data.simulate import simulate_dataset\n"
+                "ds = simulate_dataset(n_participants=30, tasks=('reading', 'free-viewing', "
+                "'random-dot'), duration_s=float(sys.argv[2]), sampling_rate_hz=100, "
+                "rng=np.random.default_rng(0))\n"
+                "write_dataset(ds, sys.argv[1])\n")
+        subprocess.run([sys.executable, "-c", code, str(path), str(scale * 15 * 3600 / 90)],
+                       check=True, env=_env())
+    import pyarrow.parquet as pq
+
+    return pq.read_metadata(path).num_rows
+
+
+def _env() -> dict[str, str]:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    return env
 
 
 def run_child(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float]:
@@ -88,10 +99,9 @@ def best(cmd: list[str], env: dict[str, str], repeat: int) -> tuple[float, float
     return (min(r[0] for r in runs), min(r[1] for r in runs), max(r[2] for r in runs))
 
 
-def table(inp: Path, out_dir: Path, repeat: int, mechanisms: list[str]) -> list[str]:
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    src = str(Path(__file__).resolve().parents[1] / "src")
-    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+def table(inp: Path, out_dir: Path, repeat: int, mechanisms: list[str],
+          results: list[tuple[str, str, float]]) -> list[str]:
+    env = _env()
     py = sys.executable
     cli = [py, "-m", "gazeprivacy"]
     rows: list[tuple[str, tuple[float, float, float]]] = []
@@ -108,6 +118,9 @@ def table(inp: Path, out_dir: Path, repeat: int, mechanisms: list[str]) -> list[
     lines = ["| process | wall s (best) | CPU s (best) | peak RSS MB | x baseline (wall) "
              "| x baseline (CPU) |", "|---|---|---|---|---|---|"]
     for name, (wall, cpu, rss) in rows:
+        if not name.startswith("baseline"):
+            results += [(name, "x baseline (wall)", wall / base[0]),
+                        (name, "x baseline (CPU)", cpu / base[1]), (name, "peak RSS MB", rss)]
         lines.append(f"| {name} | {wall:.2f} | {cpu:.2f} | {rss:.0f} | {wall / base[0]:.2f} | "
                      f"{cpu / base[1]:.2f} |")
     return lines
@@ -161,19 +174,28 @@ def main() -> None:
     ap.add_argument("--profile", nargs="*", default=[], help="mechanisms to profile in-process")
     ap.add_argument("--tmp", default=tempfile.gettempdir(), help="where the input is cached")
     ap.add_argument("--out", default=None, help="also write the tables to this file")
+    ap.add_argument("--no-history", action="store_true",
+                    help="do not append this run to benchmarks/history.csv")
     a = ap.parse_args()
+    load = os.getloadavg()[0]
+    results: list[tuple[str, str, float]] = []
     inp = Path(a.tmp) / f"gazeprivacy-protect-bench-{a.scale:g}.parquet"
     n = write_input(inp, a.scale)
     with tempfile.TemporaryDirectory(dir=a.tmp) as d:
         lines = [machine(), "", f"Input: {inp} ({n:,} samples, {inp.stat().st_size / 1e6:.0f} "
                  f"MB Parquet); best of {a.repeat} fresh processes each.", "",
-                 *table(inp, Path(d), a.repeat, a.mechanisms)]
+                 *table(inp, Path(d), a.repeat, a.mechanisms, results)]
         for mech in a.profile:
             lines += ["", *profile(inp, Path(d), mech)]
     text = "\n".join(lines)
     print(text)
     if a.out:
         Path(a.out).write_text(text + "\n")
+    if not a.no_history:
+        from history import append  # benchmarks/ is the script's folder
+
+        where = append(f"protect_process.py scale={a.scale:g}", results, load=load)
+        print(f"\nappended to {where}")
 
 
 if __name__ == "__main__":
