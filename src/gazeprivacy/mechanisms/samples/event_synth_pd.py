@@ -78,7 +78,7 @@ from gazeprivacy.mechanisms.samples._event_synthesis import (
 )
 from gazeprivacy.rng import spawn
 
-__all__ = ["CVAE_FAST_PRESENTATIONS", "CVAE_FAST_PROFILES", "CVAE_PATIENCE", "CVAE_VALIDATION",
+__all__ = ["CVAE_FAST_PROFILES", "CVAE_PATIENCE", "CVAE_VALIDATION",
            "PARTITION_REFUSAL", "SPEC", "EventSynthPDParams", "event_synth_pd", "guarantee",
            "shape_guarantee"]
 
@@ -88,10 +88,8 @@ PMF_MAX_DEG_S = 1000.0
 #: ``ln(gamma) + margin`` of the seed's log-probability are recomputed exactly.
 _PREFILTER_MARGIN = 5.0
 #: ``cvae_training="fast"``: most saccade profiles the C-VAE trains on (a random subsample),
-#: profiles presented in all (passes = this / training profiles, at most ``cvae_epochs``),
 #: profiles held out for early stopping, and passes without improvement before it stops.
 CVAE_FAST_PROFILES = 30_000
-CVAE_FAST_PRESENTATIONS = 240_000
 CVAE_VALIDATION = 5_000
 CVAE_PATIENCE = 5
 #: The public prior that replaces an event that never passes (``on_failure="population"``):
@@ -132,12 +130,11 @@ class EventSynthPDParams:
         How the C-VAE is trained (a model choice, not a privacy parameter; see
         ``docs/privacy/event-synth-pd.md``). ``"fast"`` (default): on a random subsample of at
         most ``CVAE_FAST_PROFILES`` saccade profiles, minibatches of up to 1024 (learning rate
-        scaled with the square root of the batch) annealed to zero along a cosine over
-        ``CVAE_FAST_PRESENTATIONS / profiles`` passes (at most ``cvae_epochs``; 8 at the
-        EHTask size), keeping the pass with the lowest loss on ``CVAE_VALIDATION`` held-out
-        profiles (stopping after ``CVAE_PATIENCE`` passes without improvement). ``"full"``:
-        every profile, batch 256, constant learning rate, exactly ``cvae_epochs`` passes (the
-        implementation before November 2026).
+        scaled with the square root of the batch), stopping early when the loss of
+        ``CVAE_VALIDATION`` held-out profiles has not improved for ``CVAE_PATIENCE`` passes
+        (at most ``cvae_epochs``) and keeping the best pass's weights. ``"full"``: every
+        profile, batch 256, exactly ``cvae_epochs`` passes (the implementation before
+        November 2026).
     """
 
     k: int
@@ -795,11 +792,10 @@ def _train_cvae(dataset: Dataset, fitted: list[FittedEvents], params: EventSynth
     else:  # the batch grows with the training set (16+ steps a pass), the step with the batch
         n_train = min(n - min(CVAE_VALIDATION, n // 5), CVAE_FAST_PROFILES)
         batch = int(np.clip(n_train // 16, 256, 1024))
-        epochs = min(params.cvae_epochs, max(1, math.ceil(CVAE_FAST_PRESENTATIONS / n_train)))
-        model = SaccadeCVAE(epochs=epochs, batch_size=batch,
+        model = SaccadeCVAE(epochs=params.cvae_epochs, batch_size=batch,
                             learning_rate=3e-3 * math.sqrt(batch / 256),
                             max_profiles=CVAE_FAST_PROFILES, patience=CVAE_PATIENCE,
-                            validation_size=CVAE_VALIDATION, anneal=True)
+                            validation_size=CVAE_VALIDATION)
     return model.fit(
         np.vstack(prof), np.concatenate([f.saccade_amplitude_deg for f in fitted]),
         np.concatenate([f.saccade_duration_s for f in fitted]), owners, rng=rng)
