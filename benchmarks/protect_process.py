@@ -19,8 +19,8 @@ skip; see ``benchmarks/history.py``). Each row is a fresh Python process, timed 
   reading, Recording construction, the mechanism, sealing, writing, the record).
 
 The ratio column divides by the baseline measured in the same run. ``--profile MECH`` also runs
-that mechanism's command in this process under :mod:`cProfile` (CPU time) and prints where the
-time goes (top functions by cumulative time).
+that mechanism's command phase by phase in a fresh process (imports, reading and Recording
+construction, the mechanism, sealing, writing the release and its record).
 """
 
 from __future__ import annotations
@@ -69,9 +69,10 @@ def write_input(path: Path, scale: float) -> int:
                 "write_dataset(ds, sys.argv[1])\n")
         subprocess.run([sys.executable, "-c", code, str(path), str(scale * 15 * 3600 / 90)],
                        check=True, env=_env())
-    import pyarrow.parquet as pq
-
-    return pq.read_metadata(path).num_rows
+    rows = subprocess.run([sys.executable, "-c", "import sys, pyarrow.parquet as pq; "
+                           "print(pq.read_metadata(sys.argv[1]).num_rows)", str(path)],
+                          check=True, capture_output=True, text=True, env=_env()).stdout
+    return int(rows)
 
 
 def _env() -> dict[str, str]:
@@ -126,32 +127,42 @@ def table(inp: Path, out_dir: Path, repeat: int, mechanisms: list[str],
     return lines
 
 
-def profile(inp: Path, out_dir: Path, mech: str, top: int = 25) -> list[str]:
-    """cProfile (CPU clock) of one in-process ``protect`` call; the top functions by
-    cumulative time."""
-    import cProfile
-    import io
-    import pstats
+PHASES = """
+import sys, time, json
+marks = [("start", time.process_time(), time.perf_counter())]
+def mark(name):
+    marks.append((name, time.process_time(), time.perf_counter()))
+from gazeprivacy.cli.app import app
+from gazeprivacy.data.io import read_dataset
+from gazeprivacy.mechanisms import protect
+from gazeprivacy.mechanisms.release import Release, seal, write_sealed
+from gazeprivacy.rng import make_rng
+mark("imports (CLI, mechanisms, release)")
+ds = read_dataset(sys.argv[1]); mark("read_dataset (Parquet + Recording construction)")
+mech_rng, seal_rng = make_rng(0).spawn(2)
+rel = protect(ds, mechanism=sys.argv[3], rng=mech_rng, **json.loads(sys.argv[4]))
+mark("mechanism")
+rel = Release(rel.output, rel.guarantee.with_seed(0))
+sealed = seal(rel, public=("mask",), source=ds, rng=seal_rng); mark("seal")
+write_sealed(sealed, sys.argv[2]); mark("write_sealed (release + record)")
+for (name, c, w), (_, c0, w0) in zip(marks[1:], marks[:-1]):
+    print(f"| {name} | {c - c0:.2f} | {w - w0:.2f} |")
+"""
+KW = {"kaleido": {"epsilon": 2.0, "radius_deg": 2.0, "window_s": 0.5},
+      "dpgazesynth": {"epsilon": 2.0, "grid_size": 30}}
 
-    from typer.testing import CliRunner
 
-    t0 = time.process_time()
-    from gazeprivacy.cli.app import app
-    t_import = time.process_time() - t0
-    out = out_dir / f"{mech}-profiled.parquet"
-    prof = cProfile.Profile(time.process_time)
-    prof.enable()
-    res = CliRunner().invoke(app, ["protect", str(inp), str(out), *ARGS[mech], "--public",
-                                   "mask", "--seed", "0"])
-    prof.disable()
-    if res.exit_code != 0:
-        raise RuntimeError(res.output)
-    buf = io.StringIO()
-    stats = pstats.Stats(prof, stream=buf)
-    stats.sort_stats("cumulative").print_stats(top)
-    return [f"Profile of `protect --mechanism {mech}` (CPU s; importing the CLI: "
-            f"{t_import:.2f} s, not in the profile):", "", "```", *buf.getvalue().splitlines()[
-                :top + 12], "```"]
+def profile(inp: Path, out_dir: Path, mech: str) -> list[str]:
+    """Where the time of ``protect`` goes, phase by phase, in a fresh process (the calls of
+    :func:`~gazeprivacy.mechanisms.release.protect_file`, timed without a profiler: cProfile's
+    per-call overhead inflates Kaleido's sequential loop tenfold)."""
+    import json
+
+    out = subprocess.run([sys.executable, "-c", PHASES, str(inp),
+                          str(out_dir / f"{mech}-phases.parquet"), mech, json.dumps(KW[mech])],
+                         check=True, capture_output=True, text=True, env=_env()).stdout
+    return [f"Phases of `protect --mechanism {mech}` (one fresh process):", "",
+            "| phase | CPU s | wall s |", "|---|---|---|", *out.strip().splitlines()]
 
 
 def machine() -> str:
