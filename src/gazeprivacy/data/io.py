@@ -114,6 +114,12 @@ def read_dataset(path: str | Path, *, geometry: Geometry | None = None,
                               source=str(path))
 
 
+def _runs(starts: pl.Series, n: int) -> list[tuple[int, int]]:
+    """``[start, end)`` of each run, from the mask of the rows that start one."""
+    first = starts.arg_true().to_list()
+    return list(zip(first, [*first[1:], n], strict=True))
+
+
 def dataset_from_table(table: pl.DataFrame, *, meta: dict[str, Any] | None = None,
                        geometry: Geometry | None = None, sampling_rate_hz: float | None = None,
                        time_unit: str = "s", name: str = "dataset",
@@ -152,10 +158,8 @@ def dataset_from_table(table: pl.DataFrame, *, meta: dict[str, Any] | None = Non
         row = int(((ids == dup) & starts).arg_true()[1])
         raise InvalidDataError(f"{source}: rows of recording {dup!r} are not contiguous "
                                f"(it starts again at row {row}); sort the table by recording")
-    # each recording is one run of rows (checked above): zero-copy slices, not partition_by
-    run_start = starts.arg_true().to_list()
-    for a, b in zip(run_start, [*run_start[1:], table.height], strict=True):
-        part = table.slice(a, b - a)
+    for a, b in _runs(starts, table.height):  # one run of rows per recording (checked above)
+        part = table.slice(a, b - a)  # zero-copy, unlike partition_by
         rid = part["recording"][0]
         pids = part["participant"].unique()
         if pids.len() != 1:
