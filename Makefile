@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PYTHON ?= python3
 OUT ?= demo-report
 
-.PHONY: demo test mutants lint bench bench-memory clean
+.PHONY: demo test mutants lint bench bench-memory bench-protect bench-quality bench-check clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,9 +24,24 @@ test: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n 2 --durations=15
 
+# each benchmark appends its ratios to benchmarks/history.csv; bench-check prints the rows more
+# than 20 % worse than the run before (issue 18)
 bench: $(VENV)/.installed
 	$(PY) -m pip install -q -e ".[bench]"
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
+	$(PY) benchmarks/protect_process.py
+	-$(PY) benchmarks/history.py check
+
+# whole-process `gazeprivacy protect` of 5.4 M samples vs a read-noise-write process; --profile
+bench-protect: $(VENV)/.installed
+	$(PY) benchmarks/protect_process.py $(BENCH_ARGS)
+
+# event-synth-PD: fast vs full C-VAE training, release realism and attack (~30 min at scale 1)
+bench-quality: $(VENV)/.installed
+	$(PY) benchmarks/event_synth_pd_quality.py $(BENCH_ARGS)
+
+bench-check:
+	$(PYTHON) benchmarks/history.py check
 
 # mutation gate (issue 14): every privacy-relevant mutant in scripts/mutants.py must be killed by
 # its mapped tests; runs on temporary copies of the tree, 2 processes, a few minutes.

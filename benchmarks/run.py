@@ -18,6 +18,10 @@ Rates and ratios use CPU time (``time.process_time``; best of ``--repeat``), whi
 machine distorts less than wall-clock time; both are printed. Importing torch and its first
 training step (seconds, once per process) are done before timing and reported in a note.
 
+Every run appends its ratios (x baseline, µs per sample, event-synth-PD's extrapolated
+seconds) to ``benchmarks/history.csv`` (``--no-history`` to skip); ``make bench-check`` prints
+the rows that got more than 20 % worse than the run before (``benchmarks/history.py``).
+
 Kaleido's streaming API is timed pushing 250-sample chunks and single samples (microseconds per
 sample). The second table puts the noise primitives next to their peers on PyPI where those are
 installed (``pip install 'gazeprivacy[bench]'``; ``make bench`` does it): OUE perturbation and
@@ -31,6 +35,7 @@ import argparse
 import importlib
 import importlib.util
 import math
+import os
 import platform
 import sys
 import time
@@ -61,6 +66,9 @@ from gazeprivacy.mechanisms.samples.k_same_synth import KSameSynthParams, k_same
 from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams, KaleidoStream, kaleido_dataset
 
 __all__: list[str] = []
+
+#: ``(row, metric, value)`` of this run for the history (lower is better for every metric)
+RESULTS: list[tuple[str, str, float]] = []
 
 FULL_SAMPLES = 15 * 3600 * 100  # EHTask: 15 h in all (30 participants) at 100 Hz = 5.4 M
 #: seed 001, Table 2 (EHTask row), seconds
@@ -93,10 +101,11 @@ def mechanisms(ds: Dataset, rng: np.random.Generator, *, skip: list[str], repeat
     n = ds.n_samples
     w_base, t_base = _time(baseline(ds, rng), repeat=max(repeat, 5))
     events = detect_events_dataset(ds, method="ivt")  # event-synth-PD's paper detector
-    pd_params = EventSynthPDParams(k=2, gamma=2.0, cvae_epochs=20, mode="paper")
+    pd_sound = EventSynthPDParams(k=2, gamma=2.0, epsilon0=1.0)  # the default: sound, fast C-VAE
+    pd_paper = EventSynthPDParams(k=2, gamma=2.0, mode="paper")
     has_torch = importlib.util.find_spec("torch") is not None
 
-    def train_only(recs: tuple = ds.recordings, epochs: int = 20) -> None:
+    def train_only(recs: tuple = ds.recordings, epochs: int = 60) -> None:
         by_rec = group_events(events, [r.recording for r in recs])
         fitted = [fit_events(r, by_rec[r.recording]) for r in recs]
         params = EventSynthPDParams(k=2, gamma=2.0, cvae_epochs=epochs, mode="paper")
@@ -116,20 +125,26 @@ def mechanisms(ds: Dataset, rng: np.random.Generator, *, skip: list[str], repeat
                                                              window_s=0.5), rng=rng),
         "k-same-synth": lambda: k_same_synth(ds, KSameSynthParams(k=4, group_by="task"),
                                              rng=rng, events=events),
-        "event-synth-pd": lambda: event_synth_pd(ds, pd_params, rng=rng, events=events),
+        "event-synth-pd": lambda: event_synth_pd(ds, pd_sound, rng=rng, events=events),
+        "event-synth-pd (paper mode)": lambda: event_synth_pd(ds, pd_paper, rng=rng,
+                                                              events=events),
     }
     rows = [f"| baseline (numpy read + noisy write) | {n:,} | {w_base:.3f} | {t_base:.3f} | - | "
             f"{n / t_base:,.0f} | 1 | - | - |"]
     for name, fn in runs.items():
-        if name in skip:
+        if any(name == k or name.startswith(k + " ") for k in skip):
             continue
-        if name == "event-synth-pd" and not has_torch:
+        pd = name.startswith("event-synth-pd")
+        if pd and not has_torch:
             rows.append(f"| {name} | - | torch not installed | - | - | - | - | - | - |")
             continue
-        wall, t = _time(fn, repeat=repeat if name != "event-synth-pd" else 1)
+        wall, t = _time(fn, repeat=repeat if not pd else 1)
         train = f"{_time(train_only)[1]:.2f}" if name == "event-synth-pd" else "-"
         full = t * FULL_SAMPLES / n
-        paper = PAPER_S.get(name)
+        RESULTS.append((name, "x baseline (CPU)", t / t_base))
+        if pd:
+            RESULTS.append((name, "full EHTask CPU s (extrapolated)", full))
+        paper = PAPER_S.get(name.split(" (")[0])
         speedup = f"{paper / full:.1f}x" if paper else "-"
         rows.append(f"| {name} | {n:,} | {wall:.3f} | {t:.3f} | {train} | {n / t:,.0f} | "
                     f"{t / t_base:.1f} | {full / 60:.2f} min | {speedup} |")
@@ -145,6 +160,8 @@ def mechanisms(ds: Dataset, rng: np.random.Generator, *, skip: list[str], repeat
             for i in range(0, m, chunk):
                 stream.push(x[i:i + chunk], y[i:i + chunk])
         wall, t = _time(push)
+        RESULTS.append((f"kaleido stream, chunks of {chunk}", "us per sample (CPU)",
+                        1e6 * t / m))
         rows.append(f"| kaleido stream, chunks of {chunk} ({1e6 * t / m:.2f} µs per sample) | "
                     f"{m:,} | {wall:.3f} | {t:.3f} | - | {m / t:,.0f} | - | - | - |")
     return [
@@ -267,8 +284,6 @@ def peers(rng: np.random.Generator, *, size: int, oue_reports: int, repeat: int)
 
 
 def machine() -> str:
-    import os
-
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as fh:
@@ -290,7 +305,10 @@ def main() -> None:
     ap.add_argument("--skip", nargs="*", default=[], help="mechanisms to leave out "
                     "(dpgazesynth kaleido k-same-synth event-synth-pd peers)")
     ap.add_argument("--out", default=None, help="also write the tables to this file")
+    ap.add_argument("--no-history", action="store_true",
+                    help="do not append this run to benchmarks/history.csv")
     a = ap.parse_args()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     rng = np.random.default_rng(a.seed)
     tasks = ("reading", "free-viewing", "random-dot")
     duration_s = a.scale * 15 * 3600 / (30 * len(tasks))
@@ -311,6 +329,10 @@ def main() -> None:
     if a.out:
         with open(a.out, "w") as fh:
             fh.write(table + "\n")
+    if not a.no_history:
+        from history import append  # benchmarks/ is the script's folder
+
+        print(f"\nappended to {append(f'run.py scale={a.scale:g}', RESULTS, load=load)}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ candidates (Lightning, skorch) would add a dependency and their own RNG handling
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,7 +23,10 @@ __all__ = ["train_loop"]
 
 def train_loop(build: Callable[[Any], Any], arrays: Sequence[np.ndarray],
                batch_loss: Callable[..., Any], *, epochs: int, batch_size: int,
-               learning_rate: float, rng: np.random.Generator) -> tuple[Any, list[float]]:
+               learning_rate: float, rng: np.random.Generator,
+               validate: Callable[[Any], float] | None = None,
+               patience: int | None = None,
+               anneal: bool = False) -> tuple[Any, list[float]]:
     """Fit ``build(torch)`` with Adam on minibatches of ``arrays`` (one row per example).
 
     Parameters
@@ -37,6 +41,15 @@ def train_loop(build: Callable[[Any], Any], arrays: Sequence[np.ndarray],
         Passes over the data (reshuffled each pass), minibatch size, Adam step size.
     rng : numpy.random.Generator
         Source of the one torch seed (one draw).
+    validate : callable, optional
+        ``validate(net)`` returns a validation loss after each epoch (called in eval mode
+        without gradients); the weights of the epoch with the lowest one are returned.
+    patience : int, optional
+        With ``validate``: stop after this many epochs without a lower validation loss
+        (early stopping); ``epochs`` is then the most passes.
+    anneal : bool
+        Anneal the learning rate to zero along a cosine over the ``epochs`` passes (one step
+        per minibatch) instead of keeping it constant.
 
     Returns
     -------
@@ -56,18 +69,38 @@ def train_loop(build: Callable[[Any], Any], arrays: Sequence[np.ndarray],
             gen = torch.Generator().manual_seed(seed)
             history: list[float] = []
             n = tensors[0].shape[0]
+            sched = (torch.optim.lr_scheduler.CosineAnnealingLR(
+                opt, T_max=epochs * math.ceil(n / batch_size)) if anneal else None)
+            best, best_state, stale = math.inf, None, 0
             for _ in range(epochs):
                 net.train()
                 perm = torch.randperm(n, generator=gen)
+                shuffled = [t[perm] for t in tensors]  # one gather per epoch, then slices
                 total = 0.0
                 for start in range(0, n, batch_size):
-                    idx = perm[start:start + batch_size]
-                    loss = batch_loss(net, *(t[idx] for t in tensors))
+                    batch = [t[start:start + batch_size] for t in shuffled]
+                    loss = batch_loss(net, *batch)
                     opt.zero_grad()
                     loss.backward()
                     opt.step()
-                    total += loss.item() * len(idx)
+                    if sched is not None:
+                        sched.step()
+                    total += loss.item() * len(batch[0])
                 history.append(total / max(n, 1))
+                if validate is None:
+                    continue
+                net.eval()
+                with torch.no_grad():
+                    val = float(validate(net))
+                if val < best:
+                    best, stale = val, 0
+                    best_state = {k: v.detach().clone() for k, v in net.state_dict().items()}
+                else:
+                    stale += 1
+                    if patience is not None and stale >= patience:
+                        break
+            if best_state is not None:
+                net.load_state_dict(best_state)
     finally:
         torch.set_num_threads(threads)
     return net.eval(), history

@@ -51,7 +51,7 @@ def _records(path: Path) -> list[tuple[str, str]]:
     if path.suffix == ".parquet":
         import pyarrow.parquet as pq
 
-        meta = pq.read_schema(path).metadata or {}
+        meta = pq.read_metadata(path).metadata or {}
         for key, raw in meta.items():
             name = key.decode(errors="replace")
             if "guarantee" in name or "record" in name:

@@ -235,15 +235,16 @@ class Recording:
         """This recording in the long format (see :mod:`gazeprivacy.data.io`)."""
         n = self.n_samples
         cols: dict[str, Any] = {
-            "participant": pl.Series([self.participant] * n, dtype=pl.String),
-            "recording": pl.Series([self.recording] * n, dtype=pl.String),
+            "participant": pl.repeat(self.participant, n, dtype=pl.String, eager=True),
+            "recording": pl.repeat(self.recording, n, dtype=pl.String, eager=True),
             "t": self.t, "x": self.x, "y": self.y,
         }
         if self.pupil is not None:
             cols["pupil"] = self.pupil
         cols.update({k: v for k, v in self.channels.items()})
         cols.update({k: v.alias(k) for k, v in self.extras.items()})
-        cols.update({k: pl.Series([v] * n, dtype=pl.String) for k, v in self.labels.items()})
+        cols.update({k: pl.repeat(v, n, dtype=pl.String, eager=True)
+                     for k, v in self.labels.items()})
         return pl.DataFrame(cols).with_columns(pl.col("x", "y").fill_nan(None).fill_null(np.nan))
 
     def __repr__(self) -> str:

@@ -142,6 +142,7 @@ def iter_release(source: Source, plan: PartitionPlan, streams: PartitionStreams
             raise AssertionError(f"{plan.mechanism} changed recordings or row counts of "
                                  f"partition {i}")
         yield i, part, rel
+        del part, rel  # before the next read: hold one partition at a time, not two
 
 
 def run_plan_local(source: Source, plan: PartitionPlan, streams: PartitionStreams, *,
@@ -182,6 +183,8 @@ def run_plan_local(source: Source, plan: PartitionPlan, streams: PartitionStream
         if writer is not None:
             writer.write(out)
         records.append(record)
+        del part, rel, out  # before the next partition is read (peak memory: one, not two)
+        sealed = None
     if writer is not None:
         writer.close()
     return records

@@ -11,9 +11,12 @@ read-out to the 30 steps (two linear maps, i.e. a linear decoder, as printed).
 Training settings are in the paper's supplement, which we do not have; ours (documented in
 ``docs/privacy/event-synth-pd.md``): profiles scaled by 1/1000 deg/s (the PMF range), amplitude
 by 1/30 deg and duration by 1/0.1 s; loss = summed squared error + KL divergence; Adam, learning
-rate 3e-3, batch 128, ``epochs`` passes (default 60). Training runs in a forked torch RNG seeded
-from the caller's generator, single-threaded, so it is deterministic for a seed
-(:func:`gazeprivacy._torch.train_loop`).
+rate 3e-3, batch 128, ``epochs`` passes (default 60). Optionally (``max_profiles``,
+``patience``, ``anneal``) it trains on a random subsample, anneals the learning rate to zero
+along a cosine and stops early on the loss of held-out profiles (``validation_size`` of them,
+drawn first), keeping the best epoch's weights. Training runs in
+a forked torch RNG seeded from the caller's generator, single-threaded, so it is deterministic
+for a seed (:func:`gazeprivacy._torch.train_loop`).
 
 PyTorch is an optional extra (``pip install 'gazeprivacy[deep]'``) imported lazily.
 """
@@ -38,6 +41,15 @@ DURATION_SCALE = 0.1
 LATENT = 32
 
 
+def _loss(net: Any, xb: Any, cb: Any, eps: Any = None) -> Any:
+    """Mean per profile of the summed squared error plus the KL divergence (``eps``: the
+    latent's standard normal draw, fresh when not given)."""
+    recon, mu, logvar = net(xb, cb, eps)
+    rec = ((recon - xb) ** 2).sum()
+    kl = -0.5 * (1 + logvar - mu**2 - logvar.exp()).sum()
+    return (rec + kl) / len(xb)
+
+
 def _build(n_cond: int) -> Any:
     torch = import_optional("torch")
     nn = torch.nn
@@ -49,10 +61,11 @@ def _build(n_cond: int) -> Any:
                                      nn.Linear(32, 2 * LATENT))
             self.dec = nn.Sequential(nn.Linear(LATENT + n_cond, 96), nn.Linear(96, PROFILE_STEPS))
 
-        def forward(self, x: Any, c: Any) -> tuple[Any, Any, Any]:
+        def forward(self, x: Any, c: Any, eps: Any = None) -> tuple[Any, Any, Any]:
             h = self.enc(torch.cat([x, c], dim=1))
             mu, logvar = h[:, :LATENT], h[:, LATENT:]
-            z = mu + torch.randn_like(mu) * torch.exp(0.5 * logvar)
+            eps = torch.randn_like(mu) if eps is None else eps
+            z = mu + eps * torch.exp(0.5 * logvar)
             return self.dec(torch.cat([z, c], dim=1)), mu, logvar
 
     return _Net()
@@ -70,14 +83,30 @@ class SaccadeCVAE:
         Adam step size.
     batch_size : int
         Minibatch size.
+    max_profiles : int, optional
+        Train on a random subsample of at most this many profiles (default: all).
+    patience : int, optional
+        Early stopping: hold out ``validation_size`` profiles (at most a fifth of them), score
+        them after each epoch (summed squared error + KL, one fixed latent draw) and stop after
+        ``patience`` epochs without improvement, keeping the best epoch's weights (``epochs``
+        is then the most passes). Default: no hold-out, exactly ``epochs`` passes.
+    validation_size : int
+        Held-out profiles for early stopping.
+    anneal : bool
+        Anneal the learning rate to zero along a cosine over the ``epochs`` passes.
     """
 
     epochs: int = 60
     learning_rate: float = 3e-3
     batch_size: int = 128
+    max_profiles: int | None = None
+    patience: int | None = None
+    validation_size: int = 5000
+    anneal: bool = False
     participants_: tuple[str, ...] = field(default=(), init=False)
     net_: Any = field(default=None, init=False, repr=False)
     loss_: list[float] = field(default_factory=list, init=False, repr=False)
+    val_loss_: list[float] = field(default_factory=list, init=False, repr=False)
 
     def _cond(self, amplitude_deg: np.ndarray, duration_s: np.ndarray,
               participants: np.ndarray) -> np.ndarray:
@@ -105,17 +134,36 @@ class SaccadeCVAE:
         self.participants_ = tuple(dict.fromkeys(str(p) for p in participants))
         cond = self._cond(amplitude_deg, duration_s, participants)
         x = (profiles / PROFILE_SCALE).astype(np.float32)
-
-        def batch_loss(net: Any, xb: Any, cb: Any) -> Any:
-            recon, mu, logvar = net(xb, cb)
-            rec = ((recon - xb) ** 2).sum()
-            kl = -0.5 * (1 + logvar - mu**2 - logvar.exp()).sum()
-            return (rec + kl) / len(xb)
-
+        n = x.shape[0]
+        n_val = min(self.validation_size, n // 5) if self.patience is not None else 0
+        validate = None
+        self.val_loss_ = []
+        if n_val > 0 or (self.max_profiles is not None and n > self.max_profiles):
+            order = rng.permutation(n)
+            val, rest = order[:n_val], order[n_val:]
+            train = np.sort(rest[:self.max_profiles] if self.max_profiles else rest)
+            if n_val > 0:
+                validate = self._validator(x[val], cond[val], rng)
+            x, cond = x[train], cond[train]
         self.net_, self.loss_ = train_loop(
-            lambda torch: _build(cond.shape[1]), (x, cond), batch_loss, epochs=self.epochs,
-            batch_size=self.batch_size, learning_rate=self.learning_rate, rng=rng)
+            lambda torch: _build(cond.shape[1]), (x, cond), _loss, epochs=self.epochs,
+            batch_size=self.batch_size, learning_rate=self.learning_rate, rng=rng,
+            validate=validate, patience=self.patience, anneal=self.anneal)
         return self
+
+    def _validator(self, x: np.ndarray, cond: np.ndarray, rng: np.random.Generator) -> Any:
+        """The held-out loss of a network, with one latent draw fixed for every epoch (common
+        random numbers, so epochs compare without sampling noise); records it in
+        ``val_loss_``."""
+        torch = import_optional("torch")
+        xv, cv = torch.from_numpy(x), torch.from_numpy(cond)
+        eps = torch.from_numpy(rng.standard_normal((x.shape[0], LATENT)).astype(np.float32))
+
+        def validate(net: Any) -> float:
+            value = float(_loss(net, xv, cv, eps=eps))
+            self.val_loss_.append(value)
+            return value
+        return validate
 
     def sample(self, amplitude_deg: np.ndarray, duration_s: np.ndarray,
                participants: np.ndarray, *, rng: np.random.Generator) -> np.ndarray:

@@ -26,8 +26,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy.ndimage import convolve1d
-from scipy.signal import savgol_coeffs
 
 from gazeprivacy._validation import check_in, check_int, check_positive
 from gazeprivacy.data.recording import Recording
@@ -203,7 +201,9 @@ def savgol_speed_deg_s(x: np.ndarray, y: np.ndarray, *, sampling_rate_hz: float,
     else:
         # scipy.signal.savgol_filter(x, w, polyorder, deriv=1, delta=delta, mode="nearest"),
         # with the coefficients computed once per (window, order, rate)
-        c = _derivative_coeffs(w, polyorder, delta)
+        from scipy.ndimage import convolve1d  # lazily: SciPy's signal and ndimage modules cost
+
+        c = _derivative_coeffs(w, polyorder, delta)  # a second of start-up otherwise
         vx = convolve1d(x, c, mode="nearest")
         vy = convolve1d(y, c, mode="nearest")
     if great_circle:
@@ -213,6 +213,8 @@ def savgol_speed_deg_s(x: np.ndarray, y: np.ndarray, *, sampling_rate_hz: float,
 
 @functools.lru_cache(maxsize=64)
 def _derivative_coeffs(window: int, polyorder: int, delta: float) -> np.ndarray:
+    from scipy.signal import savgol_coeffs
+
     return savgol_coeffs(window, polyorder, deriv=1, delta=delta)
 
 

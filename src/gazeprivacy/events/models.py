@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import least_squares
 from scipy.special import log_ndtr, ndtr
 
 from gazeprivacy.events.kinematics import angular_distance_deg
@@ -197,6 +196,8 @@ def fit_saccade_profile(profile: np.ndarray) -> SaccadeParams:
 
     def resid(p: np.ndarray) -> np.ndarray:
         return p[0] * np.exp(-((t - p[1]) ** 2) / p[2]) - prof
+
+    from scipy.optimize import least_squares  # lazily (start-up time)
 
     fit = least_squares(resid, x0, bounds=([0.0, -0.5, 1e-4], [np.inf, 1.5, 10.0]))
     return SaccadeParams(*map(float, fit.x))

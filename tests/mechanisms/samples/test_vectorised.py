@@ -42,11 +42,13 @@ from gazeprivacy.mechanisms.samples.event_synth_pd import (
     EventSynthPDParams,
     _axis_bound,
     _axis_radius,
+    _Draw,
     _fixation_round,
     _ModelGrid,
     _passes,
     _passes_batch,
     _Population,
+    _prescreen,
 )
 from gazeprivacy.mechanisms.samples.kaleido import (
     KaleidoParams,
@@ -335,6 +337,94 @@ def test_fixation_test_equals_exact_scoring_of_every_model():
                                params, np.random.default_rng(0)))
         assert fast.tolist() == ref
         assert 0.05 * m < fast.sum() < 0.95 * m  # both outcomes occur
+
+
+def _crowded_population(g: np.random.Generator, m: int = 240) -> tuple[np.ndarray, _Population]:
+    p = np.column_stack([g.uniform(0, 3, m), g.uniform(0, 2, m),
+                         g.uniform(MIN_SIGMA_DEG, 0.6, m), g.uniform(MIN_SIGMA_DEG, 0.6, m)])
+    return p, _Population(p, g.integers(0, 8, m), np.zeros((8, 30, 50)),
+                          tuple(f"p{i}" for i in range(8)))
+
+
+@pytest.mark.parametrize("mode", ["paper", "sound"])
+def test_prescreen_keeps_every_candidate_that_passes(mode):
+    """The sufficient-statistics prescreen drops only candidates the exact test fails (its
+    brackets of the exact log-probabilities hold), and drops most of them."""
+    g = np.random.default_rng(19)
+    p, pop = _crowded_population(g)
+    m = p.shape[0]
+    kept = dropped = 0
+    for gamma, k in ((1.5, 2), (3.0, 3), (8.0, 4), (1.05, 2)):
+        kw = {"epsilon0": 2.0} if mode == "sound" else {}
+        params = EventSynthPDParams(k=k, gamma=gamma, mode=mode, **kw)
+        n = g.integers(1, 60, m)
+        seg = np.repeat(np.arange(m), n)
+        cx = p[seg, 0] + p[seg, 2] * g.standard_normal(seg.size) * g.choice([1.0, 3.0])
+        cy = p[seg, 1] + p[seg, 3] * g.standard_normal(seg.size)
+        nf = n.astype(np.float64)
+        mean = np.column_stack([np.bincount(seg, cx) / nf, np.bincount(seg, cy) / nf])
+        ss = np.column_stack([np.bincount(seg, (cx - mean[seg, 0]) ** 2),
+                              np.bincount(seg, (cy - mean[seg, 1]) ** 2)])
+        keep = _prescreen(_Draw(n, mean, ss), p, pop.fix_owner, pop, _ModelGrid(p[:, :2]),
+                          params)
+        # the exact test with the most lenient threshold (paper mode has none)
+        passed = _fixation_round(cx, cy, seg, n, p, pop.fix_owner, pop, _ModelGrid(p[:, :2]),
+                                 params, np.random.default_rng(0))
+        if mode == "sound":  # count >= k is necessary whatever the noise: use the floor only
+            start = np.cumsum(n) - n
+            passed = np.zeros(m, dtype=bool)
+            ln_g = math.log(gamma)
+            for i in range(m):
+                xs, ys = cx[start[i]:start[i] + n[i]], cy[start[i]:start[i] + n[i]]
+                lps = fixation_log_prob(xs, ys, p)
+                same = np.floor(-lps / ln_g) == math.floor(-lps[i] / ln_g)
+                passed[i] = same.sum() >= k
+        assert not (passed & ~keep).any()
+        kept += int(keep.sum())
+        dropped += int((~keep).sum())
+    assert dropped > 0.3 * (kept + dropped)
+
+
+def test_exact_log_probability_lies_in_the_prescreen_bracket():
+    """Per sample and axis: -e^2 z^2 / 6 <= log box mass - approximation <= e^2 / 6, far into
+    the tails and at the smallest sigma."""
+    z = np.concatenate([np.linspace(-40, 40, 4001), [0.0, 1e-3, 60.0]])
+    for sd in (MIN_SIGMA_DEG, 0.07, 0.3, 2.0):
+        e = BOX_HALF_WIDTH_DEG / sd
+        exact = log_box_mass_1d(z * sd, 0.0, sd, BOX_HALF_WIDTH_DEG)
+        approx = (math.log(2 * e) - 0.5 * math.log(2 * math.pi) - (0.5 - e * e / 6) * z * z
+                  - e * e / 6)
+        diff = exact - approx
+        assert (diff <= e * e / 6 + 1e-9).all()
+        assert (diff >= -e * e * z * z / 6 - 1e-9 * (1 + np.abs(approx))).all()
+
+
+def test_candidates_drawn_from_sufficient_statistics_are_iid_normal():
+    """Mean and sum of squares first, then the samples given them: the samples have exactly
+    those statistics and are i.i.d. draws from the seed's normal (KS, fixed seed)."""
+    from scipy.stats import kstest
+
+    g = np.random.default_rng(5)
+    c = 4000
+    p = np.column_stack([g.uniform(-5, 5, c), g.uniform(-5, 5, c), g.uniform(0.05, 1.0, c),
+                         g.uniform(0.05, 1.0, c)])
+    n = g.integers(1, 40, c)
+    draw = _Draw.from_seeds(p, n, g)
+    x, y, seg = draw.samples(g)
+    nf = n.astype(np.float64)
+    assert np.allclose(np.bincount(seg, x) / nf, draw.mean[:, 0], atol=1e-12)
+    assert np.allclose(np.bincount(seg, (y - draw.mean[seg, 1]) ** 2), draw.ss[:, 1],
+                       rtol=1e-9, atol=1e-12)
+    # the first sample of each candidate (any one is marginally normal), and all of them
+    first = np.cumsum(n) - n
+    zx = (x - p[seg, 0]) / p[seg, 2]
+    zy = (y - p[seg, 1]) / p[seg, 3]
+    assert kstest(zx[first], "norm").pvalue > 1e-3
+    assert kstest(zy, "norm").pvalue > 1e-3
+    # within-candidate independence: lag-one correlation of the standardised samples
+    same = seg[1:] == seg[:-1]
+    r = np.corrcoef(zx[1:][same], zx[:-1][same])[0, 1]
+    assert abs(r) < 4 / math.sqrt(same.sum())
 
 
 # --------------------------------------------------------------------------------------------

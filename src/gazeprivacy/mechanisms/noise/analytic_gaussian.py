@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
 from gazeprivacy._validation import check_positive, check_probability
@@ -107,6 +106,8 @@ def analytic_gaussian_sigma(*, epsilon: float, delta: float, sensitivity: float)
     check_positive(epsilon=epsilon)
     check_probability(delta=delta)
     check_positive(sensitivity=sensitivity)
+    from scipy.optimize import brentq  # lazily (start-up time)
+
     eps = float(epsilon)
     delta0 = _phi_minus_exp_phi(0.0, -math.sqrt(2.0 * eps), eps)
 

@@ -36,7 +36,7 @@ import polars as pl
 
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.events.kinematics import angular_distance_deg
-from gazeprivacy.events.models import MIN_SIGMA_DEG, PROFILE_STEPS, integrate_profile
+from gazeprivacy.events.models import MIN_SIGMA_DEG, PROFILE_STEPS
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.mechanisms.base import _track
 
@@ -47,9 +47,6 @@ __all__ = ["HOLDER_REPORT_KEY", "FittedEvents", "fit_dataset_events", "fit_event
 #: of suppressed or failed events: they depend on the data). It is NOT part of the release: a
 #: release writer must drop it (SPEC section 4: "never written into the release").
 HOLDER_REPORT_KEY = "holder_report"
-
-#: Saccade rounds rendered vectorised (see render); deeper ones, rare, one by one.
-_VECTOR_ROUNDS = 8
 
 
 @dataclass(frozen=True)
@@ -351,20 +348,15 @@ def _plan_saccades(recording: Recording, fitted: FittedEvents, fixation_params: 
 
 def _render_saccades(plan: _SaccadePlan, fitted: FittedEvents, saccade_profiles: np.ndarray,
                      dt: float, out_x: np.ndarray, out_y: np.ndarray) -> None:
-    """Integrate the planned saccades: the first ``_VECTOR_ROUNDS`` rounds vectorised, the
-    few deeper ones (many events suppressed in a row) one at a time, in order, each from the
-    end of the one before."""
+    """Integrate the planned saccades round by round, each round vectorised: a saccade of
+    round ``r`` starts where its predecessor of round ``r - 1`` ended. Rounds are grouped by
+    a sort of the depths (deep rounds, of many events suppressed in a row, are small)."""
     on, off, depth = fitted.onset, fitted.offset, plan.depth
-    for r in range(min(int(depth.max()) + 1 if depth.size else 0, _VECTOR_ROUNDS)):
-        _integrate(depth == r, plan.se, plan.prev, plan.target, plan.direction, plan.si,
+    order = np.argsort(depth, kind="stable")
+    cut = np.flatnonzero(np.diff(depth[order])) + 1
+    for sel in np.split(order, cut) if order.size else []:
+        _integrate(sel, plan.se, plan.prev, plan.target, plan.direction, plan.si,
                    saccade_profiles, on, off, out_x, out_y, dt)
-    for j in np.flatnonzero(depth >= _VECTOR_ROUNDS).tolist():
-        a, b = int(on[plan.se[j]]), int(off[plan.se[j]])
-        last = int(off[plan.prev[j]]) - 1
-        start = np.array([out_x[last], out_y[last]])
-        tgt = plan.target[j] if np.isnan(plan.direction[j, 0]) else start + plan.direction[j]
-        out_x[a:b], out_y[a:b] = integrate_profile(saccade_profiles[plan.si[j]], b - a, start,
-                                                   tgt, step_s=dt)
 
 
 def _finish(recording: Recording, fitted: FittedEvents, gone: np.ndarray, out_x: np.ndarray,
@@ -395,13 +387,12 @@ def public_centre(recording: Recording) -> np.ndarray:
     return np.array([(g.x_min_deg + g.x_max_deg) / 2, (g.y_min_deg + g.y_max_deg) / 2])
 
 
-def _integrate(which: np.ndarray, se: np.ndarray, prev: np.ndarray, target: np.ndarray,
+def _integrate(sel: np.ndarray, se: np.ndarray, prev: np.ndarray, target: np.ndarray,
                direction: np.ndarray, si: np.ndarray, profiles: np.ndarray, on: np.ndarray,
                off: np.ndarray, out_x: np.ndarray, out_y: np.ndarray, dt: float) -> None:
-    """Integrate the saccades ``se[which]`` (as :func:`integrate_profile` with ``step_s``):
+    """Integrate the saccades ``se[sel]`` (as :func:`integrate_profile` with ``step_s``):
     from the previous rendered sample (or the target) towards the target, or along
     ``direction`` where it is not NaN."""
-    sel = np.flatnonzero(which)
     if sel.size == 0:
         return
     e, pe, tgt = se[sel], prev[sel], target[sel]

@@ -78,7 +78,8 @@ from gazeprivacy.mechanisms.samples._event_synthesis import (
 )
 from gazeprivacy.rng import spawn
 
-__all__ = ["PARTITION_REFUSAL", "SPEC", "EventSynthPDParams", "event_synth_pd", "guarantee",
+__all__ = ["CVAE_FAST_PROFILES", "CVAE_PATIENCE", "CVAE_VALIDATION",
+           "PARTITION_REFUSAL", "SPEC", "EventSynthPDParams", "event_synth_pd", "guarantee",
            "shape_guarantee"]
 
 PMF_BINS = 50
@@ -86,6 +87,11 @@ PMF_MAX_DEG_S = 1000.0
 #: Prefilter margin (nats) for the fast fixation probabilities; candidates within
 #: ``ln(gamma) + margin`` of the seed's log-probability are recomputed exactly.
 _PREFILTER_MARGIN = 5.0
+#: ``cvae_training="fast"``: most saccade profiles the C-VAE trains on (a random subsample),
+#: profiles held out for early stopping, and passes without improvement before it stops.
+CVAE_FAST_PROFILES = 30_000
+CVAE_VALIDATION = 5_000
+CVAE_PATIENCE = 5
 #: The public prior that replaces an event that never passes (``on_failure="population"``):
 #: chosen here, not fitted to any data. A fixation: a normal at the centre of the recording's
 #: geometry with this standard deviation per axis (degrees).
@@ -119,7 +125,16 @@ class EventSynthPDParams:
     pmf_pseudocount : float
         Added to every saccade PMF bin count (>= 0).
     cvae_epochs : int
-        Training passes of the C-VAE.
+        Training passes of the C-VAE (with ``cvae_training="fast"``: the most passes).
+    cvae_training : {"fast", "full"}
+        How the C-VAE is trained (a model choice, not a privacy parameter; see
+        ``docs/privacy/event-synth-pd.md``). ``"fast"`` (default): on a random subsample of at
+        most ``CVAE_FAST_PROFILES`` saccade profiles, minibatches of up to 1024 (learning rate
+        scaled with the square root of the batch), stopping early when the loss of
+        ``CVAE_VALIDATION`` held-out profiles has not improved for ``CVAE_PATIENCE`` passes
+        (at most ``cvae_epochs``) and keeping the best pass's weights. ``"full"``: every
+        profile, batch 256, exactly ``cvae_epochs`` passes (the implementation before
+        November 2026).
     """
 
     k: int
@@ -130,6 +145,7 @@ class EventSynthPDParams:
     on_failure: str = "suppress"
     pmf_pseudocount: float = 0.5
     cvae_epochs: int = 60
+    cvae_training: str = "fast"
 
     def __post_init__(self) -> None:
         check_int(k=self.k, minimum=2)
@@ -139,6 +155,7 @@ class EventSynthPDParams:
         check_in(on_failure=self.on_failure, options=("suppress", "population"))
         check_int(max_tries=self.max_tries, minimum=1)
         check_int(cvae_epochs=self.cvae_epochs, minimum=1)
+        check_in(cvae_training=self.cvae_training, options=("fast", "full"))
         check_positive(pmf_pseudocount=self.pmf_pseudocount, allow_zero=True)
         if self.mode is Mode.SOUND:
             if self.epsilon0 is None:
@@ -188,7 +205,7 @@ def guarantee(params: EventSynthPDParams) -> Guarantee:
                   "the models are fitted on the same data (see notes)")]
     common = {"k": params.k, "gamma": params.gamma, "max_tries": params.max_tries,
               "on_failure": params.on_failure, "pmf_pseudocount": params.pmf_pseudocount,
-              "cvae_epochs": params.cvae_epochs}
+              "cvae_epochs": params.cvae_epochs, "cvae_training": params.cvae_training}
     claim = f"(k={params.k}, gamma={params.gamma:g})-plausible deniability per event"
     if params.mode == "paper":
         return Guarantee(
@@ -342,29 +359,38 @@ def _axis_radius(n: np.ndarray, var: np.ndarray, target: np.ndarray) -> np.ndarr
     return np.sqrt(np.clip(q - var, 0.0, None))
 
 
-#: Largest radius, in grid cells, looked up cell by cell; wider queries scan every model.
-_GRID_REACH = 4
+#: Widest query, in grid cells per axis, looked up cell by cell; wider queries scan every model.
+_GRID_REACH = 9
+#: Most cells of the grid's dense lookup table (the cell size grows for a wider spread of means).
+_GRID_CELLS = 1 << 22
 
 
 class _ModelGrid:
     """Model means in a uniform grid: all models within a per-query Chebyshev radius.
 
     Hand-written (not :class:`scipy.spatial.cKDTree`) because the queries come in vectorised
-    batches of thousands with tiny radii, where the tree's per-query Python lists cost more than
-    the whole test: here a query batch is a few :func:`numpy.searchsorted` calls per
-    neighbouring cell. ``pairs`` returns every ``(query, model)`` with
+    batches of tens of thousands with tiny radii, where the tree's per-query Python lists cost
+    more than the whole test: here the models are sorted by cell, a dense table gives each
+    cell's slice, and a query batch visits only the cells its square overlaps (one gather per
+    cell offset). ``pairs`` returns every ``(query, model)`` with
     ``max(|dx|, |dy|) <= radius[query]``, as ``cKDTree.query_ball_point(p=inf)`` would.
     """
 
-    def __init__(self, xy: np.ndarray, cell: float = 0.25) -> None:
+    def __init__(self, xy: np.ndarray, cell: float = 0.1) -> None:
         self.xy = np.asarray(xy, dtype=np.float64)
-        self.cell = cell
         self.origin = self.xy.min(axis=0) if self.xy.size else np.zeros(2)
+        span = (self.xy.max(axis=0) - self.origin) if self.xy.size else np.zeros(2)
+        # enough cells to hold the spread, at most _GRID_CELLS of them
+        self.cell = max(cell, float(math.sqrt((span[0] + cell) * (span[1] + cell)
+                                              / _GRID_CELLS)))
         ix, iy = self._index(self.xy[:, 0], self.xy[:, 1])
-        self.stride = int(iy.max()) + 3 if iy.size else 3
-        key = ix * self.stride + iy
+        self.nx = int(ix.max()) + 1 if ix.size else 1
+        self.ny = int(iy.max()) + 1 if iy.size else 1
+        key = ix * self.ny + iy
         self.order = np.argsort(key, kind="stable")
-        self.key = key[self.order]
+        # models of cell c: self.order[self.start[c]:self.start[c + 1]]
+        self.start = np.concatenate([[0], np.cumsum(np.bincount(key, minlength=self.nx
+                                                                * self.ny))])
 
     def _index(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return (np.floor((x - self.origin[0]) / self.cell).astype(np.int64),
@@ -373,13 +399,16 @@ class _ModelGrid:
     def pairs(self, x: np.ndarray, y: np.ndarray, radius: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray]:
         """``(query, model)`` index pairs within each query's radius (Chebyshev)."""
-        qx, qy = self._index(x, y)
-        # cells to visit: a margin of one beyond ceil(r / cell) covers any rounding
-        reach = np.floor(radius / self.cell).astype(np.int64) + 1
-        max_iy = self.stride - 3
+        # the cells each query's square overlaps (widened by a rounding margin), clipped
+        r = radius + 1e-9 * (1.0 + np.abs(x) + np.abs(y) + radius)
+        x0, y0 = self._index(x - r, y - r)
+        x1, y1 = self._index(x + r, y + r)
+        x0, y0 = np.maximum(x0, 0), np.maximum(y0, 0)
+        x1, y1 = np.minimum(x1, self.nx - 1), np.minimum(y1, self.ny - 1)
+        wx, wy = x1 - x0, y1 - y0  # cells beyond the first (negative: outside the grid)
         out_q: list[np.ndarray] = []
         out_m: list[np.ndarray] = []
-        far = np.flatnonzero(reach > _GRID_REACH)
+        far = np.flatnonzero((wx >= _GRID_REACH) | (wy >= _GRID_REACH))
         for a in range(0, far.size, 256):  # wide radii (rare): against every model
             q = far[a:a + 256]
             d = np.maximum(np.abs(self.xy[None, :, 0] - x[q, None]),
@@ -387,24 +416,22 @@ class _ModelGrid:
             qi, mi = np.nonzero(d <= radius[q, None])
             out_q.append(q[qi])
             out_m.append(mi)
-        for k in np.unique(reach[reach <= _GRID_REACH]).tolist():
-            sel = np.flatnonzero(reach == k)
-            for dx in range(-k, k + 1):
-                for dy in range(-k, k + 1):
-                    cy = qy[sel] + dy
-                    ok = (cy >= 0) & (cy <= max_iy)  # keys must not wrap to the next column
-                    q = sel[ok]
-                    key = (qx[q] + dx) * self.stride + cy[ok]
-                    lo = np.searchsorted(self.key, key, "left")
-                    cnt = np.searchsorted(self.key, key, "right") - lo
-                    hit = cnt > 0
-                    if not hit.any():
-                        continue
-                    q, lo, cnt = q[hit], lo[hit], cnt[hit]
-                    rep = np.repeat(np.arange(q.size), cnt)
-                    pos = lo[rep] + np.arange(rep.size) - (np.cumsum(cnt) - cnt)[rep]
-                    out_q.append(q[rep])
-                    out_m.append(self.order[pos])
+        near = np.flatnonzero((wx >= 0) & (wy >= 0) & (wx < _GRID_REACH) & (wy < _GRID_REACH))
+        for dx in range(int(wx[near].max()) + 1 if near.size else 0):
+            near = near[wx[near] >= dx]
+            for dy in range(int(wy[near].max()) + 1 if near.size else 0):
+                q = near[wy[near] >= dy]
+                c = (x0[q] + dx) * self.ny + y0[q] + dy
+                lo = self.start[c]
+                cnt = self.start[c + 1] - lo
+                hit = cnt > 0
+                q, lo, cnt = q[hit], lo[hit], cnt[hit]
+                if q.size == 0:
+                    continue
+                rep = np.repeat(np.arange(q.size), cnt)
+                pos = lo[rep] + np.arange(rep.size) - (np.cumsum(cnt) - cnt)[rep]
+                out_q.append(q[rep])
+                out_m.append(self.order[pos])
         qq = np.concatenate(out_q) if out_q else np.zeros(0, dtype=np.int64)
         mm = np.concatenate(out_m) if out_m else np.zeros(0, dtype=np.int64)
         d = np.maximum(np.abs(self.xy[mm, 0] - x[qq]), np.abs(self.xy[mm, 1] - y[qq]))
@@ -469,18 +496,118 @@ def _fixation_round(cx: np.ndarray, cy: np.ndarray, seg: np.ndarray, n: np.ndarr
     return _passes_batch(lp, pop.fix_owner[model], cand, seed_lp, owner, params, rng)
 
 
+def _approx_axis(n: np.ndarray, s1: np.ndarray, s2: np.ndarray, mu: np.ndarray,
+                 sd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One axis of :func:`fixation_log_prob_approx` from sufficient statistics (``n`` samples
+    with sum ``s1`` and sum of squares ``s2``) under the normal ``(mu, sd)``, and the sum of
+    squared standardised distances ``sum z^2`` it uses."""
+    h = BOX_HALF_WIDTH_DEG
+    sum_z2 = (s2 - 2 * mu * s1 + n * mu * mu) / (sd * sd)
+    e2 = (h / sd) ** 2
+    return (n * np.log(2 * h / sd) - 0.5 * n * math.log(2 * math.pi)
+            - (0.5 - e2 / 6) * sum_z2 - n * e2 / 6), sum_z2
+
+
+@dataclass(frozen=True)
+class _Draw:
+    """Sufficient statistics of candidates drawn from their seeds' normals (per candidate)."""
+
+    n: np.ndarray
+    mean: np.ndarray  # (c, 2)
+    ss: np.ndarray  # (c, 2) sums of squared deviations from the sample mean
+
+    @classmethod
+    def from_seeds(cls, p: np.ndarray, n: np.ndarray, rng: np.random.Generator) -> _Draw:
+        """The sample mean and sum of squares of ``n`` i.i.d. draws from each seed normal
+        ``p = (mu_x, mu_y, sigma_x, sigma_y)``: independent, ``N(mu, sigma^2 / n)`` and
+        ``sigma^2 chi^2_{n-1}`` per axis."""
+        nf = n.astype(np.float64)[:, None]
+        mean = p[:, :2] + p[:, 2:] / np.sqrt(nf) * rng.standard_normal((n.size, 2))
+        chi2 = 2.0 * rng.standard_gamma(np.repeat((nf - 1.0) / 2.0, 2, axis=1))
+        return cls(n, mean, p[:, 2:] ** 2 * chi2)
+
+    def samples(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Samples with exactly these statistics, distributed as i.i.d. normal samples given
+        them: ``mean + sqrt(ss) w / |w|`` with ``w`` a centred standard normal vector (uniform
+        on the sphere of centred vectors, independent of the mean and the sum of squares).
+        Returns ``(x, y, seg)``, flat in candidate order."""
+        seg = np.repeat(np.arange(self.n.size), self.n)
+        out = []
+        for a in range(2):
+            w = rng.standard_normal(seg.size)
+            w -= (np.bincount(seg, weights=w, minlength=self.n.size) / self.n)[seg]
+            norm = np.sqrt(np.bincount(seg, weights=w * w, minlength=self.n.size))
+            scale = np.sqrt(self.ss[:, a]) / np.where(norm > 0, norm, 1.0)
+            out.append(self.mean[seg, a] + w * scale[seg])
+        return out[0], out[1], seg
+
+
+def _prescreen(draw: _Draw, p: np.ndarray, owner: np.ndarray, pop: _Population,
+               tree: _ModelGrid, params: EventSynthPDParams) -> np.ndarray:
+    """Which candidates can pass, from their sufficient statistics alone (no samples).
+
+    Per sample and axis, with ``z`` the standardised distance to a model and ``e = h / sigma``,
+    the exact log box mass minus the prefilter's approximation lies in
+    ``[-e^2 z^2 / 6, e^2 / 6]`` (lower bound by Jensen's inequality on the box average of the
+    density, upper by ``sinh(t) / t <= exp(t^2 / 6)``); summed, it brackets every exact
+    log-probability of a candidate, its seed's included, from ``n, sum v, sum v^2``. A record
+    counts in the test only if its exact value is within ``ln(gamma)`` of the seed's, so only
+    if the brackets come that close; a candidate with fewer such records than the test needs
+    (``k - 1`` other participants in paper mode, ``k`` records in sound mode) fails whatever
+    its samples. Returns a mask that keeps every candidate that could pass (a superset)."""
+    ln_gamma = math.log(params.gamma)
+    nf = draw.n.astype(np.float64)
+    s1 = nf[:, None] * draw.mean
+    s2 = draw.ss + nf[:, None] * draw.mean ** 2
+
+    def bracket(i: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Lower and upper bounds of the exact log-probability of candidates ``i`` under
+        models ``q`` (rows of ``(mu_x, mu_y, sigma_x, sigma_y)``)."""
+        lo = np.zeros(i.size)
+        hi = np.zeros(i.size)
+        for a in range(2):
+            val, sum_z2 = _approx_axis(nf[i], s1[i, a], s2[i, a], q[:, a], q[:, 2 + a])
+            e2 = (BOX_HALF_WIDTH_DEG / q[:, 2 + a]) ** 2 / 6
+            lo += val - e2 * sum_z2
+            hi += val + nf[i] * e2
+        slack = 1e-6 * (1.0 + np.abs(lo) + np.abs(hi))  # rounding of sums and box masses
+        return lo - slack, hi + slack
+
+    seed_lo, seed_hi = bracket(np.arange(nf.size), p)
+    lo, hi = seed_lo - ln_gamma, seed_hi + ln_gamma
+    # a model's approximation exceeds its exact value by at most sum e^2 z^2 / 6 and falls
+    # short by at most n e^2 / 6 <= n (h / MIN_SIGMA)^2 / 6 per axis
+    target = lo - nf * (BOX_HALF_WIDTH_DEG / MIN_SIGMA_DEG) ** 2 / 3
+    v = draw.ss / nf[:, None]
+    rx = _axis_radius(nf, v[:, 0], target - _axis_bound(nf, v[:, 1]))
+    ry = _axis_radius(nf, v[:, 1], target - _axis_bound(nf, v[:, 0]))
+    cand, model = tree.pairs(draw.mean[:, 0], draw.mean[:, 1],
+                             np.maximum(rx, ry) * (1 + 1e-9) + 1e-12)
+    if params.mode == "paper":  # records of the seed's own participant never count
+        keep = pop.fix_owner[model] != owner[cand]
+        cand, model = cand[keep], model[keep]
+    m_lo, m_hi = bracket(cand, pop.fix_params[model])
+    ok = (m_hi >= lo[cand]) & (m_lo <= hi[cand])
+    if params.mode == "paper":  # distinct other participants
+        n_owner = int(pop.fix_owner.max()) + 1
+        key = np.unique(cand[ok] * n_owner + pop.fix_owner[model[ok]])
+        return np.bincount(key // n_owner, minlength=nf.size) >= params.k - 1
+    return np.bincount(cand[ok], minlength=nf.size) >= params.k
+
+
 def _test_fixations(events: _FixationEvents, pop: _Population, params: EventSynthPDParams,
                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                        np.ndarray]:
     """The privacy test of every fixation, vectorised over events, one try per round.
 
     Round ``j`` draws the ``j``-th candidate of every event that has not passed yet, so each
-    event releases its first passing candidate, as a loop over tries would. Only models that can
-    be near a candidate are scored: a grid on the model means returns those within a
-    radius derived from an upper bound of :func:`fixation_log_prob_approx` over all model sigmas
-    (a superset of the prefilter's set); the prefilter and the exact recomputation are then as
-    before. Returns per event: the winning try (-1: none), the released samples (flat, in event
-    order, for winners) with their offsets, and the number of tries used.
+    event releases its first passing candidate, as a loop over tries would. A candidate is
+    drawn in two steps with the distribution of i.i.d. samples from the seed's normal: first
+    its sufficient statistics (sample mean and sum of squares per axis), which
+    :func:`_prescreen` uses to drop the candidates that cannot pass; then, for the rest, the
+    samples given those statistics, which :func:`_fixation_round` tests exactly (its spatial
+    index, prefilter and exact scores as before). Returns per event: the winning try (-1:
+    none), the released samples (flat, in event order, for winners) and the number of tries.
     """
     n_ev = events.params.shape[0]
     winner = np.full(n_ev, -1, dtype=np.int64)
@@ -494,18 +621,20 @@ def _test_fixations(events: _FixationEvents, pop: _Population, params: EventSynt
         if active.size == 0 or tree is None:
             break
         tries[active] += 1
-        p = events.params[active]
-        n = events.n[active]
-        rows, seg, _ = _segments(np.zeros_like(n), n)
-        z = rng.standard_normal((2, rows.size))
-        cx = p[seg, 0] + p[seg, 2] * z[0]
-        cy = p[seg, 1] + p[seg, 3] * z[1]
-        ok = _fixation_round(cx, cy, seg, n, p, events.owner[active], pop, tree, params, rng)
+        p, n, owner = events.params[active], events.n[active], events.owner[active]
+        draw = _Draw.from_seeds(p, n, rng)
+        live = np.flatnonzero(_prescreen(draw, p, owner, pop, tree, params))
+        sub = _Draw(n[live], draw.mean[live], draw.ss[live])
+        cx, cy, seg = sub.samples(rng)
+        ok = np.zeros(active.size, dtype=bool)
+        ok[live] = _fixation_round(cx, cy, seg, n[live], p[live], owner[live], pop, tree,
+                                   params, rng)
         won = active[ok]
         winner[won] = j
         # keep the winners' samples
-        start = np.cumsum(n) - n
-        wrow, wseg, wrank = _segments(start[ok], start[ok] + n[ok])
+        start = np.cumsum(n[live]) - n[live]
+        wl = ok[live]
+        wrow, wseg, wrank = _segments(start[wl], start[wl] + n[live][wl])
         dst = ev_start[won][wseg] + wrank
         out_x[dst] = cx[wrow]
         out_y[dst] = cy[wrow]
@@ -526,7 +655,7 @@ def _test_saccades(amplitude: np.ndarray, duration: np.ndarray, owner: np.ndarra
     if cvae is None:
         tries[:] = params.max_tries
         return winner, profiles, tries
-    steps = np.arange(PROFILE_STEPS)
+    by_step = np.ascontiguousarray(pop.log_pmf.transpose(1, 2, 0))  # (steps, bins, P)
     names = np.asarray(pop.participants, dtype=object)
     n_part = len(pop.participants)
     active = np.arange(n_ev)
@@ -536,7 +665,10 @@ def _test_saccades(amplitude: np.ndarray, duration: np.ndarray, owner: np.ndarra
         tries[active] += 1
         cands = cvae.sample(amplitude[active], duration[active], names[owner[active]], rng=rng)
         # (candidates, participants): summed log-PMF over the 30 steps
-        lp = pop.log_pmf[:, steps[None, :], _bins(cands)].sum(axis=2).T
+        bins = _bins(cands)
+        lp = by_step[0][bins[:, 0]]
+        for step in range(1, PROFILE_STEPS):
+            lp += by_step[step][bins[:, step]]
         group = np.repeat(np.arange(active.size), n_part)
         everyone = np.tile(np.arange(n_part), active.size)
         seed_lp = lp[np.arange(active.size), owner[active]]
@@ -593,6 +725,7 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
     stats = {"events": n_events, "released": n_ok, "failed": n_events - n_ok,
              "tries": int(f_tries.sum() + s_tries.sum()), "on_failure": params.on_failure}
     f_start = np.cumsum(fix_events.n) - fix_events.n
+    f_stats = _sample_stats(f_x, f_y, fix_events.n)
     recs: list[Recording] = []
     fi0 = si0 = 0
     for rec, fit, child in zip(dataset.recordings, fitted, spawn(render_rng, len(dataset)),
@@ -602,10 +735,9 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
         fix_out = fit.fixation_params.copy()
         samples: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         for i in np.flatnonzero(fw >= 0).tolist():
-            a = f_start[fi0 + i]
-            sx, sy = f_x[a:a + fix_events.n[fi0 + i]], f_y[a:a + fix_events.n[fi0 + i]]
-            samples[i] = (sx, sy)
-            fix_out[i] = sx.mean(), sy.mean(), sx.std(), sy.std()
+            a, b = f_start[fi0 + i], f_start[fi0 + i] + fix_events.n[fi0 + i]
+            samples[i] = (f_x[a:b], f_y[a:b])
+        fix_out[fw >= 0] = f_stats[fi0:fi0 + nf][fw >= 0]
         fix_out[fw < 0] = (*public_centre(rec), PRIOR_SIGMA_DEG, PRIOR_SIGMA_DEG)
         sac_out = np.where((sw >= 0)[:, None], s_prof[si0:si0 + ns], PRIOR_PROFILE[None, :])
         failed = np.zeros(len(fit.names), dtype=bool)
@@ -621,6 +753,21 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
     info = with_holder_report(dataset.info, "event-synth-pd", stats)
     record = guarantee(params).compose(_events_per_participant(dataset, fitted))
     return Release(Dataset(tuple(recs), name=dataset.name, info=info), record)
+
+
+def _sample_stats(x: np.ndarray, y: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``(mean x, mean y, std x, std y)`` of consecutive sample sets of sizes ``n`` (NaN for
+    sets with missing samples), as ``numpy.mean`` / ``numpy.std`` per set."""
+    seg = np.repeat(np.arange(n.size), n)
+    size = np.maximum(n, 1).astype(np.float64)
+    out = []
+    for v in (x, y):
+        mean = np.bincount(seg, weights=v, minlength=n.size) / size
+        out.append(mean)
+    for v, mean in zip((x, y), out[:2], strict=True):
+        out.append(np.sqrt(np.bincount(seg, weights=(v - mean[seg]) ** 2, minlength=n.size)
+                           / size))
+    return np.column_stack(out)
 
 
 def _events_per_participant(dataset: Dataset, fitted: list[FittedEvents]) -> dict[str, int]:
@@ -639,7 +786,17 @@ def _train_cvae(dataset: Dataset, fitted: list[FittedEvents], params: EventSynth
         return None
     owners = np.concatenate([np.full(f.n_saccades, r.participant, dtype=object)
                              for r, f in zip(dataset.recordings, fitted, strict=True)])
-    return SaccadeCVAE(epochs=params.cvae_epochs, batch_size=256).fit(
+    n = sum(p.shape[0] for p in prof)
+    if params.cvae_training == "full":
+        model = SaccadeCVAE(epochs=params.cvae_epochs, batch_size=256)
+    else:  # the batch grows with the training set (16+ steps a pass), the step with the batch
+        n_train = min(n - min(CVAE_VALIDATION, n // 5), CVAE_FAST_PROFILES)
+        batch = int(np.clip(n_train // 16, 256, 1024))
+        model = SaccadeCVAE(epochs=params.cvae_epochs, batch_size=batch,
+                            learning_rate=3e-3 * math.sqrt(batch / 256),
+                            max_profiles=CVAE_FAST_PROFILES, patience=CVAE_PATIENCE,
+                            validation_size=CVAE_VALIDATION)
+    return model.fit(
         np.vstack(prof), np.concatenate([f.saccade_amplitude_deg for f in fitted]),
         np.concatenate([f.saccade_duration_s for f in fitted]), owners, rng=rng)
 
