@@ -107,7 +107,7 @@ def test_k_same_synth_groups_by_a_numeric_stimulus_column(tmp_path, capsys):
         pl.col("stimulus").str.replace("img", "").cast(pl.Int64))
     src = tmp_path / "in.parquet"
     numeric.write_parquet(src)
-    pq_meta = pq.read_schema(tab).metadata
+    pq_meta = pq.read_metadata(tab).metadata
     pq.write_table(pq.read_table(src).replace_schema_metadata(pq_meta), src)
     code, _o, err = _run(capsys, "protect", str(src), str(tmp_path / "o.parquet"),
                          "--mechanism", "k-same-synth", "--k", "3", "--seed", "1",
@@ -201,7 +201,7 @@ def test_record_is_embedded_and_hashes_stay_in_the_report(tmp_path, capsys, suff
         assert in_hash.encode() not in data and in_hash[:16].encode() not in data, p
         assert out_hash.encode() not in data, p
     if suffix == "parquet":
-        meta = pq.read_schema(out).metadata
+        meta = pq.read_metadata(out).metadata
         record = json.loads(meta[b"gazeprivacy.guarantee"])
         assert record["written"]["version"] == sidecar["written"]["version"]
         assert Guarantee.from_dict(record) == Guarantee.from_dict(sidecar)
