@@ -51,6 +51,9 @@ def test_reproduce_seed000_quick_writes_tables_with_paper_columns(tmp_path, data
     assert set(r["dataset"]) == {"doves", "vr_selfcalib_office_supermarket",
                                  "gazegraph_desktop_activity"}
     assert set(r.filter(pl.col("kind") == "privacy")["dataset"]) == {"doves"}
+    # besides the paper's attack: the aware random forest and the deep attacker (both modes)
+    assert {"reid:rbfn:seed000", "reid:aware-rf:seed004", "reid:deep:seed000",
+            "reid:deep:seed004"} <= set(r.filter(pl.col("kind") == "privacy")["evaluation"])
     assert {"rmse", "rss_distance", "density_error"} <= set(r["metric"])
     t2rows = r.filter(pl.col("kind") == "utility")
     assert {e.split(":rf:")[1] for e in t2rows["evaluation"]} == {

@@ -55,6 +55,8 @@ def test_reproduce_seed001_quick_simulated_writes_tables_figures_and_report(tmp_
     metrics = set(table["metric"].unique())
     assert {"error_deg", "baseline_error_deg", "raw_error_deg", "accuracy", "chance",
             "raw_accuracy", "success_quasi_and_gaze", "bound", "identification_rate"} <= metrics
+    assert {"reid:aware-rf:seed004", "reid:deep:seed000", "reid:deep:seed004"} <= set(
+        table["evaluation"])
     # the linkage ablation (three causes above 1 / k), in the table and in results.parquet
     abl = (out / "seed001_linkage_ablation.md").read_text()
     assert "features: no-gaps" in abl and "- same groups for every document" in abl

@@ -19,7 +19,7 @@ from gazeprivacy.experiments.featurize import event_features_of
 from gazeprivacy.report.html import build_report
 
 __all__ = ["conform", "embed_png", "html_table", "markdown_html", "markdown_table", "run_roles",
-           "write_outputs"]
+           "strongest_attacks", "write_outputs"]
 
 
 def run_roles(configs: Mapping[str, dict[str, Any]], datasets: Mapping[str, Dataset],
@@ -140,3 +140,14 @@ def embed_png(path: Path, caption: str) -> str:
     data = base64.b64encode(path.read_bytes()).decode("ascii")
     return (f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(caption)}" '
             f'width="700"><figcaption>{html.escape(caption)}</figcaption></figure>')
+
+
+def strongest_attacks(*, quick: bool, n_splits: int) -> list[dict[str, Any]]:
+    """Besides the paper's own attack (issue 15): the mechanism-aware random forest trained on
+    the release, and the deep (EKYT-style) attacker raw-trained and aware; a small deep budget
+    in quick runs."""
+    deep = ({"n_splits": 1, "epochs": 5, "max_windows": 192} if quick
+            else {"n_splits": 2, "epochs": 30})
+    return [{"kind": "aware-rf", "n_splits": n_splits},
+            {"kind": "deep", "threat": "seed000", **deep},
+            {"kind": "deep", "threat": "seed004", **deep}]

@@ -50,7 +50,7 @@ from gazeprivacy._validation import check_int
 from gazeprivacy.data.loaders import load
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.experiments.reproduce import _paper000 as paper
-from gazeprivacy.experiments.reproduce._runs import markdown_table, run_roles
+from gazeprivacy.experiments.reproduce._runs import markdown_table, run_roles, strongest_attacks
 from gazeprivacy.experiments.reproduce._table2000 import Setting, table2_rows
 from gazeprivacy.report.html import build_report
 
@@ -135,7 +135,8 @@ def _configs(datasets: dict[str, Dataset], *, data_dir: Path, options: dict[str,
                  "fixed": {"window_s": 0.5, "clamp": False, "mode": "paper"}})
         if role == "doves":
             cfg["attacks"] = [{"kind": "reidentification", "classifier": "rbfn",
-                               "threat": "seed000", "n_splits": n_splits}]
+                               "threat": "seed000", "n_splits": n_splits},
+                              *strongest_attacks(quick=quick, n_splits=n_splits)]
         # Table 2 (task classification) runs in ._table2000: participants held out, event
         # and sample-level features; the engine does the fidelity of VR and GazeGraph
         out[role] = cfg

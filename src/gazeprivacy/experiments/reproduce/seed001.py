@@ -56,7 +56,7 @@ from gazeprivacy.data.recording import Dataset
 from gazeprivacy.data.simulate import simulate_dataset
 from gazeprivacy.experiments.reproduce import _paper001 as paper
 from gazeprivacy.experiments.reproduce._linkage001 import FEATURE_SETS, RELEASES, linkage_ablation
-from gazeprivacy.experiments.reproduce._runs import markdown_table, run_roles
+from gazeprivacy.experiments.reproduce._runs import markdown_table, run_roles, strongest_attacks
 from gazeprivacy.report.html import build_report
 
 __all__ = ["Seed001Result", "Seed001Settings", "reproduce_seed001", "summarise"]
@@ -178,7 +178,8 @@ def _config(role: str, ds: Dataset, s: Seed001Settings, seeds: list[int],
          "n_splits": s.n_splits_utility, "test_fraction": 0.3, "epochs": s.activity_epochs,
          "max_train_windows": s.activity_train_windows, "window_s": s.activity_window_s}]
     cfg["attacks"] = [{"kind": "reidentification", "classifier": "rbfn", "threat": "seed001",
-                       "n_splits": s.n_splits_attack}]
+                       "n_splits": s.n_splits_attack},
+                      *strongest_attacks(quick=s.quick, n_splits=s.n_splits_attack)]
     return cfg
 
 
