@@ -120,6 +120,7 @@ def test_runner_reports_the_deep_attack_and_the_verdict_can_pick_it(tmp_path):
                              pl.when(pl.col("metric") == "chance").then(pl.col("value"))
                              .otherwise(0.0).alias("value"))
     strong = deep.with_columns(pl.when(pl.col("metric") == "chance").then(pl.col("value"))
+                               .when(pl.col("metric").str.ends_with("_se")).then(0.0)
                                .otherwise(1.0).alias("value"))
     top = strongest_attacks(pl.concat([weak, strong]))
     assert top["evaluation"].to_list() == ["reid:deep:seed004"]
