@@ -104,15 +104,17 @@ def _dtypes(meta: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_dataset(ds: Dataset, path: str | Path, *,
-                  metadata: dict[str, str] | None = None) -> Path:
+                  metadata: dict[str, str] | None = None,
+                  table: pl.DataFrame | None = None) -> Path:
     """Write ``ds`` to ``path`` (format by suffix) with its metadata; returns the path.
 
-    ``metadata``: further Parquet schema metadata (key -> text), e.g. a release's record;
-    ignored for CSV (whose metadata travels in sidecars).
+    ``metadata``: further Parquet metadata (key -> text), e.g. a release's record; ignored for
+    CSV (whose metadata travels in sidecars). ``table``: ``ds.to_table()`` when the caller has
+    built it already (a sealed release has), to save building it twice.
     """
     path = Path(path)
     fmt = _format(path)
-    table = ds.to_table()
+    table = ds.to_table() if table is None else table
     meta = json.dumps(_metadata(ds, table), default=str).encode()
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "parquet":  # polars' writer (snappy, as pyarrow's default): half pyarrow's time

@@ -655,7 +655,7 @@ def write_sealed(sealed: SealedRelease, path: str | Path, *, id_map_path: str | 
 
     def write_data(p: Path) -> None:
         if sealed.dataset is not None:
-            write_dataset(sealed.dataset, p, metadata={RECORD_KEY: text})
+            write_dataset(sealed.dataset, p, metadata={RECORD_KEY: text}, table=sealed.table)
         else:
             _write_table(sealed.table, p, metadata={RECORD_KEY: text})
         written["data"] = p
