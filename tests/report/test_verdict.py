@@ -74,16 +74,3 @@ def test_single_seed_uses_the_split_standard_error():
     r = baseline_comparison(t).row(0, named=True)
     assert r["se_known"] and r["se"] == pytest.approx(0.03)
     assert r["beats_baselines"] is False  # 0.05 < 2 * sqrt(0.03^2 + 0.02^2) = 0.072
-
-
-def test_a_noisy_attack_does_not_win_the_ranking_by_luck():
-    """The deep attacker on one split: a higher mean but a standard error that leaves its
-    rate minus 2 SE below a steadier attack's; the steadier one is the strongest."""
-    t = _table(_rows("m", "privacy", "reid:aware-rf:seed004", "identification_rate", [0.3, 0.3]),
-               _rows("m", "privacy", "reid:aware-rf:seed004", "chance", [0.1, 0.1]),
-               _rows("m", "privacy", "reid:aware-rf:seed004", "unit_accuracy_se", [0.01, 0.01]),
-               _rows("m", "privacy", "reid:deep:seed004", "identification_rate", [0.35, 0.35]),
-               _rows("m", "privacy", "reid:deep:seed004", "chance", [0.1, 0.1]),
-               _rows("m", "privacy", "reid:deep:seed004", "unit_accuracy_se", [0.1, 0.1]))
-    row = strongest_attacks(t).row(0, named=True)
-    assert row["evaluation"] == "reid:aware-rf:seed004" and row["ratio"] == pytest.approx(3.0)

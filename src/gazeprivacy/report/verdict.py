@@ -47,10 +47,6 @@ def strongest_attacks(results: pl.DataFrame) -> pl.DataFrame:
     """Per (dataset, mechanism, parameters): the privacy evaluation with the largest
     headline rate / chance, with ``value`` and ``chance`` (means over seeds) and ``ratio``.
 
-    Attacks that report a standard error (``unit_accuracy_se``: the aware and deep attackers)
-    are ranked by their rate minus two standard errors, so that a noisy attack (e.g. the deep
-    attacker on one split) does not win by luck; ``value`` and ``ratio`` stay the means.
-
     >>> r = pl.DataFrame({"dataset": ["d"] * 4, "mechanism": ["m"] * 4, "parameters": ["{}"] * 4,
     ...                   "kind": ["privacy"] * 4, "evaluation": ["a", "a", "b", "b"],
     ...                   "metric": ["identification_rate", "chance"] * 2,
@@ -67,13 +63,9 @@ def strongest_attacks(results: pl.DataFrame) -> pl.DataFrame:
             .with_columns(pl.col("metric").replace_strict(
                 {m: i for i, m in enumerate(_HEADLINE)}).alias("_rank"))
             .sort("_rank").unique([*_CELL, "evaluation"], keep="first"))
-    se = (means.filter(pl.col("metric") == "unit_accuracy_se")
-          .select(*_CELL, "evaluation", pl.col("value").alias("_se")))
-    head = (head.filter(pl.col("chance") > 0).join(se, on=[*_CELL, "evaluation"], how="left")
-            .with_columns((pl.col("value") / pl.col("chance")).alias("ratio"),
-                          ((pl.col("value") - 2 * pl.col("_se").fill_null(0.0))
-                           / pl.col("chance")).alias("_rank")))
-    return (head.sort("_rank", descending=True).unique(_CELL, keep="first")
+    head = head.filter(pl.col("chance") > 0).with_columns(
+        (pl.col("value") / pl.col("chance")).alias("ratio"))
+    return (head.sort("ratio", descending=True).unique(_CELL, keep="first")
             .select(*_CELL, "evaluation", "metric", "value", "chance", "ratio")
             .sort(_CELL))
 
