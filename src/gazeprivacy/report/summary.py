@@ -172,7 +172,8 @@ def participant_words(g: Guarantee | None) -> str:
     span = f"{min(units)}" if min(units) == max(units) else f"{min(units)}-{max(units)}"
     if eps is None:
         return f"no per-participant bound ({html.escape(budgets[0].rule)})"
-    text = f"epsilon up to {eps:g} over {span} {html.escape(g.unit.value)}s"
+    what = "windows" if g.unit.value == "participant" else f"{html.escape(g.unit.value)}s"
+    text = f"epsilon up to {eps:g} over {span} {what}"
     if g.participant_bound_vacuous:
         return text + ": <b class='flag'>vacuous</b>, it promises nothing about a participant"
     return text + f" (odds up to {_odds(eps)}x)"
@@ -223,8 +224,14 @@ def released_words(mechanism: str, g: Guarantee | None) -> str:
     grouped by status."""
     from gazeprivacy.mechanisms import MECHANISMS
 
-    spec = MECHANISMS[mechanism] if mechanism in MECHANISMS else None  # noqa: SIM401 (no .get)
+    # a labelled run (e.g. dpgazesynth-participant) is its record's registered mechanism
+    name = mechanism if mechanism in MECHANISMS or g is None else g.mechanism
+    spec = MECHANISMS[name] if name in MECHANISMS else None  # noqa: SIM401 (no .get)
     text = html.escape(spec.summary) + "." if spec is not None else ""
+    if spec is not None and g is not None and g.unit.value == "participant":
+        text += (f" Per participant: {g.parameters.get('windows_per_participant', '?')} "
+                 "windows drawn at random report, at an equal share of the budget each; the "
+                 "paths are synthesised from the population model.")
     if g is not None and g.columns:
         groups: dict[str, list[str]] = {}
         for c in g.columns:
