@@ -374,10 +374,20 @@ def _column_kinds(table: pl.DataFrame, declared: frozenset[str],
         # labels only when every row of a recording holds the same value (a sparse per-sample
         # note such as "blink" on a few rows stays per sample)
         named = [c for c in candidates if c in declared or c.lower() in LABEL_NAMES]
-        counts = table.group_by("recording").agg(
-            *(pl.col(c).drop_nulls().n_unique() for c in named),
-            *(pl.col(c).n_unique() for c in candidates if c not in named))
-        varying = {c for c in candidates if int(counts[c].max() or 0) > 1}
+        # without nulls (the usual case) a column varies within a recording when a row differs
+        # from the row before it in the same recording: one vectorised pass, no hashing
+        # (rows of a recording are contiguous, checked before)
+        ids = table["recording"]
+        same = ~(ids != ids.shift(1)).fill_null(True)
+        full = [c for c in candidates if table[c].null_count() == 0]
+        varying = {c for c in full
+                   if bool(((table[c] != table[c].shift(1)).fill_null(False) & same).any())}
+        rest_c = [c for c in candidates if c not in full]
+        if rest_c:
+            counts = table.group_by("recording").agg(
+                *(pl.col(c).drop_nulls().n_unique() for c in rest_c if c in named),
+                *(pl.col(c).n_unique() for c in rest_c if c not in named))
+            varying |= {c for c in rest_c if int(counts[c].max() or 0) > 1}
     for c in sorted(declared & varying):
         ids = table["recording"]
         first = table.group_by("recording", maintain_order=True).agg(
