@@ -85,8 +85,8 @@ def demo_config(mechanisms: Sequence[str], *, seed: int,
     """The demo's experiment: each of ``mechanisms`` as ``settings`` says.
 
     >>> cfg = demo_config(["dpgazesynth"], seed=1)
-    >>> [c.name for c in cfg.mechanisms], cfg.mechanisms[0].grid["epsilon"]
-    (['dpgazesynth'], (1.0, 2.0, 3.0))
+    >>> [c.label or c.name for c in cfg.mechanisms], cfg.mechanisms[0].grid["epsilon"]
+    (['dpgazesynth', 'dpgazesynth-participant'], (1.0, 2.0, 3.0))
     """
     return parse_config({
         "name": "demo",
