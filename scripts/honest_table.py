@@ -25,8 +25,9 @@ UTILITY = (("rmse", "RMSE deg"), ("density_error", "density error"))
 def _mean(t: pl.DataFrame, prefix: str, metric: str, *, exact: bool = False) -> float | None:
     ev = pl.col("evaluation")
     hit = (ev == prefix) if exact else ev.str.starts_with(prefix)
-    if prefix == "reid:deep":  # the aware deep attack: any deep threat but seed000
-        hit = ev.str.starts_with("reid:deep") & ~ev.str.ends_with(":seed000")
+    if prefix.startswith("reid:deep"):  # raw-trained (seed000) or aware (any other threat),
+        raw = ev.str.ends_with(":seed000")  # with or without a segment length in the name
+        hit = ev.str.starts_with("reid:deep") & (raw if prefix.endswith(":seed000") else ~raw)
     v = t.filter(hit & (pl.col("metric") == metric))["value"]
     return None if v.len() == 0 else float(v.mean())
 
