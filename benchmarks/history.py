@@ -26,21 +26,26 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["HISTORY", "append", "check", "machine_id"]
+__all__ = ["HISTORY", "append", "check", "cpu_model", "machine_id"]
 
 HISTORY = Path(__file__).resolve().parent / "history.csv"
 FIELDS = ("run", "git", "machine", "load", "benchmark", "row", "metric", "value")
 
 
-def machine_id() -> str:
-    """CPU model and logical CPU count (what makes two runs comparable)."""
+def cpu_model() -> str:
+    """The CPU's model name (from /proc/cpuinfo where there is one)."""
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as fh:
             cpu = next(line.split(":", 1)[1].strip() for line in fh if "model name" in line)
     except (OSError, StopIteration):
         pass
-    return f"{cpu} x{os.cpu_count()}"
+    return cpu
+
+
+def machine_id() -> str:
+    """CPU model and logical CPU count (what makes two runs comparable)."""
+    return f"{cpu_model()} x{os.cpu_count()}"
 
 
 def _git() -> str:

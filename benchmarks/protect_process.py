@@ -166,12 +166,9 @@ def profile(inp: Path, out_dir: Path, mech: str) -> list[str]:
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next(line.split(":", 1)[1].strip() for line in fh if "model name" in line)
-    except (OSError, StopIteration):
-        pass
+    from history import cpu_model  # benchmarks/ is the script's folder
+
+    cpu = cpu_model()
     return (f"Machine: {cpu}, {os.cpu_count()} logical CPUs, Python "
             f"{platform.python_version()}; load average {os.getloadavg()[0]:.2f} at the start.")
 

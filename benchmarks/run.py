@@ -284,12 +284,9 @@ def peers(rng: np.random.Generator, *, size: int, oue_reports: int, repeat: int)
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next(line.split(":", 1)[1].strip() for line in fh if "model name" in line)
-    except (OSError, StopIteration):
-        pass
+    from history import cpu_model  # benchmarks/ is the script's folder
+
+    cpu = cpu_model()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (f"Machine: {cpu}, {os.cpu_count()} logical CPUs, Python "
             f"{platform.python_version()}, numpy {np.__version__}; load average {load:.2f} at "
