@@ -54,6 +54,7 @@ from gazeprivacy.data.io import write_dataset
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Budget, ColumnStatus, Guarantee, Kind, Release, Status, Unit
+from gazeprivacy.ledger import file_sha256
 from gazeprivacy.mechanisms.contract import Level
 from gazeprivacy.rng import make_rng
 
@@ -66,7 +67,6 @@ __all__ = [
     "Pseudonymiser",
     "SealPolicy",
     "SealedRelease",
-    "file_sha256",
     "guarantee_path",
     "merge_columns",
     "protect_file",
@@ -624,15 +624,6 @@ def record_json(guarantee: Guarantee) -> str:
     :meth:`Guarantee.from_json` reads it back (ignoring ``written``)."""
     return json.dumps({**guarantee.to_dict(), "written": _software()}, indent=2,
                       allow_nan=False)
-
-
-def file_sha256(path: str | Path) -> str:
-    """SHA-256 of a file's bytes (hex)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def write_sealed(sealed: SealedRelease, path: str | Path, *, id_map_path: str | Path | None = None,

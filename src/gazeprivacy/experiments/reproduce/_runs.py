@@ -19,7 +19,7 @@ from gazeprivacy.experiments.featurize import event_features_of
 from gazeprivacy.report.html import build_report
 
 __all__ = ["conform", "embed_png", "html_table", "markdown_html", "markdown_table", "run_roles",
-           "strongest_attacks", "write_outputs"]
+           "strongest_attacks", "with_chance_rows", "write_outputs"]
 
 
 def run_roles(configs: Mapping[str, dict[str, Any]], datasets: Mapping[str, Dataset],
@@ -151,3 +151,14 @@ def strongest_attacks(*, quick: bool, n_splits: int) -> list[dict[str, Any]]:
     return [{"kind": "aware-rf", "n_splits": n_splits},
             {"kind": "deep", "threat": "seed000", **deep},
             {"kind": "deep", "threat": "seed004", **deep}]
+
+
+def with_chance_rows(table: pl.DataFrame, *, n_participants: int) -> pl.DataFrame:
+    """``table`` plus a ``chance`` row (1 / classes) beside each ``accuracy`` row of the
+    document, gender and person classifications of the MPIIDPEye reproductions."""
+    acc = table.filter(pl.col("metric") == "accuracy")
+    n_classes = {"document": 3, "gender": 2, "person": n_participants}
+    chance = acc.with_columns(pl.lit("chance").alias("metric"),
+                              pl.col("task").replace_strict(n_classes, default=None)
+                              .cast(pl.Float64).pow(-1).alias("value"))
+    return pl.concat([table, chance], how="diagonal_relaxed")

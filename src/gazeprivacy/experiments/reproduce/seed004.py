@@ -50,6 +50,7 @@ from gazeprivacy.experiments.reproduce._runs import (
     conform,
     embed_png,
     markdown_html,
+    with_chance_rows,
     write_outputs,
 )
 from gazeprivacy.experiments.reproduce.seed002 import load_series
@@ -267,12 +268,7 @@ def reproduce_seed004(out_dir: str | Path, *, data_dir: str | Path, rng: np.rand
 def long_results(table: pl.DataFrame, *, n_participants: int) -> pl.DataFrame:
     """Seed 004's rows in the common long schema (module docstring), with ``chance`` rows
     (1 / classes; balanced classes make it the uniform rate)."""
-    acc = table.filter(pl.col("metric") == "accuracy")
-    n_classes = {"document": 3, "gender": 2, "person": n_participants}
-    chance = acc.with_columns(pl.lit("chance").alias("metric"),
-                              pl.col("task").replace_strict(n_classes, default=None)
-                              .cast(pl.Float64).pow(-1).alias("value"))
-    both = pl.concat([table, chance], how="diagonal_relaxed")
+    both = with_chance_rows(table, n_participants=n_participants)
     vote = pl.when(pl.col("majority_vote")).then(pl.lit("vote")).otherwise(pl.lit("window"))
     return conform(both.with_columns(
         pl.when(pl.col("method") == "steil-none").then(pl.lit("none"))
