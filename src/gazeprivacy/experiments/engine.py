@@ -406,10 +406,9 @@ def _attack_rows(cell: Cell, ctx: _Context, raw: Dataset, prot: Dataset | None,
         threat: ThreatModel = (THREAT_MODELS[a.threat] if features.prot_events is not None
                                else ThreatModel.raw())
         rng = _attack_stream(attack_rng, a)
-        if a.kind == "aware-rf":
-            rows += _aware_rows(cell, a, raw, prot, features, threat, mode, index, rng, notes)
-        elif a.kind == "deep":
-            rows += _deep_rows(cell, a, raw, prot, features, threat, mode, index, rng, notes)
+        if a.kind in ("aware-rf", "deep"):
+            rows += _sample_attack_rows(cell, a, raw, prot, features, threat, mode, index, rng,
+                                        notes)
         elif a.kind == "reidentification":
             res = reidentification_attack(features.raw_events, features.prot_events, index,
                                           threat=threat, rng=rng, classifier=a.classifier,
@@ -427,43 +426,30 @@ def _attack_rows(cell: Cell, ctx: _Context, raw: Dataset, prot: Dataset | None,
     return rows
 
 
-def _aware_rows(cell: Cell, a: AttackConfig, raw: Dataset, prot: Dataset | None,
-                features: _Features, threat: ThreatModel, mode: str, index: pl.DataFrame,
-                rng: np.random.Generator, notes: list[str]) -> list[dict[str, Any]]:
-    """The aware attacker under ``threat`` (raw data on both sides for the raw cell)."""
+def _sample_attack_rows(cell: Cell, a: AttackConfig, raw: Dataset, prot: Dataset | None,
+                        features: _Features, threat: ThreatModel, mode: str, index: pl.DataFrame,
+                        rng: np.random.Generator, notes: list[str]) -> list[dict[str, Any]]:
+    """The aware (``aware-rf``) or deep attacker under ``threat``: both read the samples (raw
+    data on both sides for the raw cell)."""
     if prot is None and features.prot_events is not None:
         notes.append(f"attack {a.id} skipped: the release is streamed (only its event features "
-                     "are kept) and the aware attacker reads its samples")
+                     "are kept) and the attacker reads its samples")
         return []
     data = {"raw": raw, "protected": prot if prot is not None else raw}
-    events = {"raw": features.raw_events,
-              "protected": (features.prot_events if prot is not None else features.raw_events)}
+    split = {"rng": rng, "n_splits": a.n_splits, "test_fraction": a.test_fraction,
+             "segment_s": a.segment_s}
     try:
-        res = aware_reidentification(data[threat.train], data[threat.test], index, rng=rng,
-                                     n_splits=a.n_splits, test_fraction=a.test_fraction,
-                                     segment_s=a.segment_s, train_events=events[threat.train],
-                                     test_events=events[threat.test])
-    except InvalidDataError as exc:
-        notes.append(f"attack {a.id} skipped: {exc}")
-        return []
-    return _rows(cell, mode, "privacy", a.id, res.metrics())
-
-
-def _deep_rows(cell: Cell, a: AttackConfig, raw: Dataset, prot: Dataset | None,
-               features: _Features, threat: ThreatModel, mode: str, index: pl.DataFrame,
-               rng: np.random.Generator, notes: list[str]) -> list[dict[str, Any]]:
-    """The deep attacker under ``threat`` (raw data on both sides for the raw cell)."""
-    if prot is None and features.prot_events is not None:
-        notes.append(f"attack {a.id} skipped: the release is streamed (only its event features "
-                     "are kept) and the deep attacker reads its samples")
-        return []
-    data = {"raw": raw, "protected": prot if prot is not None else raw}
-    try:
-        res = deep_reidentification(data[threat.train], data[threat.test], index, rng=rng,
-                                    n_splits=a.n_splits, test_fraction=a.test_fraction,
-                                    segment_s=a.segment_s, window_s=float(a.window_s or 2.0),
-                                    epochs=a.epochs, max_windows=a.max_windows,
-                                    time_budget_s=a.time_budget_s)
+        if a.kind == "aware-rf":
+            events = {"raw": features.raw_events,
+                      "protected": (features.prot_events if prot is not None
+                                    else features.raw_events)}
+            res = aware_reidentification(data[threat.train], data[threat.test], index, **split,
+                                         train_events=events[threat.train],
+                                         test_events=events[threat.test])
+        else:
+            res = deep_reidentification(data[threat.train], data[threat.test], index, **split,
+                                        window_s=float(a.window_s or 2.0), epochs=a.epochs,
+                                        max_windows=a.max_windows, time_budget_s=a.time_budget_s)
     except (InvalidDataError, MissingDependencyError) as exc:
         notes.append(f"attack {a.id} skipped: {exc}")
         return []
