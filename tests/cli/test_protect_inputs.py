@@ -223,5 +223,23 @@ def test_an_eyelink_asc_file_through_the_cli(tmp_path, capsys):
                              "--px-per-deg", "40", "--report", str(tmp_path / "r.json"))
     assert code == 0, err
     assert "warning (DataPolicyWarning)" in err and "'sub07'" in err  # the participant's name
+    assert "--participant NAME" in err  # the way out, as a flag
     assert pl.read_csv(out).height == 30
     assert json.loads((tmp_path / "r.json").read_text())["files"]["input"] == str(path)
+
+
+def test_participant_names_the_wearer_of_an_export_that_names_none(tmp_path, capsys):
+    common = ["--mechanism", "kaleido", "--epsilon", "1", "--radius-deg", "1", "--param",
+              "window_samples=10", "--seed", "1", "--public", "mask", "--px-per-deg", "40"]
+    out = tmp_path / "o.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        code, _o, err = _run(capsys, "protect", str(asc_file(tmp_path)), str(out), *common,
+                             "--participant", "P-07", "--public", "participant")
+    assert code == 0, err
+    assert "DataPolicyWarning" not in err
+    assert pl.read_csv(out)["participant"].unique().to_list() == ["P-07"]
+    # a Tobii export names its participants: the flag would contradict it
+    code, _o, err = _run(capsys, "protect", str(tobii_file(tmp_path)), str(tmp_path / "t.csv"),
+                         *common, "--participant", "P-07")
+    assert code == 1 and "'Participant name'" in _error(err) and "--participant" in _error(err)

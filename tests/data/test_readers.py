@@ -6,6 +6,7 @@ with the headers the vendors' exports use (Tobii Pro Lab, Pupil Core, Pupil Labs
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import polars as pl
@@ -135,3 +136,12 @@ def test_read_input_dispatches_and_refuses_what_does_not_apply(tmp_path):
         read_input(odd)
     with pytest.raises(InvalidParameterError, match="input_format must be one of"):
         read_input(odd, input_format="smi")
+    # participant=... names the wearer of an export without ids, never overrides a column
+    with pytest.raises(InvalidParameterError, match="names its participants"):
+        read_input(path, px_per_deg=40.0, participant="P9")
+    with pytest.raises(InvalidParameterError, match="long-format table names them"):
+        read_input(odd, input_format="long", participant="P9")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataPolicyWarning)  # no file-name fallback
+        ds = read_input(asc_file(tmp_path), px_per_deg=40.0, participant="P9")
+    assert [r.participant for r in ds] == ["P9"]

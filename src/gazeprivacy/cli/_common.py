@@ -115,6 +115,7 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), r) for p
     (r"xy_unit='(\w+)'", r"--xy-unit \1"),
     (r"px_per_deg=\.\.\.", "--px-per-deg N"),
     (r"input_format=\.\.\.", "--input-format FORMAT"),
+    (r"participant=\.\.\.", "--participant NAME"),
     (r"\bpx_per_deg\b", "--px-per-deg"),
     (r"\bxy_unit\b", "--xy-unit"),
     (r"\btime_unit\b", "--time-unit"),

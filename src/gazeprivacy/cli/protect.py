@@ -140,6 +140,10 @@ def protect(
     input_format: Annotated[InputFormat | None, typer.Option(
         help="long, tobii (Pro Lab TSV), pupil-core (gaze_positions.csv), neon (gaze.csv) or "
              "eyelink (.asc). Default: told by the file's name and header.")] = None,
+    participant: Annotated[str | None, typer.Option(
+        help="The participant of a device export that names none (default: its file or "
+             "folder name, with a warning). Pseudonymised unless --public participant.")
+    ] = None,
     seed: Annotated[int | None, typer.Option(
         help="Fix the generator (research run; noted in the record). Default: OS entropy.")] = None,
     ranges: Annotated[str | None, typer.Option(
@@ -192,9 +196,11 @@ def protect(
             input, geo, partitioned, {"time_unit": time_unit, "labels": tuple(label or ()),
                                       "input_format": _value(input_format),
                                       "xy_unit": _value(xy_unit), "px_per_deg": px_per_deg})
-    if partitioned and (label or xy_unit or px_per_deg is not None or input_format):
-        raise InvalidParameterError("--label, --xy-unit, --px-per-deg and --input-format apply "
-                                    "to a file INPUT; a partitioned folder was read already")
+    if partitioned and (label or xy_unit or px_per_deg is not None or input_format
+                        or participant is not None):
+        raise InvalidParameterError("--label, --xy-unit, --px-per-deg, --input-format and "
+                                    "--participant apply to a file INPUT; a partitioned folder "
+                                    "was read already")
     led = open_ledger(ledger, max_epsilon_per_participant, allow_unaccounted)
     if partitioned:
         _protect_partitioned_checked(input, output, mechanism, spec, geo, seed=seed,
@@ -209,7 +215,8 @@ def protect(
                               id_map_path=id_map, report_path=report, seed=seed,
                               time_unit=time_unit, geometry=geo, ledger=led,
                               labels=label or (), xy_unit=_value(xy_unit),
-                              px_per_deg=px_per_deg, input_format=_value(input_format), **kw)
+                              px_per_deg=px_per_deg, input_format=_value(input_format),
+                              participant=participant, **kw)
     console = Console()
     for w in caught:  # paper mode and other unproven paths: say so, do not fail
         if issubclass(w.category, NotFormallyPrivateWarning):

@@ -102,12 +102,14 @@ def read_input(path: str | Path | Any, *, input_format: str | None = None,
                geometry: Geometry | None = None, sampling_rate_hz: float | None = None,
                time_unit: str | None = None, labels: tuple[str, ...] | list[str] = (),
                xy_unit: str | None = None, px_per_deg: float | None = None,
-               name: str | None = None) -> Dataset:
+               name: str | None = None, participant: str | None = None) -> Dataset:
     """Read ``path`` in ``input_format`` (default: :func:`detect_format`).
 
     ``time_unit`` and ``xy_unit`` apply to the long format (the exports say their units);
     ``px_per_deg`` to pixel data (long with ``xy_unit="px"``, Tobii, EyeLink). A long-format
     table (polars, pandas or pyarrow) instead of a path is read as the long format.
+    ``participant`` names the participant of an export that carries no participant id (instead
+    of its file or folder name); the long format names them in its ``participant`` column.
     """
     table = not isinstance(path, str | os.PathLike)
     fmt = input_format or ("long" if table else detect_format(path))
@@ -115,6 +117,10 @@ def read_input(path: str | Path | Any, *, input_format: str | None = None,
         raise InvalidParameterError(f"input_format must be one of {', '.join(INPUT_FORMATS)}, "
                                     f"got {fmt!r}")
     if fmt == "long":
+        if participant is not None:
+            raise InvalidParameterError(
+                "participant=... names the participant of a device export; a long-format "
+                "table names them in its participant column")
         return read_dataset(path, geometry=geometry, sampling_rate_hz=sampling_rate_hz,
                             time_unit=time_unit or "s", name=name, labels=labels,
                             xy_unit=xy_unit, px_per_deg=px_per_deg)
@@ -122,7 +128,7 @@ def read_input(path: str | Path | Any, *, input_format: str | None = None,
         raise InvalidParameterError(
             f"time_unit and xy_unit apply to the long format; a {fmt} export says its units")
     opts: dict[str, Any] = {"geometry": geometry, "labels": labels, "name": name,
-                            "sampling_rate_hz": sampling_rate_hz}
+                            "sampling_rate_hz": sampling_rate_hz, "participant": participant}
     if fmt in ("tobii", "eyelink"):
         opts["px_per_deg"] = px_per_deg
     elif px_per_deg is not None:
@@ -159,7 +165,8 @@ def _column(table: pl.DataFrame, *names: str) -> str | None:
 
 def _participant_from_name(path: Path, pid: str, what: str) -> str:
     warnings.warn(f"{str(path)!r} names no participant ({what}): {pid!r}, from the file or "
-                  "folder name, is taken as the participant of its recordings", DataPolicyWarning,
+                  "folder name, is taken as the participant of its recordings (name them with "
+                  "participant=...)", DataPolicyWarning,
                   stacklevel=3)
     return pid
 
@@ -189,15 +196,20 @@ def _tobii_numbers(table: pl.DataFrame, cols: list[str]) -> pl.DataFrame:
 
 def read_tobii(path: str | Path, *, px_per_deg: float | None = None,
                geometry: Geometry | None = None, labels: tuple[str, ...] | list[str] = (),
-               name: str | None = None, sampling_rate_hz: float | None = None) -> Dataset:
+               name: str | None = None, sampling_rate_hz: float | None = None,
+               participant: str | None = None) -> Dataset:
     """A Tobii Pro Lab data export (TSV) as a Dataset (module docstring).
+
+    ``participant`` names the participant of an export without a 'Participant name' column
+    (default: the file name, with a warning).
 
     Raises
     ------
     InvalidDataError
         A required column is missing, or the gaze cannot be converted to degrees.
     InvalidParameterError
-        Neither ``px_per_deg`` nor a geometry with a pixel grid is given.
+        Neither ``px_per_deg`` nor a geometry with a pixel grid is given, or ``participant`` is
+        given for an export that names its participants.
     """
     path = Path(path)
     table = _read_text_table(path, "\t")
@@ -219,8 +231,11 @@ def read_tobii(path: str | Path, *, px_per_deg: float | None = None,
     unit = re.search(r"\[(.*?)\]", tcol)
     scale = _TOBII_TIME_UNIT.get(unit.group(1).strip() if unit else "ms", 1e-3)
     pname, rname = _column(table, "Participant name"), _column(table, "Recording name")
-    pid = None if pname else _participant_from_name(path, path.name.split(".")[0],
-                                                    "no 'Participant name' column")
+    if pname and participant is not None:
+        raise InvalidParameterError(f"{str(path)!r} names its participants in {pname!r}; "
+                                    "participant=... is for exports without that column")
+    pid = None if pname else participant or _participant_from_name(
+        path, path.name.split(".")[0], "no 'Participant name' column")
     width, height = _column(table, "Recording resolution width"), \
         _column(table, "Recording resolution height")
     if geometry is None and px_per_deg is not None and width and height:

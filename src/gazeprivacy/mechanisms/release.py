@@ -749,7 +749,7 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
                  progress: bool = False, ledger: Ledger | str | Path | None = None,
                  labels: Iterable[str] = (), xy_unit: str | None = None,
                  px_per_deg: float | None = None, input_format: str | None = None,
-                 **param_kwargs: Any) -> SealedRelease:
+                 participant: str | None = None, **param_kwargs: Any) -> SealedRelease:
     """Read a long-format file, protect it with ``mechanism``, and write the sealed release.
 
     The library function behind ``gazeprivacy protect``: every privacy parameter comes from the
@@ -777,9 +777,10 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         Unit of the input's ``t`` column.
     geometry : Geometry, optional
         Overrides the file's metadata.
-    labels, xy_unit, px_per_deg, input_format
+    labels, xy_unit, px_per_deg, input_format, participant
         How the input is read (:func:`gazeprivacy.data.readers.read_input`): columns that are
-        recording labels, the unit of x and y, pixels per degree, the input's format.
+        recording labels, the unit of x and y, pixels per degree, the input's format, the
+        participant of a device export that names none.
     ledger : Ledger or path, optional
         Charge each participant in this privacy-budget ledger (:mod:`gazeprivacy.ledger`): the
         spend, from the data-free privacy map, is reserved before any work (refused past the
@@ -820,7 +821,8 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
     from gazeprivacy.data.readers import read_input
 
     ds = read_input(in_path, input_format=input_format, time_unit=time_unit, geometry=geometry,
-                    labels=tuple(labels), xy_unit=xy_unit, px_per_deg=px_per_deg)
+                    labels=tuple(labels), xy_unit=xy_unit, px_per_deg=px_per_deg,
+                    participant=participant)
     entry = _ledger_reserve(ledger, mechanism, params, param_kwargs, ds, seed=seed,
                             pupil=(pupil_epsilon, pupil_range, public))
     with entry.guard():
