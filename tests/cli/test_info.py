@@ -24,6 +24,18 @@ def test_info_summarises_a_file(tmp_path):
     assert "task" in out
 
 
+def test_info_reads_an_eye_tracker_export_as_protect_does(tmp_path):
+    from export_helpers import tobii_file
+
+    path = tobii_file(tmp_path)
+    res = CliRunner().invoke(app, ["info", str(path), "--px-per-deg", "40"])
+    assert res.exit_code == 0, res.output
+    assert "2 recordings, 2 participants, 80 samples" in " ".join(res.output.split())
+    res = CliRunner().invoke(app, ["info", str(path), "--input-format", "neon"])
+    # the declared format is used, not the detected one
+    assert "a Neon gaze.csv needs" in str(res.exception)
+
+
 def test_library_errors_become_one_line_and_exit_code_1(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("participant,recording,t\np,r,0\n")

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""``gazeprivacy info FILE``: a summary of a long-format data file, and its guarantee record
-when it is a release (the sidecar ``FILE.guarantee.json`` or a record in the Parquet metadata)."""
+"""``gazeprivacy info FILE``: a summary of a data file (the long format or an eye-tracker export,
+read as ``gazeprivacy protect`` reads it), and its guarantee record when it is a release (the
+sidecar ``FILE.guarantee.json`` or a record in the Parquet metadata)."""
 
 from __future__ import annotations
 
@@ -14,18 +15,29 @@ from rich.text import Text
 
 from gazeprivacy.cli._common import echo_table
 from gazeprivacy.cli._common import out as out_console
+from gazeprivacy.cli.protect import InputFormat
 
 __all__ = ["info"]
 
 
 def info(
-    path: Annotated[Path, typer.Argument(help="Long-format CSV or Parquet file.")],
-    time_unit: Annotated[str, typer.Option(help="Unit of the t column: s, ms or us.")] = "s",
+    path: Annotated[Path, typer.Argument(
+        help="Long-format CSV or Parquet file, or an eye-tracker export (as for protect).")],
+    time_unit: Annotated[str | None, typer.Option(
+        help="Unit of the t column: s, ms, us or ns (the long format; default s).")] = None,
+    input_format: Annotated[InputFormat | None, typer.Option(
+        help="long, tobii, pupil-core, neon or eyelink. Default: told by the file's name and "
+             "header.")] = None,
+    px_per_deg: Annotated[float | None, typer.Option(
+        help="Pixels per degree for pixel gaze (Tobii, EyeLink).")] = None,
+    participant: Annotated[str | None, typer.Option(
+        help="The participant of a device export that names none.")] = None,
 ) -> None:
     """Summarise a data file: recordings, participants, samples, rates, labels, missing data."""
-    from gazeprivacy.data.io import read_dataset
+    from gazeprivacy.data.readers import read_input
 
-    ds = read_dataset(path, time_unit=time_unit)
+    ds = read_input(path, time_unit=time_unit, px_per_deg=px_per_deg, participant=participant,
+                    input_format=None if input_format is None else input_format.value)
     summary = ds.summary()
     console = out_console()
     rates = sorted(set(summary["sampling_rate_hz"].to_list()))

@@ -91,8 +91,8 @@ def detect_format(path: str | Path) -> str:
         return "pupil-core"
     if "timestamp [ns]" in cols and ("azimuth [deg]" in cols or "gaze x [px]" in cols):
         return "neon"
-    if {"participant", "recording", "t", "x", "y"} <= cols:
-        return "long"
+    if len({"participant", "recording", "t", "x", "y"} & cols) >= 3:
+        return "long"  # (a missing long-format column is then named by the long reader)
     raise InvalidDataError(
         f"cannot tell the format of {str(path)!r} from its header; pass input_format=... "
         f"(one of {', '.join(INPUT_FORMATS)})")
