@@ -25,6 +25,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const double DEG2RAD = 3.14159265358979323846 / 180.0;  /* as math.radians */
 static const double RAD2DEG = 180.0 / 3.14159265358979323846;  /* as math.degrees */
@@ -53,54 +54,68 @@ haversine_deg(double x1, double y1, double x2, double y2)
     return (2.0 * asin(m)) * RAD2DEG;
 }
 
-/* math.fsum of n finite doubles: correctly rounded (Shewchuk's partials and CPython's final
- * half-even correction, as in Modules/mathmodule.c). Returns -1 on too many partials. */
-static int
-exact_sum(const double *v, Py_ssize_t n, double *out)
-{
+/* An exact running sum: Shewchuk's non-overlapping partials (as math.fsum keeps them), to
+ * which values are added and from which they are removed (by adding their negation: exact).
+ * partials_round() rounds the exact sum once, correctly, with CPython's final half-even step
+ * (Modules/mathmodule.c), so it equals math.fsum of the values currently in the sum. */
+typedef struct {
     double p[NUM_PARTIALS];
-    Py_ssize_t np_ = 0;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        double x = v[k];
-        Py_ssize_t i = 0;
-        for (Py_ssize_t j = 0; j < np_; j++) {
-            double y = p[j];
-            if (fabs(x) < fabs(y)) {
-                double t = x; x = y; y = t;
-            }
-            double hi = x + y;
-            double lo = y - (hi - x);
-            if (lo != 0.0)
-                p[i++] = lo;
-            x = hi;
+    int n;
+} Partials;
+
+static int
+partials_add(Partials *s, double x)
+{
+    int i = 0;
+    for (int j = 0; j < s->n; j++) {
+        double y = s->p[j];
+        if (fabs(x) < fabs(y)) {
+            double t = x; x = y; y = t;
         }
-        if (i >= NUM_PARTIALS)
-            return -1;
-        p[i] = x;
-        np_ = i + 1;
+        double hi = x + y;
+        double lo = y - (hi - x);
+        if (lo != 0.0)
+            s->p[i++] = lo;
+        x = hi;
     }
-    double hi = 0.0, lo = 0.0;
-    if (np_ > 0) {
-        Py_ssize_t m = np_;
-        hi = p[--m];
-        while (m > 0) {
-            double x = hi, y = p[--m];
-            hi = x + y;
-            double yr = hi - x;
-            lo = y - yr;
-            if (lo != 0.0)
-                break;
-        }
-        if (m > 0 && ((lo < 0.0 && p[m - 1] < 0.0) || (lo > 0.0 && p[m - 1] > 0.0))) {
-            double y = lo * 2.0;
-            double x = hi + y;
-            double yr = x - hi;
-            if (y == yr)
-                hi = x;
-        }
-    }
-    *out = hi;
+    if (i >= NUM_PARTIALS)
+        return -1;
+    s->p[i] = x;
+    s->n = i + 1;
     return 0;
+}
+
+static double
+partials_round(const Partials *s)
+{
+    double hi = 0.0, lo = 0.0;
+    int m = s->n;
+    if (m == 0)
+        return 0.0;
+    hi = s->p[--m];
+    while (m > 0) {
+        double x = hi, y = s->p[--m];
+        hi = x + y;
+        double yr = hi - x;
+        lo = y - yr;
+        if (lo != 0.0)
+            break;
+    }
+    if (m > 0 && ((lo < 0.0 && s->p[m - 1] < 0.0) || (lo > 0.0 && s->p[m - 1] > 0.0))) {
+        double y = lo * 2.0;
+        double x = hi + y;
+        double yr = x - hi;
+        if (y == yr)
+            hi = x;
+    }
+    return hi;
+}
+
+static int
+overflowed(void)
+{
+    PyErr_SetString(PyExc_OverflowError, "too many partials in the exact sum");
+    return -1;
 }
 
 /* the Python function's value (a float) for a decision near the threshold; -1 on error */
@@ -130,11 +145,13 @@ release_all(Buffers *b)
             PyBuffer_Release(all[i]);
 }
 
-/* the publishing history of the previous w - 1 samples: a ring of (index, eps_pub) */
+/* the publishing history of the previous w - 1 samples: (index, eps_pub) in a buffer that is
+ * compacted when full, and the exact sum of its eps_pub */
 typedef struct {
     long long *idx;
-    double *eps, *lin; /* lin: the ring's eps in order, for the sum */
+    double *eps;
     Py_ssize_t cap, head, n;
+    Partials sum;
 } History;
 
 static int
@@ -149,16 +166,15 @@ history_from(History *h, PyObject *pub_i, PyObject *pub_e, Py_ssize_t extra, lon
         return -1;
     }
     Py_ssize_t n0 = PySequence_Fast_GET_SIZE(fi);
-    /* lazily popped: at most w entries after a publication, plus those carried in */
-    Py_ssize_t bound = n0 + (Py_ssize_t)(w < PY_SSIZE_T_MAX / 4 ? w : PY_SSIZE_T_MAX / 4);
-    h->cap = (n0 + extra < bound ? n0 + extra : bound) + 1;
+    /* popped lazily: at most max(n0, w) entries at any time (w after a publication) */
+    Py_ssize_t most = n0 + (Py_ssize_t)(w < PY_SSIZE_T_MAX / 4 ? w : PY_SSIZE_T_MAX / 4);
+    h->cap = 2 * ((n0 + extra < most ? n0 + extra : most) + 1);
     h->idx = PyMem_Malloc(h->cap * sizeof(long long));
     h->eps = PyMem_Malloc(h->cap * sizeof(double));
-    h->lin = PyMem_Malloc(h->cap * sizeof(double));
-    h->head = 0;
-    h->n = 0;
+    h->head = h->n = 0;
+    h->sum.n = 0;
     int rc = 0;
-    if (h->idx == NULL || h->eps == NULL || h->lin == NULL || PySequence_Fast_GET_SIZE(fe) != n0) {
+    if (h->idx == NULL || h->eps == NULL || PySequence_Fast_GET_SIZE(fe) != n0) {
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "pub_i and pub_e differ in length");
         rc = -1;
@@ -168,6 +184,8 @@ history_from(History *h, PyObject *pub_i, PyObject *pub_e, Py_ssize_t extra, lon
         h->eps[k] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fe, k));
         if (PyErr_Occurred())
             rc = -1;
+        else if (partials_add(&h->sum, h->eps[k]) < 0)
+            rc = overflowed();
         h->n = k + 1;
     }
     Py_DECREF(fi);
@@ -180,7 +198,20 @@ history_free(History *h)
 {
     PyMem_Free(h->idx);
     PyMem_Free(h->eps);
-    PyMem_Free(h->lin);
+}
+
+static int
+history_push(History *h, long long gi, double eps)
+{
+    if (h->head + h->n == h->cap) {  /* full: move the live entries to the front */
+        memmove(h->idx, h->idx + h->head, h->n * sizeof(long long));
+        memmove(h->eps, h->eps + h->head, h->n * sizeof(double));
+        h->head = 0;
+    }
+    h->idx[h->head + h->n] = gi;
+    h->eps[h->head + h->n] = eps;
+    h->n++;
+    return partials_add(&h->sum, eps) < 0 ? overflowed() : 0;
 }
 
 /* the remaining history as two lists (the stream's deques are rebuilt from them) */
@@ -191,8 +222,8 @@ history_lists(const History *h)
     if (li == NULL || le == NULL)
         goto fail;
     for (Py_ssize_t k = 0; k < h->n; k++) {
-        Py_ssize_t s = (h->head + k) % h->cap;
-        PyObject *a = PyLong_FromLongLong(h->idx[s]), *b = PyFloat_FromDouble(h->eps[s]);
+        PyObject *a = PyLong_FromLongLong(h->idx[h->head + k]);
+        PyObject *b = PyFloat_FromDouble(h->eps[h->head + k]);
         if (a == NULL || b == NULL) {
             Py_XDECREF(a);
             Py_XDECREF(b);
@@ -213,16 +244,14 @@ static int
 publish_budget(History *h, long long gi, long long w, double cap, double *eps_pub)
 {
     while (h->n && h->idx[h->head] <= gi - w) {
-        h->head = (h->head + 1) % h->cap;
+        if (partials_add(&h->sum, -h->eps[h->head]) < 0)
+            return overflowed();
+        h->head++;
         h->n--;
     }
-    for (Py_ssize_t k = 0; k < h->n; k++)
-        h->lin[k] = h->eps[(h->head + k) % h->cap];
-    double spent;
-    if (exact_sum(h->lin, h->n, &spent) < 0) {
-        PyErr_SetString(PyExc_OverflowError, "too many partials in the exact sum");
-        return -1;
-    }
+    if (h->n == 0)
+        h->sum.n = 0;  /* exactly zero */
+    double spent = partials_round(&h->sum);
     *eps_pub = (cap - spent) / 2.0;
     return 0;
 }
@@ -320,10 +349,10 @@ run_tests(PyObject *self, PyObject *args)
             ox = ox < bx0 ? bx0 : (ox > bx1 ? bx1 : ox);
             oy = oy < by0 ? by0 : (oy > by1 ? by1 : oy);
         }
-        Py_ssize_t s = (h.head + h.n) % h.cap;
-        h.idx[s] = gi;
-        h.eps[s] = eps_pub;
-        h.n++;
+        if (history_push(&h, gi, eps_pub) < 0) {
+            err = 1;
+            break;
+        }
         has_last = 1;
         lx = ox_[t] = ox;
         ly = oy_[t] = oy;
@@ -342,7 +371,7 @@ run_tests(PyObject *self, PyObject *args)
 
 PyDoc_STRVAR(fsum_doc,
 "fsum(values)\n--\n\n"
-"The loop's exact sum of a float64 buffer (for the tests: equal to math.fsum).");
+"The loop's exact sum (partials) of a float64 buffer (for the tests: equal to math.fsum).");
 
 static PyObject *
 fsum(PyObject *self, PyObject *arg)
@@ -350,14 +379,14 @@ fsum(PyObject *self, PyObject *arg)
     Py_buffer b;
     if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE) < 0)
         return NULL;
-    double s = 0.0;
-    int rc = exact_sum(b.buf, b.len / 8, &s);
+    Partials sum = {.n = 0};
+    int rc = 0;
+    for (Py_ssize_t k = 0; rc == 0 && k < b.len / 8; k++)
+        rc = partials_add(&sum, ((const double *)b.buf)[k]);
     PyBuffer_Release(&b);
-    if (rc < 0) {
-        PyErr_SetString(PyExc_OverflowError, "too many partials in the exact sum");
-        return NULL;
-    }
-    return PyFloat_FromDouble(s);
+    if (rc < 0)
+        return overflowed(), NULL;
+    return PyFloat_FromDouble(partials_round(&sum));
 }
 
 static PyMethodDef methods[] = {

@@ -630,8 +630,7 @@ class KaleidoStream:
         # first of the stream, which is always published), plus eps_pub where one was published
         spent = np.zeros(n)
         which = np.zeros(n, dtype=np.int64)
-        vx = [math.nan if carry_none else carry[0]]
-        vy = [math.nan if carry_none else carry[1]]
+        pub = which[:0]
         if k:
             spent[tested] = self._eps_test
             if carry_none:
@@ -643,10 +642,12 @@ class KaleidoStream:
             spent[at] += e[pub]
             which[at] = np.arange(1, pub.size + 1)
             np.maximum.accumulate(which, out=which)
-            vx.extend(np.asarray(pub_x)[pub].tolist())
-            vy.extend(np.asarray(pub_y)[pub].tolist())
         # release: the most recent published point (carried over from earlier pushes)
-        ox_out, oy_out = np.array(vx)[which], np.array(vy)[which]
+        vx, vy = np.empty(pub.size + 1), np.empty(pub.size + 1)
+        vx[0], vy[0] = (math.nan, math.nan) if carry_none else carry
+        vx[1:] = np.asarray(pub_x)[pub]
+        vy[1:] = np.asarray(pub_y)[pub]
+        ox_out, oy_out = vx[which], vy[which]
         if ok is not None:
             self._n_missing += n - int(np.count_nonzero(ok))
             if not self._hold:
