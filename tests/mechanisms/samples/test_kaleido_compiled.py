@@ -50,6 +50,15 @@ def test_the_environment_variable_forces_the_python_loop():
     assert out == ["True", "KaleidoStream"]
 
 
+@pytest.mark.skipif(LOOP is None, reason="the compiled loop is not built")
+@pytest.mark.parametrize(("j0", "skip"), [(0, 1), (0, 5), (3, 4), (40, 2)])
+def test_the_compiled_count_of_tested_samples_is_the_python_one(j0, skip):
+    x, y = gaze(500, j0 + skip, nan_share=0.2, jump=1.0)
+    ok = ~(np.isnan(x) | np.isnan(y))
+    assert LOOP.count(x, y, j0, skip) == kal._tested_with_missing(ok, j0, skip).size
+    assert LOOP.count(x[:0], y[:0], j0, skip) == 0
+
+
 needs_loop = pytest.mark.skipif(LOOP is None, reason="the compiled loop is not built")
 
 
@@ -142,15 +151,13 @@ def test_compiled_equals_python_on_random_streams(seed, n, w, skip, nan_share, g
 @given(st.lists(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300,
                           max_value=1e300), max_size=40))
 def test_the_compiled_sum_is_math_fsum(values):
-    from gazeprivacy.mechanisms.samples._kaleido_loop import fsum
-
     a = np.array(values, dtype=np.float64)
     try:
         expected = math.fsum(values)
     except OverflowError:
         return
-    assert fsum(a) == expected
-    assert fsum(np.concatenate([a, -a[::2], [1e-300, 1.0, -1.0]])) == math.fsum(
+    assert LOOP.fsum(a) == expected
+    assert LOOP.fsum(np.concatenate([a, -a[::2], [1e-300, 1.0, -1.0]])) == math.fsum(
         [*values, *(-a[::2]).tolist(), 1e-300, 1.0, -1.0])
 
 
@@ -168,12 +175,13 @@ def test_a_distance_at_the_threshold_is_decided_by_the_python_function(great):
 
     x, y = np.array([0.0, 3.0]), np.array([0.0, 4.0])
     dist = kal._haversine_deg(3.0, 4.0, 0.0, 0.0) if great else 5.0
-    out = np.zeros(2), np.zeros(2), np.zeros(2)
     for fn, published in ((math.hypot if not great else kal._haversine_deg, False),
                           (farther, True)):
         ex = (math.hypot, fn) if great else (fn, kal._haversine_deg)
-        last, _ = LOOP(x, y, np.array([0, 1]), np.array([0.0, dist]), np.zeros(2), np.zeros(2),
-                       *out, [], [], 0, 10, great, False, 0.0, 0.0, 0.0, 0.0, 1.0, None, *ex)
-        assert (out[0][1] > 0.0) == published
+        out = np.zeros(2), np.zeros(2), np.zeros(2)
+        last, _, k, _, _ = LOOP.push(x, y, np.array([0.0, dist]), np.zeros(2), np.zeros(2), *out,
+                                     [], [], None, 0, 1, 0, 10, False, great, False, 0.0, 0.0,
+                                     0.0, 0.0, 1.0, 0.1, *ex)
+        assert k == 2 and (out[2][1] > 0.1) == published
         assert last == ((3.0, 4.0) if published else (0.0, 0.0))
     assert calls

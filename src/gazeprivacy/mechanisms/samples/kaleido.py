@@ -269,25 +269,27 @@ def _haversine_deg(x1: float, y1: float, x2: float, y2: float) -> float:
 
 
 def _compiled_loop() -> Any:
-    """The compiled threshold loop (``_kaleido_loop.c``), or None: not built (no C compiler at
-    install time) or ``GAZEPRIVACY_PURE_PYTHON=1``.
+    """The compiled threshold loop (module ``_kaleido_loop``, from ``_kaleido_loop.c``), or
+    None: not built (no C compiler at install time) or ``GAZEPRIVACY_PURE_PYTHON=1``.
 
     Hand-written C because the loop is sequential (numpy cannot vectorise it), no library
-    implements it, and it is most of a whole ``protect --mechanism kaleido`` run in Python
-    (~1 us per tested sample, ~20 ns compiled). numba would cost ~0.5 s of import and JIT per
-    process; the extension imports in well under a millisecond. Its output is bit-identical to
-    :meth:`KaleidoStream._run_python` (tests/mechanisms/samples/test_kaleido_compiled.py).
+    implements it, and in Python it is most of a whole ``protect --mechanism kaleido`` run
+    (~1.2 us per tested sample; ~50 ns compiled, with the per-sample release and budget arrays
+    filled in the same pass). numba 0.68 would cost ~0.2 s to import plus ~0.15 s to load its
+    cached code in every process; the extension imports in ~0.3 ms. Its output and state are
+    bit-identical to :meth:`KaleidoStream._push_arrays` with :meth:`KaleidoStream._run_python`
+    (tests/mechanisms/samples/test_kaleido_compiled.py).
     """
     if os.environ.get("GAZEPRIVACY_PURE_PYTHON", "") not in ("", "0"):
         return None
     try:
-        from gazeprivacy.mechanisms.samples._kaleido_loop import run_tests
+        from gazeprivacy.mechanisms.samples import _kaleido_loop
     except ImportError:
         return None
-    return run_tests
+    return _kaleido_loop
 
 
-#: ``_kaleido_loop.run_tests`` or None (the Python loop); tests switch it per stream.
+#: The module ``_kaleido_loop`` or None (the Python loop); tests switch it per stream.
 _LOOP = _compiled_loop()
 
 
@@ -599,6 +601,8 @@ class KaleidoStream:
             ok = ~(np.isnan(xa) | np.isnan(ya))
         if n <= _SMALL_CHUNK:  # sample by sample: cheaper than a dozen numpy calls
             return self._push_small(xa.tolist(), ya.tolist())
+        if self._loop is not None:
+            return self._push_compiled(xa, ya)
         return self._push_arrays(xa, ya, ok)
 
     def _push_small(self, xs: list[float], ys: list[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -613,6 +617,29 @@ class KaleidoStream:
         self._spent_last = np.array(spent)
         return np.array(ox), np.array(oy)
 
+    def _push_compiled(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_push_arrays` in C (``_kaleido_loop.c``): bit-identical, the same state."""
+        n, loop, b = x.size, self._loop, self._bounds
+        x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
+        j0 = max(0, self._next_test - self._i)
+        thr, rc, rs = self._noise_arrays(loop.count(x, y, j0, self._skip))
+        ox, oy, spent = np.empty(n), np.empty(n), np.empty(n)
+        last, (pub_i, pub_e), k, pending, missing = loop.push(
+            x, y, np.ascontiguousarray(thr), np.ascontiguousarray(rc),
+            np.ascontiguousarray(rs), ox, oy, spent, self._pub_i, self._pub_e, self._last, j0,
+            self._skip, self._i, self.w, self._hold, self._great, b is not None,
+            *(b if b is not None else (0.0, 0.0, 0.0, 0.0)), self._eps_cap, self._eps_test,
+            math.hypot, _haversine_deg)
+        self._pub_i, self._pub_e = deque(pub_i), deque(pub_e)
+        self._last = last
+        if k:
+            self._next_test = self._i + pending
+        self._n_missing += missing
+        self._i += n
+        self._ring.extend(spent[-self.w:].tolist())
+        self._spent_last = spent
+        return ox, oy
+
     def _push_arrays(self, x: np.ndarray, y: np.ndarray,
                      ok: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         n = x.size
@@ -624,8 +651,7 @@ class KaleidoStream:
         j0 = max(0, self._next_test - self._i)
         tested = np.arange(j0, n, skip) if ok is None else _tested_with_missing(ok, j0, skip)
         k = tested.size
-        run = self._run_python if self._loop is None else self._run_compiled
-        pub_eps, pub_x, pub_y = run(x, y, tested)
+        pub_eps, pub_x, pub_y = self._run_python(x, y, tested)
         # budget spent per sample: eps_test at every test (every tested sample but the very
         # first of the stream, which is always published), plus eps_pub where one was published
         spent = np.zeros(n)
@@ -657,24 +683,6 @@ class KaleidoStream:
         self._ring.extend(spent[-self.w:].tolist())
         self._spent_last = spent
         return ox_out, oy_out
-
-    def _run_compiled(self, x: np.ndarray, y: np.ndarray, tested: np.ndarray
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """:meth:`_run_python` in C (``_kaleido_loop.c``), bit-identical, the same state."""
-        k = tested.size
-        thr, rc, rs = self._noise_arrays(k)
-        pub_eps, pub_x, pub_y = np.empty(k), np.empty(k), np.empty(k)
-        b = self._bounds
-        last, (pub_i, pub_e) = self._loop(
-            np.ascontiguousarray(x), np.ascontiguousarray(y),
-            np.ascontiguousarray(tested, dtype=np.int64), np.ascontiguousarray(thr),
-            np.ascontiguousarray(rc), np.ascontiguousarray(rs), pub_eps, pub_x, pub_y,
-            self._pub_i, self._pub_e, self._i, self.w, self._great, b is not None,
-            *(b if b is not None else (0.0, 0.0, 0.0, 0.0)), self._eps_cap, self._last,
-            math.hypot, _haversine_deg)
-        self._pub_i, self._pub_e = deque(pub_i), deque(pub_e)
-        self._last = last
-        return pub_eps, pub_x, pub_y
 
     def _run_python(self, x: np.ndarray, y: np.ndarray, tested: np.ndarray
                     ) -> tuple[list[float], list[float], list[float]]:
