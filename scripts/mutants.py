@@ -281,12 +281,12 @@ def run_mutant(m: Mutant, timeout: float) -> Outcome:
 
 
 def rebuild(tree: Path, file: str, timeout: float) -> str:
-    """Compile the mutated C extension in place in ``tree`` (setup.py build_ext): "" or why
+    """Compile the mutated C extension in place in ``tree`` (``setup.py inplace``): "" or why
     not. The copied extension is deleted first, so a failed build cannot test the original."""
     stem = Path(file).with_suffix("")
     for old in (tree / stem.parent).glob(stem.name + ".*.so"):
         old.unlink()
-    p = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tree,
+    p = subprocess.run([sys.executable, "setup.py", "inplace"], cwd=tree,
                        capture_output=True, text=True, timeout=timeout)
     if not list((tree / stem.parent).glob(stem.name + ".*.so")):
         return f"the mutated C extension does not build: {(p.stdout + p.stderr)[-500:]}"
