@@ -23,6 +23,8 @@ are bounded by the Euclidean (x, y) distance, so the sensitivity ``r`` holds for
 points outside the geometry are clamped (post-processing). Missing samples stay NaN and spend
 nothing, or with ``missing="hold"`` re-publish the last point; under both the missing-sample mask
 is public (hold mode publishes only at valid samples, which shows where the gaps are).
+The sequential loop runs compiled (``_kaleido_loop.c``) when that optional extension is built,
+bit-identical to the Python loop kept here (``GAZEPRIVACY_PURE_PYTHON=1`` forces it).
 See docs/privacy/kaleido.md.
 """
 
