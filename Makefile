@@ -14,12 +14,18 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e ".[test,docs,deep,distributed,opendp,stream]"
 	touch $@
 
+# the compiled Kaleido loop (setup.py): `pip install -e` builds it; rebuilt when its C changes
+KLOOP := src/gazeprivacy/mechanisms/samples/_kaleido_loop
+$(VENV)/.kaleido-loop: $(KLOOP).c setup.py $(VENV)/.installed
+	$(PY) setup.py inplace
+	touch $@
+
 demo: $(VENV)/.installed
 	$(VENV)/bin/gazeprivacy demo --out $(OUT)
 
 # the report's browser test (tests/report/test_browser.py) loads the page in headless Chromium
 # (Debian's package: ~40 s to install here, a no-op when present)
-test: $(VENV)/.installed
+test: $(VENV)/.installed $(VENV)/.kaleido-loop
 	command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium)
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n 2 --durations=15
@@ -46,7 +52,7 @@ bench-check:
 # mutation gate (issue 14): every privacy-relevant mutant in scripts/mutants.py must be killed by
 # its mapped tests; runs on temporary copies of the tree, 2 processes, a few minutes.
 # MUTANTS_ARGS="--only kaleido" runs a subset; "--check" only checks that every mutant applies.
-mutants: $(VENV)/.installed
+mutants: $(VENV)/.installed $(VENV)/.kaleido-loop
 	$(PY) scripts/mutants.py --jobs 2 $(MUTANTS_ARGS)
 
 # peak RSS and time of partition-wise protect / featurize at 1x, 10x, 50x EHTask (~1 h, a few GB

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-COPIED = ("src", "tests", "pyproject.toml", "README.md", "configs")
+COPIED = ("src", "tests", "pyproject.toml", "README.md", "configs", "setup.py")
 DOC = ROOT / "docs" / "audit.md"
 DOC_BEGIN = "<!-- mutation-gate:begin (written by scripts/mutants.py --write-doc) -->"
 DOC_END = "<!-- mutation-gate:end -->"
@@ -50,9 +50,14 @@ TIMEOUT_S = 300
 M = "src/gazeprivacy/mechanisms/"
 DPG = M + "samples/dpgazesynth.py"
 KAL = M + "samples/kaleido.py"
+KALC = M + "samples/_kaleido_loop.c"
+# Kaleido's threshold loop exists twice: compiled (KALC, used when built) and in Python (the
+# fallback): mutants of the Python loop run their tests with the Python loop forced
+PY_LOOP = (("GAZEPRIVACY_PURE_PYTHON", "1"),)
 OUE = M + "noise/oue.py"
 KS = "tests/mutants_kill/"
 T = "tests/mechanisms/samples/"
+KEQ = T + "test_kaleido_compiled.py::test_compiled_equals_python_in_one_push_and_in_random_chunks"
 AUD = "tests/audit/test_audit_mechanisms.py::test_audit_verdict_matches_what_the_mechanism_claims"
 
 
@@ -71,6 +76,8 @@ class Mutant:
     # whose work brings them). Such a mutant runs when its snippet applies and every mapped test
     # file exists, and is otherwise listed as pending (not a failure).
     pending: str = ""
+    # extra environment of the mapped tests (PY_LOOP: the Python loop of a compiled kernel)
+    env: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -103,10 +110,14 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("oue-curator-view-p-0.75", OUE, "rng.binomial(c, 0.5)", "rng.binomial(c, 0.75)", "OUE curator-view path (DPGazeSynth's default) samples true bits with p = 3/4", ("tests/mechanisms/noise/test_oue.py::test_client_reports_and_curator_view_agree_in_distribution",)),
     Mutant("kaleido-no-test-noise", KAL, r"laplace\(0\.0, 1\.0, m\) \* self\._scale", "laplace(0.0, 1.0, m) * 0.0", "Kaleido threshold test without Laplace noise", (KS + "test_kill_kaleido.py::test_threshold_test_noise_has_the_recorded_scale", AUD + "[kaleido-sound]"), regex=True),
     Mutant("kaleido-test-scale-1-over-eps", KAL, r"else self\.radius_deg\) / self\.epsilon_test\(w\)", "else 1.0) / self.epsilon_test(w)", "Kaleido sound mode tests at scale 1 / eps_test instead of r / eps_test", (KS + "test_kill_kaleido.py::test_threshold_test_noise_has_the_recorded_scale", "tests/mechanisms/samples/test_kaleido.py::test_test_noise_scale_sound_and_paper", AUD + "[kaleido-sound]"), regex=True),
-    Mutant("kaleido-publish-noise-halved", KAL, r"ox = xi \+ rcos\[t\] / eps_pub\n(\s*)oy = yi \+ rsin\[t\] / eps_pub", r"ox = xi + rcos[t] / (2.0 * eps_pub)\n\1oy = yi + rsin[t] / (2.0 * eps_pub)", "Kaleido published points with half the planar Laplace noise", (KS + "test_kill_kaleido.py::test_published_noise_has_the_planar_laplace_scale",), regex=True),
-    Mutant("kaleido-no-composition", KAL, "eps_pub = (cap - fsum(pub_e)) / 2.0", "eps_pub = cap / 2.0", "Kaleido publishes at eps_rem / 2 without subtracting the window's previous spends", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon",)),
+    Mutant("kaleido-publish-noise-halved", KAL, r"ox = xi \+ rcos\[t\] / eps_pub\n(\s*)oy = yi \+ rsin\[t\] / eps_pub", r"ox = xi + rcos[t] / (2.0 * eps_pub)\n\1oy = yi + rsin[t] / (2.0 * eps_pub)", "Kaleido published points with half the planar Laplace noise", (KS + "test_kill_kaleido.py::test_published_noise_has_the_planar_laplace_scale",), regex=True, env=PY_LOOP),
+    Mutant("kaleido-no-composition", KAL, "eps_pub = (cap - fsum(pub_e)) / 2.0", "eps_pub = cap / 2.0", "Kaleido publishes at eps_rem / 2 without subtracting the window's previous spends", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon",), env=PY_LOOP),
     Mutant("kaleido-split-no-test-share", KAL, "self._eps_cap = params.epsilon - params.epsilon / params.h", "self._eps_cap = params.epsilon", "Kaleido publishing budget ignores the eps / h reserved for testing", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon",)),
-    Mutant("kaleido-no-clamp", KAL, "if clamp:  # nearest valid point", "if False:  # nearest valid point", "Kaleido published points not clamped to the screen", ("tests/mechanisms/samples/test_kaleido.py::test_outputs_are_clamped_to_the_geometry_and_nan_policy",)),
+    Mutant("kaleido-no-clamp", KAL, "if clamp:  # nearest valid point", "if False:  # nearest valid point", "Kaleido published points not clamped to the screen", ("tests/mechanisms/samples/test_kaleido.py::test_outputs_are_clamped_to_the_geometry_and_nan_policy",), env=PY_LOOP),
+    Mutant("kaleido-c-publish-noise-halved", KALC, r"double ox = xi \+ rc\[t\] / eps_pub;\n(\s*)double oy = yi \+ rs\[t\] / eps_pub;", r"double ox = xi + rc[t] / (2.0 * eps_pub);\n\1double oy = yi + rs[t] / (2.0 * eps_pub);", "Kaleido's compiled loop publishes with half the planar Laplace noise", (KS + "test_kill_kaleido.py::test_published_noise_has_the_planar_laplace_scale", KEQ), regex=True),
+    Mutant("kaleido-c-no-composition", KALC, "*eps_pub = (cap - spent) / 2.0;", "*eps_pub = cap / 2.0;", "Kaleido's compiled loop publishes at eps_rem / 2 without subtracting the window's previous spends", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon", KEQ)),
+    Mutant("kaleido-c-window-short", KALC, "while (h->n && h->idx[h->head] <= gi - w) {", "while (h->n && h->idx[h->head] <= gi - w + 1) {", "Kaleido's compiled loop forgets the oldest publication of the window (w - 2 samples of history)", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon", KEQ)),
+    Mutant("kaleido-c-no-clamp", KALC, "if (p.clamp) {  /* nearest valid point", "if (0) {  /* nearest valid point", "Kaleido's compiled loop does not clamp published points to the screen", ("tests/mechanisms/samples/test_kaleido.py::test_outputs_are_clamped_to_the_geometry_and_nan_policy", KEQ)),
     Mutant("planar-laplace-halved", M + "noise/planar_laplace.py", "rng.gamma(2.0, 1.0 / epsilon_per_unit, n)", "rng.gamma(2.0, 0.5 / epsilon_per_unit, n)", "planar Laplace primitive with half the radius (epsilon doubled)", ("tests/mechanisms/noise/test_planar_laplace.py::test_radius_is_gamma_2_and_angle_uniform",)),
     Mutant("planar-laplace-no-clamp", M + "noise/planar_laplace.py", "ox = np.clip(ox, bounds[0], bounds[1])", "ox = ox", "planar Laplace primitive: outputs outside the bounds not clamped", ("tests/mechanisms/noise/test_planar_laplace.py::test_outputs_outside_bounds_are_clamped_not_resampled",)),
     Mutant("laplace-halved", M + "noise/laplace.py", "return rng.laplace(0.0, scale, size)", "return rng.laplace(0.0, scale / 2.0, size)", "Laplace primitive draws at half its scale", (AUD + "[laplace-sound]",)),
@@ -194,9 +205,11 @@ def copy_tree(dest: Path) -> None:
             shutil.copy2(src, dest / name)
 
 
-def run_tests(tree: Path, tests: tuple[str, ...], timeout: float) -> tuple[int, str, str]:
+def run_tests(tree: Path, tests: tuple[str, ...], timeout: float,
+              extra_env: tuple[tuple[str, str], ...] = ()) -> tuple[int, str, str]:
     """Run ``tests`` in ``tree``: (0 if all pass, name of the first failure, log)."""
-    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "PYTHONDONTWRITEBYTECODE": "1",
+           **dict(extra_env)}
     log: list[str] = []
     nodes = [t for t in tests if not t.startswith("cmd:")]
     if nodes:
@@ -245,7 +258,8 @@ def run_mutant(m: Mutant, timeout: float) -> Outcome:
     if mutated is None:
         return Outcome(m, "not-applicable", detail=why)
     try:
-        compile(mutated, m.file, "exec")
+        if m.file.endswith(".py"):
+            compile(mutated, m.file, "exec")
     except SyntaxError as e:
         return Outcome(m, "invalid", detail=f"the edit does not compile: {e}")
     t0 = time.perf_counter()
@@ -253,8 +267,10 @@ def run_mutant(m: Mutant, timeout: float) -> Outcome:
         tree = Path(tmp)
         copy_tree(tree)
         (tree / m.file).write_text(mutated)
+        if m.file.endswith(".c") and (why := rebuild(tree, m.file, timeout)):
+            return Outcome(m, "invalid", detail=why)
         try:
-            rc, first, log = run_tests(tree, m.tests, timeout)
+            rc, first, log = run_tests(tree, m.tests, timeout, m.env)
         except subprocess.TimeoutExpired:
             return Outcome(m, "timeout", seconds=time.perf_counter() - t0,
                            detail=f"mapped tests ran over {timeout:g} s")
@@ -264,6 +280,19 @@ def run_mutant(m: Mutant, timeout: float) -> Outcome:
     return Outcome(m, "killed", killed_by=first, seconds=dt, log=log)
 
 
+def rebuild(tree: Path, file: str, timeout: float) -> str:
+    """Compile the mutated C extension in place in ``tree`` (``setup.py inplace``): "" or why
+    not. The copied extension is deleted first, so a failed build cannot test the original."""
+    stem = Path(file).with_suffix("")
+    for old in (tree / stem.parent).glob(stem.name + ".*.so"):
+        old.unlink()
+    p = subprocess.run([sys.executable, "setup.py", "inplace"], cwd=tree,
+                       capture_output=True, text=True, timeout=timeout)
+    if not list((tree / stem.parent).glob(stem.name + ".*.so")):
+        return f"the mutated C extension does not build: {(p.stdout + p.stderr)[-500:]}"
+    return ""
+
+
 def runnable(m: Mutant) -> bool:
     """Not pending, or pending but its target and its tests are on this branch."""
     return not m.pending or (apply(m, read(m.file))[0] is not None and not missing_tests(m)
@@ -271,13 +300,17 @@ def runnable(m: Mutant) -> bool:
 
 
 def baseline(mutants: list[Mutant], timeout: float) -> tuple[bool, float, str]:
-    """The union of the mapped tests on the unmutated copy: must pass."""
-    tests = tuple(dict.fromkeys(t for m in mutants if runnable(m) for t in m.tests))
+    """The union of the mapped tests on the unmutated copy, per environment: must pass."""
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mutant-baseline-") as tmp:
         copy_tree(Path(tmp))
-        rc, first, log = run_tests(Path(tmp), tests, timeout)
-    return rc == 0, time.perf_counter() - t0, (first + "\n" + log if rc else "")
+        for env in dict.fromkeys(m.env for m in mutants):
+            tests = tuple(dict.fromkeys(t for m in mutants if runnable(m) and m.env == env
+                                        for t in m.tests))
+            rc, first, log = run_tests(Path(tmp), tests, timeout, env)
+            if rc:
+                return False, time.perf_counter() - t0, first + "\n" + log
+    return True, time.perf_counter() - t0, ""
 
 
 def table(outcomes: list[Outcome]) -> str:
