@@ -231,7 +231,8 @@ def released_window_counts(release: Dataset, params: Any, *, distinct: bool = Tr
                            ) -> np.ndarray:
     """Counts over the released windows of a DPGazeSynth release: start cells by column and by
     row (``2 G``; the marginals, which a few hundred shadow releases estimate far better than
-    ``G^2`` cells), runs per window (``1 .. W``), then moves by direction over all windows (8).
+    ``G^2`` cells), runs per window (``1 .. W``), then the moves' directions over all windows
+    (8; as frequencies scaled to the number of windows counted).
 
     The synthetic paths live on the grid (one cell per run, a neighbour cell per move), so the
     cells of the released samples are exactly the synthesised cells. Under ``unit=
@@ -268,6 +269,9 @@ def released_window_counts(release: Dataset, params: Any, *, distinct: bool = Tr
         del rec, run_win
     w_max = max([2, *(w for _, w, *_ in _released_cells(release, params, cells=False))])
     run_hist = np.bincount(np.asarray(n_runs, dtype=np.int64) - 1, minlength=w_max)[:w_max]
+    # every move is a draw from one transition model: weigh them as one move per report, not
+    # as independent evidence (hundreds of moves would drown the few start cells)
+    dirs = dirs / max(dirs.sum(), 1.0) * len(n_runs)
     return np.concatenate([starts, run_hist.astype(np.float64), dirs])
 
 
