@@ -105,6 +105,12 @@ def test_pair_epsilon_is_the_headline_within_r_and_metric_beyond():
     assert dpgazesynth_pair_epsilon(a, far, p) == pytest.approx(2.0 + 2.0 / 3 * 0.6 * 2)
     mat = dpgazesynth_pairwise_epsilon([a, b, far], p)
     assert mat.shape == (3, 3) and np.allclose(mat, mat.T) and np.all(np.diag(mat) == 0)
+    # missing="keep": the mask is public, so versions with different masks are no neighbours
+    hole = np.arange(20) == 3
+    gap = Dataset((a[0].with_gaze(np.where(hole, np.nan, a[0].x),
+                                  np.where(hole, np.nan, a[0].y)), *a.recordings[1:]))
+    assert dpgazesynth_pair_epsilon(a, gap, replace(p, missing="keep")) == math.inf
+    assert dpgazesynth_pair_epsilon(a, gap, p) == pytest.approx(0.8)  # fill: same start
     other = Dataset((replace(a[0], participant="someone-else"), *a.recordings[1:]))
     with pytest.raises(InvalidDataError, match="public shape"):
         dpgazesynth_pair_epsilon(a, other, p)

@@ -116,7 +116,9 @@ class IdentificationResult:
     ``passed``: the Clopper-Pearson lower bound of the success rate (one-sided, ``confidence``)
     is at most the DP bound, i.e. ``epsilon_lower_bound <= claimed`` (for a matrix claim: the
     success lower bound against the matrix bound). ``within_4se``: the point estimate is at most
-    the bound plus 4 binomial standard errors (the looser check the tests also state).
+    the bound plus 4 binomial standard errors (the looser check the tests also state). For a
+    matrix claim ``claimed_epsilon`` is the one epsilon whose k-way bound equals the matrix's
+    (``inf`` when that bound is 1 in floating point).
     """
 
     k: int
@@ -240,34 +242,33 @@ def released_window_counts(release: Dataset, params: Any, *, distinct: bool = Tr
     with replacement; ``distinct=True`` counts each (W, start cell, run lengths) once, which
     recovers the reports (up to rare collisions) instead of weighting them by how often they
     were drawn."""
+    from gazeprivacy.mechanisms.samples.dpgazesynth import window_samples
+
     g = params.grid_size
     seen: set[tuple[int, ...]] = set()
     starts = np.zeros(2 * g)
     dirs = np.zeros(8)
     n_runs: list[int] = []
-    for rec, w, col, row, win in _released_cells(release, params):
+    for w, col, row, win in _released_cells(release, params):
         first = np.ones(col.size, dtype=bool)
         first[1:] = win[1:] != win[:-1]
         move = ~first & ((col != np.roll(col, 1)) | (row != np.roll(row, 1)))
         dc, dr = (col - np.roll(col, 1))[move], (row - np.roll(row, 1))[move]
-        d = np.mod(np.rint(np.arctan2(dr, dc) / (np.pi / 4)), 8).astype(np.int64)
-        dirs += np.bincount(d, minlength=8)
-        bounds = np.flatnonzero(first | move)
+        dirs += np.bincount(np.mod(np.rint(np.arctan2(dr, dc) / (np.pi / 4)), 8)
+                            .astype(np.int64), minlength=8)
+        bounds = np.flatnonzero(first | move)          # the first sample of every run
         lengths = np.diff(np.append(bounds, col.size))
-        run_win = win[bounds]
-        cuts = np.flatnonzero(first[bounds])
-        for i, lo in enumerate(cuts.tolist()):
-            hi = int(cuts[i + 1]) if i + 1 < cuts.size else bounds.size
+        cuts = np.flatnonzero(first[bounds]).tolist()  # runs of each window: cuts[i]..
+        for lo, hi in zip(cuts, [*cuts[1:], bounds.size], strict=True):
             at = int(bounds[lo])
             key = (w, int(row[at]) * g + int(col[at]), *lengths[lo:hi].tolist())
             if distinct and key in seen:
                 continue
             seen.add(key)
-            starts[int(col[at])] += 1
-            starts[g + int(row[at])] += 1
+            starts[[int(col[at]), g + int(row[at])]] += 1
             n_runs.append(min(hi - lo, w))
-        del rec, run_win
-    w_max = max([2, *(w for _, w, *_ in _released_cells(release, params, cells=False))])
+    # the public shape fixes the length, so every release of the game has the same features
+    w_max = max([2, *(window_samples(params, r.sampling_rate_hz) for r in release)])
     run_hist = np.bincount(np.asarray(n_runs, dtype=np.int64) - 1, minlength=w_max)[:w_max]
     # every move is a draw from one transition model: weigh them as one move per report, not
     # as independent evidence (hundreds of moves would drown the few start cells)
@@ -275,26 +276,22 @@ def released_window_counts(release: Dataset, params: Any, *, distinct: bool = Tr
     return np.concatenate([starts, run_hist.astype(np.float64), dirs])
 
 
-def _released_cells(release: Dataset, params: Any, *, cells: bool = True) -> Any:
-    """Per released recording with valid rows: (recording, W, column, row, window) of its valid
-    samples."""
+def _released_cells(release: Dataset, params: Any) -> Any:
+    """Per released recording with valid rows: (W, column, row, window) of its valid samples."""
     from gazeprivacy.mechanisms.samples.dpgazesynth import window_samples
 
     g = params.grid_size
     for rec in release:
-        w = window_samples(params, rec.sampling_rate_hz)
-        if not cells:
-            yield rec, w, None, None, None
-            continue
-        geo = params.geometry or rec.geometry
         ok = np.flatnonzero(~np.isnan(rec.x))
         if ok.size == 0:
             continue
+        w = window_samples(params, rec.sampling_rate_hz)
+        geo = params.geometry or rec.geometry
         col = np.clip(np.floor((rec.x[ok] - geo.x_min_deg) / (geo.x_max_deg - geo.x_min_deg)
                                * g), 0, g - 1).astype(np.int64)
         row = np.clip(np.floor((rec.y[ok] - geo.y_min_deg) / (geo.y_max_deg - geo.y_min_deg)
                                * g), 0, g - 1).astype(np.int64)
-        yield rec, w, col, row, ok // w
+        yield w, col, row, ok // w
 
 
 def dpgazesynth_pair_epsilon(a: Dataset, b: Dataset, params: Any) -> float:
@@ -304,11 +301,14 @@ def dpgazesynth_pair_epsilon(a: Dataset, b: Dataset, params: Any) -> float:
     samples), the largest sum any draw of ``m`` windows can give. Start points within ``r``
     window by window give at most the headline ``E x split.total``.
 
+    Returns ``inf`` when (``missing="keep"``) the two versions' missing-sample masks differ:
+    the mask is public under ``keep``, so they are no neighbours and nothing is promised.
+
     Raises
     ------
     InvalidDataError
-        The datasets differ in public shape, in more than one participant, or (``missing=
-        "keep"``) in a missing-sample mask: they are no neighbours under the record.
+        The datasets differ in public shape or in more than one participant: no neighbours
+        under replace-one.
     """
     from gazeprivacy.mechanisms.samples.dpgazesynth import client_windows
 
