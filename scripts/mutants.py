@@ -59,6 +59,7 @@ KS = "tests/mutants_kill/"
 T = "tests/mechanisms/samples/"
 KEQ = T + "test_kaleido_compiled.py::test_compiled_equals_python_in_one_push_and_in_random_chunks"
 AUD = "tests/audit/test_audit_mechanisms.py::test_audit_verdict_matches_what_the_mechanism_claims"
+IDA = "tests/audit/test_identification.py"
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("dpg-participant-all-windows", DPG, "windows = _subset_windows(windows, participant_windows(recs, params, rng_select))", "windows = windows", "DPGazeSynth unit='participant': every window reports at epsilon / m instead of m drawn ones (T / m x the claim)", (T + "test_dpgazesynth_participant.py::test_the_clients_send_reports_of_m_windows_per_participant_only",)),
     Mutant("dpg-participant-one-extra-window", DPG, "for p in sorted(by_part)]", "for p in sorted(by_part)] + [rng.choice(np.flatnonzero(owner == p), size=1, replace=False) for p in sorted(by_part)]", "DPGazeSynth unit='participant': one window more than m per participant reports (over the budget)", (T + "test_dpgazesynth_participant.py::test_exactly_m_windows_per_participant_are_drawn_across_all_its_recordings", T + "test_dpgazesynth_participant.py::test_the_clients_send_reports_of_m_windows_per_participant_only")),
     Mutant("dpg-participant-announced-per-window", M + "samples/dpgazesynth_protocol.py", "        if params.unit != \"window\":  # the message format has no m and no window draw", "        if False:  # the message format has no m and no window draw", "DPGazeSynth device protocol announces unit='participant' parameters: the budget goes out as a per-window epsilon", (T + "test_dpgazesynth_participant.py::test_the_device_protocol_refuses_participant_level_parameters",)),
+    Mutant("dpg-participant-m-per-recording", DPG, "    recs = tuple(recordings)\n    n_win = np.array([-(-r.n_samples // window_samples(params, r.sampling_rate_hz))", "    recs = tuple(replace(r, participant=r.recording) for r in recordings)\n    n_win = np.array([-(-r.n_samples // window_samples(params, r.sampling_rate_hz))", "DPGazeSynth unit='participant': m windows drawn per recording instead of per participant (R recordings report R m windows: R x the claim)", (IDA + "::test_two_point_game_stays_below_the_replace_one_bound[1]",)),
     Mutant("oue-q-halved", OUE, "return e / (1.0 + e)", "return e / (1.0 + e) / 2.0", "OUE q = 1 / (e^eps + 1) replaced by half of it (each report leaks more)", (KS + "test_kill_noise.py::test_oue_bits_are_one_half_and_one_over_e_eps_plus_one", OUE + "::gazeprivacy.mechanisms.noise.oue.oue_q", AUD + "[oue-sound]")),
     Mutant("oue-p-0.75", OUE, "bits[rows, v] = u[rows, v] < 0.5", "bits[rows, v] = u[rows, v] < 0.75", "OUE client keeps its true bit with p = 3/4 instead of 1/2", ("tests/mechanisms/noise/test_oue.py::test_client_bits_have_the_oue_probabilities",)),
     Mutant("oue-curator-view-p-0.75", OUE, "rng.binomial(c, 0.5)", "rng.binomial(c, 0.75)", "OUE curator-view path (DPGazeSynth's default) samples true bits with p = 3/4", ("tests/mechanisms/noise/test_oue.py::test_client_reports_and_curator_view_agree_in_distribution",)),
