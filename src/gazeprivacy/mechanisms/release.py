@@ -51,7 +51,7 @@ import polars as pl
 
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.io import write_dataset
-from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.data.recording import Dataset, Recording, adopt
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Budget, ColumnStatus, Guarantee, Kind, Release, Status, Unit
 from gazeprivacy.ledger import file_sha256
@@ -343,13 +343,16 @@ def _seal_recording(r: Recording, ids: Mapping[str, Mapping[str, str]], pub: fro
     t = r.t if "t" in pub else np.arange(r.n_samples) / r.sampling_rate_hz
     if pupil is None and "pupil" in pub:
         pupil = r.pupil
-    return Recording(recording=ids["recording"][r.recording],
-                     participant=ids["participant"][r.participant], t=t, x=r.x, y=r.y,
-                     sampling_rate_hz=r.sampling_rate_hz,
-                     labels={k: v for k, v in r.labels.items() if k in pub},
-                     pupil=pupil, geometry=r.geometry,
-                     channels={k: v for k, v in r.channels.items() if k in pub},
-                     extras={k: v for k, v in r.extras.items() if k in pub})
+    channels = {k: v for k, v in r.channels.items() if k in pub}
+    # the release's columns are the (read-only) arrays of the mechanism's output, or made here:
+    # shared, not copied
+    with adopt(t, r.x, r.y, pupil, *channels.values()):
+        return Recording(recording=ids["recording"][r.recording],
+                         participant=ids["participant"][r.participant], t=t, x=r.x, y=r.y,
+                         sampling_rate_hz=r.sampling_rate_hz,
+                         labels={k: v for k, v in r.labels.items() if k in pub},
+                         pupil=pupil, geometry=r.geometry, channels=channels,
+                         extras={k: v for k, v in r.extras.items() if k in pub})
 
 
 def _mask_status(out: Dataset, source: Dataset | None, pub: frozenset[str],

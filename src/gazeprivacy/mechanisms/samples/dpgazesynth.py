@@ -50,7 +50,7 @@ import numpy as np
 
 from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.data.geometry import Geometry
-from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.data.recording import Dataset, Recording, adopt
 from gazeprivacy.exceptions import (
     InvalidDataError,
     InvalidParameterError,
@@ -1067,8 +1067,9 @@ def synthesise(recordings: Sequence[Recording], clients: ClientReport, model: Tr
         clients = population_windows(recs, clients, params, rng_draw)
     x, y = _synthesise(sum(sizes), clients, model, params, rng)
     cuts = np.cumsum(sizes)[:-1]
-    return [r.with_gaze(u, v) for r, u, v in
-            zip(recs, np.split(x, cuts), np.split(y, cuts), strict=True)]
+    xs, ys = np.split(x, cuts), np.split(y, cuts)
+    with adopt(*xs, *ys):  # views of arrays made here: the recordings take them uncopied
+        return [r.with_gaze(u, v) for r, u, v in zip(recs, xs, ys, strict=True)]
 
 
 
