@@ -210,7 +210,7 @@ class Recording:
                 f"recording {recording!r} has no samples; drop it before loading")
         _check_timestamps(t, str(recording))
         if t.shape[0] >= 2:
-            dt = _median_finite(np.diff(t))
+            dt = float(np.median(np.diff(t)))
             if dt > 0.5:
                 raise InvalidDataError(_time_unit_message(str(recording), dt, time_unit))
             inferred = 1.0 / dt
@@ -296,18 +296,6 @@ def _extras(extras: Mapping[str, Any], n: int, rec: str) -> dict[str, pl.Series]
                 f"recording {rec!r}: column {name!r} has {series.len()} rows, t has {n}")
         out[name] = series.alias(name)
     return out
-
-
-def _median_finite(a: np.ndarray) -> float:
-    """``np.median(a)`` of finite ``a`` (the same value), without its NaN scan.
-
-    >>> _median_finite(np.array([3.0, 1.0, 2.0, 10.0]))
-    2.5
-    """
-    k = a.size // 2
-    if a.size % 2:
-        return float(np.partition(a, k)[k])
-    return float(np.mean(np.partition(a, [k - 1, k])[k - 1:k + 1]))
 
 
 def _time_unit_message(rec: str, dt: float, time_unit: str) -> str:
