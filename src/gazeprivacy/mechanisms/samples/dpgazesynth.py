@@ -651,13 +651,16 @@ def _round_keep_sum_block(values: np.ndarray, group: np.ndarray, totals: np.ndar
     # rows of a padded (groups x longest) matrix instead of the whole array
     col = np.arange(rem.size) - starts[group]
     width = int(col.max()) + 1 if rem.size else 0
-    mat = np.full((n_groups, width), 2.0)  # padding sorts last (remainders are < 1)
-    mat[group, col] = -rem
-    order = np.argsort(mat, axis=1, kind="stable")
-    ranks = np.empty_like(order)
-    np.put_along_axis(ranks, order, np.arange(width)[None, :], axis=1)
-    rank = ranks[group, col]
-    out = fl + (rank < np.rint(deficit)[group])
+    flat = group * width + col  # each entry's cell in the padded matrix
+    mat = np.full(n_groups * width, 2.0)  # padding sorts last (remainders are < 1)
+    mat[flat] = -rem
+    order = np.argsort(mat.reshape(n_groups, width), axis=1, kind="stable")
+    # the entries at sorted positions < deficit of their group get one more (marked through
+    # the sorted order: no inverse permutation is needed)
+    top = np.arange(width)[None, :] < np.rint(deficit)[:, None]
+    up = np.zeros(n_groups * width, dtype=bool)
+    up[(order + (np.arange(n_groups) * width)[:, None])[top]] = True
+    out = fl + up[flat]
     return out.astype(np.int64)
 
 
@@ -828,7 +831,9 @@ def _by_budget(values: np.ndarray, value_win: np.ndarray, windows: ClientWindows
         for e in sorted(set(eps_of.values())):
             sizes = [w for w, v in eps_of.items() if v == e]
             mask = w_rep == sizes[0] if len(sizes) == 1 else np.isin(w_rep, sizes)
-            if mask.any():
+            if mask.all():  # one budget for every report (the usual case): no copy
+                reports[float(e)], wins[float(e)] = values, value_win
+            elif mask.any():
                 reports[float(e)] = values[mask]
                 wins[float(e)] = value_win[mask]
     return reports, wins
@@ -978,7 +983,9 @@ def _synthesise(n_rows: int, clients: ClientReport, model: TransitionModel,
     cum = model.cumulative
     u_all = rng.random(m)
     # Markov steps run in parallel over windows: loop over the run rank (<= W), not the runs.
-    order = np.argsort(rank, kind="stable")
+    # (a stable sort of small integers is a radix sort in numpy: the same order, 3x faster)
+    small = rank.astype(np.int16) if m and rank.max() < np.iinfo(np.int16).max else rank
+    order = np.argsort(small, kind="stable")
     bounds = np.searchsorted(rank[order], np.arange(1, (rank.max() + 2) if m else 1))
     for k in range(1, bounds.size):
         idx = order[bounds[k - 1]:bounds[k]]
