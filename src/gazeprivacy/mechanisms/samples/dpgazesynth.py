@@ -571,8 +571,15 @@ def client_windows(recordings: Recording | Sequence[Recording], params: DPGazeSy
     valid_rows = np.flatnonzero(~np.isnan(x))
     vx, vy = x[valid_rows], y[valid_rows]
     vrec = rec_of_row[valid_rows]
-    vwin = win_off[vrec] + local_row[valid_rows] // ws[vrec]
-    col, row = _cells(vx, vy, gx0[vrec], gy0[vrec], gcw[vrec], gch[vrec], g)
+    # one window size and screen for the whole block (the usual case): scalars, not per-row
+    # copies of them (the same values, so the same cells)
+    one = (ws == ws[0]).all() and all(np.all(a == a[0]) for a in (gx0, gy0, gcw, gch))
+
+    def per_row(a: np.ndarray) -> Any:
+        return a[0] if one else a[vrec]
+
+    vwin = win_off[vrec] + local_row[valid_rows] // per_row(ws)
+    col, row = _cells(vx, vy, per_row(gx0), per_row(gy0), per_row(gcw), per_row(gch), g)
     cell = row * g + col
     # windows and runs over the valid samples
     n_valid = np.bincount(vwin, minlength=n_windows)
