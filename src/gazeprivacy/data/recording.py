@@ -248,6 +248,24 @@ class Recording:
                 f"recording {self.recording!r} has no label {name!r}; it has: "
                 f"{', '.join(sorted(self.labels)) or 'none'}") from None
 
+    def _relabelled(self, *, recording: str, participant: str, t: np.ndarray | None,
+                    pupil: np.ndarray | None, labels: Mapping[str, str],
+                    channels: Mapping[str, np.ndarray], extras: Mapping[str, pl.Series]
+                    ) -> Recording:
+        """A copy with new ids and a subset of its own columns (the sealed release's copy),
+        without re-checking what this recording's checks passed: ``pupil``, ``labels``,
+        ``channels`` and ``extras`` must be this recording's own (or None); ``t`` its own or
+        None for the public grid ``i / sampling_rate_hz``."""
+        if t is None:
+            t = np.arange(self.n_samples) / self.sampling_rate_hz
+            t.setflags(write=False)
+        out = copy.copy(self)
+        for name, value in (("recording", str(recording)), ("participant", str(participant)),
+                            ("t", t), ("pupil", pupil), ("labels", dict(labels)),
+                            ("channels", dict(channels)), ("extras", dict(extras))):
+            object.__setattr__(out, name, value)
+        return out
+
     def with_gaze(self, x: np.ndarray, y: np.ndarray, **changes: Any) -> Recording:
         """A copy with new gaze (same timestamps, labels and row count)."""
         x = np.asarray(x, dtype=np.float64)
