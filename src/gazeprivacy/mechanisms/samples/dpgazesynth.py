@@ -649,7 +649,7 @@ def _round_keep_sum_block(values: np.ndarray, group: np.ndarray, totals: np.ndar
         v = v.copy()
         v[starts[empty]] = 1.0
         s[empty] = 1.0
-    scaled = v * (totals[group] / np.where(s > 0, s, 1.0)[group])
+    scaled = v * (totals / np.where(s > 0, s, 1.0))[group]  # (the same quotients, one gather)
     fl = np.floor(scaled)
     rem = scaled - fl
     deficit = totals - np.bincount(group, weights=fl, minlength=n_groups)
