@@ -56,7 +56,8 @@ def test_missing_columns_are_named(tmp_path):
 def test_corrupt_parquet_is_a_clear_error(tmp_path):
     p = tmp_path / "broken.parquet"
     p.write_bytes(b"PAR1 this is not parquet")
-    with pytest.raises(InvalidDataError, match="cannot read .*broken.parquet.* as parquet"):
+    with pytest.raises(InvalidDataError,
+                       match="cannot read .*broken.parquet.* as parquet: the file is corrupt"):
         read_dataset(p)
 
 

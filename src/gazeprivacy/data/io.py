@@ -170,7 +170,9 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
             if side.is_file():
                 meta = json.loads(side.read_text())
     except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
-        raise InvalidDataError(f"cannot read {str(path)!r} as {fmt}: {exc}") from None
+        why = (f"the file is corrupt or not a Parquet file ({exc})"
+               if fmt == "parquet" and isinstance(exc, pl.exceptions.PolarsError) else exc)
+        raise InvalidDataError(f"cannot read {str(path)!r} as {fmt}: {why}") from None
     return dataset_from_table(table, meta=meta, geometry=geometry,
                               sampling_rate_hz=sampling_rate_hz, time_unit=time_unit,
                               name=name or meta.get("name") or path.name.split(".")[0],
