@@ -49,3 +49,48 @@ def test_the_cli_loads_no_numerical_library_for_help(loaded, stage):
     assert "gazeprivacy.cli.app" in modules  # the probe did import the command line
     assert not [m for m in HEAVY if m in modules]
 
+
+
+# `protect --mechanism M` imports M's module alone (the registry is lazy) and none of the
+# libraries of the attacks, plots or deep models (issue 18).
+_PROTECT_PROBE = """
+import json, sys
+import gazeprivacy.cli.app as app
+code = app.run(["protect", sys.argv[1], sys.argv[2], *sys.argv[3:]])
+assert code in (0, None), code
+print(json.dumps(sorted(sys.modules)))
+"""
+
+_MECH_MODULES = {
+    "kaleido": "gazeprivacy.mechanisms.samples.kaleido",
+    "dpgazesynth": "gazeprivacy.mechanisms.samples.dpgazesynth",
+}
+_ARGS = {"kaleido": ["--epsilon", "2", "--radius-deg", "2", "--window-s", "0.5"],
+         "dpgazesynth": ["--epsilon", "2", "--grid-size", "10"]}
+
+
+@pytest.mark.parametrize("mechanism", sorted(_MECH_MODULES))
+def test_protect_imports_only_its_own_mechanism(mechanism, tmp_path):
+    import numpy as np
+
+    from gazeprivacy.data.io import write_dataset
+    from gazeprivacy.data.simulate import simulate_dataset
+
+    write_dataset(simulate_dataset(n_participants=2, tasks=("reading",), duration_s=2.0,
+                                   sampling_rate_hz=100, rng=np.random.default_rng(0)),
+                  tmp_path / "in.parquet")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join(
+        [str(SRC), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    res = subprocess.run(
+        [sys.executable, "-c", _PROTECT_PROBE, str(tmp_path / "in.parquet"),
+         str(tmp_path / "out.parquet"), "--mechanism", mechanism, *_ARGS[mechanism],
+         "--public", "mask", "--seed", "0"],
+        capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert res.returncode == 0, res.stderr
+    loaded = set(json.loads(res.stdout.strip().splitlines()[-1]))
+    assert _MECH_MODULES[mechanism] in loaded  # the probe did run the mechanism
+    others = {m for m in loaded if m.startswith(("gazeprivacy.mechanisms.samples.",
+                                                 "gazeprivacy.mechanisms.heatmaps.",
+                                                 "gazeprivacy.mechanisms.series"))}
+    assert others == {_MECH_MODULES[mechanism]}
+    assert not {m.split(".")[0] for m in loaded} & {"torch", "sklearn", "matplotlib", "scipy"}

@@ -56,7 +56,8 @@ def test_missing_columns_are_named(tmp_path):
 def test_corrupt_parquet_is_a_clear_error(tmp_path):
     p = tmp_path / "broken.parquet"
     p.write_bytes(b"PAR1 this is not parquet")
-    with pytest.raises(InvalidDataError, match="cannot read .*broken.parquet.* as parquet"):
+    with pytest.raises(InvalidDataError,
+                       match="cannot read .*broken.parquet.* as parquet: the file is corrupt"):
         read_dataset(p)
 
 
@@ -107,3 +108,53 @@ def test_duplicate_timestamps_repair_reports_removed_rows():
         dataset_from_table(tab)
     fixed, removed = repair_timestamps(tab, how="drop-duplicates")
     assert fixed.height == 3 and removed["x"].to_list() == [3.0]
+
+
+def test_a_recording_with_several_participants_is_refused():
+    tab = pl.DataFrame({"participant": ["p1", "p1", "p2", "p3", "p3"],
+                        "recording": ["a", "a", "a", "b", "b"], "t": [0.0, 0.01, 0.02, 0, 0.01],
+                        "x": [1.0] * 5, "y": [1.0] * 5})
+    with pytest.raises(InvalidDataError, match=r"recording 'a' has several participants "
+                                                r"\['p1', 'p2'\]"):
+        dataset_from_table(tab)
+
+
+def test_read_recordings_share_the_tables_buffers_read_only(tmp_path):
+    """The reader hands a Parquet file's float columns to the recordings without copying
+    (issue 18); they are read-only, and a caller's own arrays are still copied."""
+    rng = np.random.default_rng(0)
+    tab = pl.DataFrame({"participant": ["p"] * 200, "recording": ["a"] * 100 + ["b"] * 100,
+                        "t": np.tile(np.arange(100) / 100, 2), "x": rng.normal(size=200),
+                        "y": rng.normal(size=200), "task": ["read"] * 100 + ["view"] * 100})
+    ds = dataset_from_table(tab)
+    assert [r.labels for r in ds] == [{"task": "read"}, {"task": "view"}]
+    for r in ds:
+        assert not r.x.flags.writeable and not r.t.flags.writeable
+        assert not r.x.flags.owndata  # a view of the table's buffer
+    np.testing.assert_array_equal(np.concatenate([r.x for r in ds]), tab["x"].to_numpy())
+    mine = np.arange(3) / 100
+    rec = Recording.from_arrays(recording="r", participant="p", t=mine, x=mine, y=mine)
+    mine[0] = -1.0
+    assert rec.t[0] == 0.0 and mine.flags.writeable  # copied, the caller's array untouched
+
+
+def test_uniform_and_mixed_recordings_write_the_same_table(ds):
+    """Dataset.to_table builds recordings with the same columns from whole columns at once;
+    the table equals the per-recording one (NaN, labels, extras and channels included)."""
+    from gazeprivacy.data.recording import restore_schema
+
+    def rec(i: int, **kw) -> Recording:
+        x = np.array([1.0, np.nan, 3.0]) + i
+        return Recording.from_arrays(
+            recording=f"r{i}", participant=f"p{i % 2}", x=x, y=x, sampling_rate_hz=100,
+            labels={"task": f"t{i}"}, pupil=[1.0, 2.0, 3.0], channels={"head": [0.5, 0.6, 0.7]},
+            extras={"note": pl.Series(["a", None, "c"])}, **kw)
+
+    uniform = Dataset(tuple(rec(i) for i in range(3)), schema={"t": pl.Float64})
+    slow = restore_schema(pl.concat([r.to_table() for r in uniform], how="diagonal_relaxed"),
+                          uniform.schema)
+    assert uniform.to_table().equals(slow)
+    assert uniform.to_table()["participant"].to_list() == ["p0"] * 3 + ["p1"] * 3 + ["p0"] * 3
+    mixed = Dataset((*uniform.recordings, *ds.recordings))  # other labels and columns
+    assert mixed.to_table().height == 9 + ds.n_samples
+    assert mixed.to_table()["stimulus"].null_count() == 9 + 3

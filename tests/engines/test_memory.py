@@ -64,7 +64,11 @@ def test_peak_memory_is_flat_in_the_number_of_partitions(tmp_path, mechanism, kw
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             protect(whole, mechanism=mechanism, seed=0, **kw)
-        p_mem = tracemalloc.get_traced_memory()[1]
+        # plus the input, held whole: its columns are polars' buffers shared with the
+        # recordings, which tracemalloc does not trace (nor the partition-wise run's one
+        # partition at a time)
+        p_mem = tracemalloc.get_traced_memory()[1] + sum(
+            a.nbytes for r in whole for a in (r.t, r.x, r.y))
     finally:
         tracemalloc.stop()
     assert p4 < 0.5 * p_mem, (p4, p_mem)

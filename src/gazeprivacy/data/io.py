@@ -45,10 +45,9 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-import pyarrow.parquet as pq
 
 from gazeprivacy.data.geometry import Geometry
-from gazeprivacy.data.recording import CORE_COLUMNS, Dataset, Recording
+from gazeprivacy.data.recording import CORE_COLUMNS, Dataset, Recording, adopt
 from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError, InvalidParameterError
 
 __all__ = ["LABEL_NAMES", "XY_UNITS", "as_polars", "dataset_from_table", "read_dataset",
@@ -160,7 +159,8 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
     meta: dict[str, Any] = {}
     try:
         if fmt == "parquet":  # polars' reader: a third of pyarrow's time on string columns
-            raw = (pq.read_metadata(path).metadata or {}).get(_META_KEY)
+            # polars reads the key-value metadata too (pyarrow's import would cost 50 ms)
+            raw = pl.read_parquet_metadata(path).get(_META_KEY.decode())
             meta = json.loads(raw) if raw else {}
             meta.pop("dtypes", None)  # the file's own types are the truth
             table = pl.read_parquet(path)
@@ -170,7 +170,9 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
             if side.is_file():
                 meta = json.loads(side.read_text())
     except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
-        raise InvalidDataError(f"cannot read {str(path)!r} as {fmt}: {exc}") from None
+        why = (f"the file is corrupt or not a Parquet file ({exc})"
+               if fmt == "parquet" and isinstance(exc, pl.exceptions.PolarsError) else exc)
+        raise InvalidDataError(f"cannot read {str(path)!r} as {fmt}: {why}") from None
     return dataset_from_table(table, meta=meta, geometry=geometry,
                               sampling_rate_hz=sampling_rate_hz, time_unit=time_unit,
                               name=name or meta.get("name") or path.name.split(".")[0],
@@ -279,8 +281,13 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
         if nulls.any():
             row = int(nulls.arg_true()[0])
             raise InvalidDataError(f"{source}: {c} is empty at row {row}")
-    kinds = _column_kinds(table, frozenset(labels), source)
-    _check_contiguous(table, source)
+    # where each recording starts (rows of a recording are contiguous: checked here); one
+    # run-length pass over the id column, reused below (a string comparison per row costs as
+    # much as reading the column)
+    starts = _run_starts(table["recording"])
+    kinds = _column_kinds(table, frozenset(labels), source, starts)
+    _check_contiguous(table, starts, source)
+    pid_of = _participants(table, starts, source)
     rec_meta = meta.get("recordings", {})
     geo_of = {rid: geometry or (Geometry.from_dict(m["geometry"]) if m.get("geometry") else None)
               for rid, m in rec_meta.items()}
@@ -288,27 +295,26 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
                         geometry or next((g for g in geo_of.values() if g is not None), None),
                         source)
     recs = []
-    ids = table["recording"]
-    first = (ids != ids.shift(1)).fill_null(True).arg_true().to_list()
-    for a, b in zip(first, [*first[1:], table.height], strict=True):
-        part = table.slice(a, b - a)  # zero-copy, unlike partition_by (contiguity checked above)
-        rid = part["recording"][0]
-        pids = part["participant"].unique()
-        if pids.len() != 1:
-            raise InvalidDataError(f"{source}: recording {rid!r} has several participants "
-                                   f"{pids.to_list()}")
+    rids = table["recording"].gather(starts).to_list()
+    # float64 columns without nulls are handed over without a copy (zero-copy views of the
+    # table's read-only buffers, which nothing else holds: see Recording's adopt); per
+    # recording, since a whole column of several Parquet row groups would be copied into one
+    floats = {c: table[c] for c in ("t", "x", "y", "pupil", *kinds["channels"])
+              if c in table.columns}
+    label_cols = {c: _label_values(table[c], starts) for c in kinds["labels"]}
+    for i, (a, b) in enumerate(zip(starts, [*starts[1:], table.height], strict=True)):
+        rid = rids[i]
         m = rec_meta.get(rid, {})
-        recs.append(Recording.from_arrays(
-            recording=rid, participant=pids[0],
-            t=part["t"].cast(pl.Float64).to_numpy(), x=_floats(part["x"]), y=_floats(part["y"]),
-            sampling_rate_hz=sampling_rate_hz or m.get("sampling_rate_hz"),
-            time_unit=time_unit, geometry=geometry or geo_of.get(rid),
-            labels={c: v for c in kinds["labels"]
-                    if (v := part[c].drop_nulls().first()) is not None},
-            pupil=_floats(part["pupil"]) if "pupil" in part.columns else None,
-            channels={c: _floats(part[c]) for c in kinds["channels"]},
-            extras={c: part[c] for c in kinds["extras"]},
-        ))
+        cols = {c: _floats(f.slice(a, b - a)) for c, f in floats.items()}
+        with adopt(*cols.values()):
+            recs.append(Recording.from_arrays(
+                recording=rid, participant=pid_of[i], t=cols.pop("t"), x=cols.pop("x"),
+                y=cols.pop("y"), sampling_rate_hz=sampling_rate_hz or m.get("sampling_rate_hz"),
+                time_unit=time_unit, geometry=geometry or geo_of.get(rid),
+                labels={c: v[i] for c, v in label_cols.items() if v[i] is not None},
+                pupil=cols.pop("pupil", None), channels=cols,
+                extras={c: table[c].slice(a, b - a) for c in kinds["extras"]},
+            ))
     ds = Dataset(tuple(recs), name=name, info=meta.get("info", {}), schema=schema)
     if xy_unit is None and not rec_meta:  # gazeprivacy's own files were checked when made
         _check_degrees(ds, source)
@@ -316,7 +322,42 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
 
 
 def _floats(s: pl.Series) -> Any:
-    return s.cast(pl.Float64).fill_null(float("nan")).to_numpy()
+    """``s`` as a float64 array, nulls as NaN (a zero-copy view for float64 without nulls)."""
+    if s.dtype != pl.Float64:
+        s = s.cast(pl.Float64)
+    if s.null_count():
+        s = s.fill_null(float("nan"))
+    return s.to_numpy()
+
+
+def _run_starts(s: pl.Series) -> list[int]:
+    """The rows where a new run of equal values of ``s`` (without nulls) begins, 0 first."""
+    lengths = s.rle().struct.field("len").to_numpy()
+    return [0, *np.cumsum(lengths[:-1]).tolist()]
+
+
+def _participants(table: pl.DataFrame, starts: list[int], source: str) -> list[str]:
+    """Each recording's participant (the one value of its rows; several are refused)."""
+    bad = sorted(set(_run_starts(table["participant"])) - set(starts))
+    if bad:
+        a = max(x for x in starts if x <= bad[0])
+        b = next((x for x in starts if x > a), table.height)
+        part = table.slice(a, b - a)
+        raise InvalidDataError(
+            f"{source}: recording {part['recording'][0]!r} has several participants "
+            f"{part['participant'].unique(maintain_order=True).to_list()}")
+    return table["participant"].gather(starts).to_list()
+
+
+def _label_values(s: pl.Series, starts: list[int]) -> list[Any]:
+    """Each recording's value of label column ``s``: its first non-null value (None when all
+    are null)."""
+    first = s.gather(starts).to_list()
+    if s.null_count() == 0:
+        return first
+    ends = [*starts[1:], s.len()]
+    return [v if v is not None else s.slice(a, b - a).drop_nulls().first()
+            for v, a, b in zip(first, starts, ends, strict=True)]
 
 
 def _check_core(table: pl.DataFrame, source: str) -> None:
@@ -342,20 +383,18 @@ def _check_core(table: pl.DataFrame, source: str) -> None:
                                f"{table.schema[c]}")
 
 
-def _check_contiguous(table: pl.DataFrame, source: str) -> None:
+def _check_contiguous(table: pl.DataFrame, starts: list[int], source: str) -> None:
     """A recording id that reappears later would be merged silently otherwise."""
-    ids = table["recording"]
-    starts = ids.ne_missing(ids.shift(1)).fill_null(True)
-    run_ids = ids.filter(starts)
+    run_ids = table["recording"].gather(starts)
     if run_ids.n_unique() != run_ids.len():
         dup = run_ids.filter(run_ids.is_duplicated())[0]
-        row = int(((ids == dup) & starts).arg_true()[1])
+        row = starts[int((run_ids == dup).arg_true()[1])]
         raise InvalidDataError(f"{source}: rows of recording {dup!r} are not contiguous "
                                f"(it starts again at row {row}); sort the table by recording")
 
 
-def _column_kinds(table: pl.DataFrame, declared: frozenset[str],
-                  source: str) -> dict[str, list[str]]:
+def _column_kinds(table: pl.DataFrame, declared: frozenset[str], source: str,
+                  starts: list[int]) -> dict[str, list[str]]:
     """Which columns are labels, float channels and exact per-sample extras (module doc)."""
     unknown = sorted(declared - set(table.columns))
     if unknown:
@@ -374,14 +413,12 @@ def _column_kinds(table: pl.DataFrame, declared: frozenset[str],
         # labels only when every row of a recording holds the same value (a sparse per-sample
         # note such as "blink" on a few rows stays per sample)
         named = [c for c in candidates if c in declared or c.lower() in LABEL_NAMES]
-        # without nulls (the usual case) a column varies within a recording when a row differs
-        # from the row before it in the same recording: one vectorised pass, no hashing
+        # without nulls (the usual case) a column varies within a recording when one of its
+        # runs of equal values starts inside a recording: one run-length pass, no hashing
         # (rows of a recording are contiguous, checked before)
-        ids = table["recording"]
-        same = ~(ids != ids.shift(1)).fill_null(True)
         full = [c for c in candidates if table[c].null_count() == 0]
-        varying = {c for c in full
-                   if bool(((table[c] != table[c].shift(1)).fill_null(False) & same).any())}
+        rec_starts = set(starts)
+        varying = {c for c in full if not rec_starts.issuperset(_run_starts(table[c]))}
         rest_c = [c for c in candidates if c not in full]
         if rest_c:
             counts = table.group_by("recording").agg(

@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -42,15 +43,46 @@ import polars as pl
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError, InvalidParameterError
 
-__all__ = ["CORE_COLUMNS", "Dataset", "Recording", "repair_timestamps", "restore_schema"]
+__all__ = ["CORE_COLUMNS", "Dataset", "Recording", "adopt", "repair_timestamps",
+           "restore_schema"]
 
 CORE_COLUMNS = ("participant", "recording", "t", "x", "y")
 _TIME_SCALE = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+#: ids of the arrays a loader hands over for the duration of :func:`adopt` (alive meanwhile,
+#: so their ids are unique).
+_ADOPTED: set[int] = set()
+
+
+@contextmanager
+def adopt(*arrays: np.ndarray) -> Iterator[None]:
+    """Within this block, recordings take the 1-D float64 ``arrays`` as they are (made
+    read-only) instead of copying them.
+
+    For loaders that hand over arrays nothing else holds or writes (e.g. zero-copy views of a
+    table read from a file, which is dropped afterwards): a recording's columns are otherwise
+    copied so that a caller's later writes cannot change it, which costs a pass over memory
+    per column (issue 18).
+
+    >>> a = np.array([0.0, 0.01])
+    >>> with adopt(a):
+    ...     r = Recording.from_arrays(recording="r", participant="p", t=a, x=a, y=a)
+    >>> r.t is a, a.flags.writeable
+    (True, False)
+    """
+    ids = {id(a) for a in arrays if isinstance(a, np.ndarray)} - _ADOPTED
+    _ADOPTED.update(ids)
+    try:
+        yield
+    finally:
+        _ADOPTED.difference_update(ids)
 
 
 def _frozen(a: np.ndarray | None, name: str, rec: str) -> np.ndarray | None:
     if a is None:
         return None
+    if id(a) in _ADOPTED and a.dtype == np.float64 and a.ndim == 1:
+        a.setflags(write=False)
+        return a
     try:
         out = np.array(a, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as exc:
@@ -170,7 +202,9 @@ class Recording:
                     f"recording {recording!r}: give t or sampling_rate_hz")
             t = np.arange(x.shape[0]) / float(sampling_rate_hz)
         else:
-            t = np.asarray(t, dtype=np.float64) * _TIME_SCALE[time_unit]
+            t = np.asarray(t, dtype=np.float64)
+            if time_unit != "s":  # (seconds: no copy)
+                t = t * _TIME_SCALE[time_unit]
         if t.shape[0] == 0:
             raise InvalidDataError(
                 f"recording {recording!r} has no samples; drop it before loading")
@@ -213,6 +247,24 @@ class Recording:
             raise InvalidParameterError(
                 f"recording {self.recording!r} has no label {name!r}; it has: "
                 f"{', '.join(sorted(self.labels)) or 'none'}") from None
+
+    def _relabelled(self, *, recording: str, participant: str, t: np.ndarray | None,
+                    pupil: np.ndarray | None, labels: Mapping[str, str],
+                    channels: Mapping[str, np.ndarray], extras: Mapping[str, pl.Series]
+                    ) -> Recording:
+        """A copy with new ids and a subset of its own columns (the sealed release's copy),
+        without re-checking what this recording's checks passed: ``pupil``, ``labels``,
+        ``channels`` and ``extras`` must be this recording's own (or None); ``t`` its own or
+        None for the public grid ``i / sampling_rate_hz``."""
+        if t is None:
+            t = np.arange(self.n_samples) / self.sampling_rate_hz
+            t.setflags(write=False)
+        out = copy.copy(self)
+        for name, value in (("recording", str(recording)), ("participant", str(participant)),
+                            ("t", t), ("pupil", pupil), ("labels", dict(labels)),
+                            ("channels", dict(channels)), ("extras", dict(extras))):
+            object.__setattr__(out, name, value)
+        return out
 
     def with_gaze(self, x: np.ndarray, y: np.ndarray, **changes: Any) -> Recording:
         """A copy with new gaze (same timestamps, labels and row count)."""
@@ -300,7 +352,9 @@ def _check_timestamps(t: np.ndarray, rec: str) -> None:
 
 def _check_gaze(x: np.ndarray, y: np.ndarray, rec: str) -> None:
     for name, a in (("x", x), ("y", y)):
-        if not (np.abs(a) > 360).any():  # NaN compares False; inf is caught here
+        # two reductions, no temporary arrays; fmax / fmin skip NaN (all NaN: NaN, compares
+        # False); inf is caught here
+        if not a.size or not (np.fmax.reduce(a) > 360 or np.fmin.reduce(a) < -360):
             continue
         inf = np.flatnonzero(np.isinf(a))
         if inf.size:
@@ -468,9 +522,52 @@ class Dataset:
         if not self.recordings:
             return pl.DataFrame(schema={c: (pl.String if c in ("participant", "recording")
                                             else pl.Float64) for c in CORE_COLUMNS})
-        table = pl.concat([r.to_table() for r in self.recordings], how="diagonal_relaxed")
+        table = _uniform_table(self.recordings)
+        if table is None:  # recordings with different columns: per recording, then aligned
+            table = pl.concat([r.to_table() for r in self.recordings], how="diagonal_relaxed")
         return table if self.schema is None else restore_schema(table, self.schema)
 
     def __repr__(self) -> str:
         return (f"Dataset({self.name!r}, {len(self)} recordings, "
                 f"{len(self.participants)} participants, {self.n_samples} samples)")
+
+
+def _uniform_table(recs: tuple[Recording, ...]) -> pl.DataFrame | None:
+    """:meth:`Dataset.to_table` of recordings that all have the same columns (pupil, channels,
+    extras of one dtype each, labels), built from whole concatenated columns at once: the same
+    table as concatenating the recordings' own tables, in a fraction of the time (issue 18).
+    None when the recordings' columns differ."""
+    first = recs[0]
+    keys = (first.pupil is None, tuple(first.channels), tuple(first.labels),
+            tuple((k, v.dtype) for k, v in first.extras.items()))
+    if any((r.pupil is None, tuple(r.channels), tuple(r.labels),
+            tuple((k, v.dtype) for k, v in r.extras.items())) != keys for r in recs[1:]):
+        return None
+    sizes = np.fromiter((r.n_samples for r in recs), dtype=np.int64, count=len(recs))
+    which = pl.Series(np.repeat(np.arange(len(recs), dtype=np.uint32), sizes))
+
+    def per_rec(values: list[str]) -> pl.Series:
+        return pl.Series(values, dtype=pl.String).gather(which)
+
+    def joined(get: Callable[[Recording], np.ndarray]) -> np.ndarray:
+        return np.concatenate([get(r) for r in recs])  # a new array, also for one recording
+
+    cols: dict[str, Any] = {
+        "participant": per_rec([r.participant for r in recs]),
+        "recording": per_rec([r.recording for r in recs]),
+        "t": joined(lambda r: r.t), "x": _nan_canonical(joined(lambda r: r.x)),
+        "y": _nan_canonical(joined(lambda r: r.y)),
+    }
+    if first.pupil is not None:
+        cols["pupil"] = joined(lambda r: r.pupil)  # type: ignore[arg-type,return-value]
+    cols.update({k: joined(lambda r, k=k: r.channels[k]) for k in first.channels})
+    cols.update({k: pl.concat([r.extras[k] for r in recs]).alias(k) for k in first.extras})
+    cols.update({k: per_rec([r.labels[k] for r in recs]) for k in first.labels})
+    return pl.DataFrame(cols)
+
+
+def _nan_canonical(a: np.ndarray) -> np.ndarray:
+    """``a`` (a new array, changed in place) with every NaN as the one NaN bit pattern of
+    ``np.nan``, as :meth:`Recording.to_table` writes it."""
+    np.copyto(a, np.nan, where=np.isnan(a))
+    return a

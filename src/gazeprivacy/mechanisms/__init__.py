@@ -9,34 +9,33 @@ block at the bottom of the module that implements it (see ``docs/architecture.md
 from gazeprivacy._registry import Registry
 from gazeprivacy.mechanisms.base import protect_recordings
 from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode
-from gazeprivacy.mechanisms.heatmaps import analytic_gaussian as hm_analytic_gaussian
-from gazeprivacy.mechanisms.heatmaps import gaussian as hm_gaussian
-from gazeprivacy.mechanisms.heatmaps import laplacian, noise_free, random_selection
 from gazeprivacy.mechanisms.protect import build_params, protect
-from gazeprivacy.mechanisms.samples import dpgazesynth, event_synth_pd, k_same_synth, kaleido
-from gazeprivacy.mechanisms.series import cfpa, dcfpa, dct, fpa, lpa, steil_exponential
 
 __all__ = ["MECHANISMS", "Level", "Mechanism", "Mode", "build_params", "names_at",
            "protect", "protect_recordings"]
 
-MECHANISMS: Registry[Mechanism] = Registry("mechanism", {
-    # name: entry  -- one line per mechanism; the entry is the module's SPEC
-    "dpgazesynth": dpgazesynth.SPEC,
-    "kaleido": kaleido.SPEC,
-    "k-same-synth": k_same_synth.SPEC,
-    "event-synth-pd": event_synth_pd.SPEC,
-    "heatmap-noise-free": noise_free.SPEC,
-    "heatmap-rs1": random_selection.RS1_SPEC,
-    "heatmap-rs2": random_selection.RS2_SPEC,
-    "heatmap-gaussian": hm_gaussian.SPEC,
-    "heatmap-laplace": laplacian.SPEC,
-    "heatmap-analytic-gaussian": hm_analytic_gaussian.SPEC,
-    "series-lpa": lpa.SPEC,
-    "series-fpa": fpa.SPEC,
-    "series-dct": dct.SPEC,
-    "series-cfpa": cfpa.SPEC,
-    "series-dcfpa": dcfpa.SPEC,
-    "series-steil-exponential": steil_exponential.SPEC,
+_S, _H, _T = ("gazeprivacy.mechanisms.samples.", "gazeprivacy.mechanisms.heatmaps.",
+              "gazeprivacy.mechanisms.series.")
+#: Each entry is imported when it is first looked up: ``protect --mechanism kaleido`` imports
+#: Kaleido's module alone, ``gazeprivacy mechanisms`` all of them (issue 18).
+MECHANISMS: Registry[Mechanism] = Registry.lazy("mechanism", {
+    # name: "module:SPEC"  -- one line per mechanism; the entry is the module's SPEC
+    "dpgazesynth": _S + "dpgazesynth:SPEC",
+    "kaleido": _S + "kaleido:SPEC",
+    "k-same-synth": _S + "k_same_synth:SPEC",
+    "event-synth-pd": _S + "event_synth_pd:SPEC",
+    "heatmap-noise-free": _H + "noise_free:SPEC",
+    "heatmap-rs1": _H + "random_selection:RS1_SPEC",
+    "heatmap-rs2": _H + "random_selection:RS2_SPEC",
+    "heatmap-gaussian": _H + "gaussian:SPEC",
+    "heatmap-laplace": _H + "laplacian:SPEC",
+    "heatmap-analytic-gaussian": _H + "analytic_gaussian:SPEC",
+    "series-lpa": _T + "lpa:SPEC",
+    "series-fpa": _T + "fpa:SPEC",
+    "series-dct": _T + "dct:SPEC",
+    "series-cfpa": _T + "cfpa:SPEC",
+    "series-dcfpa": _T + "dcfpa:SPEC",
+    "series-steil-exponential": _T + "steil_exponential:SPEC",
 })
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import polars as pl
@@ -37,9 +37,11 @@ import polars as pl
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
-from gazeprivacy.features.gaze_maps import GazeMaps, MapGrid
-from gazeprivacy.features.window_features import FeatureSeries, series_from_table
 from gazeprivacy.guarantees import Guarantee, Release
+
+if TYPE_CHECKING:  # imported where used: a sample-level run needs neither (issue 18)
+    from gazeprivacy.features.gaze_maps import MapGrid
+    from gazeprivacy.features.window_features import FeatureSeries
 
 __all__ = [
     "HeatmapShape",
@@ -116,11 +118,16 @@ class Level(StrEnum):
 
     def check_input(self, data: Any, mechanism: str = "") -> None:
         """Raise :class:`InvalidDataError` when ``data`` is not this level's input type."""
-        ok = (isinstance(data, Dataset) if self.takes_samples else
-              isinstance(data, GazeMaps) if self is Level.HEATMAP else
-              isinstance(data, pl.DataFrame) or (
-                  isinstance(data, list | tuple)
-                  and all(isinstance(s, FeatureSeries) for s in data)))
+        if self.takes_samples:
+            ok = isinstance(data, Dataset)
+        else:
+            from gazeprivacy.features.gaze_maps import GazeMaps
+            from gazeprivacy.features.window_features import FeatureSeries
+
+            ok = (isinstance(data, GazeMaps) if self is Level.HEATMAP else
+                  isinstance(data, pl.DataFrame) or (
+                      isinstance(data, list | tuple)
+                      and all(isinstance(s, FeatureSeries) for s in data)))
         if not ok:
             who = f"{mechanism!r} is a {self.value}-level mechanism: it" if mechanism else "it"
             raise InvalidDataError(f"{who} takes {self.input_kind}, got "
@@ -134,6 +141,8 @@ class Level(StrEnum):
         if self is Level.HEATMAP:
             return HeatmapShape(n_observers=data.n_observers, n_cells=data.n_cells,
                                 grid=data.grid)
+        from gazeprivacy.features.window_features import series_from_table
+
         series = series_from_table(data) if isinstance(data, pl.DataFrame) else list(data)
         return SeriesShape.of(series)
 

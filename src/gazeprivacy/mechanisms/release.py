@@ -51,7 +51,7 @@ import polars as pl
 
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.io import write_dataset
-from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.data.recording import Dataset, Recording, adopt
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Budget, ColumnStatus, Guarantee, Kind, Release, Status, Unit
 from gazeprivacy.ledger import file_sha256
@@ -340,16 +340,22 @@ def _check_public(out: Dataset, public: Iterable[str]) -> frozenset[str]:
 
 def _seal_recording(r: Recording, ids: Mapping[str, Mapping[str, str]], pub: frozenset[str],
                     pupil: np.ndarray | None) -> Recording:
-    t = r.t if "t" in pub else np.arange(r.n_samples) / r.sampling_rate_hz
-    if pupil is None and "pupil" in pub:
-        pupil = r.pupil
-    return Recording(recording=ids["recording"][r.recording],
-                     participant=ids["participant"][r.participant], t=t, x=r.x, y=r.y,
-                     sampling_rate_hz=r.sampling_rate_hz,
-                     labels={k: v for k, v in r.labels.items() if k in pub},
-                     pupil=pupil, geometry=r.geometry,
-                     channels={k: v for k, v in r.channels.items() if k in pub},
-                     extras={k: v for k, v in r.extras.items() if k in pub})
+    t = r.t if "t" in pub else None  # None: the public grid i / sampling_rate_hz
+    channels = {k: v for k, v in r.channels.items() if k in pub}
+    kw: dict[str, Any] = dict(recording=ids["recording"][r.recording],
+                              participant=ids["participant"][r.participant],
+                              labels={k: v for k, v in r.labels.items() if k in pub},
+                              channels=channels,
+                              extras={k: v for k, v in r.extras.items() if k in pub})
+    if pupil is None:
+        # the output's own (checked, read-only) columns and the public time grid: shared, not
+        # copied and checked again
+        return r._relabelled(t=t, pupil=r.pupil if "pupil" in pub else None, **kw)
+    if t is None:
+        t = np.arange(r.n_samples) / r.sampling_rate_hz
+    with adopt(t, r.x, r.y, *channels.values()):  # protected pupil: a new column, checked
+        return Recording(t=t, x=r.x, y=r.y, sampling_rate_hz=r.sampling_rate_hz, pupil=pupil,
+                         geometry=r.geometry, **kw)
 
 
 def _mask_status(out: Dataset, source: Dataset | None, pub: frozenset[str],
