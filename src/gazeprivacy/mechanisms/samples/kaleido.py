@@ -43,7 +43,7 @@ import numpy as np
 
 from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.data.geometry import Geometry
-from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.data.recording import Dataset, Recording, adopt
 from gazeprivacy.exceptions import (
     InvalidDataError,
     InvalidParameterError,
@@ -836,8 +836,9 @@ def kaleido(recording: Recording, params: KaleidoParams, *,
             "pass geometry=Geometry(...)")
     ox, oy, _ = kaleido_arrays(recording.x, recording.y, params, rng=rng,
                                sampling_rate_hz=recording.sampling_rate_hz, geometry=geo)
-    return Release(recording.with_gaze(ox, oy),
-                   guarantee(params, sampling_rate_hz=recording.sampling_rate_hz))
+    with adopt(ox, oy):  # arrays made here: the release takes them uncopied
+        out = recording.with_gaze(ox, oy)
+    return Release(out, guarantee(params, sampling_rate_hz=recording.sampling_rate_hz))
 
 
 def kaleido_dataset(dataset: Dataset, params: KaleidoParams, *, rng: np.random.Generator,
