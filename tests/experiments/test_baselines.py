@@ -28,6 +28,8 @@ def test_baselines_read_no_participant_data(tiny):
 
     other = tiny.map(alter)
     for b in BASELINES.values():
+        if "missing-sample mask" in b.keeps:  # baseline-centre-mask: tested below
+            continue
         a = b.release(tiny, rng=np.random.default_rng(5))
         c = b.release(other, rng=np.random.default_rng(5))
         for ra, rc, raw in zip(a, c, tiny, strict=True):
@@ -42,6 +44,30 @@ def test_baselines_read_no_participant_data(tiny):
     xs = np.concatenate([r.x for r in uni])
     assert geo.contains(xs, np.concatenate([r.y for r in uni])).all()
     assert abs(xs.mean() - 15.0) < 4 * 30 / np.sqrt(12 * xs.size)  # uniform mean, 4 SE
+
+
+def test_structure_baselines(tiny):
+    # baseline-centre-mask: the centre, NaN exactly where the input is missing (and says so)
+    def holes(r):
+        gone = np.arange(r.n_samples) % 9 == 0
+        return r.with_gaze(np.where(gone, np.nan, r.x), np.where(gone, np.nan, r.y))
+
+    gap = tiny.map(holes)
+    b = BASELINES["baseline-centre-mask"]
+    assert "missing-sample mask" in b.keeps
+    assert all("missing-sample mask" not in o.keeps for n, o in BASELINES.items() if o is not b)
+    out = b.release(gap, rng=np.random.default_rng(0))
+    for r, raw in zip(out, gap, strict=True):
+        np.testing.assert_array_equal(r.missing, raw.missing)
+        assert np.all(r.x[~r.missing] == 15.0)
+    # baseline-prior-chunks: fresh traits every 5 s, so two chunks of one recording differ in
+    # their traits; the release keeps the length and stays on / near the screen
+    long = tiny_dataset(n_participants=1, n_stimuli=1, n_samples=2000)  # 20 s at 100 Hz
+    pc = BASELINES["baseline-prior-chunks"].release(long, rng=np.random.default_rng(3))
+    r = pc.recordings[0]
+    assert r.n_samples == 2000 and np.isfinite(r.x).mean() > 0.5
+    one = BASELINES["baseline-prior"].release(long, rng=np.random.default_rng(3)).recordings[0]
+    assert not np.array_equal(np.nan_to_num(one.x), np.nan_to_num(r.x))
 
 
 def test_baseline_config_keys():
