@@ -117,8 +117,8 @@ def attack_side(view: ReleaseView | None, raw: Dataset, release: Dataset | None,
         return release, events
     masked = mask_rows_released(release, raw)
     if masked:
-        notes.append(f"release_view: the release keeps {masked} NaN rows where the input was "
-                     "missing; seal() writes them only under public=['mask'] (the attacks "
-                     "see them)")
+        notes.append(f"release_view: {masked} NaN gaze rows of the release fall where the "
+                     "input was missing; seal() writes such rows only under public=['mask'] "
+                     "(the attacks see them)")
     seen = view_release(release, view)
     return seen, (featurize(seen) if needs_events else None)
