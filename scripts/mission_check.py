@@ -7,9 +7,10 @@ Usage: ``python scripts/mission_check.py RUN/results.parquet`` (e.g. a run of
 
 One row per release (means over seeds). For every attack that reports a unit accuracy with its
 standard error over splits (the aware forest, the deep attacker) ``z = (unit accuracy -
-chance) / SE``; with an SE of 0 (one split, or every probe given the same answer), an
-accuracy at chance counts as z = 0, above it as +inf, below as -inf. ``near chance`` = every such z <= 2 (the mission's "within 2 SE of chance"; attacks
-without an SE, e.g. the RBFN, are shown as a multiple of chance but not tested). ``beats`` lists
+chance) / SE``; with an SE of 0 (e.g. every probe given the same answer), an accuracy at
+chance counts as z = 0, above it as +inf, below as -inf. ``near chance`` = every such
+z <= 2 (the mission's "within 2 SE of chance"; attacks without an SE, e.g. the RBFN, are shown
+as a multiple of chance but not tested). ``beats`` lists
 the utility / fidelity metrics that beat the best data-free baseline by more than two standard
 errors (the runner's ``beats_baselines``). ``target`` = near chance and beats something; the
 budget bound is the release's own (read its parameters: ``unit = participant`` makes
