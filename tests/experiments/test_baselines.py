@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from evaluate_helpers import fake_featurizer, fake_registry, tiny_dataset
-from gazeprivacy.experiments.baselines import BASELINES
+from gazeprivacy.experiments.baselines import BASELINES, DEFAULT_BASELINES
 from gazeprivacy.experiments.config import ConfigError, parse_config
 from gazeprivacy.experiments.engine import run_experiment
 
@@ -72,7 +72,7 @@ def test_structure_baselines(tiny):
 
 def test_baseline_config_keys():
     base = {"name": "t", "seeds": [0], "datasets": [{"name": "d", "source": "injected"}]}
-    assert parse_config({**base, "baselines": True}).baselines == tuple(BASELINES)
+    assert parse_config({**base, "baselines": True}).baselines == DEFAULT_BASELINES
     with pytest.raises(ConfigError, match="not a data-free baseline"):
         parse_config({**base, "baselines": ["baseline-mean"]})
     with pytest.raises(ConfigError, match="reserved"):
@@ -91,12 +91,12 @@ def test_runner_runs_baselines_and_flags_mechanisms(tmp_path, tiny):
     res = run_experiment(cfg, tmp_path, registry=fake_registry(), datasets={"tiny": tiny},
                          featurizer=fake_featurizer, workers=1)
     t = res.results
-    assert set(BASELINES) <= set(t["mechanism"].unique())
+    assert set(DEFAULT_BASELINES) <= set(t["mechanism"].unique())
     assert set(t.filter(pl.col("mechanism").str.starts_with("baseline-"))["mode"]) == {
         "baseline"}
     assert {g["mechanism"] for g in res.guarantees} == {"fake-noise"}  # no record for baselines
     aware = t.filter(pl.col("evaluation") == "reid:aware-rf:seed004")
-    assert set(aware["mechanism"]) == {"none", "fake-noise", *BASELINES}
+    assert set(aware["mechanism"]) == {"none", "fake-noise", *DEFAULT_BASELINES}
     rmse = t.filter((pl.col("metric") == "rmse") & (pl.col("mechanism") == "fake-noise"))
     flag = {r["epsilon"]: r["beats_baselines"] for r in rmse.iter_rows(named=True)}
     assert flag[50.0] is True  # tiny noise: far closer than any data-free release
@@ -107,7 +107,7 @@ def test_runner_runs_baselines_and_flags_mechanisms(tmp_path, tiny):
     ident = (t.filter(pl.col("metric") == "identification_rate")
              .group_by("mechanism").agg(pl.col("value").mean()))
     by = dict(ident.iter_rows())
-    assert by["none"] > max(by[b] for b in BASELINES)
+    assert by["none"] > max(by[b] for b in DEFAULT_BASELINES)
 
 
 @pytest.mark.slow

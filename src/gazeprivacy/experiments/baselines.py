@@ -47,7 +47,7 @@ from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidDataError
 
-__all__ = ["BASELINES", "BASELINE_PREFIX", "Baseline", "is_baseline"]
+__all__ = ["BASELINES", "BASELINE_PREFIX", "DEFAULT_BASELINES", "Baseline", "is_baseline"]
 
 BASELINE_PREFIX = "baseline-"
 
@@ -162,3 +162,7 @@ BASELINES: dict[str, Baseline] = {
                  _centre_mask, keeps=(*_SHAPE, "missing-sample mask")),
     )
 }
+
+#: What ``baselines = true`` in a config runs: the three that read nothing but the shape. The
+#: structure variants (``baseline-prior-chunks``, ``baseline-centre-mask``) are named explicitly.
+DEFAULT_BASELINES: tuple[str, ...] = ("baseline-centre", "baseline-uniform", "baseline-prior")

@@ -53,7 +53,12 @@ from typing import Any
 from gazeprivacy.attacks.classifiers import CLASSIFIERS
 from gazeprivacy.attacks.threat import THREAT_MODELS
 from gazeprivacy.exceptions import InvalidParameterError
-from gazeprivacy.experiments.baselines import BASELINE_PREFIX, BASELINES, is_baseline
+from gazeprivacy.experiments.baselines import (
+    BASELINE_PREFIX,
+    BASELINES,
+    DEFAULT_BASELINES,
+    is_baseline,
+)
 from gazeprivacy.experiments.release_view import ReleaseView
 from gazeprivacy.mechanisms.contract import Level
 
@@ -587,9 +592,9 @@ def _release_view(value: Any) -> ReleaseView | None:
 
 def _baselines(value: Any) -> tuple[str, ...]:
     """``baselines``: a list of :data:`~gazeprivacy.experiments.baselines.BASELINES` names, or
-    ``true`` for all of them."""
+    ``true`` for :data:`~gazeprivacy.experiments.baselines.DEFAULT_BASELINES`."""
     if value is True:
-        return tuple(BASELINES)
+        return DEFAULT_BASELINES
     if value is False:
         return ()
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
