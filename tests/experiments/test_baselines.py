@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from evaluate_helpers import fake_featurizer, fake_registry, tiny_dataset
-from gazeprivacy.experiments.baselines import BASELINES
+from gazeprivacy.experiments.baselines import BASELINES, DEFAULT_BASELINES
 from gazeprivacy.experiments.config import ConfigError, parse_config
 from gazeprivacy.experiments.engine import run_experiment
 
@@ -28,6 +28,8 @@ def test_baselines_read_no_participant_data(tiny):
 
     other = tiny.map(alter)
     for b in BASELINES.values():
+        if "missing-sample mask" in b.keeps:  # baseline-centre-mask: tested below
+            continue
         a = b.release(tiny, rng=np.random.default_rng(5))
         c = b.release(other, rng=np.random.default_rng(5))
         for ra, rc, raw in zip(a, c, tiny, strict=True):
@@ -44,9 +46,33 @@ def test_baselines_read_no_participant_data(tiny):
     assert abs(xs.mean() - 15.0) < 4 * 30 / np.sqrt(12 * xs.size)  # uniform mean, 4 SE
 
 
+def test_structure_baselines(tiny):
+    # baseline-centre-mask: the centre, NaN exactly where the input is missing (and says so)
+    def holes(r):
+        gone = np.arange(r.n_samples) % 9 == 0
+        return r.with_gaze(np.where(gone, np.nan, r.x), np.where(gone, np.nan, r.y))
+
+    gap = tiny.map(holes)
+    b = BASELINES["baseline-centre-mask"]
+    assert "missing-sample mask" in b.keeps
+    assert all("missing-sample mask" not in o.keeps for n, o in BASELINES.items() if o is not b)
+    out = b.release(gap, rng=np.random.default_rng(0))
+    for r, raw in zip(out, gap, strict=True):
+        np.testing.assert_array_equal(r.missing, raw.missing)
+        assert np.all(r.x[~r.missing] == 15.0)
+    # baseline-prior-chunks: fresh traits every 5 s, so two chunks of one recording differ in
+    # their traits; the release keeps the length and stays on / near the screen
+    long = tiny_dataset(n_participants=1, n_stimuli=1, n_samples=2000)  # 20 s at 100 Hz
+    pc = BASELINES["baseline-prior-chunks"].release(long, rng=np.random.default_rng(3))
+    r = pc.recordings[0]
+    assert r.n_samples == 2000 and np.isfinite(r.x).mean() > 0.5
+    one = BASELINES["baseline-prior"].release(long, rng=np.random.default_rng(3)).recordings[0]
+    assert not np.array_equal(np.nan_to_num(one.x), np.nan_to_num(r.x))
+
+
 def test_baseline_config_keys():
     base = {"name": "t", "seeds": [0], "datasets": [{"name": "d", "source": "injected"}]}
-    assert parse_config({**base, "baselines": True}).baselines == tuple(BASELINES)
+    assert parse_config({**base, "baselines": True}).baselines == DEFAULT_BASELINES
     with pytest.raises(ConfigError, match="not a data-free baseline"):
         parse_config({**base, "baselines": ["baseline-mean"]})
     with pytest.raises(ConfigError, match="reserved"):
@@ -65,12 +91,12 @@ def test_runner_runs_baselines_and_flags_mechanisms(tmp_path, tiny):
     res = run_experiment(cfg, tmp_path, registry=fake_registry(), datasets={"tiny": tiny},
                          featurizer=fake_featurizer, workers=1)
     t = res.results
-    assert set(BASELINES) <= set(t["mechanism"].unique())
+    assert set(DEFAULT_BASELINES) <= set(t["mechanism"].unique())
     assert set(t.filter(pl.col("mechanism").str.starts_with("baseline-"))["mode"]) == {
         "baseline"}
     assert {g["mechanism"] for g in res.guarantees} == {"fake-noise"}  # no record for baselines
     aware = t.filter(pl.col("evaluation") == "reid:aware-rf:seed004")
-    assert set(aware["mechanism"]) == {"none", "fake-noise", *BASELINES}
+    assert set(aware["mechanism"]) == {"none", "fake-noise", *DEFAULT_BASELINES}
     rmse = t.filter((pl.col("metric") == "rmse") & (pl.col("mechanism") == "fake-noise"))
     flag = {r["epsilon"]: r["beats_baselines"] for r in rmse.iter_rows(named=True)}
     assert flag[50.0] is True  # tiny noise: far closer than any data-free release
@@ -81,7 +107,7 @@ def test_runner_runs_baselines_and_flags_mechanisms(tmp_path, tiny):
     ident = (t.filter(pl.col("metric") == "identification_rate")
              .group_by("mechanism").agg(pl.col("value").mean()))
     by = dict(ident.iter_rows())
-    assert by["none"] > max(by[b] for b in BASELINES)
+    assert by["none"] > max(by[b] for b in DEFAULT_BASELINES)
 
 
 @pytest.mark.slow

@@ -6,13 +6,26 @@ A utility or fidelity number means little alone: a release whose RMSE is 3.4 deg
 always answering the screen centre gives 3.67 deg. The runner therefore runs, beside the
 mechanisms, releases built from the public shape of the input only (recording ids, participant
 ids for scoring, timestamps, sampling rate and screen geometry) -- never from gaze, pupil,
-missing-sample masks or extra channels:
+missing-sample masks (one named exception below) or extra channels:
 
 * ``baseline-centre``: every sample at the centre of the screen;
 * ``baseline-uniform``: independent uniform random points on the screen;
 * ``baseline-prior``: the simulator (:mod:`gazeprivacy.data.simulate`, free-viewing task) at the
   recording's rate, length and geometry, with fresh participant traits drawn *per recording*
-  (so the release carries no stable identity of its own).
+  (so the release carries no stable identity across recordings -- but one within a recording:
+  where an attack puts segments of one recording on both sides, as on the VR set, it links
+  them, 6.8x chance there);
+* ``baseline-prior-chunks``: the same with fresh traits every 5 s (a public chunk length), so no
+  stretch longer than 5 s shares simulated traits.
+
+**Structure.** Every baseline keeps the input's *structure*: recordings, their lengths and the
+raw clock ``t`` (see :attr:`Baseline.keeps`). That structure alone identifies people: on DOVES
+a constant path is one I-VT fixation as long as the recording, and the mechanism-aware forest
+re-identifies ``baseline-centre`` at 4x chance from that duration (docs/results/honest.md).
+The runner's ``[release_view]`` (:mod:`gazeprivacy.experiments.release_view`) removes it: the
+sealed clock and a public recording length for every release. One baseline reads more than the
+shape: ``baseline-centre-mask`` writes NaN where the input is missing (the missing-sample mask,
+as DPGazeSynth's ``missing="keep"`` releases it), so the table shows what the mask alone gives.
 
 Why here and not in :data:`gazeprivacy.mechanisms.MECHANISMS`: they are not privacy mechanisms
 (no parameters, no guarantee, nothing to audit or to run partition-wise), and registering them
@@ -34,7 +47,7 @@ from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidDataError
 
-__all__ = ["BASELINES", "BASELINE_PREFIX", "Baseline", "is_baseline"]
+__all__ = ["BASELINES", "BASELINE_PREFIX", "DEFAULT_BASELINES", "Baseline", "is_baseline"]
 
 BASELINE_PREFIX = "baseline-"
 
@@ -58,6 +71,13 @@ def _centre(rec: Recording, rng: np.random.Generator) -> tuple[np.ndarray, np.nd
     n = rec.n_samples
     return (np.full(n, (g.x_min_deg + g.x_max_deg) / 2),
             np.full(n, (g.y_min_deg + g.y_max_deg) / 2))
+
+
+def _centre_mask(rec: Recording, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The centre, NaN where the input is missing (reads the missing-sample mask)."""
+    x, y = _centre(rec, rng)
+    gap = rec.missing
+    return np.where(gap, np.nan, x), np.where(gap, np.nan, y)
 
 
 def _uniform(rec: Recording, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -84,6 +104,21 @@ def _prior(rec: Recording, rng: np.random.Generator) -> tuple[np.ndarray, np.nda
     return x, y
 
 
+_CHUNK_S = 5.0  # baseline-prior-chunks: fresh simulated traits every 5 s (public)
+
+
+def _prior_chunks(rec: Recording, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    n = rec.n_samples
+    step = max(2, round(_CHUNK_S * float(rec.sampling_rate_hz)))
+    parts = [_prior(replace(rec, t=rec.t[a:a + step], x=rec.x[a:a + step],
+                            y=rec.y[a:a + step], pupil=None, channels={}, extras={}), child)
+             for a, child in zip(range(0, n, step), rng.spawn(-(-n // step)), strict=True)]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+_SHAPE = ("recordings", "recording lengths", "raw clock t")
+
+
 @dataclass(frozen=True)
 class Baseline:
     """A data-free reference release: ``draw(recording, rng) -> (x, y)`` per recording."""
@@ -91,6 +126,8 @@ class Baseline:
     name: str
     description: str
     draw: Callable[[Recording, np.random.Generator], tuple[np.ndarray, np.ndarray]]
+    #: what of the input the release keeps (its structure; never gaze)
+    keeps: tuple[str, ...] = _SHAPE
 
     def release(self, dataset: Dataset, *, rng: np.random.Generator) -> Dataset:
         """The reference release of ``dataset``: same recordings, ids, timestamps and labels;
@@ -119,5 +156,13 @@ BASELINES: dict[str, Baseline] = {
         Baseline("baseline-uniform", "uniform random points on the screen", _uniform),
         Baseline("baseline-prior", "the simulator (free viewing, fresh traits per recording) "
                  "at the recording's rate, length and geometry", _prior),
+        Baseline("baseline-prior-chunks", "the simulator with fresh traits every 5 s",
+                 _prior_chunks),
+        Baseline("baseline-centre-mask", "the screen centre, NaN where the input is missing",
+                 _centre_mask, keeps=(*_SHAPE, "missing-sample mask")),
     )
 }
+
+#: What ``baselines = true`` in a config runs: the three that read nothing but the shape. The
+#: structure variants (``baseline-prior-chunks``, ``baseline-centre-mask``) are named explicitly.
+DEFAULT_BASELINES: tuple[str, ...] = ("baseline-centre", "baseline-uniform", "baseline-prior")

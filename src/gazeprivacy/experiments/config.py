@@ -34,6 +34,7 @@ value and the way out. Example (see ``configs/doves-sample.toml``)::
 
     fidelity = ["rmse", "density_error"]
     baselines = true             # or a list: baseline-centre, baseline-uniform, baseline-prior
+    release_view = { sealed = true, length_s = 5.0 }  # attacks see the release as written
 
     [realism]                    # or realism = true (all views, label "task")
     labels = ["task", "stimulus"]  # TSTR per label with >= 2 classes (others: a note)
@@ -52,7 +53,13 @@ from typing import Any
 from gazeprivacy.attacks.classifiers import CLASSIFIERS
 from gazeprivacy.attacks.threat import THREAT_MODELS
 from gazeprivacy.exceptions import InvalidParameterError
-from gazeprivacy.experiments.baselines import BASELINE_PREFIX, BASELINES, is_baseline
+from gazeprivacy.experiments.baselines import (
+    BASELINE_PREFIX,
+    BASELINES,
+    DEFAULT_BASELINES,
+    is_baseline,
+)
+from gazeprivacy.experiments.release_view import ReleaseView
 from gazeprivacy.mechanisms.contract import Level
 
 __all__ = [
@@ -444,6 +451,7 @@ class ExperimentConfig:
     include_raw: bool = True
     baselines: tuple[str, ...] = ()
     realism: RealismConfig | None = None
+    release_view: ReleaseView | None = None  # what the attacks see (experiments.release_view)
 
     def __post_init__(self) -> None:
         if not self.seeds or not all(isinstance(s, int) and s >= 0 for s in self.seeds):
@@ -522,7 +530,7 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
     gazeprivacy.experiments.config.ConfigError: unknown key(s) ['colour'] in the config; ...
     """
     top = {"name", "seeds", "datasets", "mechanisms", "attacks", "utility", "fidelity",
-           "workers", "include_raw", "baselines", "realism"}
+           "workers", "include_raw", "baselines", "realism", "release_view"}
     _check_keys("the config", data, top, {"name", "seeds", "datasets"})
     try:
         datasets = []
@@ -564,16 +572,29 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
             fidelity=tuple(data.get("fidelity", ())), workers=data.get("workers", 2),
             include_raw=bool(data.get("include_raw", True)),
             baselines=_baselines(data.get("baselines", ())),
-            realism=_realism(data.get("realism")))
+            realism=_realism(data.get("realism")),
+            release_view=_release_view(data.get("release_view")))
     except TypeError as exc:  # a wrongly typed value reaching a dataclass
         raise ConfigError(f"invalid config: {exc}") from None
 
 
+def _release_view(value: Any) -> ReleaseView | None:
+    """``release_view``: absent (attacks see the in-memory release) or a table
+    (:class:`~gazeprivacy.experiments.release_view.ReleaseView`)."""
+    if value is None:
+        return None
+    _check_keys("release_view", value, {"sealed", "length_s"})
+    try:
+        return ReleaseView(**value)
+    except InvalidParameterError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def _baselines(value: Any) -> tuple[str, ...]:
     """``baselines``: a list of :data:`~gazeprivacy.experiments.baselines.BASELINES` names, or
-    ``true`` for all of them."""
+    ``true`` for :data:`~gazeprivacy.experiments.baselines.DEFAULT_BASELINES`."""
     if value is True:
-        return tuple(BASELINES)
+        return DEFAULT_BASELINES
     if value is False:
         return ()
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):

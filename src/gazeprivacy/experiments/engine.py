@@ -84,6 +84,7 @@ from gazeprivacy.experiments.featurize import (
     load_configured_dataset,
 )
 from gazeprivacy.experiments.learned import learned_utility_metrics, linkage_metrics
+from gazeprivacy.experiments.release_view import attack_side
 from gazeprivacy.experiments.streaming import partitioned_source, protected_pass, raw_pass
 from gazeprivacy.features.aggregate import recording_features
 from gazeprivacy.metrics.utility import task_classification
@@ -320,8 +321,12 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     protected = _protect_cell(cell, ctx, raw, protect_rng, notes)
     prot, mode = protected.dataset, protected.mode
     rows: list[dict[str, Any]] = _learned_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
-    features = _cell_features(cell, ctx, raw, protected.events)
-    rows += _attack_rows(cell, ctx, raw, prot, features, mode, attack_rng, notes)
+    # attacks and utility tasks see the release as written when the config has a release_view
+    seen, seen_events = attack_side(ctx.config.release_view, raw, prot, protected.events,
+                                    ctx.featurizer or event_features_of, notes,
+                                    needs_events=_needs_events(ctx.config))
+    features = _cell_features(cell, ctx, raw, seen_events)
+    rows += _attack_rows(cell, ctx, raw, seen, features, mode, attack_rng, notes)
     rows += _utility_rows(cell, ctx, raw, features, mode, attack_rng, notes)
     rows += _fidelity_rows(cell, ctx, raw, prot, mode, notes)
     rows += _realism_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
