@@ -1,10 +1,26 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""Experiments: TOML config -> dataclasses, the resumable parallel grid runner, the demo."""
+"""Experiments: TOML config -> dataclasses, the resumable parallel grid runner, the demo.
 
-from gazeprivacy.experiments.config import ConfigError, ExperimentConfig, load_config, parse_config
-from gazeprivacy.experiments.demo import run_demo
-from gazeprivacy.experiments.engine import ExperimentResult, expand_cells, run_experiment
+The names below are loaded on first use (PEP 562): importing a light submodule such as
+:mod:`gazeprivacy.experiments.featurize` or :mod:`gazeprivacy.experiments.streaming` does not
+import the runner, the attacks (scikit-learn) or the report (matplotlib).
+
+>>> import gazeprivacy.experiments as ex
+>>> ex.run_experiment.__module__
+'gazeprivacy.experiments.engine'
+"""
+
+import importlib as _importlib
+import typing as _typing
+
+_SOURCES: dict[str, str] = {
+    **dict.fromkeys(["ConfigError", "ExperimentConfig", "load_config", "parse_config"],
+                    "gazeprivacy.experiments.config"),
+    "run_demo": "gazeprivacy.experiments.demo",
+    **dict.fromkeys(["ExperimentResult", "expand_cells", "run_experiment"],
+                    "gazeprivacy.experiments.engine"),
+}
 
 __all__ = [
     "ConfigError",
@@ -16,3 +32,30 @@ __all__ = [
     "run_demo",
     "run_experiment",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if not _typing.TYPE_CHECKING:  # type checkers read the imports below instead
+
+    def __getattr__(name: str) -> object:
+        """A public name, imported from its module on first access."""
+        source = _SOURCES.get(name)
+        if source is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(_importlib.import_module(source), name)
+        globals()[name] = value  # later look-ups skip this function
+        return value
+
+
+if _typing.TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
+    from gazeprivacy.experiments.config import (
+        ConfigError,
+        ExperimentConfig,
+        load_config,
+        parse_config,
+    )
+    from gazeprivacy.experiments.demo import run_demo
+    from gazeprivacy.experiments.engine import ExperimentResult, expand_cells, run_experiment
