@@ -9,6 +9,8 @@ import the runner, the attacks (scikit-learn) or the report (matplotlib).
 >>> import gazeprivacy.experiments as ex
 >>> ex.run_experiment.__module__
 'gazeprivacy.experiments.engine'
+>>> ex.config.__name__
+'gazeprivacy.experiments.config'
 """
 
 import importlib as _importlib
@@ -41,13 +43,20 @@ def __dir__() -> list[str]:
 if not _typing.TYPE_CHECKING:  # type checkers read the imports below instead
 
     def __getattr__(name: str) -> object:
-        """A public name, imported from its module on first access."""
+        """A public name, imported from its module on first access; else a submodule
+        (``gazeprivacy.experiments.engine`` after a bare import, as before names were lazy)."""
         source = _SOURCES.get(name)
-        if source is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(_importlib.import_module(source), name)
-        globals()[name] = value  # later look-ups skip this function
-        return value
+        if source is not None:
+            value = getattr(_importlib.import_module(source), name)
+            globals()[name] = value  # later look-ups skip this function
+            return value
+        if not name.startswith("__"):
+            try:
+                return _importlib.import_module(f"{__name__}.{name}")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"{__name__}.{name}":
+                    raise
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if _typing.TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
