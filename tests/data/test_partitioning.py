@@ -100,3 +100,13 @@ def test_refusals_match_reading_whole(tmp_path):
             read_dataset(f)
         with pytest.raises(InvalidDataError, match=words.replace("[", r"\[")):
             partition_data_file(f, tmp_path / f"out-{name}", 1)
+
+
+def test_csv_into_a_new_nested_folder_leaves_no_temporary_file(tmp_path):
+    ds = simulate_dataset(n_participants=2, tasks=("reading",), duration_s=1.0,
+                          sampling_rate_hz=50, rng=np.random.default_rng(5))
+    src = tmp_path / "in.csv"
+    ds.to_table().write_csv(src)
+    pds = partition_data_file(src, tmp_path / "a" / "b" / "parts", 1)
+    assert pds.n_partitions == 2 and pds.n_samples == ds.n_samples
+    assert sorted(p.name for p in (tmp_path / "a" / "b").iterdir()) == ["parts"]

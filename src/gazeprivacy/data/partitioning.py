@@ -86,7 +86,9 @@ def partition_data_file(path: str | Path, dest: str | Path, recordings_per_parti
                                  recordings_per_partition=recordings_per_partition,
                                  overwrite=overwrite)
     if fmt == "csv":  # parsed once, streaming, into a Parquet file of the same types
-        with tempfile.TemporaryDirectory(dir=Path(dest).resolve().parent) as tmp:
+        beside = Path(dest).resolve().parent
+        beside.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=beside, prefix=".gazeprivacy-csv-") as tmp:
             pq_path, meta = _csv_to_parquet(path, Path(tmp) / "rows.parquet")
             return _partition(pq_path, meta, str(path), path.name.split(".")[0], dest,
                               recordings_per_partition, time_unit, overwrite)
