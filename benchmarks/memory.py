@@ -16,10 +16,13 @@ Steps: ``generate`` (simulate + write), ``protect dpgazesynth`` and ``protect ka
 (:func:`gazeprivacy.engines.protect_partitioned`, engine ``local``: read, protect and write every
 partition; DPGazeSynth reads every partition twice), ``featurize`` (I-VT events and their
 features, partition by partition, appended to one Parquet file: what ``evaluate`` does to a raw
-or protected partitioned dataset), and ``idle`` (interpreter and imports only, the floor; the
-other steps' seconds exclude the imports; each step imports only what its command needs: the
-partition engines for protect, the experiment runner's featurizer for featurize). Bounded memory
-means peak RSS stays flat as the scale grows while time grows linearly.
+or protected partitioned dataset), ``partition`` (what ``gazeprivacy partition`` runs:
+:func:`gazeprivacy.data.partitioning.partition_data_file` streams one long-format Parquet file of
+the same rows, without gazeprivacy metadata, into partitions of 9 recordings), and ``idle``
+(interpreter and imports only, the floor; the other steps' seconds exclude the imports; each
+step imports only what its command needs: the partition engines for protect, the experiment
+runner's featurizer for featurize). Bounded memory means peak RSS stays flat as the scale grows
+while time grows linearly.
 """
 
 from __future__ import annotations
@@ -47,10 +50,32 @@ HEADER = ("| scale | step | samples | peak RSS (MB) | seconds | CPU s | samples/
 # --------------------------------------------------------------------------------------------
 
 
-def _generate(path: str, scale: float) -> dict:
+def _generate(path: str, scale: float, single: str | None = None) -> dict:
     from _workload import write_workload  # benchmarks/ is the script's folder
 
-    return {"samples": write_workload(path, scale)}
+    n = write_workload(path, scale)
+    if single:  # the same rows as one long-format file (the input of ``partition``)
+        import pyarrow.parquet as pq
+
+        from gazeprivacy.data.partitioned import PartitionedDataset
+
+        pds = PartitionedDataset(path)
+        writer = None
+        for p in pds.partitions:  # one partition's table at a time
+            tab = pq.read_table(pds.path / p.file).replace_schema_metadata(None)
+            if writer is None:
+                writer = pq.ParquetWriter(single, tab.schema)
+            writer.write_table(tab)
+            del tab
+        writer.close()
+    return {"samples": n}
+
+
+def _partition(path: str, dest: str) -> dict:
+    from gazeprivacy.data.partitioning import partition_data_file
+
+    pds = partition_data_file(path, dest, 9, overwrite=True)
+    return {"samples": pds.n_samples, "partitions": pds.n_partitions}
 
 
 def _protect(path: str, dest: str, mechanism: str) -> dict:
@@ -79,8 +104,12 @@ def _featurize(path: str, dest: str) -> dict:
 
 def _imports(step: str) -> None:
     """What the step's command imports: ``protect`` the engines (as ``gazeprivacy protect``
-    on a partitioned folder), ``featurize`` the experiment runner's featurizer (scikit-learn,
-    SciPy stats and matplotlib come with it)."""
+    on a partitioned folder), ``featurize`` the experiment runner's featurizer and its
+    partition-wise streaming (neither imports the runner, the attacks or the report)."""
+    if step == "partition":
+        import gazeprivacy.data.partitioning
+
+        return
     import gazeprivacy.engines
 
     if step in ("featurize", "idle-featurize"):
@@ -99,7 +128,9 @@ def child(a: argparse.Namespace) -> None:
     ru = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
     if a.child == "generate":
-        out = _generate(a.path, a.scale)
+        out = _generate(a.path, a.scale, a.dest)
+    elif a.child == "partition":
+        out = _partition(a.path, a.dest)
     elif a.child == "protect":
         out = _protect(a.path, a.dest, a.mechanism)
     else:
@@ -154,7 +185,8 @@ def _machine() -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--scales", nargs="*", type=float, default=[1, 10, 50])
-    ap.add_argument("--steps", nargs="*", default=["dpgazesynth", "kaleido", "featurize"])
+    ap.add_argument("--steps", nargs="*",
+                    default=["dpgazesynth", "kaleido", "featurize", "partition"])
     ap.add_argument("--tmp", default=None, help="parent folder of the temporary data")
     ap.add_argument("--out", default=None, help="also write the table to this file")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
@@ -183,10 +215,16 @@ def main() -> None:
         tmp = Path(tempfile.mkdtemp(prefix=f"gp-mem-{scale:g}x-", dir=a.tmp))
         try:
             data = tmp / "data"
+            single = ["--dest", str(tmp / "data.parquet")] if "partition" in a.steps else []
             row(scale, "generate", measure(["--child", "generate", "--path", str(data),
-                                            "--scale", str(scale)]))
+                                            "--scale", str(scale), *single]))
             for step in a.steps:
-                if step == "featurize":
+                if step == "partition":
+                    r = measure(["--child", "partition", "--path", str(tmp / "data.parquet"),
+                                 "--dest", str(tmp / "parts")])
+                    row(scale, "partition (one Parquet file -> 9 recordings per partition)", r)
+                    shutil.rmtree(tmp / "parts", ignore_errors=True)
+                elif step == "featurize":
                     r = measure(["--child", "featurize", "--path", str(data), "--dest",
                                  str(tmp / "features.parquet")])
                     row(scale, "featurize (I-VT events + features)", r)

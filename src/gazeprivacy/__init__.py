@@ -14,9 +14,18 @@ True
 """
 
 import importlib as _importlib
+import os as _os
 import typing as _typing
 
 __version__ = "0.1.0"
+
+# Memory (issue 18): polars' allocator (jemalloc) keeps the pages of freed buffers under its
+# 8 MiB "oversize" threshold for ~10 s, and a partition's columns (a few MB each) are such
+# buffers, so partition-wise runs held ~30-80 MB of freed pages at their peak. From 256 KiB up,
+# buffers now come from jemalloc's oversize arena, which returns freed pages at once (time
+# unchanged within noise: benchmarks/memory.py). Read when polars is first imported, so it
+# applies only if gazeprivacy is imported first; a value the user sets is kept.
+_os.environ.setdefault("_RJEM_MALLOC_CONF", "oversize_threshold:262144")
 
 # Public name -> the module that defines it (imported on first access).
 _SOURCES: dict[str, str] = {

@@ -4,8 +4,9 @@
 partitioned folder (Parquet partitions of whole recordings and a manifest), the input of
 ``protect`` and ``evaluate`` on data larger than memory (docs/scale.md).
 
-The file itself is read into memory once; datasets that do not fit are written partition by
-partition from code (:class:`gazeprivacy.data.partitioned.PartitionWriter`).
+The file is streamed (:func:`gazeprivacy.data.partitioning.partition_data_file`: two passes,
+memory about one partition, not the file; a ``.csv.gz`` is read whole), with the partitions that
+reading it whole and cutting it would give.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ def partition(
     if recordings_per_partition < 1:
         raise InvalidParameterError(
             f"--recordings-per-partition must be >= 1, got {recordings_per_partition}")
-    from gazeprivacy.data.io import read_dataset
-    from gazeprivacy.data.partitioned import PartitionedDataset, write_partitioned
+    from gazeprivacy.data.partitioned import PartitionedDataset
+    from gazeprivacy.data.partitioning import partition_data_file
 
     if outdir.exists() and input.exists() and outdir.resolve() == input.resolve():
         raise InvalidParameterError(f"OUTDIR {str(outdir)!r} is the input; refusing to write "
@@ -44,16 +45,14 @@ def partition(
     fresh = not (outdir.is_dir() and any(outdir.iterdir()))
     if fresh:
         check_output_dir(outdir, option="OUTDIR")
-    say(f"reading {input}")
-    ds = read_dataset(input, time_unit=time_unit)
-    say(f"writing partitions into {outdir}")
+    say(f"streaming {input} into partitions in {outdir}")
     if fresh:  # a new folder appears whole: Ctrl-C or an error leaves none
         with atomic_dir(outdir) as tmp:
-            write_partitioned(ds, tmp, recordings_per_partition=recordings_per_partition)
+            partition_data_file(input, tmp, recordings_per_partition, time_unit=time_unit)
         pds = PartitionedDataset(outdir)
     else:  # the library refuses a partitioned OUTDIR unless --overwrite
-        pds = write_partitioned(ds, outdir, recordings_per_partition=recordings_per_partition,
-                                overwrite=overwrite)
+        pds = partition_data_file(input, outdir, recordings_per_partition, time_unit=time_unit,
+                                  overwrite=overwrite)
     out().print(f"{pds.path}: {pds.n_partitions} partitions, {pds.n_recordings} "
                 f"recordings, {len(pds.participants)} participants, {pds.n_samples:,} "
                 "samples", markup=False)

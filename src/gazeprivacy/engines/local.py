@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from gazeprivacy._memory import trim
 from gazeprivacy.data.partitioned import (
     PartitionedDataset,
     PartitionWriter,
@@ -125,8 +126,11 @@ def iter_release(source: Source, plan: PartitionPlan, streams: PartitionStreams
         merge = getattr(plan, "merge", None)
         messages: list[Any] = []
         for i in range(parts.n):
-            _, msg = plan.client(parts[i], streams.client(i))
+            # the message only: the client state is not alive while the next partition is read
+            msg = plan.client(parts[i], streams.client(i))[1]
             messages.append(msg)
+            del msg
+            trim()
             if merge is not None:  # fold as we go: memory O(model), not O(partitions)
                 messages = [merge(messages)]
         model = plan.curate(messages, streams.curator())
@@ -143,6 +147,7 @@ def iter_release(source: Source, plan: PartitionPlan, streams: PartitionStreams
                                  f"partition {i}")
         yield i, part, rel
         del part, rel  # before the next read: hold one partition at a time, not two
+        trim()  # and give its freed pages back (gazeprivacy._memory)
 
 
 def run_plan_local(source: Source, plan: PartitionPlan, streams: PartitionStreams, *,

@@ -1,10 +1,28 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""Experiments: TOML config -> dataclasses, the resumable parallel grid runner, the demo."""
+"""Experiments: TOML config -> dataclasses, the resumable parallel grid runner, the demo.
 
-from gazeprivacy.experiments.config import ConfigError, ExperimentConfig, load_config, parse_config
-from gazeprivacy.experiments.demo import run_demo
-from gazeprivacy.experiments.engine import ExperimentResult, expand_cells, run_experiment
+The names below are loaded on first use (PEP 562): importing a light submodule such as
+:mod:`gazeprivacy.experiments.featurize` or :mod:`gazeprivacy.experiments.streaming` does not
+import the runner, the attacks (scikit-learn) or the report (matplotlib).
+
+>>> import gazeprivacy.experiments as ex
+>>> ex.run_experiment.__module__
+'gazeprivacy.experiments.engine'
+>>> ex.config.__name__
+'gazeprivacy.experiments.config'
+"""
+
+import importlib as _importlib
+import typing as _typing
+
+_SOURCES: dict[str, str] = {
+    **dict.fromkeys(["ConfigError", "ExperimentConfig", "load_config", "parse_config"],
+                    "gazeprivacy.experiments.config"),
+    "run_demo": "gazeprivacy.experiments.demo",
+    **dict.fromkeys(["ExperimentResult", "expand_cells", "run_experiment"],
+                    "gazeprivacy.experiments.engine"),
+}
 
 __all__ = [
     "ConfigError",
@@ -16,3 +34,37 @@ __all__ = [
     "run_demo",
     "run_experiment",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if not _typing.TYPE_CHECKING:  # type checkers read the imports below instead
+
+    def __getattr__(name: str) -> object:
+        """A public name, imported from its module on first access; else a submodule
+        (``gazeprivacy.experiments.engine`` after a bare import, as before names were lazy)."""
+        source = _SOURCES.get(name)
+        if source is not None:
+            value = getattr(_importlib.import_module(source), name)
+            globals()[name] = value  # later look-ups skip this function
+            return value
+        if not name.startswith("__"):
+            try:
+                return _importlib.import_module(f"{__name__}.{name}")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"{__name__}.{name}":
+                    raise
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if _typing.TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
+    from gazeprivacy.experiments.config import (
+        ConfigError,
+        ExperimentConfig,
+        load_config,
+        parse_config,
+    )
+    from gazeprivacy.experiments.demo import run_demo
+    from gazeprivacy.experiments.engine import ExperimentResult, expand_cells, run_experiment

@@ -17,6 +17,8 @@ Both switch the saccade-share warning off (``max_saccade_share=None``): protecte
 noisy by design, so the share is high for every noise mechanism, and the runner has no place for
 a warning per release. Check raw data with :func:`gazeprivacy.events.saccade_share` (see
 ``docs/events.md``).
+Both work on groups of about 100 k samples of whole recordings at a time (memory), and the
+module imports neither the runner nor the attacks (scikit-learn) nor the report (matplotlib).
 :func:`dataset_fingerprint` names the runner's cache of raw features by the data's content.
 """
 
@@ -24,15 +26,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
 
 from gazeprivacy.data.partitioned import MANIFEST, PartitionedDataset
-from gazeprivacy.data.recording import Dataset
+from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidParameterError, MissingDependencyError
-from gazeprivacy.experiments.config import DatasetConfig
+
+if TYPE_CHECKING:  # the config module imports the attacks (scikit-learn)
+    from gazeprivacy.experiments.config import DatasetConfig
 
 __all__ = ["adaptive_event_features_of", "dataset_fingerprint", "event_features_of",
            "load_configured_dataset"]
@@ -58,8 +62,36 @@ def _features(dataset: Dataset, *, method: str) -> pl.DataFrame:
             f"event detection / event features are not available ({exc}); the attacks and the "
             "task classifier need gazeprivacy.events.detect_events_dataset and "
             "gazeprivacy.features.event_features_dataset") from None
-    events = detect_events_dataset(dataset, method=method, max_saccade_share=None)
-    return event_features_dataset(dataset, events, min_samples=4)
+    tables = []
+    for group in _groups(dataset):
+        events = detect_events_dataset(group, method=method, max_saccade_share=None)
+        tables.append(event_features_dataset(group, events, min_samples=4))
+        del events
+    if len(tables) == 1:
+        return tables[0]
+    return pl.concat([t for t in tables if t.height] or tables[:1], how="vertical")
+
+
+#: Samples per group of recordings featurized at once: events and features are per recording,
+#: so the table is that of one pass (the medians, read back from a sort key, to the same ~1e-10
+#: of each event's range); the temporaries (every event's samples gathered into concatenated
+#: arrays) scale with a group, not with the dataset or partition.
+_GROUP_SAMPLES = 100_000
+
+
+def _groups(dataset: Dataset) -> list[Dataset]:
+    """``dataset`` cut into consecutive groups of whole recordings of about
+    :data:`_GROUP_SAMPLES` samples (a longer recording is a group of its own)."""
+    groups: list[list[Recording]] = [[]]
+    size = 0
+    for r in dataset.recordings:
+        if groups[-1] and size + r.n_samples > _GROUP_SAMPLES:
+            groups.append([])
+            size = 0
+        groups[-1].append(r)
+        size += r.n_samples
+    return [Dataset(tuple(g), name=dataset.name, info=dataset.info, schema=dataset.schema)
+            for g in groups]
 
 
 def dataset_fingerprint(data: Dataset | PartitionedDataset) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -32,8 +32,10 @@ import polars as pl
 from gazeprivacy.data.partitioned import PartitionedDataset, is_partitioned
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.engines import iter_protected
-from gazeprivacy.experiments.config import DatasetConfig
 from gazeprivacy.guarantees import Guarantee
+
+if TYPE_CHECKING:  # the config module imports the attacks (scikit-learn)
+    from gazeprivacy.experiments.config import DatasetConfig
 
 __all__ = [
     "featurize_partitions",
@@ -90,6 +92,7 @@ def featurize_partitions(parts: Iterable[Dataset], featurize: Featurizer,
                 tab = tab.cast(dict(schema))
             writer.write_table(tab.to_arrow())
             rows += tab.height
+            del part, tab  # not alive while the next partition is read
     finally:
         if writer is not None:
             writer.close()
