@@ -24,6 +24,10 @@ recordings. :func:`seal` turns it into what may leave the data holder, and
   mask. Such a release is refused unless ``public=["mask"]`` or the mechanism's record lists a
   ``mask`` column as protected. A mechanism that synthesises every row writes no NaN and so no
   mask; NaN rows that the mechanism made itself (e.g. suppressed events) are its output;
+* **shape**: rows per recording and recordings per participant are the input's (public by
+  design), unless the mechanism's record sets one public length (``output_length_s``:
+  DPGazeSynth at participant level), which every recording must then have (else the release is
+  refused) and beside which the input's per-row columns cannot be declared public;
 * **metadata**: sampling rate and geometry are public by design; dataset name and info are
   written only under ``public=["name"]`` / ``public=["info"]``. Counts a mechanism leaves in
   ``Dataset.info`` (e.g. event-synth-PD's failed tests) go to the data holder's ``report`` and to
