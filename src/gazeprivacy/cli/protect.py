@@ -105,6 +105,11 @@ def protect(
     windows_per_participant: Annotated[int | None, typer.Option(
         help="DPGazeSynth participant level: m windows per participant, drawn at random across "
              "its recordings, each at the budget / m.")] = None,
+    output_length_s: Annotated[float | None, typer.Option(
+        help="DPGazeSynth participant level (with --param missing=fill): every released "
+             "recording is S seconds long (round(S x rate) rows, synthesised), so the file does "
+             "not carry the input's recording lengths. Without it the row counts are the "
+             "input's (public, listed in the record).")] = None,
     param: Annotated[list[str] | None, typer.Option(
         help="Further mechanism parameter NAME=VALUE (repeatable), e.g. "
              "transitions=one-per-window.")] = None,
@@ -179,7 +184,8 @@ def protect(
     kw: dict[str, Any] = {name: value for name, value in
                           (("epsilon", epsilon), ("k", k), ("gamma", gamma), ("mode", mode),
                            ("radius_deg", radius_deg), ("window_s", window_s),
-                           ("grid_size", grid_size)) if value is not None}
+                           ("grid_size", grid_size), ("output_length_s", output_length_s))
+                          if value is not None}
     kw.update(dict(_parse_param(p) for p in param or ()))
     kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
     if spec.level == "series" and ranges is not None:

@@ -24,6 +24,10 @@ recordings. :func:`seal` turns it into what may leave the data holder, and
   mask. Such a release is refused unless ``public=["mask"]`` or the mechanism's record lists a
   ``mask`` column as protected. A mechanism that synthesises every row writes no NaN and so no
   mask; NaN rows that the mechanism made itself (e.g. suppressed events) are its output;
+* **shape**: rows per recording and recordings per participant are the input's (public by
+  design), unless the mechanism's record sets one public length (``output_length_s``:
+  DPGazeSynth at participant level), which every recording must then have (else the release is
+  refused) and beside which the input's per-row columns cannot be declared public;
 * **metadata**: sampling rate and geometry are public by design; dataset name and info are
   written only under ``public=["name"]`` / ``public=["info"]``. Counts a mechanism leaves in
   ``Dataset.info`` (e.g. event-synth-PD's failed tests) go to the data holder's ``report`` and to
@@ -281,6 +285,7 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     g = release.guarantee
     if len(out) == 0:
         raise InvalidDataError("the release has no recordings")
+    _check_release_length(out, source, g, public)
     pub = _check_public(out, public)
     pupil = _Pupil.check(g, pupil_epsilon, pupil_range, pub)
     if pupil is not None and any(r.pupil is None for r in out):
@@ -316,7 +321,8 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
             ids["participant"].get(k, k): v
             for k, v in sorted(record.per_participant.items(),
                                key=lambda kv: ids["participant"].get(kv[0], kv[0]))})
-    cols = _columns(out, dataset, g, pub, pupil, mask)
+    # the input's columns (a release at a public length carries none of its per-row ones)
+    cols = _columns(source if source is not None else out, dataset, g, pub, pupil, mask)
     return SealedRelease(table=dataset.to_table(), dataset=dataset,
                          guarantee=replace(record, columns=cols), id_map=_id_map(ids, pub),
                          report=report)
@@ -336,6 +342,34 @@ def _check_public(out: Dataset, public: Iterable[str]) -> frozenset[str]:
             f"public names {', '.join(unknown)} are neither columns, labels nor keywords of "
             f"this release; valid: {', '.join(sorted(known))}")
     return pub
+
+
+def _check_release_length(out: Dataset, source: Dataset | None, g: Guarantee,
+                          public: Iterable[str]) -> None:
+    """A record that sets the release's length (``output_length_s``, e.g. DPGazeSynth at
+    participant level) must hold for every recording; the input's per-row columns (raw clock,
+    pupil, channels, extras) have the input's lengths and cannot be declared public beside it."""
+    length = g.parameters.get("output_length_s")
+    if length is None:
+        return
+    wrong = [(r.recording, r.n_samples, round(length * r.sampling_rate_hz)) for r in out
+             if r.n_samples != round(length * r.sampling_rate_hz)]
+    if wrong:
+        rec, n, want = wrong[0]
+        raise InvalidDataError(
+            f"{g.mechanism}'s record says every recording is {length:g} s long "
+            f"(output_length_s), but {len(wrong)} recordings are not (e.g. {rec!r}: {n} rows, "
+            f"not {want}); the release is not written")
+    rows = {"t"} | {c for r in (source if source is not None else out)
+                    for c in ((*r.channels, *r.extras, "pupil") if r.pupil is not None
+                              else (*r.channels, *r.extras))}
+    clash = sorted(rows & {str(p) for p in public})
+    if clash:
+        raise InvalidParameterError(
+            f"{', '.join(clash)} cannot be declared public: {g.mechanism} releases every "
+            f"recording at a public length ({length:g} s, output_length_s) and these per-row "
+            "columns have the input's lengths; drop them from --public / public, or release "
+            "without output_length_s")
 
 
 def _seal_recording(r: Recording, ids: Mapping[str, Mapping[str, str]], pub: frozenset[str],
@@ -395,11 +429,28 @@ def _mask_status(out: Dataset, source: Dataset | None, pub: frozenset[str],
                                 note=f"{missing} gaze rows are NaN where the input had gaze: "
                                      "the mechanism's own output (e.g. suppressed events); no "
                                      "input gap is visible")
+    fill = ("fill the gaps in the mechanism (--param missing=fill / missing='fill'), which "
+            "synthesises every row and protects the mask" if _can_fill(g) else
+            "use a mechanism option that fills gaps")
     raise InvalidParameterError(
         f"{g.mechanism}'s output keeps {missing} missing (NaN) gaze rows where the input was "
         "missing: writing them releases the missing-sample mask, which its record does not "
-        "cover. Declare it public (--public mask / public=['mask']) or use a mechanism option "
-        "that fills gaps")
+        f"cover. Declare it public (--public mask / public=['mask']) or {fill}")
+
+
+def _can_fill(g: Guarantee) -> bool:
+    """Whether ``g``'s mechanism has the option ``missing="fill"`` (e.g. DPGazeSynth) and
+    ran without it."""
+    from dataclasses import fields
+    from enum import Enum
+
+    from gazeprivacy.mechanisms import MECHANISMS
+
+    if g.parameters.get("missing") == "fill" or g.mechanism not in MECHANISMS:
+        return False
+    default = next((f.default for f in fields(MECHANISMS[g.mechanism].params_type)
+                    if f.name == "missing"), None)
+    return isinstance(default, Enum) and any(v.value == "fill" for v in type(default))
 
 
 def _report(out: Dataset, source: Dataset | None, g: Guarantee) -> dict[str, Any]:
@@ -416,7 +467,7 @@ def _id_map(ids: Mapping[str, Mapping[str, str]], pub: frozenset[str]) -> pl.Dat
                                       "raw": pl.String}, orient="row").sort("pseudonym")
 
 
-def _columns(out: Dataset, sealed: Dataset, g: Guarantee, pub: frozenset[str],
+def _columns(source: Dataset, sealed: Dataset, g: Guarantee, pub: frozenset[str],
              pupil: _Pupil | None, mask: ColumnStatus) -> tuple[ColumnStatus, ...]:
     def declared(name: str) -> ColumnStatus:
         return ColumnStatus(name=name, status=Status.PUBLIC_DECLARED, by="user",
@@ -430,7 +481,8 @@ def _columns(out: Dataset, sealed: Dataset, g: Guarantee, pub: frozenset[str],
                  "rows ordered by pseudonym"))
     cols.append(declared("t") if "t" in pub else ColumnStatus(
         name="t", status=Status.PUBLIC_BY_DESIGN, by="sampling grid",
-        note="t = i / sampling_rate_hz from 0, one per input row; the raw clock is not written"))
+        note="t = i / sampling_rate_hz from 0, one per released row; the raw clock is not "
+             "written"))
     for axis in ("x", "y"):
         cols.append(ColumnStatus(name=axis, status=Status.PROTECTED, by=g.mechanism,
                                  epsilon_share=g.epsilon,
@@ -441,12 +493,11 @@ def _columns(out: Dataset, sealed: Dataset, g: Guarantee, pub: frozenset[str],
                                  note=f"declared range [{pupil.lo:g}, {pupil.hi:g}]; one value "
                                       f"per block of one {g.unit.value}'s length"))
     written = _written(sealed)
-    for name in _input_columns(out):
+    for name in _input_columns(source):
         if name in written and name not in {c.name for c in cols}:
             cols.append(declared(name))
     cols.append(mask)
-    cols.append(ColumnStatus(name="rows", status=Status.PUBLIC_BY_DESIGN, by="schema",
-                             note="row count of every recording, as in the input (SPEC 8)"))
+    cols.extend(_shape_columns(g))
     cols.append(ColumnStatus(name="sampling_rate_hz", status=Status.PUBLIC_BY_DESIGN,
                              by="metadata", note="nominal rate per recording (declared in the "
                                                  "input's metadata, else the rounded median "
@@ -457,11 +508,33 @@ def _columns(out: Dataset, sealed: Dataset, g: Guarantee, pub: frozenset[str],
         cols.append(declared(meta) if meta in pub else ColumnStatus(
             name=meta, status=Status.NOT_WRITTEN, by="metadata",
             note=f"dataset {meta} replaced by a neutral value"))
-    for name in _input_columns(out):
+    for name in _input_columns(source):
         if name not in written:
             cols.append(ColumnStatus(name=name, status=Status.NOT_WRITTEN, by="release schema",
                                      note="not declared public and not protected"))
     return tuple(cols)
+
+
+def _shape_columns(g: Guarantee) -> tuple[ColumnStatus, ColumnStatus]:
+    """The public-by-design shape of the release: rows per recording (the input's, or the
+    public length the mechanism's record sets with ``output_length_s``) and recordings per
+    participant (one released recording per input recording)."""
+    length = g.parameters.get("output_length_s")
+    if length is None:
+        rows = ColumnStatus(name="rows", status=Status.PUBLIC_BY_DESIGN, by="input",
+                            note="public (the input's): row count of every recording, as in "
+                                 "the input (SPEC 8); not protected")
+    else:
+        rows = ColumnStatus(name="rows", status=Status.PUBLIC_BY_DESIGN,
+                            by=f"{g.mechanism} output_length_s",
+                            note=f"public (set to {length:g} s by the release): every "
+                                 f"recording has round({length:g} x sampling_rate_hz) rows, "
+                                 "synthesised; the input's row counts are not written")
+    recordings = ColumnStatus(name="recordings", status=Status.PUBLIC_BY_DESIGN, by="input",
+                              note="public (the input's): one released recording per input "
+                                   "recording, so each participant's number of recordings is "
+                                   "the input's; not protected")
+    return rows, recordings
 
 
 def _input_columns(ds: Dataset) -> list[str]:

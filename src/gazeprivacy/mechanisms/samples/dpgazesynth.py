@@ -29,7 +29,9 @@ Participant level (``unit="participant"``, beyond the paper, issue 15): ``epsilo
 budget per participant; each participant reports ``m = windows_per_participant`` windows drawn
 at random from the public shape, at ``epsilon / m`` each (basic sequential composition), and
 every released window is synthesised from the population's reports
-(:func:`population_windows`), one synthetic recording per input recording (public row counts).
+(:func:`population_windows`), one synthetic recording per input recording: with the input's
+row count (public), or with ``output_length_s`` every recording ``round(output_length_s *
+rate)`` rows long, so the written release does not carry the input's recording lengths.
 
 Phases (public, shared by the in-memory run, the partition-wise engines and the auditor): the
 client, one function per budget share (:func:`release_start_cells`, :func:`release_run_lengths`,
@@ -77,6 +79,7 @@ from gazeprivacy.mechanisms.noise.oue import (
 from gazeprivacy.mechanisms.noise.planar_laplace import planar_laplace
 
 __all__ = [
+    "OUTPUT_LENGTH_REFUSAL",
     "PARTICIPANT_REFUSAL",
     "SPEC",
     "TRANSITION_OUE_P",
@@ -98,6 +101,7 @@ __all__ = [
     "guarantee",
     "noisy_run_lengths",
     "noisy_start_points",
+    "output_samples",
     "participant_windows",
     "perturb_reports",
     "plan",
@@ -227,6 +231,13 @@ class DPGazeSynthParams:
         :func:`synthesise`).
     windows_per_participant : int, optional
         ``m``; required with ``unit="participant"`` (no default), not allowed otherwise.
+    output_length_s : float, optional
+        ``unit="participant"`` with ``missing="fill"`` only: every released recording has
+        ``round(output_length_s * rate)`` rows (>= 1), synthesised like the rest from the
+        population model, so the release does not carry the input's recording lengths. None
+        (default): one released row per input row, and the record says the row counts are the
+        input's (public, not protected). Refused with ``unit="window"``
+        (:data:`OUTPUT_LENGTH_REFUSAL`).
     """
 
     epsilon: float
@@ -241,6 +252,7 @@ class DPGazeSynthParams:
     geometry: Geometry | None = None
     unit: PrivacyUnit = PrivacyUnit.WINDOW
     windows_per_participant: int | None = None
+    output_length_s: float | None = None
 
     def __post_init__(self) -> None:
         check_positive(epsilon=self.epsilon)
@@ -266,6 +278,16 @@ class DPGazeSynthParams:
                                     ("oue_path", OUEPath, None), ("missing", Missing, None)):
             object.__setattr__(self, name, coerce_option(name, getattr(self, name), enum,
                                                          allowed))
+        if self.output_length_s is not None:
+            check_positive(output_length_s=self.output_length_s)
+            if self.unit != "participant":
+                raise InvalidParameterError(f"output_length_s: {OUTPUT_LENGTH_REFUSAL}")
+            if self.missing != "fill":
+                raise InvalidParameterError(
+                    "output_length_s needs missing='fill': under missing='keep' the released "
+                    "rows are the input's valid rows (its missing-sample mask, of the input's "
+                    "length), which a release of another length cannot keep; pass "
+                    "missing='fill' (--param missing=fill)")
 
     @classmethod
     def paper(cls, *, epsilon: float, grid_size: int = 60, **kw: Any) -> DPGazeSynthParams:
@@ -408,8 +430,15 @@ def _participant_record(window: Guarantee, params: DPGazeSynthParams) -> Guarant
         "recording, public shape; the draw uses the release's generator and no gaze value), "
         f"each at epsilon / m = {per_window:.6g} (basic sequential composition: {window.epsilon:g}"
         " per participant); the other windows send nothing",
-        "released: one synthetic recording per input recording, with the input's row count "
-        "(public shape); every window is drawn from the population model (the start cell and run "
+        "released: one synthetic recording per input recording (the number of recordings per "
+        "participant is the input's, public shape), "
+        + (f"each of round({params.output_length_s:g} s x rate) rows whatever the input's "
+           "length (output_length_s; the input's row counts are not written, but neither are "
+           "they protected: the windows drawn and a recording's last, shorter window depend on "
+           "them, and the neighbouring relation fixes them)"
+           if params.output_length_s is not None else
+           "each with the input's row count (public shape, not protected)")
+        + "; every window is drawn from the population model (the start cell and run "
         "lengths of a uniformly drawn reporting window of any participant, the transition model "
         "of all reports), so a synthetic recording depends on the data only through the pooled "
         "reports: its participant / recording labels link it to the public shape, not to its "
@@ -421,8 +450,11 @@ def _participant_record(window: Guarantee, params: DPGazeSynthParams) -> Guarant
         window, unit=Unit.PARTICIPANT, neighbouring=neighbouring,
         parameters={**window.parameters, "unit": params.unit, "windows_per_participant": m,
                     "epsilon_per_window": per_window,
-                    "release": "one synthetic recording per input recording (public row counts),"
-                               " synthesised from the population model"},
+                    "output_length_s": params.output_length_s,
+                    "release": "one synthetic recording per input recording ("
+                               + ("the input's row counts, public" if params.output_length_s
+                                  is None else f"{params.output_length_s:g} s each, public")
+                               + "), synthesised from the population model"},
         notes=(*window.notes, *notes))
 
 
@@ -1027,7 +1059,9 @@ def dpgazesynth(dataset: Dataset, params: DPGazeSynthParams, *, rng: np.random.G
     -------
     Release[Dataset]
         Same recordings, order, row counts, timestamps and labels; synthetic ``x, y``. The record
-        is per window, composed per participant over its windows.
+        is per window, composed per participant over its windows. With ``output_length_s``
+        (participant level) every recording has :func:`output_samples` rows on the public grid
+        ``i / rate``, its labels, rate and geometry, and no other per-row column.
 
     Raises
     ------
@@ -1047,6 +1081,8 @@ def dpgazesynth(dataset: Dataset, params: DPGazeSynthParams, *, rng: np.random.G
     """
     if len(dataset) == 0:
         raise InvalidDataError(f"dataset {dataset.name!r} has no recordings")
+    for rate in {r.sampling_rate_hz for r in dataset}:
+        output_samples(params, rate)  # a too short output length: refused before any work
     if params.mode == "paper":
         warnings.warn("DPGazeSynth paper mode releases the number of runs per window; see the "
                       "guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
@@ -1075,6 +1111,8 @@ def synthesise(recordings: Sequence[Recording], clients: ClientReport, model: Tr
     ``recordings`` is synthesised from the population (:func:`population_windows`), not from
     a report of its own."""
     recs = tuple(recordings)
+    if params.unit == "participant":
+        recs = tuple(_at_output_length(r, params) for r in recs)
     sizes = [r.n_samples for r in recs]
     if params.unit == "participant":
         rng_draw, rng = rng.spawn(2)
@@ -1084,6 +1122,41 @@ def synthesise(recordings: Sequence[Recording], clients: ClientReport, model: Tr
     xs, ys = np.split(x, cuts), np.split(y, cuts)
     with adopt(*xs, *ys):  # views of arrays made here: the recordings take them uncopied
         return [r.with_gaze(u, v) for r, u, v in zip(recs, xs, ys, strict=True)]
+
+
+def output_samples(params: DPGazeSynthParams, sampling_rate_hz: float) -> int | None:
+    """Rows of every released recording at this rate, ``round(output_length_s * rate)``; None
+    when ``output_length_s`` is None (each recording keeps its input's row count).
+
+    >>> output_samples(DPGazeSynthParams(epsilon=1.0, unit="participant",
+    ...     windows_per_participant=2, missing="fill", output_length_s=1.5), 60.0)
+    90
+    """
+    if params.output_length_s is None:
+        return None
+    n = round(params.output_length_s * sampling_rate_hz)
+    if n < 1:
+        raise InvalidParameterError(
+            f"output_length_s={params.output_length_s:g} s at {sampling_rate_hz:g} Hz gives "
+            f"{n} rows per recording; use at least {1 / sampling_rate_hz:g} s")
+    return n
+
+
+def _at_output_length(r: Recording, params: DPGazeSynthParams) -> Recording:
+    """The skeleton of ``r``'s released recording: ``r`` itself, or with ``output_length_s`` a
+    new recording of :func:`output_samples` rows with ``r``'s ids, labels, rate and geometry,
+    the public grid ``i / rate`` and no gaze yet (synthesis fills every row). Reads no row of
+    ``r``; its other per-row columns (pupil, channels, extras) are of the input's length and
+    are not carried."""
+    n = output_samples(params, r.sampling_rate_hz)
+    if n is None:
+        return r
+    t = np.arange(n) / r.sampling_rate_hz
+    blank = np.zeros(n)
+    with adopt(t, blank):
+        return Recording(recording=r.recording, participant=r.participant, t=t, x=blank,
+                         y=blank, sampling_rate_hz=r.sampling_rate_hz, labels=r.labels,
+                         geometry=r.geometry)
 
 
 
@@ -1174,6 +1247,8 @@ def shape_guarantee(params: DPGazeSynthParams, shape: SampleShape) -> Guarantee:
         record = _with_note(record, "recordings differ in sampling rate or geometry; window "
                                     "samples and radius in 'parameters' are those of the first "
                                     "recording")
+    for rate in {r.sampling_rate_hz for r in recs}:
+        output_samples(params, rate)  # refuses a too short output length
     windows = shape.units_per_participant(
         lambda r: -(-r.n_samples // window_samples(params, r.sampling_rate_hz)))
     if params.unit == "window":
@@ -1304,6 +1379,15 @@ PARTICIPANT_REFUSAL = (
     "finding out at the curator is too late, the reports are sent); and every released window "
     "is drawn from the reports of all partitions. Way out: protect it in memory, or run "
     "unit='window' partition-wise")
+
+#: Why ``output_length_s`` is refused with ``unit="window"``.
+OUTPUT_LENGTH_REFUSAL = (
+    "a public output length applies to unit='participant' only. With unit='window' every "
+    "released window is synthesised from that window's own report, so the release is the "
+    "participant's own windows, and the record composes epsilon over them (its per-participant "
+    "budgets count each participant's windows, i.e. its recording lengths): a different output "
+    "length would hide neither. Use unit='participant' (--per-participant-epsilon E "
+    "--windows-per-participant M --param missing=fill)")
 
 
 
