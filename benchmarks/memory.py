@@ -189,6 +189,8 @@ def main() -> None:
                     default=["dpgazesynth", "kaleido", "featurize", "partition"])
     ap.add_argument("--tmp", default=None, help="parent folder of the temporary data")
     ap.add_argument("--out", default=None, help="also write the table to this file")
+    ap.add_argument("--no-history", action="store_true",
+                    help="do not append this run to benchmarks/history.csv")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--path", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--dest", default=None, help=argparse.SUPPRESS)
@@ -199,11 +201,16 @@ def main() -> None:
         child(a)
         return
     rows = []
+    history: list[tuple[str, str, float]] = []  # peak RSS and CPU per sample, for the history
+    load = os.getloadavg()[0]
 
     def row(scale: float, step: str, r: dict) -> None:
         n = r["samples"]
         rate = f"{n / r['cpu']:,.0f}" if n else "-"
         label = f"{scale:g}x" if scale else "-"
+        history.append((f"{label} {step}", "peak RSS MB", r["peak_rss_mb"]))
+        if n:
+            history.append((f"{label} {step}", "us per sample (CPU)", 1e6 * r["cpu"] / n))
         rows.append(f"| {label} | {step} | {n:,} | {r['peak_rss_mb']:,.0f} | "
                     f"{r['seconds']:.1f} | {r['cpu']:.1f} | {rate} |")
         print(rows[-1], flush=True)
@@ -247,6 +254,10 @@ def main() -> None:
     print(table)
     if a.out:
         Path(a.out).write_text(table + "\n")
+    if not a.no_history:
+        from history import append  # benchmarks/ is the script's folder
+
+        print(f"\nappended to {append('memory.py', history, load=load)}")
 
 
 if __name__ == "__main__":
