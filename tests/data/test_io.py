@@ -14,6 +14,7 @@ from gazeprivacy.data import (
     Recording,
     dataset_from_table,
     read_dataset,
+    read_input,
     repair_timestamps,
     write_dataset,
 )
@@ -126,7 +127,8 @@ def test_read_recordings_share_the_tables_buffers_read_only(tmp_path):
     tab = pl.DataFrame({"participant": ["p"] * 200, "recording": ["a"] * 100 + ["b"] * 100,
                         "t": np.tile(np.arange(100) / 100, 2), "x": rng.normal(size=200),
                         "y": rng.normal(size=200), "task": ["read"] * 100 + ["view"] * 100})
-    ds = dataset_from_table(tab)
+    path = write_dataset(dataset_from_table(tab), tmp_path / "d.parquet")
+    ds = read_dataset(path)
     assert [r.labels for r in ds] == [{"task": "read"}, {"task": "view"}]
     for r in ds:
         assert not r.x.flags.writeable and not r.t.flags.writeable
@@ -136,6 +138,28 @@ def test_read_recordings_share_the_tables_buffers_read_only(tmp_path):
     rec = Recording.from_arrays(recording="r", participant="p", t=mine, x=mine, y=mine)
     mine[0] = -1.0
     assert rec.t[0] == 0.0 and mine.flags.writeable  # copied, the caller's array untouched
+
+
+@pytest.mark.parametrize("kind", ["polars", "pandas"])
+def test_a_callers_table_is_copied_so_later_writes_do_not_reach_the_recordings(kind):
+    """A table the caller gave may share memory with the caller's arrays: the recordings copy
+    it (a later write would otherwise change a recording after its checks)."""
+    import pandas as pd
+
+    x = np.linspace(0.0, 10.0, 50)
+    t = np.arange(50) / 100
+    cols = {"participant": ["p"] * 50, "recording": ["a"] * 50, "t": t, "x": x, "y": x}
+    tab = pl.DataFrame(cols) if kind == "polars" else pd.DataFrame(cols)
+    for ds in (dataset_from_table(tab), read_input(tab)):
+        x[5] = 999.0
+        t[5] = -1.0
+        if kind == "pandas":
+            tab.loc[6, "x"] = 777.0
+        r = ds[0]
+        assert r.x[5] == pytest.approx(50 / 49) and r.t[5] == 0.05 and r.x[6] != 777.0
+        x[5], t[5] = 50 / 49, 0.05
+        if kind == "pandas":
+            tab.loc[6, "x"] = 60 / 49
 
 
 def test_uniform_and_mixed_recordings_write_the_same_table(ds):

@@ -321,3 +321,21 @@ def test_a_sealed_feature_table_lists_every_written_column_and_drops_labels():
     assert sealed.table["t_start"].to_list() == [0.0, 0.5, 1.0, 1.5]  # the public grid
     text = sealed.table.write_csv()
     assert "Quill" not in text and "Quill" not in sealed.guarantee.to_json()
+
+
+def test_a_column_only_the_release_carries_is_in_the_record_when_written():
+    # a custom mechanism's release may add a column the input does not have: declared public,
+    # it is written and the record lists it; undeclared, it is not written
+    rel = kaleido(dataset())
+    extra = rel.output.map(lambda r: r.with_gaze(r.x, r.y, channels={
+        **r.channels, "foo": np.zeros(r.n_samples)}))
+    src = dataset()
+    for public in (["foo"], iter(["foo"])):  # a generator too: seal reads `public` twice
+        sealed = seal(Release(extra, rel.guarantee), source=src, public=public, rng=rng())
+        assert "foo" in sealed.table.columns
+        statuses = {c.name: c.status for c in sealed.guarantee.columns}
+        assert statuses["foo"] is Status.PUBLIC_DECLARED
+    sealed = seal(Release(extra, rel.guarantee), source=src, rng=rng())
+    assert "foo" not in sealed.table.columns
+    assert all(c.name != "foo" or c.status is Status.NOT_WRITTEN
+               for c in sealed.guarantee.columns)

@@ -35,6 +35,7 @@ metadata the sampling rate is inferred from the timestamps.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -177,7 +178,7 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
                               sampling_rate_hz=sampling_rate_hz, time_unit=time_unit,
                               name=name or meta.get("name") or path.name.split(".")[0],
                               source=str(path), labels=labels, xy_unit=xy_unit,
-                              px_per_deg=px_per_deg)
+                              px_per_deg=px_per_deg, copy=False)
 
 
 def _read_csv(path: Path, labels: Iterable[str] = ()) -> pl.DataFrame:
@@ -256,7 +257,7 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
                        geometry: Geometry | None = None, sampling_rate_hz: float | None = None,
                        time_unit: str = "s", name: str = "dataset", source: str = "table",
                        labels: Iterable[str] = (), xy_unit: str | None = None,
-                       px_per_deg: float | None = None) -> Dataset:
+                       px_per_deg: float | None = None, copy: bool = True) -> Dataset:
     """Split a long-format table into recordings (order of first appearance is kept).
 
     Parameters
@@ -270,6 +271,11 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
         Unit of ``x`` and ``y``; None: degrees, checked for normalised and pixel values.
     px_per_deg : float, optional
         Pixels per degree for ``xy_unit="px"`` (default: from the geometry's pixel grid).
+    copy : bool
+        The recordings copy the table's float columns (default), so that later writes to the
+        caller's arrays cannot change them. ``False`` hands them zero-copy, read-only views
+        (:func:`~gazeprivacy.data.recording.adopt`): for tables nothing else holds or writes,
+        such as one just read from a file.
     """
     table = as_polars(table, source)
     meta = meta or {}
@@ -306,7 +312,7 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
         rid = rids[i]
         m = rec_meta.get(rid, {})
         cols = {c: _floats(f.slice(a, b - a)) for c, f in floats.items()}
-        with adopt(*cols.values()):
+        with adopt(*cols.values()) if not copy else contextlib.nullcontext():
             recs.append(Recording.from_arrays(
                 recording=rid, participant=pid_of[i], t=cols.pop("t"), x=cols.pop("x"),
                 y=cols.pop("y"), sampling_rate_hz=sampling_rate_hz or m.get("sampling_rate_hz"),

@@ -107,7 +107,8 @@ def _partition(path: Path, meta: dict[str, Any], source: str, stem: str, dest: s
                                  overwrite=overwrite)
         for table in _batches(path, sizes=sizes):
             part = dataset_from_table(table, meta=meta, time_unit=time_unit, name=name,
-                                      source=source, labels=survey.labels, xy_unit="deg")
+                                      source=source, labels=survey.labels, xy_unit="deg",
+                                      copy=False)  # read from the file here
             writer.write(_as_extras(part, table, survey.varying))
             del part, table
     except (pl.exceptions.PolarsError, OSError, ValueError) as exc:

@@ -179,7 +179,8 @@ def _finish(table: pl.DataFrame, path: Path, *, geometry: Geometry | None,
     table = table.select(*front, *[c for c in table.columns if c not in front])
     return dataset_from_table(table, geometry=geometry, sampling_rate_hz=sampling_rate_hz,
                               name=name or path.name.split(".")[0], source=str(path),
-                              labels=labels, xy_unit=xy_unit, px_per_deg=px_per_deg)
+                              labels=labels, xy_unit=xy_unit, px_per_deg=px_per_deg,
+                              copy=False)  # a table this module read from the file
 
 
 # -------------------------------------------------------------------------------------- Tobii

@@ -321,6 +321,9 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     protected = _protect_cell(cell, ctx, raw, protect_rng, notes)
     prot, mode = protected.dataset, protected.mode
     rows: list[dict[str, Any]] = _learned_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
+    if rows and ctx.config.release_view is not None and prot is not None:
+        notes.append("release_view: linkage attacks and learned utilities read the in-memory "
+                     "release (they need its labels)")
     # attacks and utility tasks see the release as written when the config has a release_view
     seen, seen_events = attack_side(ctx.config.release_view, raw, prot, protected.events,
                                     ctx.featurizer or event_features_of, notes,

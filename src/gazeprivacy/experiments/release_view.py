@@ -19,8 +19,8 @@ tasks, which read the same event features) run on the release as written:
   NaN rows where the input was missing stay NaN: ``seal`` writes them only under
   ``public=["mask"]`` (it refuses otherwise), and the cell gets a note saying the release needs
   that declaration;
-* ``length_s``: every recording is released with ``round(length_s * rate)`` samples, a public
-  length: longer ones are cut, shorter ones are continued by repeating the release's own
+* ``length_s``: every recording is released with ``max(2, round(length_s * rate))`` samples,
+  a public length: longer ones are cut, shorter ones are continued by repeating the release's own
   samples from its start (post-processing of the release, so no guarantee changes). With it
   no release carries its input's recording lengths.
 

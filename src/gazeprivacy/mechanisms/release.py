@@ -283,6 +283,7 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     """
     out = release.output
     g = release.guarantee
+    public = tuple(public)  # read twice below: a generator would be used up by the first
     if len(out) == 0:
         raise InvalidDataError("the release has no recordings")
     _check_release_length(out, source, g, public)
@@ -493,7 +494,9 @@ def _columns(source: Dataset, sealed: Dataset, g: Guarantee, pub: frozenset[str]
                                  note=f"declared range [{pupil.lo:g}, {pupil.hi:g}]; one value "
                                       f"per block of one {g.unit.value}'s length"))
     written = _written(sealed)
-    for name in _input_columns(source):
+    # the input's columns and any the release itself carries (a custom mechanism's): every
+    # written column is in the record
+    for name in dict.fromkeys([*_input_columns(source), *_input_columns(sealed)]):
         if name in written and name not in {c.name for c in cols}:
             cols.append(declared(name))
     cols.append(mask)
