@@ -110,7 +110,7 @@ class KaleidoParams:
     ----------
     epsilon : float, > 0
         Budget per ``w`` consecutive samples; no default.
-    window_samples : int, >= 1
+    window_samples : int, in [1, 2**31 - 1]
         ``w``. Alternatively give ``window_s`` and let each recording's rate fix ``w``.
     window_s : float, optional
         Window in seconds (seed 000: 0.5 s); used when ``window_samples`` is None.
@@ -118,7 +118,7 @@ class KaleidoParams:
         ``r``: how far each sample of a neighbouring stream may move (public).
     l_thresh_deg : float
         Test threshold (seed 001: 1 degree).
-    t_skip_samples : int, >= 1
+    t_skip_samples : int, in [1, 2**31 - 1]
         Minimum samples between tests (seed 001: 5).
     h : float, > 1
         ``eps / h`` of every window goes to testing (seed 001: 2).
