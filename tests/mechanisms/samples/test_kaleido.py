@@ -170,7 +170,14 @@ def test_paper_mode_dataset_warns():
     ({"epsilon": 1.0, "radius_deg": 0.0, "window_samples": 5}, "radius_deg must be > 0"),
     ({"epsilon": 1.0, "radius_deg": 1.0}, "exactly one of window_samples and window_s"),
     ({"epsilon": 1.0, "radius_deg": 1.0, "window_samples": 5, "h": 1.0}, "h must be > 1"),
-], ids=["negative_epsilon", "zero_radius", "no_window", "h_one"])
+    # integers that reach the compiled loop are capped far below its overflow
+    ({"epsilon": 1.0, "radius_deg": 1.0, "window_samples": 5, "t_skip_samples": 2**63 - 1},
+     r"t_skip_samples must be <= 2147483647"),
+    ({"epsilon": 1.0, "radius_deg": 1.0, "window_samples": 5, "t_skip_samples": 2**64},
+     r"t_skip_samples must be <= 2147483647"),
+    ({"epsilon": 1.0, "radius_deg": 1.0, "window_samples": 2**31}, r"window_samples must be <="),
+], ids=["negative_epsilon", "zero_radius", "no_window", "h_one", "t_skip_2_63", "t_skip_2_64",
+        "window_2_31"])
 def test_bad_parameters_raise_named_errors(kw, match):
     with pytest.raises(InvalidParameterError, match=match):
         KaleidoParams(**kw)
@@ -193,6 +200,52 @@ def test_great_circle_distance_is_used_for_vr_geometry():
         warnings.simplefilter("error")
         s.push(np.linspace(0, 10, 50), np.full(50, 70.0))
     assert math.isfinite(s.epsilon_spent.sum())
+
+
+def test_a_window_in_seconds_too_long_in_samples_is_refused():
+    p = KaleidoParams(epsilon=1.0, radius_deg=1.0, window_s=1e9)
+    too_long = r"window_s = 1000000000.0 s .* must be <= 2147483647"
+    with pytest.raises(InvalidParameterError, match=too_long):
+        KaleidoStream(p, rng=np.random.default_rng(0), sampling_rate_hz=100.0)
+    assert KaleidoStream(p, rng=np.random.default_rng(0), sampling_rate_hz=2.0).w == 2 * 10**9
+
+
+def test_the_largest_t_skip_tests_once_with_missing_samples():
+    """t_skip at its maximum after a leading missing sample: one test (the first valid
+    sample), the rest re-published (the compiled count() once overflowed here)."""
+    p = KaleidoParams(epsilon=1.0, radius_deg=1.0, window_samples=5,
+                      t_skip_samples=2**31 - 1)
+    x = np.r_[np.nan, np.zeros(99)]
+    ox, oy, spent = kaleido_arrays(x, x.copy(), p, rng=np.random.default_rng(0))
+    assert np.isnan(ox[0]) and np.all(ox[1:] == ox[1]) and np.all(oy[1:] == oy[1])
+    assert np.count_nonzero(spent) == 1 and spent[1] > 0
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [
+    ((0.0, 100.0), (180.0, 80.0), 0.0),     # the same place, a rounds to -6.9e-18
+    ((10.0, 130.0), (190.0, 50.0), 0.0),    # the same place, a rounds to -1.1e-16
+    ((0.0, 91.0), (180.0, 89.0), 0.0),
+    ((10.0, 30.0), (190.0, -30.0), 180.0),  # antipodal: a rounds to 1
+    ((0.0, 0.0), (0.0, 0.0), 0.0),
+])
+def test_great_circle_distance_past_the_poles_is_defined(a, b, expected):
+    """Past +-90 deg latitude (VR input, or great-circle without clamping) rounding puts the
+    haversine term just outside [0, 1]; it is clamped, not a ValueError from math.sqrt."""
+    from gazeprivacy.mechanisms.samples.kaleido import _haversine_deg
+
+    assert _haversine_deg(*a, *b) == pytest.approx(expected, abs=1e-6)
+    assert _haversine_deg(*b, *a) == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_great_circle_stream_past_the_pole_republishes_the_same_place():
+    """Last point (180, 100), then (0, 80): the same place, distance 0 <= threshold, so the
+    point is re-published (before: ValueError in Python, NaN -> publish in C)."""
+    p = KaleidoParams(epsilon=1.0, radius_deg=1e-20, window_samples=10, t_skip_samples=1,
+                      l_thresh_deg=1.0, test_distance="great-circle", clamp=False)
+    x, y = np.array([180.0, 0.0] * 20), np.array([100.0, 80.0] * 20)
+    ox, oy, spent = kaleido_arrays(x, y, p, rng=np.random.default_rng(1))
+    assert np.all(ox == 180.0) and np.all(oy == 100.0)  # noise of scale 1e-20 rounds away
+    np.testing.assert_array_equal(spent[1:], p.epsilon_test(10))
 
 
 def republish_rate(p: KaleidoParams, offset: float, n: int, seed: int) -> float:

@@ -62,10 +62,11 @@ def test_the_compiled_count_of_tested_samples_is_the_python_one(j0, skip):
 needs_loop = pytest.mark.skipif(LOOP is None, reason="the compiled loop is not built")
 
 
-def gaze(n: int, seed: int, *, nan_share: float, jump: float) -> tuple[np.ndarray, np.ndarray]:
+def gaze(n: int, seed: int, *, nan_share: float, jump: float,
+         clip: float = 85.0) -> tuple[np.ndarray, np.ndarray]:
     g = np.random.default_rng(seed)
     steps = g.normal(0, 0.3, (n, 2)) + (g.random((n, 1)) < 0.05) * g.normal(0, jump, (n, 2))
-    xy = np.clip(np.cumsum(steps, 0), -85, 85)
+    xy = np.clip(np.cumsum(steps, 0), -clip, clip)
     xy[g.random(n) < nan_share] = np.nan
     return xy[:, 0].copy(), xy[:, 1].copy()
 
@@ -109,7 +110,23 @@ CASES = {
     # every sample tested and published: eps_pub halves down to 0 in floating point (skipped)
     "budget-exhausted": (dict(epsilon=1e6, radius_deg=1e-3, window_samples=3000,
                               t_skip_samples=1, l_thresh_deg=0.0, mode="paper"), SCREEN),
+    # great-circle past +-90 deg latitude (unclamped, +-360 deg): the input reaches +-170 deg
+    # and holds coincident and antipodal pairs (see past_the_poles), where the haversine term
+    # rounds outside [0, 1]
+    "great-circle-past-the-poles": (dict(epsilon=1.0, radius_deg=1e-20, window_samples=25,
+                                         t_skip_samples=1, l_thresh_deg=1.0, clamp=False,
+                                         test_distance="great-circle"), None),
 }
+
+
+def past_the_poles(x: np.ndarray, y: np.ndarray) -> None:
+    """Every 50th sample onwards: blocks of the same place written two ways, (0, 100) and
+    (180, 80), then an antipodal pair (10, 30) and (190, -30) (haversine term 1)."""
+    block = [(180.0, 100.0), (0.0, 80.0)] * 5 + [(10.0, 130.0), (190.0, 50.0)] * 5
+    block += [(10.0, 30.0), (190.0, -30.0)] * 3
+    for start in range(0, x.size - len(block), 150):
+        x[start:start + len(block)] = [a for a, _ in block]
+        y[start:start + len(block)] = [b for _, b in block]
 
 
 @needs_loop
@@ -119,7 +136,11 @@ def test_compiled_equals_python_in_one_push_and_in_random_chunks(case, nan_share
     kw, geo = CASES[case]
     p = KaleidoParams(**kw)
     n = 6000
-    x, y = gaze(n, 11, nan_share=nan_share, jump=60.0 if case == "budget-exhausted" else 5.0)
+    poles = case == "great-circle-past-the-poles"
+    x, y = gaze(n, 11, nan_share=nan_share, jump=60.0 if case == "budget-exhausted" else 5.0,
+                clip=170.0 if poles else 85.0)
+    if poles:
+        past_the_poles(x, y)
     g = np.random.default_rng(hash((case, nan_share)) % 2**32)
     cuts = g.integers(1, 700, n)
     chunks = cuts[:int(np.searchsorted(np.cumsum(cuts), n)) + 1].tolist()
@@ -133,6 +154,9 @@ def test_compiled_equals_python_in_one_push_and_in_random_chunks(case, nan_share
         # the window's later samples are tested but publish nothing
         tested = python["spent"][-1000:][~np.isnan(x[-1000:])]
         assert python["pub_i"][-1] < n - 1000 and tested.min() > 0.0
+    if poles:  # noise of scale 1e-20 rounds away: (0, 80) re-publishes (180, 100)
+        at = np.flatnonzero((x == 0.0) & (y == 80.0))
+        assert at.size > 100 and np.all(python["x"][at] == 180.0)
 
 
 @needs_loop
@@ -185,3 +209,79 @@ def test_a_distance_at_the_threshold_is_decided_by_the_python_function(great):
         assert k == 2 and (out[2][1] > 0.1) == published
         assert last == ((3.0, 4.0) if published else (0.0, 0.0))
     assert calls
+
+
+def push_args(n: int = 4, k: int | None = None, **over) -> list:
+    """Valid arguments of LOOP.push for a chunk of n samples (zeros) tested every sample;
+    ``over`` replaces some by name."""
+    k = n if k is None else k
+    a = dict(x=np.zeros(n), y=np.zeros(n), thr=np.zeros(k), rc=np.zeros(k), rs=np.zeros(k),
+             out_x=np.zeros(n), out_y=np.zeros(n), spent=np.zeros(n), pub_i=[], pub_e=[],
+             last=None, j0=0, skip=1, base=0, w=10, hold=False, great=False, clamp=False,
+             bx0=0.0, bx1=0.0, by0=0.0, by1=0.0, cap=1.0, eps_test=0.1,
+             exact_hypot=math.hypot, exact_haversine=kal._haversine_deg)
+    a.update(over)
+    return list(a.values())
+
+
+@needs_loop
+def test_push_arguments_are_accepted_as_the_stream_passes_them():
+    last, _, k, pending, missing = LOOP.push(*push_args(last=(1.0, 2.0), thr=np.full(4, 3.0)))
+    assert (k, pending, missing) == (4, 4, 0) and last == (1.0, 2.0)
+
+
+@needs_loop
+@pytest.mark.parametrize("name", ["x", "y", "thr", "rc", "rs", "out_x", "out_y", "spent"])
+@pytest.mark.parametrize("bad", [np.zeros(4, dtype=np.float32), np.zeros(4, dtype=np.int64),
+                                 np.zeros(4, dtype=">f8"), b"\0" * 32, np.zeros(8)[::2]],
+                         ids=["float32", "int64", "big-endian", "bytes", "strided"])
+def test_push_refuses_buffers_that_are_not_contiguous_float64(name, bad):
+    with pytest.raises((TypeError, BufferError, ValueError), match=name + "|contiguous|writable"):
+        LOOP.push(*push_args(**{name: bad}))
+
+
+@needs_loop
+def test_push_refuses_read_only_outputs_and_odd_lengths():
+    ro = np.zeros(4)
+    ro.flags.writeable = False
+    with pytest.raises((TypeError, BufferError, ValueError)):
+        LOOP.push(*push_args(out_x=ro))
+    odd = memoryview(np.zeros(4)).cast("B")[:31]  # format "B": refused before its length
+    with pytest.raises(TypeError, match="x must be a contiguous float64 buffer"):
+        LOOP.count(odd, odd, 0, 1)
+
+
+@needs_loop
+@pytest.mark.parametrize("k", [3, 5, 0])
+def test_push_refuses_noise_of_another_length_than_count(k):
+    """Shorter noise once made the loop stop testing silently; longer was refused."""
+    with pytest.raises(ValueError, match="does not match count"):
+        LOOP.push(*push_args(4, k))
+
+
+@needs_loop
+@pytest.mark.parametrize("last", [[1.0, 2.0], 1.0, "ab"])
+def test_push_refuses_a_last_point_that_is_not_a_tuple(last):
+    with pytest.raises(TypeError, match="last must be a tuple"):
+        LOOP.push(*push_args(last=last))
+    with pytest.raises(TypeError):
+        LOOP.push(*push_args(last=(1.0,)))
+
+
+@needs_loop
+def test_push_refuses_a_bad_window_or_base():
+    for over in ({"w": 0}, {"skip": 0}, {"base": -1}, {"base": 2**63 - 2}):
+        with pytest.raises(ValueError, match="skip < 1, w < 1 or base"):
+            LOOP.push(*push_args(**over))
+
+
+@needs_loop
+def test_the_largest_skip_does_not_overflow_the_compiled_loop():
+    """skip = 2**63 - 1 after a leading missing sample: count() once added skip - 1 to the
+    position (signed overflow: an endless loop); push() saturates the next test position."""
+    x = np.r_[np.nan, np.zeros(9)]
+    big = 2**63 - 1
+    assert LOOP.count(x, x, 0, big) == 1
+    assert LOOP.count(x, x, 3, big) == 1 and LOOP.count(x, x, 10, big) == 0
+    last, _, k, pending, missing = LOOP.push(*push_args(10, 1, x=x, y=x.copy(), skip=big))
+    assert (k, pending, missing) == (1, big, 1) and last == (0.0, 0.0)

@@ -24,6 +24,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,6 +52,9 @@ haversine_deg(double x1, double y1, double x2, double y2)
     double la1 = y1 * DEG2RAD, la2 = y2 * DEG2RAD;
     double dlo = (x2 - x1) * DEG2RAD, dla = (y2 - y1) * DEG2RAD;
     double a = square(sin(dla / 2.0)) + cos(la1) * cos(la2) * square(sin(dlo / 2.0));
+    /* rounding may put a just outside [0, 1] (coincident or antipodal points past +-90 deg
+     * latitude): clamped, as the Python function does, so sqrt never sees a negative */
+    a = a < 0.0 ? 0.0 : (a > 1.0 ? 1.0 : a);
     double s = sqrt(a);
     double m = s < 1.0 ? s : 1.0;  /* min(1.0, s) */
     return (2.0 * asin(m)) * RAD2DEG;
@@ -175,9 +179,12 @@ history_from(History *h, PyObject *pub_i, PyObject *pub_e, Py_ssize_t extra, lon
     h->head = h->n = 0;
     h->sum.n = 0;
     int rc = 0;
-    if (h->idx == NULL || h->eps == NULL || PySequence_Fast_GET_SIZE(fe) != n0) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "pub_i and pub_e differ in length");
+    if (h->idx == NULL || h->eps == NULL) {
+        PyErr_NoMemory();
+        rc = -1;
+    }
+    else if (PySequence_Fast_GET_SIZE(fe) != n0) {
+        PyErr_SetString(PyExc_ValueError, "pub_i and pub_e differ in length");
         rc = -1;
     }
     for (Py_ssize_t k = 0; rc == 0 && k < n0; k++) {
@@ -257,6 +264,47 @@ publish_budget(History *h, long long gi, long long w, double cap, double *eps_pu
     return 0;
 }
 
+/* a C-contiguous float64 buffer of o (writable when asked) into b; -1 with an exception */
+static int
+get_f64(PyObject *o, Py_buffer *b, int writable, const char *name)
+{
+    int flags = PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(o, b, flags) < 0) {
+        b->obj = NULL;
+        return -1;
+    }
+    const char *f = b->format != NULL ? b->format : "B";
+    int native = strcmp(f, "d") == 0 || strcmp(f, "@d") == 0 || strcmp(f, "=d") == 0;
+#if PY_LITTLE_ENDIAN
+    native = native || strcmp(f, "<d") == 0;
+#else
+    native = native || strcmp(f, ">d") == 0 || strcmp(f, "!d") == 0;
+#endif
+    if (!native || b->itemsize != 8 || b->len % 8 != 0) {
+        PyErr_Format(PyExc_TypeError, "%s must be a contiguous float64 buffer, got format %s "
+                     "(item size %zd)", name, f, b->itemsize);
+        PyBuffer_Release(b);
+        b->obj = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* the tested samples of a chunk of n (see count()); overflow-free for any skip >= 1 */
+static Py_ssize_t
+count_tested(const double *x, const double *y, Py_ssize_t n, Py_ssize_t j0, Py_ssize_t skip)
+{
+    Py_ssize_t k = 0;
+    for (Py_ssize_t j = j0 > 0 ? j0 : 0; j < n; j++)
+        if (!isnan(x[j]) && !isnan(y[j])) {
+            k++;
+            if (skip - 1 >= n - j)  /* the next test lies past the chunk */
+                break;
+            j += skip - 1;
+        }
+    return k;
+}
+
 PyDoc_STRVAR(count_doc,
 "count(x, y, j0, skip)\n--\n\n"
 "How many samples of the chunk (float64 x, y; NaN: missing) are tested: from position j0 the\n"
@@ -266,19 +314,16 @@ static PyObject *
 count(PyObject *self, PyObject *args)
 {
     Py_buffer bx = {0}, by = {0};
+    PyObject *ox, *oy;
     Py_ssize_t j0, skip, k = 0;
-    if (!PyArg_ParseTuple(args, "y*y*nn:count", &bx, &by, &j0, &skip))
+    if (!PyArg_ParseTuple(args, "OOnn:count", &ox, &oy, &j0, &skip)
+        || get_f64(ox, &bx, 0, "x") < 0 || get_f64(oy, &by, 0, "y") < 0)
         goto done;
     if (bx.len != by.len || skip < 1) {
         PyErr_SetString(PyExc_ValueError, "x and y differ in length, or skip < 1");
         goto done;
     }
-    const double *x = bx.buf, *y = by.buf;
-    for (Py_ssize_t j = j0 > 0 ? j0 : 0, n = bx.len / 8; j < n; j++)
-        if (!isnan(x[j]) && !isnan(y[j])) {
-            k++;
-            j += skip - 1;
-        }
+    k = count_tested(bx.buf, by.buf, bx.len / 8, j0, skip);
 done:
     if (bx.obj != NULL)
         PyBuffer_Release(&bx);
@@ -337,12 +382,17 @@ push(PyObject *self, PyObject *args)
 {
     Buffers b = {0};
     Setup p;
-    PyObject *pub_i, *pub_e, *last;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*w*w*OOOnnLLpppddddddOO:push", &b.x, &b.y, &b.thr,
-                          &b.rc, &b.rs, &b.out_x, &b.out_y, &b.spent, &pub_i, &pub_e, &last,
+    PyObject *o[8], *pub_i, *pub_e, *last;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOnnLLpppddddddOO:push", &o[0], &o[1], &o[2], &o[3],
+                          &o[4], &o[5], &o[6], &o[7], &pub_i, &pub_e, &last,
                           &p.j0, &p.skip, &p.base, &p.w, &p.hold, &p.great, &p.clamp, &p.bx0,
                           &p.bx1, &p.by0, &p.by1, &p.cap, &p.eps_test, &p.exact_hypot,
-                          &p.exact_hav)) {
+                          &p.exact_hav))
+        return NULL;
+    if (get_f64(o[0], &b.x, 0, "x") || get_f64(o[1], &b.y, 0, "y")
+        || get_f64(o[2], &b.thr, 0, "thr") || get_f64(o[3], &b.rc, 0, "rc")
+        || get_f64(o[4], &b.rs, 0, "rs") || get_f64(o[5], &b.out_x, 1, "out_x")
+        || get_f64(o[6], &b.out_y, 1, "out_y") || get_f64(o[7], &b.spent, 1, "spent")) {
         release_all(&b);
         return NULL;
     }
@@ -350,12 +400,21 @@ push(PyObject *self, PyObject *args)
     Py_ssize_t pending = p.j0 > 0 ? p.j0 : 0;
     int has_last = last != Py_None, err = 0;
     double lx = NAN, ly = NAN;
-    if (check(&b.y, n, "y") || check(&b.rc, k, "rc") || check(&b.rs, k, "rs")
-        || check(&b.out_x, n, "out_x") || check(&b.out_y, n, "out_y")
-        || check(&b.spent, n, "spent") || p.skip < 1
+    if (has_last && !PyTuple_Check(last))
+        PyErr_Format(PyExc_TypeError, "last must be a tuple (x, y) or None, got %.100s",
+                     Py_TYPE(last)->tp_name);
+    else if (p.skip < 1 || p.w < 1 || p.base < 0 || p.base > LLONG_MAX - n)
+        PyErr_SetString(PyExc_ValueError, "skip < 1, w < 1 or base outside [0, 2**63 - n)");
+    if (PyErr_Occurred() || check(&b.y, n, "y") || check(&b.rc, k, "rc")
+        || check(&b.rs, k, "rs") || check(&b.out_x, n, "out_x")
+        || check(&b.out_y, n, "out_y") || check(&b.spent, n, "spent")
         || (has_last && !PyArg_ParseTuple(last, "dd", &lx, &ly))) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "skip < 1");
+        release_all(&b);
+        return NULL;
+    }
+    if (count_tested(b.x.buf, b.y.buf, n, p.j0, p.skip) != k) {
+        PyErr_Format(PyExc_ValueError, "the noise (%zd tested samples) does not match "
+                     "count() (%zd)", k, count_tested(b.x.buf, b.y.buf, n, p.j0, p.skip));
         release_all(&b);
         return NULL;
     }
@@ -381,7 +440,7 @@ push(PyObject *self, PyObject *args)
             oy_[j] = ly;
             continue;
         }
-        pending = j + p.skip;
+        pending = p.skip > PY_SSIZE_T_MAX - j ? PY_SSIZE_T_MAX : j + p.skip;  /* saturated */
         int again = 0;
         if (has_last) {  /* the very first sample of the stream is published untested */
             spent[j] = p.eps_test;
@@ -432,7 +491,7 @@ static PyObject *
 fsum(PyObject *self, PyObject *arg)
 {
     Py_buffer b;
-    if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE) < 0)
+    if (get_f64(arg, &b, 0, "values") < 0)
         return NULL;
     Partials sum = {.n = 0};
     int rc = 0;

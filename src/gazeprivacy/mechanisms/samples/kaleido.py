@@ -90,6 +90,18 @@ class Missing(StrEnum):
     HOLD = "hold"
 
 
+#: Largest window / t_skip in samples (the compiled loop's integers stay far from overflow).
+_MAX_COUNT = 2**31 - 1
+
+
+def _check_count(**kwargs: int) -> None:
+    """An integer in [1, _MAX_COUNT] (a count of samples)."""
+    check_int(minimum=1, **kwargs)
+    ((name, value),) = kwargs.items()
+    if value > _MAX_COUNT:
+        raise InvalidParameterError(f"{name} must be <= {_MAX_COUNT} samples, got {value!r}")
+
+
 @dataclass(frozen=True, kw_only=True)
 class KaleidoParams:
     """Parameters of Kaleido.
@@ -98,7 +110,7 @@ class KaleidoParams:
     ----------
     epsilon : float, > 0
         Budget per ``w`` consecutive samples; no default.
-    window_samples : int, >= 1
+    window_samples : int, in [1, 2**31 - 1]
         ``w``. Alternatively give ``window_s`` and let each recording's rate fix ``w``.
     window_s : float, optional
         Window in seconds (seed 000: 0.5 s); used when ``window_samples`` is None.
@@ -106,7 +118,7 @@ class KaleidoParams:
         ``r``: how far each sample of a neighbouring stream may move (public).
     l_thresh_deg : float
         Test threshold (seed 001: 1 degree).
-    t_skip_samples : int, >= 1
+    t_skip_samples : int, in [1, 2**31 - 1]
         Minimum samples between tests (seed 001: 5).
     h : float, > 1
         ``eps / h`` of every window goes to testing (seed 001: 2).
@@ -150,11 +162,11 @@ class KaleidoParams:
                 "give exactly one of window_samples and window_s, got "
                 f"window_samples={self.window_samples!r}, window_s={self.window_s!r}")
         if self.window_samples is not None:
-            check_int(window_samples=self.window_samples, minimum=1)
+            _check_count(window_samples=self.window_samples)
         else:
             check_positive(window_s=self.window_s)
         check_positive(allow_zero=True, l_thresh_deg=self.l_thresh_deg)
-        check_int(t_skip_samples=self.t_skip_samples, minimum=1)
+        _check_count(t_skip_samples=self.t_skip_samples)
         check_positive(h=self.h)
         if self.h <= 1:
             raise InvalidParameterError(f"h must be > 1 (testing gets eps / h), got {self.h!r}")
@@ -267,6 +279,9 @@ def _haversine_deg(x1: float, y1: float, x2: float, y2: float) -> float:
     la1, la2 = math.radians(y1), math.radians(y2)
     dlo, dla = math.radians(x2 - x1), math.radians(y2 - y1)
     a = math.sin(dla / 2) ** 2 + math.cos(la1) * math.cos(la2) * math.sin(dlo / 2) ** 2
+    # rounding may put a just outside [0, 1] (coincident or antipodal points past +-90 deg
+    # latitude, e.g. (0, 100) and (180, 80)): clamped, as the compiled loop does
+    a = 0.0 if a < 0.0 else (1.0 if a > 1.0 else a)
     return math.degrees(2.0 * math.asin(min(1.0, math.sqrt(a))))
 
 
@@ -361,6 +376,10 @@ class KaleidoStream:
         self.params = params
         self.sampling_rate_hz = sampling_rate_hz
         self.w = params.w_for(sampling_rate_hz or 1.0)
+        if self.w > _MAX_COUNT:
+            raise InvalidParameterError(
+                f"window_s = {params.window_s!r} s at {sampling_rate_hz!r} Hz is {self.w} "
+                f"samples; the window must be <= {_MAX_COUNT} samples")
         self.geometry = geometry or params.geometry
         self._rng_test, self._rng_radius, self._rng_angle = rng.spawn(3)
         self._eps_cap = params.epsilon - params.epsilon / params.h
@@ -623,7 +642,7 @@ class KaleidoStream:
         """:meth:`_push_arrays` in C (``_kaleido_loop.c``): bit-identical, the same state."""
         n, loop, b = x.size, self._loop, self._bounds
         x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
-        j0 = max(0, self._next_test - self._i)
+        j0 = min(max(0, self._next_test - self._i), n)  # past the chunk: no test in it
         thr, rc, rs = self._noise_arrays(loop.count(x, y, j0, self._skip))
         ox, oy, spent = np.empty(n), np.empty(n), np.empty(n)
         last, (pub_i, pub_e), k, pending, missing = loop.push(
