@@ -39,7 +39,7 @@ import json
 import math
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -481,25 +481,51 @@ _OUTSIDE_REFUSE, _OUTSIDE_WARN = 0.5, 0.01
 _MAX_SPAN_DEG = 120.0
 
 
+def _percentile_spans(xs: np.ndarray, ys: np.ndarray) -> list[float]:
+    """The 1st-to-99th percentile spans of x and y over the samples whose x is not NaN."""
+    ok = ~np.isnan(xs)
+    return [float(np.subtract(*np.percentile(a[ok], [99, 1]))) for a in (xs, ys)]
+
+
+def _refuse_non_degrees(source: str, n: int, within_01: bool,
+                       spans: Callable[[], list[float]] | None) -> None:
+    """The check that gaze read as degrees is degrees, shared by :func:`read_dataset` and the
+    streaming :mod:`gazeprivacy.data.partitioning`: of ``n`` valid samples (none checked below
+    10), all within [0, 1] (``within_01``) are normalised coordinates; without a geometry,
+    ``spans()`` (:func:`_percentile_spans`) beyond :data:`_MAX_SPAN_DEG` are pixels.
+
+    >>> try:
+    ...     _refuse_non_degrees("f", 20, False, lambda: [300.0, 10.0])
+    ... except InvalidDataError as exc:
+    ...     print(str(exc)[:60])
+    f: the gaze spans 300 units (1st to 99th percentile), more t
+    >>> _refuse_non_degrees("f", 20, False, None)  # a geometry: the span is not checked
+    """
+    if n < 10:
+        return
+    if within_01:
+        raise InvalidDataError(
+            f"{source}: every x and y lies within [0, 1]: these look like normalised screen "
+            "coordinates, not degrees; pass xy_unit='norm' (with the screen's geometry), or "
+            "xy_unit='deg' if they are degrees")
+    span = max(spans()) if spans is not None else 0.0
+    if span > _MAX_SPAN_DEG:
+        raise InvalidDataError(
+            f"{source}: the gaze spans {span:.0f} units (1st to 99th percentile), "
+            f"more than the {_MAX_SPAN_DEG:g} degrees of any screen: it is probably in "
+            "pixels; pass xy_unit='px' with px_per_deg=..., or xy_unit='deg' if it is "
+            "degrees (e.g. VR angles)")
+
+
 def _check_degrees(ds: Dataset, source: str) -> None:
     """Refuse normalised or pixel coordinates read as degrees; warn of off-screen samples."""
     xs = np.concatenate([r.x for r in ds])
     ys = np.concatenate([r.y for r in ds])
     ok = ~np.isnan(xs)
-    n = int(ok.sum())
-    if n >= 10 and bool(((xs[ok] >= 0) & (xs[ok] <= 1) & (ys[ok] >= 0) & (ys[ok] <= 1)).all()):
-        raise InvalidDataError(
-            f"{source}: every x and y lies within [0, 1]: these look like normalised screen "
-            "coordinates, not degrees; pass xy_unit='norm' (with the screen's geometry), or "
-            "xy_unit='deg' if they are degrees")
-    if all(r.geometry is None for r in ds) and n >= 10:
-        spans = [float(np.subtract(*np.percentile(a[ok], [99, 1]))) for a in (xs, ys)]
-        if max(spans) > _MAX_SPAN_DEG:
-            raise InvalidDataError(
-                f"{source}: the gaze spans {max(spans):.0f} units (1st to 99th percentile), "
-                f"more than the {_MAX_SPAN_DEG:g} degrees of any screen: it is probably in "
-                "pixels; pass xy_unit='px' with px_per_deg=..., or xy_unit='deg' if it is "
-                "degrees (e.g. VR angles)")
+    within = bool(((xs[ok] >= 0) & (xs[ok] <= 1) & (ys[ok] >= 0) & (ys[ok] <= 1)).all())
+    _refuse_non_degrees(source, int(ok.sum()), within,
+                       (lambda: _percentile_spans(xs, ys))
+                       if all(r.geometry is None for r in ds) else None)
     outside = total = 0
     for r in ds:
         if r.geometry is None or r.geometry.kind.value not in ("screen", "image"):

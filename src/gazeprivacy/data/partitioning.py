@@ -36,7 +36,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from gazeprivacy.data.io import LABEL_NAMES, dataset_from_table
+from gazeprivacy.data.io import (
+    _MAX_SPAN_DEG,
+    LABEL_NAMES,
+    _percentile_spans,
+    _refuse_non_degrees,
+    dataset_from_table,
+)
 from gazeprivacy.data.partitioned import PartitionedDataset, PartitionWriter
 from gazeprivacy.data.recording import CORE_COLUMNS, Dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
@@ -44,7 +50,6 @@ from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 __all__ = ["partition_data_file"]
 
 _BATCH_ROWS = 500_000  # rows per batch of the survey
-_MAX_SPAN_DEG = 120.0  # as gazeprivacy.data.io's pixel check
 
 
 def partition_data_file(path: str | Path, dest: str | Path, recordings_per_partition: int, *,
@@ -277,24 +282,14 @@ def _check_degrees(path: Path, source: str) -> None:
         for i, a in enumerate((x, y[~np.isnan(y)])):
             if a.size:
                 lo[i], hi[i] = min(lo[i], float(a.min())), max(hi[i], float(a.max()))
-    if n >= 10 and out01 == 0:
-        raise InvalidDataError(
-            f"{source}: every x and y lies within [0, 1]: these look like normalised screen "
-            "coordinates, not degrees; pass xy_unit='norm' (with the screen's geometry), or "
-            "xy_unit='deg' if they are degrees")
-    if n < 10 or max(hi[0] - lo[0], hi[1] - lo[1]) <= _MAX_SPAN_DEG:
-        return  # the 1st-99th percentile span is at most the full span
-    xy = pl.read_parquet(path, columns=["x", "y"])  # rare: exact percentiles need the columns
-    xs = xy["x"].cast(pl.Float64).fill_null(np.nan).to_numpy()
-    ys = xy["y"].cast(pl.Float64).fill_null(np.nan).to_numpy()
-    ok = ~np.isnan(xs)
-    spans = [float(np.subtract(*np.percentile(a[ok], [99, 1]))) for a in (xs, ys)]
-    if max(spans) > _MAX_SPAN_DEG:
-        raise InvalidDataError(
-            f"{source}: the gaze spans {max(spans):.0f} units (1st to 99th percentile), "
-            f"more than the {_MAX_SPAN_DEG:g} degrees of any screen: it is probably in "
-            "pixels; pass xy_unit='px' with px_per_deg=..., or xy_unit='deg' if it is "
-            "degrees (e.g. VR angles)")
+    if max(hi[0] - lo[0], hi[1] - lo[1]) <= _MAX_SPAN_DEG:
+        spans = None  # the 1st-99th percentile span is at most the full span
+    else:  # rare: exact percentiles need the columns whole
+        def spans() -> list[float]:
+            xy = pl.read_parquet(path, columns=["x", "y"])
+            return _percentile_spans(*(xy[c].cast(pl.Float64).fill_null(np.nan).to_numpy()
+                                       for c in ("x", "y")))
+    _refuse_non_degrees(source, n, out01 == 0, spans)
 
 
 def _as_extras(part: Dataset, table: pl.DataFrame, varying: list[str]) -> Dataset:
