@@ -85,7 +85,7 @@ def _error(capsys, *args) -> str:
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if ln.startswith("error")]
     assert "Traceback" not in err and len(lines) == 1 and lines[0].startswith("error: "), err
-    return " ".join(err.split())
+    return lines[0]
 
 
 def test_partition_overwrite_keeps_the_old_folder_when_a_late_recording_is_bad(tmp_path,
@@ -119,3 +119,17 @@ def test_partition_overwrite_keeps_the_old_folder_when_a_late_recording_is_bad(t
     err = _error(capsys, "partition", str(inside), str(parts), "--recordings-per-partition",
                  "1", "--overwrite")
     assert "holds the input" in err and inside.is_file()
+
+
+def test_a_corrupt_parquet_file_gives_protects_error_from_partition(tmp_path, capsys):
+    for name, data in (("garbage", bytes(range(256)) * 3), ("footer", b"PAR1garbagePAR1")):
+        bad = tmp_path / f"{name}.parquet"
+        bad.write_bytes(data)
+        got = _error(capsys, "partition", str(bad), str(tmp_path / "parts"),
+                     "--recordings-per-partition", "1")
+        want = _error(capsys, "protect", str(bad), str(tmp_path / "out.parquet"),
+                      "--mechanism", "dpgazesynth", "--epsilon", "2", "--public", "mask")
+        assert got == want  # the same line: partition reads the file as protect does
+        assert f"cannot read {str(bad)!r} as parquet: the file is corrupt or not a Parquet " \
+               "file (" in got
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["footer.parquet", "garbage.parquet"]

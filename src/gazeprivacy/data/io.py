@@ -159,10 +159,7 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
     meta: dict[str, Any] = {}
     try:
         if fmt == "parquet":  # polars' reader: a third of pyarrow's time on string columns
-            # polars reads the key-value metadata too (pyarrow's import would cost 50 ms)
-            raw = pl.read_parquet_metadata(path).get(_META_KEY.decode())
-            meta = json.loads(raw) if raw else {}
-            meta.pop("dtypes", None)  # the file's own types are the truth
+            meta = _parquet_meta(path)
             table = pl.read_parquet(path)
         else:
             table = _read_csv(path, labels)
@@ -170,14 +167,28 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
             if side.is_file():
                 meta = json.loads(side.read_text())
     except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
-        why = (f"the file is corrupt or not a Parquet file ({exc})"
-               if fmt == "parquet" and isinstance(exc, pl.exceptions.PolarsError) else exc)
-        raise InvalidDataError(f"cannot read {str(path)!r} as {fmt}: {why}") from None
+        raise _cannot_read(path, fmt, exc) from None
     return dataset_from_table(table, meta=meta, geometry=geometry,
                               sampling_rate_hz=sampling_rate_hz, time_unit=time_unit,
                               name=name or meta.get("name") or path.name.split(".")[0],
                               source=str(path), labels=labels, xy_unit=xy_unit,
                               px_per_deg=px_per_deg)
+
+
+def _parquet_meta(path: Path) -> dict[str, Any]:
+    """The gazeprivacy metadata of a Parquet file, without its dtypes (the file's own types
+    are the truth); read by polars (pyarrow's import would cost 50 ms)."""
+    raw = pl.read_parquet_metadata(path).get(_META_KEY.decode())
+    meta = json.loads(raw) if raw else {}
+    meta.pop("dtypes", None)
+    return meta
+
+
+def _cannot_read(path: Path, fmt: str, exc: Exception) -> InvalidDataError:
+    """The error for a file that cannot be read (shared with the streaming partitioner)."""
+    why = (f"the file is corrupt or not a Parquet file ({exc})"
+           if fmt == "parquet" and isinstance(exc, pl.exceptions.PolarsError) else exc)
+    return InvalidDataError(f"cannot read {str(path)!r} as {fmt}: {why}")
 
 
 def _read_csv(path: Path, labels: Iterable[str] = ()) -> pl.DataFrame:

@@ -39,10 +39,12 @@ import polars as pl
 from gazeprivacy.data.io import (
     _MAX_SPAN_DEG,
     LABEL_NAMES,
+    _cannot_read,
     _percentile_spans,
     _refuse_non_degrees,
     dataset_from_table,
 )
+from gazeprivacy.data.io import _parquet_meta as _io_parquet_meta
 from gazeprivacy.data.partitioned import PartitionedDataset, PartitionWriter
 from gazeprivacy.data.recording import CORE_COLUMNS, Dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
@@ -118,6 +120,8 @@ def _partition(path: Path, meta: dict[str, Any], source: str, stem: str, dest: s
     except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
         if isinstance(exc, InvalidDataError | InvalidParameterError):
             raise
+        if source.lower().endswith((".parquet", ".pq")):  # as read_dataset words it
+            raise _cannot_read(Path(source), "parquet", exc) from None
         raise InvalidDataError(f"cannot read {source!r}: {exc}") from None
     return writer.close()
 
@@ -132,15 +136,11 @@ class _Survey:
 
 
 def _parquet_meta(path: Path) -> dict[str, Any]:
-    import pyarrow.parquet as pq
-
+    """:func:`read_dataset`'s reading of the file's metadata, and its error if it cannot."""
     try:
-        raw = (pq.read_metadata(path).metadata or {}).get(b"gazeprivacy")
-    except (OSError, ValueError) as exc:
-        raise InvalidDataError(f"cannot read {str(path)!r} as parquet: {exc}") from None
-    meta = json.loads(raw) if raw else {}
-    meta.pop("dtypes", None)  # the file's own types are the truth
-    return meta
+        return _io_parquet_meta(path)
+    except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
+        raise _cannot_read(path, "parquet", exc) from None
 
 
 def _csv_to_parquet(path: Path, out: Path) -> tuple[Path, dict[str, Any]]:
@@ -169,10 +169,8 @@ def _batches(path: Path, columns: list[str] | None = None,
     """Consecutive row ranges of the file (of ``sizes`` rows, default :data:`_BATCH_ROWS`),
     read by polars' Parquet reader (as read_dataset reads), which reads the row groups that a
     range overlaps only."""
-    import pyarrow.parquet as pq
-
-    n = pq.read_metadata(path).num_rows
     lf = pl.scan_parquet(path)
+    n = _n_rows(lf)
     if columns is not None:
         lf = lf.select(columns)
     start = 0
@@ -181,16 +179,19 @@ def _batches(path: Path, columns: list[str] | None = None,
         start += size
 
 
-def _survey(path: Path, meta: dict[str, Any], source: str) -> _Survey:
-    import pyarrow.parquet as pq
+def _n_rows(lf: pl.LazyFrame) -> int:
+    """Rows of a scanned Parquet file (from its footer, not its data)."""
+    return int(lf.select(pl.len()).collect().item())
 
+
+def _survey(path: Path, meta: dict[str, Any], source: str) -> _Survey:
     schema = pl.read_parquet_schema(path)
     missing = [c for c in CORE_COLUMNS if c not in schema]
     if missing:
         raise InvalidDataError(
             f"{source}: missing required column(s) {', '.join(missing)}; the long format needs "
             f"{', '.join(CORE_COLUMNS)}")
-    if pq.read_metadata(path).num_rows == 0:
+    if _n_rows(pl.scan_parquet(path)) == 0:
         raise InvalidDataError(f"{source}: the table has no rows")
     rest = [c for c in schema if c not in CORE_COLUMNS and c != "pupil"]
     named = [c for c in rest if c.lower() in LABEL_NAMES]
