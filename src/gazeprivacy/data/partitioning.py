@@ -27,8 +27,10 @@ and y columns whole.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -45,7 +47,7 @@ from gazeprivacy.data.io import (
     dataset_from_table,
 )
 from gazeprivacy.data.io import _parquet_meta as _io_parquet_meta
-from gazeprivacy.data.partitioned import PartitionedDataset, PartitionWriter
+from gazeprivacy.data.partitioned import PartitionedDataset, PartitionWriter, is_partitioned
 from gazeprivacy.data.recording import CORE_COLUMNS, Dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 
@@ -63,7 +65,8 @@ def partition_data_file(path: str | Path, dest: str | Path, recordings_per_parti
     ------
     InvalidParameterError
         ``recordings_per_partition < 1``, an unknown file type, or ``dest`` holds a partitioned
-        dataset and not ``overwrite``.
+        dataset and not ``overwrite`` (with it, the new dataset is written beside ``dest`` and
+        replaces it only once complete, so an error leaves the old one as it was).
     InvalidDataError
         As :func:`~gazeprivacy.data.io.read_dataset` (missing file or column, rows of a
         recording not contiguous, normalised or pixel coordinates, ...).
@@ -86,6 +89,10 @@ def partition_data_file(path: str | Path, dest: str | Path, recordings_per_parti
     if recordings_per_partition < 1:
         raise InvalidParameterError(
             f"recordings_per_partition must be >= 1, got {recordings_per_partition}")
+    dest = Path(dest)
+    if overwrite and (is_partitioned(dest) or any(dest.glob("part-*.parquet"))):
+        return _into_place(dest, lambda tmp: partition_data_file(
+            path, tmp, recordings_per_partition, time_unit=time_unit))
     path = Path(path)
     fmt = _format(path)
     if not path.is_file() or path.name.lower().endswith(".gz"):  # read_dataset names the problem
@@ -101,6 +108,22 @@ def partition_data_file(path: str | Path, dest: str | Path, recordings_per_parti
                               recordings_per_partition, time_unit, overwrite)
     return _partition(path, _parquet_meta(path), str(path), path.name.split(".")[0], dest,
                       recordings_per_partition, time_unit, overwrite)
+
+
+def _into_place(dest: Path, write: Callable[[Path], object]) -> PartitionedDataset:
+    """``write`` a dataset into a hidden folder beside ``dest`` that replaces ``dest`` only once
+    complete: an error found in a late partition leaves the old dataset as it was."""
+    tmp = Path(tempfile.mkdtemp(dir=dest.resolve().parent, prefix=f".{dest.name}-new-"))
+    old = tmp.with_name(tmp.name + "-old")
+    try:
+        write(tmp)
+        os.replace(dest, old)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    shutil.rmtree(old, ignore_errors=True)  # the old dataset goes only once the new is in place
+    return PartitionedDataset(dest)
 
 
 def _partition(path: Path, meta: dict[str, Any], source: str, stem: str, dest: str | Path,
