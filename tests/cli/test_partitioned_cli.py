@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 from typer.testing import CliRunner
 
-from gazeprivacy.cli.app import app
+from gazeprivacy.cli.app import app, run
 from gazeprivacy.data import write_dataset
 from gazeprivacy.data.partitioned import PartitionedDataset
 from gazeprivacy.data.simulate import simulate_dataset
@@ -73,3 +73,63 @@ def test_engine_option_needs_a_partitioned_input_and_unsupported_mechanisms(tmp_
     res = runner.invoke(app, ["protect", str(tmp_path / "p"), str(tmp_path / "o"),
                               "--mechanism", "event-synth-pd", "--k", "2", "--gamma", "2"])
     assert res.exit_code != 0 and "partition-wise" in str(res.exception)
+
+
+def _files(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def _error(capsys, *args) -> str:
+    """Run the command in process (as `main`); it fails with exit 1 and one error line."""
+    assert run(list(args)) == 1
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("error")]
+    assert "Traceback" not in err and len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
+def test_partition_overwrite_keeps_the_old_folder_when_a_late_recording_is_bad(tmp_path,
+                                                                               capsys):
+    ds = simulate_dataset(n_participants=4, tasks=("reading",), duration_s=1.0,
+                          sampling_rate_hz=50, rng=np.random.default_rng(1))
+    f = write_dataset(ds, tmp_path / "d.parquet")
+    parts = tmp_path / "parts"
+    assert run(["partition", str(f), str(parts), "--recordings-per-partition", "1"]) == 0
+    before = _files(parts)
+    assert "_gazeprivacy.json" in before and len(before) == 5  # the manifest and 4 partitions
+    table = ds.to_table()
+    third = table["recording"].unique(maintain_order=True)[2]
+    t = pl.when(pl.col("recording") == third).then(-pl.col("t")).otherwise(pl.col("t"))
+    bad = tmp_path / "bad.parquet"
+    table.with_columns(t.alias("t")).write_parquet(bad)  # the 3rd recording's t runs backwards
+    err = _error(capsys, "partition", str(bad), str(parts), "--recordings-per-partition", "1",
+                 "--overwrite")
+    assert third in err and "strictly increasing" in err
+    assert _files(parts) == before  # the old dataset is intact
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.parquet", "d.parquet", "parts"]
+    # a non-empty folder that holds no partitioned dataset, or the input, is never replaced
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    err = _error(capsys, "partition", str(f), str(other), "--recordings-per-partition", "1",
+                 "--overwrite")
+    assert "holds no partitioned dataset" in err and (other / "notes.txt").read_text() == "mine"
+    inside = parts / "in.parquet"
+    inside.write_bytes(f.read_bytes())
+    err = _error(capsys, "partition", str(inside), str(parts), "--recordings-per-partition",
+                 "1", "--overwrite")
+    assert "holds the input" in err and inside.is_file()
+
+
+def test_a_corrupt_parquet_file_gives_protects_error_from_partition(tmp_path, capsys):
+    for name, data in (("garbage", bytes(range(256)) * 3), ("footer", b"PAR1garbagePAR1")):
+        bad = tmp_path / f"{name}.parquet"
+        bad.write_bytes(data)
+        got = _error(capsys, "partition", str(bad), str(tmp_path / "parts"),
+                     "--recordings-per-partition", "1")
+        want = _error(capsys, "protect", str(bad), str(tmp_path / "out.parquet"),
+                      "--mechanism", "dpgazesynth", "--epsilon", "2", "--public", "mask")
+        assert got == want  # the same line: partition reads the file as protect does
+        assert f"cannot read {str(bad)!r} as parquet: the file is corrupt or not a Parquet " \
+               "file (" in got
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["footer.parquet", "garbage.parquet"]

@@ -91,15 +91,19 @@ def test_refusals_match_reading_whole(tmp_path):
     tab = ds.to_table()
     norm = tab.with_columns(pl.col("x").abs() / 1e3, pl.col("y").abs() / 1e3)
     px = tab.with_columns(pl.col("x") * 40 + 900, pl.col("y") * 40 + 500)
+    wide = tab.with_columns(pl.col("x") * 40 - 240)  # within 360 degrees: the span check
     split = pl.concat([tab.slice(0, 10), tab.slice(60, 10), tab.slice(10, 40)])
     for name, bad, words in (("norm", norm, "within [0, 1]"), ("px", px, "pixels"),
+                             ("wide", wide, "more than the 120 degrees"),
                              ("split", split, "not contiguous")):
         f = tmp_path / f"{name}.parquet"
         bad.write_parquet(f)
-        with pytest.raises(InvalidDataError, match=words.replace("[", r"\[")):
+        with pytest.raises(InvalidDataError, match=words.replace("[", r"\[")) as whole:
             read_dataset(f)
-        with pytest.raises(InvalidDataError, match=words.replace("[", r"\[")):
+        with pytest.raises(InvalidDataError, match=words.replace("[", r"\[")) as streamed:
             partition_data_file(f, tmp_path / f"out-{name}", 1)
+        if name in ("norm", "wide"):  # one check, io's, gives the same message on both paths
+            assert str(streamed.value) == str(whole.value)
 
 
 def test_csv_into_a_new_nested_folder_leaves_no_temporary_file(tmp_path):
@@ -110,3 +114,25 @@ def test_csv_into_a_new_nested_folder_leaves_no_temporary_file(tmp_path):
     pds = partition_data_file(src, tmp_path / "a" / "b" / "parts", 1)
     assert pds.n_partitions == 2 and pds.n_samples == ds.n_samples
     assert sorted(p.name for p in (tmp_path / "a" / "b").iterdir()) == ["parts"]
+
+
+def test_overwrite_keeps_the_old_dataset_when_a_late_recording_is_bad(tmp_path):
+    ds = simulate_dataset(n_participants=4, tasks=("reading",), duration_s=1.0,
+                          sampling_rate_hz=50, rng=np.random.default_rng(6))
+    f = write_dataset(ds, tmp_path / "in.parquet")
+    partition_data_file(f, tmp_path / "parts", 1)
+    before = {p.name: p.read_bytes() for p in (tmp_path / "parts").iterdir()}
+    tab = ds.to_table()
+    third = tab["recording"].unique(maintain_order=True)[2]
+    bad = tmp_path / "bad.parquet"
+    tab.with_columns(  # the 3rd recording has two participants
+        pl.when((pl.col("recording") == third) & (pl.int_range(pl.len()) % 2 == 0))
+        .then(pl.lit("someone-else")).otherwise(pl.col("participant")).alias("participant")
+    ).write_parquet(bad)
+    with pytest.raises(InvalidDataError, match=third):
+        partition_data_file(bad, tmp_path / "parts", 1, overwrite=True)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "parts").iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.parquet", "in.parquet", "parts"]
+    pds = partition_data_file(f, tmp_path / "parts", 2, overwrite=True)  # and replaced when good
+    assert pds.n_partitions == 2 and sorted(p.name for p in tmp_path.iterdir()) == [
+        "bad.parquet", "in.parquet", "parts"]

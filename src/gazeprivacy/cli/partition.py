@@ -42,17 +42,34 @@ def partition(
                                     "over it")
     if outdir.exists() and not outdir.is_dir():
         raise InvalidParameterError(f"OUTDIR {str(outdir)!r} exists and is not a folder")
-    fresh = not (outdir.is_dir() and any(outdir.iterdir()))
-    if fresh:
-        check_output_dir(outdir, option="OUTDIR")
+    if outdir.is_dir() and any(outdir.iterdir()):
+        _check_replaceable(outdir, input, overwrite)
+    check_output_dir(outdir, overwrite=True, option="OUTDIR")
     say(f"streaming {input} into partitions in {outdir}")
-    if fresh:  # a new folder appears whole: Ctrl-C or an error leaves none
-        with atomic_dir(outdir) as tmp:
-            partition_data_file(input, tmp, recordings_per_partition, time_unit=time_unit)
-        pds = PartitionedDataset(outdir)
-    else:  # the library refuses a partitioned OUTDIR unless --overwrite
-        pds = partition_data_file(input, outdir, recordings_per_partition, time_unit=time_unit,
-                                  overwrite=overwrite)
+    # written into a hidden folder beside OUTDIR that replaces it only when complete: an error
+    # found in a late partition, or Ctrl-C, leaves no new folder and an old one as it was
+    with atomic_dir(outdir) as tmp:
+        partition_data_file(input, tmp, recordings_per_partition, time_unit=time_unit)
+    pds = PartitionedDataset(outdir)
     out().print(f"{pds.path}: {pds.n_partitions} partitions, {pds.n_recordings} "
                 f"recordings, {len(pds.participants)} participants, {pds.n_samples:,} "
                 "samples", markup=False)
+
+
+def _check_replaceable(outdir: Path, input: Path, overwrite: bool) -> None:
+    """A non-empty OUTDIR is replaced only with --overwrite, and only if it holds a partitioned
+    dataset (a manifest or partition files) and not the input, never an unrelated folder."""
+    from gazeprivacy._paths import is_within
+    from gazeprivacy.data.partitioned import is_partitioned
+
+    if not (is_partitioned(outdir) or any(outdir.glob("part-*.parquet"))):
+        raise InvalidParameterError(
+            f"OUTDIR {str(outdir)!r} is not empty and holds no partitioned dataset; refusing "
+            "to replace a folder this command did not write")
+    if not overwrite:
+        raise InvalidParameterError(
+            f"OUTDIR {str(outdir)!r} already holds a partitioned dataset; pass --overwrite to "
+            "replace it or choose another folder")
+    if input.exists() and is_within(input.resolve(), outdir):
+        raise InvalidParameterError(f"OUTDIR {str(outdir)!r} holds the input; refusing to "
+                                    "replace it")

@@ -40,7 +40,7 @@ import json
 import math
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -160,10 +160,7 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
     meta: dict[str, Any] = {}
     try:
         if fmt == "parquet":  # polars' reader: a third of pyarrow's time on string columns
-            # polars reads the key-value metadata too (pyarrow's import would cost 50 ms)
-            raw = pl.read_parquet_metadata(path).get(_META_KEY.decode())
-            meta = json.loads(raw) if raw else {}
-            meta.pop("dtypes", None)  # the file's own types are the truth
+            meta = _parquet_meta(path)
             table = pl.read_parquet(path)
         else:
             table = _read_csv(path, labels)
@@ -171,14 +168,28 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
             if side.is_file():
                 meta = json.loads(side.read_text())
     except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
-        why = (f"the file is corrupt or not a Parquet file ({exc})"
-               if fmt == "parquet" and isinstance(exc, pl.exceptions.PolarsError) else exc)
-        raise InvalidDataError(f"cannot read {str(path)!r} as {fmt}: {why}") from None
+        raise _cannot_read(path, fmt, exc) from None
     return dataset_from_table(table, meta=meta, geometry=geometry,
                               sampling_rate_hz=sampling_rate_hz, time_unit=time_unit,
                               name=name or meta.get("name") or path.name.split(".")[0],
                               source=str(path), labels=labels, xy_unit=xy_unit,
                               px_per_deg=px_per_deg, copy=False)
+
+
+def _parquet_meta(path: Path) -> dict[str, Any]:
+    """The gazeprivacy metadata of a Parquet file, without its dtypes (the file's own types
+    are the truth); read by polars (pyarrow's import would cost 50 ms)."""
+    raw = pl.read_parquet_metadata(path).get(_META_KEY.decode())
+    meta = json.loads(raw) if raw else {}
+    meta.pop("dtypes", None)
+    return meta
+
+
+def _cannot_read(path: Path, fmt: str, exc: Exception) -> InvalidDataError:
+    """The error for a file that cannot be read (shared with the streaming partitioner)."""
+    why = (f"the file is corrupt or not a Parquet file ({exc})"
+           if fmt == "parquet" and isinstance(exc, pl.exceptions.PolarsError) else exc)
+    return InvalidDataError(f"cannot read {str(path)!r} as {fmt}: {why}")
 
 
 def _read_csv(path: Path, labels: Iterable[str] = ()) -> pl.DataFrame:
@@ -487,25 +498,51 @@ _OUTSIDE_REFUSE, _OUTSIDE_WARN = 0.5, 0.01
 _MAX_SPAN_DEG = 120.0
 
 
+def _percentile_spans(xs: np.ndarray, ys: np.ndarray) -> list[float]:
+    """The 1st-to-99th percentile spans of x and y over the samples whose x is not NaN."""
+    ok = ~np.isnan(xs)
+    return [float(np.subtract(*np.percentile(a[ok], [99, 1]))) for a in (xs, ys)]
+
+
+def _refuse_non_degrees(source: str, n: int, within_01: bool,
+                       spans: Callable[[], list[float]] | None) -> None:
+    """The check that gaze read as degrees is degrees, shared by :func:`read_dataset` and the
+    streaming :mod:`gazeprivacy.data.partitioning`: of ``n`` valid samples (none checked below
+    10), all within [0, 1] (``within_01``) are normalised coordinates; without a geometry,
+    ``spans()`` (:func:`_percentile_spans`) beyond :data:`_MAX_SPAN_DEG` are pixels.
+
+    >>> try:
+    ...     _refuse_non_degrees("f", 20, False, lambda: [300.0, 10.0])
+    ... except InvalidDataError as exc:
+    ...     print(str(exc)[:60])
+    f: the gaze spans 300 units (1st to 99th percentile), more t
+    >>> _refuse_non_degrees("f", 20, False, None)  # a geometry: the span is not checked
+    """
+    if n < 10:
+        return
+    if within_01:
+        raise InvalidDataError(
+            f"{source}: every x and y lies within [0, 1]: these look like normalised screen "
+            "coordinates, not degrees; pass xy_unit='norm' (with the screen's geometry), or "
+            "xy_unit='deg' if they are degrees")
+    span = max(spans()) if spans is not None else 0.0
+    if span > _MAX_SPAN_DEG:
+        raise InvalidDataError(
+            f"{source}: the gaze spans {span:.0f} units (1st to 99th percentile), "
+            f"more than the {_MAX_SPAN_DEG:g} degrees of any screen: it is probably in "
+            "pixels; pass xy_unit='px' with px_per_deg=..., or xy_unit='deg' if it is "
+            "degrees (e.g. VR angles)")
+
+
 def _check_degrees(ds: Dataset, source: str) -> None:
     """Refuse normalised or pixel coordinates read as degrees; warn of off-screen samples."""
     xs = np.concatenate([r.x for r in ds])
     ys = np.concatenate([r.y for r in ds])
     ok = ~np.isnan(xs)
-    n = int(ok.sum())
-    if n >= 10 and bool(((xs[ok] >= 0) & (xs[ok] <= 1) & (ys[ok] >= 0) & (ys[ok] <= 1)).all()):
-        raise InvalidDataError(
-            f"{source}: every x and y lies within [0, 1]: these look like normalised screen "
-            "coordinates, not degrees; pass xy_unit='norm' (with the screen's geometry), or "
-            "xy_unit='deg' if they are degrees")
-    if all(r.geometry is None for r in ds) and n >= 10:
-        spans = [float(np.subtract(*np.percentile(a[ok], [99, 1]))) for a in (xs, ys)]
-        if max(spans) > _MAX_SPAN_DEG:
-            raise InvalidDataError(
-                f"{source}: the gaze spans {max(spans):.0f} units (1st to 99th percentile), "
-                f"more than the {_MAX_SPAN_DEG:g} degrees of any screen: it is probably in "
-                "pixels; pass xy_unit='px' with px_per_deg=..., or xy_unit='deg' if it is "
-                "degrees (e.g. VR angles)")
+    within = bool(((xs[ok] >= 0) & (xs[ok] <= 1) & (ys[ok] >= 0) & (ys[ok] <= 1)).all())
+    _refuse_non_degrees(source, int(ok.sum()), within,
+                       (lambda: _percentile_spans(xs, ys))
+                       if all(r.geometry is None for r in ds) else None)
     outside = total = 0
     for r in ds:
         if r.geometry is None or r.geometry.kind.value not in ("screen", "image"):

@@ -27,8 +27,10 @@ and y columns whole.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -36,15 +38,22 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from gazeprivacy.data.io import LABEL_NAMES, dataset_from_table
-from gazeprivacy.data.partitioned import PartitionedDataset, PartitionWriter
+from gazeprivacy.data.io import (
+    _MAX_SPAN_DEG,
+    LABEL_NAMES,
+    _cannot_read,
+    _percentile_spans,
+    _refuse_non_degrees,
+    dataset_from_table,
+)
+from gazeprivacy.data.io import _parquet_meta as _io_parquet_meta
+from gazeprivacy.data.partitioned import PartitionedDataset, PartitionWriter, is_partitioned
 from gazeprivacy.data.recording import CORE_COLUMNS, Dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 
 __all__ = ["partition_data_file"]
 
 _BATCH_ROWS = 500_000  # rows per batch of the survey
-_MAX_SPAN_DEG = 120.0  # as gazeprivacy.data.io's pixel check
 
 
 def partition_data_file(path: str | Path, dest: str | Path, recordings_per_partition: int, *,
@@ -56,7 +65,8 @@ def partition_data_file(path: str | Path, dest: str | Path, recordings_per_parti
     ------
     InvalidParameterError
         ``recordings_per_partition < 1``, an unknown file type, or ``dest`` holds a partitioned
-        dataset and not ``overwrite``.
+        dataset and not ``overwrite`` (with it, the new dataset is written beside ``dest`` and
+        replaces it only once complete, so an error leaves the old one as it was).
     InvalidDataError
         As :func:`~gazeprivacy.data.io.read_dataset` (missing file or column, rows of a
         recording not contiguous, normalised or pixel coordinates, ...).
@@ -79,6 +89,10 @@ def partition_data_file(path: str | Path, dest: str | Path, recordings_per_parti
     if recordings_per_partition < 1:
         raise InvalidParameterError(
             f"recordings_per_partition must be >= 1, got {recordings_per_partition}")
+    dest = Path(dest)
+    if overwrite and (is_partitioned(dest) or any(dest.glob("part-*.parquet"))):
+        return _into_place(dest, lambda tmp: partition_data_file(
+            path, tmp, recordings_per_partition, time_unit=time_unit))
     path = Path(path)
     fmt = _format(path)
     if not path.is_file() or path.name.lower().endswith(".gz"):  # read_dataset names the problem
@@ -94,6 +108,22 @@ def partition_data_file(path: str | Path, dest: str | Path, recordings_per_parti
                               recordings_per_partition, time_unit, overwrite)
     return _partition(path, _parquet_meta(path), str(path), path.name.split(".")[0], dest,
                       recordings_per_partition, time_unit, overwrite)
+
+
+def _into_place(dest: Path, write: Callable[[Path], object]) -> PartitionedDataset:
+    """``write`` a dataset into a hidden folder beside ``dest`` that replaces ``dest`` only once
+    complete: an error found in a late partition leaves the old dataset as it was."""
+    tmp = Path(tempfile.mkdtemp(dir=dest.resolve().parent, prefix=f".{dest.name}-new-"))
+    old = tmp.with_name(tmp.name + "-old")
+    try:
+        write(tmp)
+        os.replace(dest, old)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    shutil.rmtree(old, ignore_errors=True)  # the old dataset goes only once the new is in place
+    return PartitionedDataset(dest)
 
 
 def _partition(path: Path, meta: dict[str, Any], source: str, stem: str, dest: str | Path,
@@ -114,6 +144,8 @@ def _partition(path: Path, meta: dict[str, Any], source: str, stem: str, dest: s
     except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
         if isinstance(exc, InvalidDataError | InvalidParameterError):
             raise
+        if source.lower().endswith((".parquet", ".pq")):  # as read_dataset words it
+            raise _cannot_read(Path(source), "parquet", exc) from None
         raise InvalidDataError(f"cannot read {source!r}: {exc}") from None
     return writer.close()
 
@@ -128,15 +160,11 @@ class _Survey:
 
 
 def _parquet_meta(path: Path) -> dict[str, Any]:
-    import pyarrow.parquet as pq
-
+    """:func:`read_dataset`'s reading of the file's metadata, and its error if it cannot."""
     try:
-        raw = (pq.read_metadata(path).metadata or {}).get(b"gazeprivacy")
-    except (OSError, ValueError) as exc:
-        raise InvalidDataError(f"cannot read {str(path)!r} as parquet: {exc}") from None
-    meta = json.loads(raw) if raw else {}
-    meta.pop("dtypes", None)  # the file's own types are the truth
-    return meta
+        return _io_parquet_meta(path)
+    except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
+        raise _cannot_read(path, "parquet", exc) from None
 
 
 def _csv_to_parquet(path: Path, out: Path) -> tuple[Path, dict[str, Any]]:
@@ -165,10 +193,8 @@ def _batches(path: Path, columns: list[str] | None = None,
     """Consecutive row ranges of the file (of ``sizes`` rows, default :data:`_BATCH_ROWS`),
     read by polars' Parquet reader (as read_dataset reads), which reads the row groups that a
     range overlaps only."""
-    import pyarrow.parquet as pq
-
-    n = pq.read_metadata(path).num_rows
     lf = pl.scan_parquet(path)
+    n = _n_rows(lf)
     if columns is not None:
         lf = lf.select(columns)
     start = 0
@@ -177,16 +203,19 @@ def _batches(path: Path, columns: list[str] | None = None,
         start += size
 
 
-def _survey(path: Path, meta: dict[str, Any], source: str) -> _Survey:
-    import pyarrow.parquet as pq
+def _n_rows(lf: pl.LazyFrame) -> int:
+    """Rows of a scanned Parquet file (from its footer, not its data)."""
+    return int(lf.select(pl.len()).collect().item())
 
+
+def _survey(path: Path, meta: dict[str, Any], source: str) -> _Survey:
     schema = pl.read_parquet_schema(path)
     missing = [c for c in CORE_COLUMNS if c not in schema]
     if missing:
         raise InvalidDataError(
             f"{source}: missing required column(s) {', '.join(missing)}; the long format needs "
             f"{', '.join(CORE_COLUMNS)}")
-    if pq.read_metadata(path).num_rows == 0:
+    if _n_rows(pl.scan_parquet(path)) == 0:
         raise InvalidDataError(f"{source}: the table has no rows")
     rest = [c for c in schema if c not in CORE_COLUMNS and c != "pupil"]
     named = [c for c in rest if c.lower() in LABEL_NAMES]
@@ -278,24 +307,14 @@ def _check_degrees(path: Path, source: str) -> None:
         for i, a in enumerate((x, y[~np.isnan(y)])):
             if a.size:
                 lo[i], hi[i] = min(lo[i], float(a.min())), max(hi[i], float(a.max()))
-    if n >= 10 and out01 == 0:
-        raise InvalidDataError(
-            f"{source}: every x and y lies within [0, 1]: these look like normalised screen "
-            "coordinates, not degrees; pass xy_unit='norm' (with the screen's geometry), or "
-            "xy_unit='deg' if they are degrees")
-    if n < 10 or max(hi[0] - lo[0], hi[1] - lo[1]) <= _MAX_SPAN_DEG:
-        return  # the 1st-99th percentile span is at most the full span
-    xy = pl.read_parquet(path, columns=["x", "y"])  # rare: exact percentiles need the columns
-    xs = xy["x"].cast(pl.Float64).fill_null(np.nan).to_numpy()
-    ys = xy["y"].cast(pl.Float64).fill_null(np.nan).to_numpy()
-    ok = ~np.isnan(xs)
-    spans = [float(np.subtract(*np.percentile(a[ok], [99, 1]))) for a in (xs, ys)]
-    if max(spans) > _MAX_SPAN_DEG:
-        raise InvalidDataError(
-            f"{source}: the gaze spans {max(spans):.0f} units (1st to 99th percentile), "
-            f"more than the {_MAX_SPAN_DEG:g} degrees of any screen: it is probably in "
-            "pixels; pass xy_unit='px' with px_per_deg=..., or xy_unit='deg' if it is "
-            "degrees (e.g. VR angles)")
+    if max(hi[0] - lo[0], hi[1] - lo[1]) <= _MAX_SPAN_DEG:
+        spans = None  # the 1st-99th percentile span is at most the full span
+    else:  # rare: exact percentiles need the columns whole
+        def spans() -> list[float]:
+            xy = pl.read_parquet(path, columns=["x", "y"])
+            return _percentile_spans(*(xy[c].cast(pl.Float64).fill_null(np.nan).to_numpy()
+                                       for c in ("x", "y")))
+    _refuse_non_degrees(source, n, out01 == 0, spans)
 
 
 def _as_extras(part: Dataset, table: pl.DataFrame, varying: list[str]) -> Dataset:

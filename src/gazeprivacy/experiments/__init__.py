@@ -13,7 +13,6 @@ import the runner, the attacks (scikit-learn) or the report (matplotlib).
 'gazeprivacy.experiments.config'
 """
 
-import importlib as _importlib
 import typing as _typing
 
 _SOURCES: dict[str, str] = {
@@ -36,27 +35,10 @@ __all__ = [
 ]
 
 
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
-
-
 if not _typing.TYPE_CHECKING:  # type checkers read the imports below instead
+    from gazeprivacy._lazy import lazy_attributes as _lazy_attributes
 
-    def __getattr__(name: str) -> object:
-        """A public name, imported from its module on first access; else a submodule
-        (``gazeprivacy.experiments.engine`` after a bare import, as before names were lazy)."""
-        source = _SOURCES.get(name)
-        if source is not None:
-            value = getattr(_importlib.import_module(source), name)
-            globals()[name] = value  # later look-ups skip this function
-            return value
-        if not name.startswith("__"):
-            try:
-                return _importlib.import_module(f"{__name__}.{name}")
-            except ModuleNotFoundError as exc:
-                if exc.name != f"{__name__}.{name}":
-                    raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __getattr__, __dir__ = _lazy_attributes(__name__, _SOURCES, globals(), __all__)
 
 
 if _typing.TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
