@@ -145,3 +145,18 @@ def test_view_at_the_written_length_is_a_no_op_on_the_gaze():
         assert v.n_samples == r.n_samples == 300
         np.testing.assert_array_equal(v.x, r.x)
         np.testing.assert_array_equal(v.y, r.y)
+
+
+def test_preview_of_a_release_at_its_own_length():
+    # the report's path preview pairs raw and release sample by sample: with a release shorter
+    # than its input (output_length_s) both are cut to the common prefix, so they broadcast
+    from gazeprivacy.experiments.engine import _preview
+
+    raw = tiny_dataset(n_participants=2, n_stimuli=1, n_samples=440)
+    short = raw.map(lambda r: Recording.from_arrays(
+        recording=r.recording, participant=r.participant, x=r.x[:300] + 1.0, y=r.y[:300],
+        sampling_rate_hz=r.sampling_rate_hz, geometry=r.geometry))
+    out = _preview(raw, short)
+    assert out["x"].shape == out["px"].shape == (300,)
+    np.testing.assert_allclose(out["px"] - out["x"], 1.0)
+    assert _preview(raw, raw)["x"].shape == (440,)
