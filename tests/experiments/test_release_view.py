@@ -104,3 +104,59 @@ def test_runner_view_removes_the_length_leak_of_the_centre(tmp_path, view):
                          featurizer=_length_featurizer, workers=1, registry={})
     rate = res.results.filter(pl.col("metric") == "identification_rate")["value"].item()
     assert rate == (1.0 if view is None else 0.25)
+
+
+def test_runner_on_a_release_written_at_its_own_length(tmp_path):
+    # participant-level DPGazeSynth with output_length_s writes every recording at 3 s (300 rows
+    # at 100 Hz) while the input's are 300-440 rows: the view at the same length leaves that
+    # release as written (and cuts / repeats the baseline's); RMSE and suppressed_fraction need
+    # equal lengths and are skipped with a note, density error (pooled densities) is computed
+    ds = _uneven()
+    cfg = {"name": "t", "seeds": [0], "include_raw": False,
+           "datasets": [{"name": "u", "source": "injected", "group_label": "stimulus"}],
+           "mechanisms": [{"name": "dpgazesynth", "preset": "params", "grid": {"epsilon": [3.0]},
+                           "fixed": {"grid_size": 10, "unit": "participant",
+                                     "windows_per_participant": 2, "missing": "fill",
+                                     "output_length_s": 3.0}}],
+           "attacks": [{"kind": "aware-rf", "n_splits": 2}],
+           "fidelity": ["rmse", "density_error", "suppressed_fraction"],
+           "baselines": ["baseline-centre"], "release_view": {"length_s": 3.0}}
+    res = run_experiment(parse_config(cfg), tmp_path, datasets={"u": ds},
+                         featurizer=_length_featurizer, workers=1)
+    fid = res.results.filter(pl.col("kind") == "fidelity")
+    dpg = fid.filter(pl.col("mechanism") == "dpgazesynth")
+    assert set(dpg["metric"]) == {"density_error", "density_error_se"}
+    assert 0.0 < dpg.filter(pl.col("metric") == "density_error")["value"].item() < 1.0
+    base = fid.filter(pl.col("mechanism") == "baseline-centre")
+    assert {"rmse", "density_error", "suppressed_fraction"} <= set(base["metric"])
+    assert any("fidelity rmse skipped" in n and "rows" in n for n in res.notes)
+    # the centre is cut / repeated to the public length: its length leak is gone (1 / 4)
+    rates = res.results.filter(pl.col("metric") == "identification_rate")
+    assert rates.filter(pl.col("mechanism") == "baseline-centre")["value"].item() == 0.25
+    assert 0.0 <= rates.filter(pl.col("mechanism") == "dpgazesynth")["value"].item() <= 1.0
+
+
+def test_view_at_the_written_length_is_a_no_op_on_the_gaze():
+    # a release already written at round(L x rate) rows (output_length_s = L) is shown to the
+    # attacks as written: only the clock becomes the public grid
+    ds = tiny_dataset(n_participants=2, n_stimuli=2, n_samples=300)  # 3 s at 100 Hz
+    seen = view_release(ds, ReleaseView(length_s=3.0))
+    for r, v in zip(ds.recordings, seen.recordings, strict=True):
+        assert v.n_samples == r.n_samples == 300
+        np.testing.assert_array_equal(v.x, r.x)
+        np.testing.assert_array_equal(v.y, r.y)
+
+
+def test_preview_of_a_release_at_its_own_length():
+    # the report's path preview pairs raw and release sample by sample: with a release shorter
+    # than its input (output_length_s) both are cut to the common prefix, so they broadcast
+    from gazeprivacy.experiments.engine import _preview
+
+    raw = tiny_dataset(n_participants=2, n_stimuli=1, n_samples=440)
+    short = raw.map(lambda r: Recording.from_arrays(
+        recording=r.recording, participant=r.participant, x=r.x[:300] + 1.0, y=r.y[:300],
+        sampling_rate_hz=r.sampling_rate_hz, geometry=r.geometry))
+    out = _preview(raw, short)
+    assert out["x"].shape == out["px"].shape == (300,)
+    np.testing.assert_allclose(out["px"] - out["x"], 1.0)
+    assert _preview(raw, raw)["x"].shape == (440,)

@@ -264,6 +264,8 @@ def _preview(raw: Dataset, prot: Dataset | None) -> dict[str, np.ndarray]:
     """The first recording's path (original and protected) and both density grids."""
     first = raw.recordings[0]
     n = min(first.n_samples, _PREVIEW_POINTS)
+    if prot is not None:  # a release at its own length (output_length_s): the common prefix
+        n = min(n, prot[first.recording].n_samples)
     out = {"t": first.t[:n], "x": first.x[:n], "y": first.y[:n]}
     xs = np.concatenate([r.x for r in raw])
     ys = np.concatenate([r.y for r in raw])
