@@ -27,10 +27,8 @@ and y columns whole.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +36,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from gazeprivacy._atomic import atomic_dir
 from gazeprivacy.data.io import (
     _MAX_SPAN_DEG,
     LABEL_NAMES,
@@ -91,8 +90,11 @@ def partition_data_file(path: str | Path, dest: str | Path, recordings_per_parti
             f"recordings_per_partition must be >= 1, got {recordings_per_partition}")
     dest = Path(dest)
     if overwrite and (is_partitioned(dest) or any(dest.glob("part-*.parquet"))):
-        return _into_place(dest, lambda tmp: partition_data_file(
-            path, tmp, recordings_per_partition, time_unit=time_unit))
+        # written beside dest, which is replaced only once complete: an error in a late
+        # partition leaves the old dataset as it was
+        with atomic_dir(dest) as tmp:
+            partition_data_file(path, tmp, recordings_per_partition, time_unit=time_unit)
+        return PartitionedDataset(dest)
     path = Path(path)
     fmt = _format(path)
     if not path.is_file() or path.name.lower().endswith(".gz"):  # read_dataset names the problem
@@ -108,22 +110,6 @@ def partition_data_file(path: str | Path, dest: str | Path, recordings_per_parti
                               recordings_per_partition, time_unit, overwrite)
     return _partition(path, _parquet_meta(path), str(path), path.name.split(".")[0], dest,
                       recordings_per_partition, time_unit, overwrite)
-
-
-def _into_place(dest: Path, write: Callable[[Path], object]) -> PartitionedDataset:
-    """``write`` a dataset into a hidden folder beside ``dest`` that replaces ``dest`` only once
-    complete: an error found in a late partition leaves the old dataset as it was."""
-    tmp = Path(tempfile.mkdtemp(dir=dest.resolve().parent, prefix=f".{dest.name}-new-"))
-    old = tmp.with_name(tmp.name + "-old")
-    try:
-        write(tmp)
-        os.replace(dest, old)
-        os.replace(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    shutil.rmtree(old, ignore_errors=True)  # the old dataset goes only once the new is in place
-    return PartitionedDataset(dest)
 
 
 def _partition(path: Path, meta: dict[str, Any], source: str, stem: str, dest: str | Path,
