@@ -8,8 +8,10 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "gazeprivacy"
-ORDER = ["data", "events", "features", "mechanisms", "attacks|metrics|audit|engines",
-         "experiments|report", "cli"]
+# accounting (the ledger) sits below the mechanisms' writers that charge it; deploy (LSL filter,
+# device / curator wire format) at the engines' layer
+ORDER = ["data", "events", "features", "accounting", "mechanisms",
+         "attacks|metrics|audit|engines|deploy", "experiments|report", "cli"]
 RANK = {name: i for i, group in enumerate(ORDER) for name in group.split("|")}
 
 
