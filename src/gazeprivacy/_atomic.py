@@ -152,13 +152,13 @@ def _check_existing(path: Path, o: Output, name: str, overwrite: bool) -> None:
     if _inside(Path.cwd(), path):
         raise InvalidParameterError(f"{name} is the current folder or holds it; name a "
                                     "sub-folder")
+    if not overwrite:
+        raise InvalidParameterError(f"{name} is not empty; pass overwrite=True (CLI: "
+                                    "--overwrite) to replace it")
     if o.markers and not any((path / m).exists() for m in o.markers):
         raise InvalidParameterError(f"{name} is not empty and holds no "
                                     f"{o.holds or ' or '.join(o.markers)}; refusing to replace "
                                     "a folder this command did not write")
-    if not overwrite:
-        raise InvalidParameterError(f"{name} is not empty; pass overwrite=True (CLI: "
-                                    "--overwrite) to replace it")
 
 
 # ------------------------------------------------------------------------------ atomic writes
@@ -221,9 +221,11 @@ def _disk_full(exc: BaseException) -> bool:
 
 
 def _full_error(exc: BaseException, final: Path) -> DiskFullError:
-    return DiskFullError(errno.ENOSPC, f"disk full: no space left to write {str(final)!r}; "
-                         "nothing was written and an earlier output is unchanged; free space or "
-                         "write elsewhere")
+    error = DiskFullError(f"disk full (No space left on device) while writing {str(final)!r}; "
+                          "nothing was written and an earlier output is unchanged; free space "
+                          "or write elsewhere")
+    error.errno = errno.ENOSPC
+    return error
 
 
 def raise_if_disk_full(exc: BaseException, final: Path | str) -> None:

@@ -45,13 +45,20 @@ def curator(
                          "under --missing keep), participant / recording (raw ids).")] = None,
     id_map: Annotated[Path | None, typer.Option(
         "--id-map", help="Write the raw id -> pseudonym map here (keep private).")] = None,
+    overwrite: Annotated[bool, typer.Option(
+        help="Replace an existing OUTPUT (and its record) and --id-map.")] = False,
 ) -> None:
     """Validate client messages, synthesise every device's rows and write the sealed release."""
+    from gazeprivacy._atomic import Output, check_outputs, sidecars
     from gazeprivacy.cli._common import parse_geometry
     from gazeprivacy.exceptions import InvalidParameterError
     from gazeprivacy.mechanisms.samples import dpgazesynth_protocol as proto
     from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams
 
+    check_outputs([Output(output, "OUTPUT", suffixes=(".csv", ".csv.gz", ".parquet", ".pq")),
+                   *(Output(p, "the record" if p.name.endswith(".guarantee.json")
+                            else "OUTPUT's metadata file") for p in sidecars(output)),
+                   Output(id_map, "--id-map")], inputs=reports, overwrite=overwrite)
     announced = None
     if (epsilon is None) != (grid_size is None):
         raise InvalidParameterError("give both --epsilon and --grid-size to announce the "
