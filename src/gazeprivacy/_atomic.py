@@ -112,24 +112,26 @@ def check_outputs(outputs: Iterable[Output], *, inputs: Iterable[Path | str | No
     keep += [(p, "the privacy ledger" if i == 0 else "the privacy ledger's key" if i == 1
               else "the privacy ledger's journal")
              for i, p in enumerate(ledger_files(ledger))]
-    for i, o in enumerate(outs):
+    for i, o in enumerate(outs):  # first what an output must never be, then its own state
         path = Path(o.path)  # type: ignore[arg-type]
-        name = f"{o.option} {str(path)!r}"
-        if o.suffixes and not path.name.lower().endswith(o.suffixes):
-            raise InvalidParameterError(f"{o.option} must end in {' or '.join(o.suffixes)}, got "
-                                        f"{str(path)!r}")
         for other, what in keep:
             if _same(path, other) or (o.folder and _inside(other, path)):
                 how = "is" if _same(path, other) else "holds"
-                raise InvalidParameterError(f"{name} {how} {what} ({str(other)!r}); refusing to "
-                                            "write over it; choose another name")
+                raise InvalidParameterError(f"{o.option} {str(path)!r} {how} {what} "
+                                            f"({str(other)!r}); refusing to write over it; "
+                                            "choose another name")
         for o2 in outs[:i]:
             p2 = Path(o2.path)  # type: ignore[arg-type]
             if _same(path, p2) or (o.folder and _inside(p2, path)) or \
                     (o2.folder and _inside(path, p2)):
-                raise InvalidParameterError(f"{name} and {o2.option} name the same file; give "
-                                            "each output its own name")
-        _check_existing(path, o, name, overwrite)
+                raise InvalidParameterError(f"{o.option} {str(path)!r} and {o2.option} name the "
+                                            "same file; give each output its own name")
+    for o in outs:
+        path = Path(o.path)  # type: ignore[arg-type]
+        if o.suffixes and not path.name.lower().endswith(o.suffixes):
+            raise InvalidParameterError(f"{o.option} must end in {' or '.join(o.suffixes)}, got "
+                                        f"{str(path)!r}")
+        _check_existing(path, o, f"{o.option} {str(path)!r}", overwrite)
         parent = path.parent if str(path.parent) else Path(".")
         if not parent.is_dir():
             raise InvalidParameterError(f"{o.option}: folder {str(parent)!r} does not exist")

@@ -181,6 +181,9 @@ def protect(
     from gazeprivacy.mechanisms.release import protect_file
 
     spec = MECHANISMS[mechanism]
+    partitioned = is_partitioned(input)
+    _check_outputs(input, output, partitioned, (id_map, report), ledger=ledger,
+                   ranges=ranges, overwrite=overwrite)
     geo = parse_geometry(geometry) if geometry else None
     kw: dict[str, Any] = {name: value for name, value in
                           (("epsilon", epsilon), ("k", k), ("gamma", gamma), ("mode", mode),
@@ -191,9 +194,6 @@ def protect(
     kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
     if spec.level == "series" and ranges is not None:
         kw["ranges"] = _declared_ranges(ranges)
-    partitioned = is_partitioned(input)
-    _check_outputs(input, output, partitioned, (id_map, report), ledger=ledger,
-                   ranges=ranges, overwrite=overwrite)
     if not partitioned and (engine != "local" or scheduler is not None):
         raise InvalidParameterError(
             "--engine / --scheduler apply to a partitioned INPUT folder; make one with "
