@@ -34,7 +34,7 @@ CLI = "import sys; from gazeprivacy.cli.app import main; sys.argv[0] = 'gazepriv
 PAUSED = """
 import pathlib, sys, time
 import gazeprivacy.ledger as L
-import gazeprivacy.mechanisms.release as R
+import gazeprivacy.mechanisms.release.files as R
 ready, where = pathlib.Path(sys.argv[1]), sys.argv[2]
 def pause():
     ready.write_text(where)
