@@ -24,7 +24,7 @@ from gazeprivacy.mechanisms.release.write import write_sealed
 from gazeprivacy.rng import make_rng
 
 if TYPE_CHECKING:
-    from gazeprivacy.ledger import Ledger, Spend
+    from gazeprivacy.accounting.ledger import Ledger, Spend
 
 __all__ = ["protect_file"]
 
@@ -69,9 +69,10 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         recording labels, the unit of x and y, pixels per degree, the input's format, the
         participant of a device export that names none.
     ledger : Ledger or path, optional
-        Charge each participant in this privacy-budget ledger (:mod:`gazeprivacy.ledger`): the
-        spend, from the data-free privacy map, is reserved before any work (refused past the
-        ledger's cap) and committed with the output's SHA-256 after the write.
+        Charge each participant in this privacy-budget ledger
+        (:mod:`gazeprivacy.accounting.ledger`): the spend, from the data-free privacy map, is
+        reserved before any work (refused past the ledger's cap) and committed with the
+        output's SHA-256 after the write.
 
     Returns
     -------
@@ -149,8 +150,8 @@ def _protect_series_file(in_path: Path, out_path: Path, mechanism: str, params: 
 
 
 # ---------------------------------------------------------------------- ledger hook
-# The privacy-budget ledger (gazeprivacy.ledger.Spend) around protect_file: reserve the spend
-# from the data-free privacy map before any work, check the written record spends no more,
+# The privacy-budget ledger (gazeprivacy.accounting.ledger.Spend) around protect_file: reserve
+# the spend from the data-free privacy map before any work, check the written record spends no more,
 # commit after. A run that fails with an error before the write released nothing: its
 # reservation is cancelled. A killed or interrupted run keeps it (the ledger cannot tell).
 
@@ -160,7 +161,7 @@ def _ledger_reserve(ledger: Ledger | str | Path | None, mechanism: str, params: 
                     pupil: tuple[Any, Any, Iterable[str]] = (None, None, ())) -> Spend:
     """Reserve the release's per-participant spend (privacy map on the public shape, plus the
     pupil budget) in ``ledger`` (nothing without a ledger)."""
-    from gazeprivacy.ledger import Spend
+    from gazeprivacy.accounting.ledger import Spend
 
     if ledger is None:
         return Spend(None, None)

@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from gazeprivacy.accounting.ledger import file_sha256
 from gazeprivacy.data.io import write_dataset
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.guarantees import Guarantee, Release
-from gazeprivacy.ledger import file_sha256
 from gazeprivacy.mechanisms.release.sealing import SealedRelease, seal
 from gazeprivacy.rng import make_rng
 
