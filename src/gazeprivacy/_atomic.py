@@ -50,7 +50,7 @@ class Output:
 
 def ledger_files(ledger: Path | str | None) -> tuple[Path, ...]:
     """The files of a privacy ledger that no output may replace: the SQLite file, its key
-    (``LEDGER.key``, see :func:`gazeprivacy.ledger.key_path`) and SQLite's journals."""
+    (``LEDGER.key``, see :func:`gazeprivacy.accounting.ledger.key_path`) and SQLite's journals."""
     if ledger is None:
         return ()
     p = Path(ledger)

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 the gazeprivacy developers
 """``gazeprivacy ledger show FILE`` and ``gazeprivacy ledger export FILE OUT.csv``.
 
-Read a privacy-budget ledger (:mod:`gazeprivacy.ledger`, written by ``gazeprivacy protect
+Read a privacy-budget ledger (:mod:`gazeprivacy.accounting.ledger`, written by ``gazeprivacy protect
 --ledger FILE``): spent and remaining epsilon per participant (a keyed hash; the ledger holds no
 raw id), with the composition method, or every charge as CSV. The library is imported inside
 the commands, so ``gazeprivacy --help`` stays fast.
@@ -40,8 +40,8 @@ def show(
     import json
     import sys
 
+    from gazeprivacy.accounting.ledger import Ledger
     from gazeprivacy.exceptions import InvalidParameterError
-    from gazeprivacy.ledger import Ledger
 
     if format not in ("table", "json", "csv"):
         raise InvalidParameterError(f"--format must be table, json or csv, got {format!r}")
@@ -95,7 +95,7 @@ def export(
     import csv
 
     from gazeprivacy._atomic import Output, atomic_files, check_outputs
-    from gazeprivacy.ledger import Ledger
+    from gazeprivacy.accounting.ledger import Ledger
 
     check_outputs([Output(out, "OUT")], ledger=file, overwrite=overwrite)
     rows = Ledger(file).entries()
