@@ -166,6 +166,7 @@ def _check_existing(path: Path, o: Output, name: str, overwrite: bool) -> None:
 # ------------------------------------------------------------------------------ atomic writes
 
 _PREFIX = ".partial-"
+_META = ".meta.json"
 
 
 def _temp_name(final: Path) -> Path:
@@ -258,7 +259,9 @@ def atomic_files(*finals: Path | str) -> Iterator[tuple[Path, ...]]:
     On any exception (including Ctrl-C) every temporary (and a ``TMP.meta.json`` a writer put
     beside it) is deleted and nothing is renamed, so a final name holds either its old content
     or the complete new file. Files are renamed in the order given: put the data before its
-    record. A full disk raises :class:`~gazeprivacy.exceptions.DiskFullError`.
+    record. A ``TMP.meta.json`` that a writer put beside a temporary (a CSV's metadata,
+    :func:`gazeprivacy.data.io.write_dataset`) goes to ``FINAL.meta.json``, just before its
+    file. A full disk raises :class:`~gazeprivacy.exceptions.DiskFullError`.
     """
     paths = tuple(Path(f) for f in finals)
     temps = tuple(_temp_name(f) for f in paths)
@@ -269,6 +272,10 @@ def atomic_files(*finals: Path | str) -> Iterator[tuple[Path, ...]]:
                 raise OSError(f"the command did not write {t}")
             _fsync(t)
         for t, f in zip(temps, paths, strict=True):
+            side = t.with_name(t.name + _META)
+            if side.exists():
+                _fsync(side)
+                os.replace(side, f.with_name(f.name + _META))
             os.replace(t, f)
         for folder in {f.absolute().parent for f in paths}:
             _fsync_dir(folder)

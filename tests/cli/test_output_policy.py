@@ -135,6 +135,12 @@ COMMANDS: dict[str, Command] = {
     "reproduce steil-2019": Command(lambda w, o: ["reproduce", "steil-2019", "--out", str(o),
                                                   "--data-dir", str(w / "data")],
                                     input="data", folder=True),
+    "stream --record": Command(lambda w, o: ["stream", "--inlet", "gaze", "--outlet", "safe",
+                                             "--mechanism", "kaleido", "--epsilon", "1",
+                                             "--radius-deg", "1", "--window-s", "1",
+                                             "--lsl-config", str(w / "cfg.toml"),
+                                             "--record", str(o)],
+                               input="cfg.toml", suffix=".json"),
     "sample": Command(lambda w, o: ["sample", str(o)]),
     "partition": Command(lambda w, o: ["partition", str(w / "data.parquet"), str(o),
                                        "--recordings-per-partition", "1"],
@@ -296,10 +302,11 @@ def _fault(kind: str) -> None:
 def _half_then(kind: str, path_arg: int = 1) -> Callable[..., None]:
     """A writer that writes half a file at its ``path_arg``-th argument, then fails."""
     def writer(*args, **kwargs):
-        target = Path(args[path_arg])
-        if target.is_dir():
-            target = target / "results.parquet"
-        target.write_bytes(b"half")
+        if path_arg >= 0:  # -1: the writer fails before it opens its file
+            target = Path(args[path_arg])
+            if target.is_dir():
+                target = target / "results.parquet"
+            target.write_bytes(b"half")
         _fault(kind)
     return writer
 
@@ -307,10 +314,12 @@ def _half_then(kind: str, path_arg: int = 1) -> Callable[..., None]:
 # (patched module, attribute, index of the path argument, command, --overwrite needed)
 FAULTS: dict[str, tuple[str, str, int]] = {
     "sample": ("gazeprivacy.data.io", "write_dataset", 1),
-    "protect": ("gazeprivacy.mechanisms.release", "write_dataset", 1),
+    "protect": ("gazeprivacy.mechanisms.release.write", "write_dataset", 1),
     "protect PARTS": ("gazeprivacy.data.partitioned", "write_dataset", 1),
     "partition": ("gazeprivacy.data.partitioned", "write_dataset", 1),
-    "client": ("gazeprivacy.mechanisms.samples.dpgazesynth_protocol", "client_file", 1),
+    "client": ("gazeprivacy.mechanisms.samples.dpgazesynth_protocol", "encode_client_message",
+               -1),
+    "curator": ("gazeprivacy.mechanisms.release.write", "write_dataset", 1),
     "heatmap": ("gazeprivacy.report.heatmap_render", "render_heatmap_png", 1),
     "demo": ("gazeprivacy.experiments.demo", "run_demo", 0),
     "reproduce liu-2019": ("gazeprivacy.experiments.reproduce.seed003", "reproduce_seed003", 0),

@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from gazeprivacy.cli._common import Output, atomic_files, check_outputs, parse_geometry
+from gazeprivacy.cli._common import Output, check_outputs, parse_geometry
 
 __all__ = ["client"]
 
@@ -55,8 +55,8 @@ def client(
     params = DPGazeSynthParams(epsilon=epsilon, grid_size=grid_size, window_s=window_s,
                                radius_deg=radius_deg, mode=mode, transitions=transitions,
                                oue_path=oue_path, missing=missing, geometry=geo)
-    with atomic_files(output) as (tmp,):  # Ctrl-C or a full disk: no partial message
-        msg = client_file(input, tmp, params, seed=seed, time_unit=time_unit)
+    msg = client_file(input, output, params, seed=seed, time_unit=time_unit,
+                      overwrite=overwrite)
     Console().print(f"[bold]{output}[/]: {output.stat().st_size:,} bytes, {msg.n_windows} "
                     f"windows, {msg.oue_n} OUE reports, {len(msg.recordings)} recordings",
                     highlight=False)

@@ -73,7 +73,8 @@ def curator(
         announced = proto.Announcement.of(
             params, sampling_rate_hz=sampling_rate_hz or first.announcement.sampling_rate_hz)
     sealed = proto.curator_files(reports, output, announced=announced, seed=seed,
-                                 public=public or (), id_map_path=id_map)
+                                 public=public or (), id_map_path=id_map,
+                                 overwrite=overwrite)
     console = Console()
     console.print(f"[bold]{output}[/]: {len(reports)} messages, {sealed.table.height} rows",
                   highlight=False)

@@ -225,7 +225,7 @@ def protect(
                               time_unit=time_unit, geometry=geo, ledger=led,
                               labels=label or (), xy_unit=_value(xy_unit),
                               px_per_deg=px_per_deg, input_format=_value(input_format),
-                              participant=participant, **kw)
+                              participant=participant, overwrite=overwrite, **kw)
     console = Console()
     for w in caught:  # paper mode and other unproven paths: say so, do not fail
         if issubclass(w.category, NotFormallyPrivateWarning):
