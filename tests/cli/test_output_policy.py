@@ -356,3 +356,30 @@ def test_a_fault_while_writing_leaves_the_old_output_whole(command, kind, code, 
         assert line.startswith(f"interrupted: stopped on {kind}"), err
     assert _snapshot(w) == before  # the old output whole, no hidden .partial-* file
     assert not [p for p in w.parent.rglob(".*")], "a hidden partial file survived"
+
+
+@pytest.mark.parametrize("command, module", [
+    ("protect", "gazeprivacy.mechanisms.release.write"),
+    ("protect PARTS", "gazeprivacy.data.partitioned"),
+])
+def test_a_failed_write_cancels_its_ledger_reservation(command, module, w, capsys,
+                                                       monkeypatch):
+    """A release whose write fails (a full disk) is not charged: the next one, under a cap that
+    admits exactly one more (1.5 spent per participant, 1.5 more, cap 3), is not refused."""
+    import importlib
+
+    from gazeprivacy.accounting.ledger import Ledger
+
+    def spent() -> list[tuple[int, int]]:
+        return [(b.releases, b.reserved) for b in Ledger(w / "l.sqlite").balances()]
+
+    before = spent()
+    out = w / ("out" if COMMANDS[command].folder else "out.parquet")
+    monkeypatch.setattr(importlib.import_module(module), "write_dataset",
+                        _half_then("disk full"))
+    assert run(["-q", *COMMANDS[command].argv(w, out)]) == 1
+    assert "disk full" in capsys.readouterr().err
+    assert spent() == before and not out.exists()
+    monkeypatch.undo()
+    assert run(["-q", *COMMANDS[command].argv(w, out),
+                "--max-epsilon-per-participant", "3"]) == 0, capsys.readouterr().err
