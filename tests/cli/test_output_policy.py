@@ -299,9 +299,16 @@ def _fault(kind: str) -> None:
     raise OSError(errno.ENOSPC, "No space left on device")
 
 
-def _half_then(kind: str, path_arg: int = 1) -> Callable[..., None]:
-    """A writer that writes half a file at its ``path_arg``-th argument, then fails."""
+def _half_then(kind: str, path_arg: int = 1, *, after: int = 0,
+               real: Callable[..., object] | None = None) -> Callable[..., None]:
+    """A writer that writes half a file at its ``path_arg``-th argument, then fails; the first
+    ``after`` calls go to the ``real`` writer (e.g. two partitions written, then Ctrl-C)."""
+    calls = []
+
     def writer(*args, **kwargs):
+        calls.append(1)
+        if len(calls) <= after and real is not None:
+            return real(*args, **kwargs)
         if path_arg >= 0:  # -1: the writer fails before it opens its file
             target = Path(args[path_arg])
             if target.is_dir():
@@ -344,7 +351,11 @@ def test_a_fault_while_writing_leaves_the_old_output_whole(command, kind, code, 
     c = COMMANDS[command]
     out = w / ("old" if c.folder else f"old{c.suffix}")
     _exists(w, c)
-    monkeypatch.setattr(importlib.import_module(module), attr, _half_then(kind, path_arg))
+    mod = importlib.import_module(module)
+    # partition-wise: two partitions are written before the fault (of three)
+    after = 2 if command in ("protect PARTS", "partition") else 0
+    monkeypatch.setattr(mod, attr, _half_then(kind, path_arg, after=after,
+                                              real=getattr(mod, attr)))
     before = _snapshot(w)
     got = run(["-q", *_fault_argv(command, w, out)])
     err = capsys.readouterr().err
