@@ -49,7 +49,8 @@ TIMEOUT_S = 300
 
 M = "src/gazeprivacy/mechanisms/"
 DPG = M + "samples/dpgazesynth.py"
-KAL = M + "samples/kaleido.py"
+KAL = M + "samples/kaleido/stream.py"
+KALP = M + "samples/kaleido/params.py"
 KALC = M + "samples/_kaleido_loop.c"
 # Kaleido's threshold loop exists twice: compiled (KALC, used when built) and in Python (the
 # fallback): mutants of the Python loop run their tests with the Python loop forced
@@ -116,7 +117,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("oue-p-0.75", OUE, "bits[rows, v] = u[rows, v] < 0.5", "bits[rows, v] = u[rows, v] < 0.75", "OUE client keeps its true bit with p = 3/4 instead of 1/2", ("tests/mechanisms/noise/test_oue.py::test_client_bits_have_the_oue_probabilities",)),
     Mutant("oue-curator-view-p-0.75", OUE, "rng.binomial(c, 0.5)", "rng.binomial(c, 0.75)", "OUE curator-view path (DPGazeSynth's default) samples true bits with p = 3/4", ("tests/mechanisms/noise/test_oue.py::test_client_reports_and_curator_view_agree_in_distribution",)),
     Mutant("kaleido-no-test-noise", KAL, r"laplace\(0\.0, 1\.0, m\) \* self\._scale", "laplace(0.0, 1.0, m) * 0.0", "Kaleido threshold test without Laplace noise", (KS + "test_kill_kaleido.py::test_threshold_test_noise_has_the_recorded_scale", AUD + "[kaleido-sound]"), regex=True),
-    Mutant("kaleido-test-scale-1-over-eps", KAL, r"else self\.radius_deg\) / self\.epsilon_test\(w\)", "else 1.0) / self.epsilon_test(w)", "Kaleido sound mode tests at scale 1 / eps_test instead of r / eps_test", (KS + "test_kill_kaleido.py::test_threshold_test_noise_has_the_recorded_scale", "tests/mechanisms/samples/test_kaleido.py::test_test_noise_scale_sound_and_paper", AUD + "[kaleido-sound]"), regex=True),
+    Mutant("kaleido-test-scale-1-over-eps", KALP, r"else self\.radius_deg\) / self\.epsilon_test\(w\)", "else 1.0) / self.epsilon_test(w)", "Kaleido sound mode tests at scale 1 / eps_test instead of r / eps_test", (KS + "test_kill_kaleido.py::test_threshold_test_noise_has_the_recorded_scale", "tests/mechanisms/samples/test_kaleido.py::test_test_noise_scale_sound_and_paper", AUD + "[kaleido-sound]"), regex=True),
     Mutant("kaleido-publish-noise-halved", KAL, r"ox = xi \+ rcos\[t\] / eps_pub\n(\s*)oy = yi \+ rsin\[t\] / eps_pub", r"ox = xi + rcos[t] / (2.0 * eps_pub)\n\1oy = yi + rsin[t] / (2.0 * eps_pub)", "Kaleido published points with half the planar Laplace noise", (KS + "test_kill_kaleido.py::test_published_noise_has_the_planar_laplace_scale",), regex=True, env=PY_LOOP),
     Mutant("kaleido-no-composition", KAL, "eps_pub = (cap - fsum(pub_e)) / 2.0", "eps_pub = cap / 2.0", "Kaleido publishes at eps_rem / 2 without subtracting the window's previous spends", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon",), env=PY_LOOP),
     Mutant("kaleido-split-no-test-share", KAL, "self._eps_cap = params.epsilon - params.epsilon / params.h", "self._eps_cap = params.epsilon", "Kaleido publishing budget ignores the eps / h reserved for testing", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon",)),
@@ -150,7 +151,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("espd-threshold-noise-halved", M + "samples/event_synth_pd.py", "rng.laplace(0.0, 1.0 / params.epsilon0, c)", "rng.laplace(0.0, 0.5 / params.epsilon0, c)", "event-synth-PD sound mode: the randomised threshold k + Lap(1 / epsilon0) at half the scale", (KS + "test_kill_event_synth_pd.py::test_threshold_noise_is_laplace_one_over_epsilon0",)),
     Mutant("espd-claim-without-proof-gap", M + "samples/event_synth_pd.py", r'Flag\(FlagCode\.PROOF_GAP,(\s+"\(k, gamma\)-plausible)', r"Flag(FlagCode.PARTIAL_COVERAGE,\1", "event-synth-PD's PD-only claim loses its proof-gap flag (the record says formally private)", (T + "test_event_synth_pd.py::test_guarantee_claims_plausible_deniability_only",), regex=True),
     Mutant("heatmap-cap-removed", "src/gazeprivacy/features/gaze_maps.py", "c = self.counts if cap is None else self.capped(cap)", "c = self.counts", "heatmaps: observer maps not capped at m before aggregation (sensitivity unbounded)", ("tests/features/test_heatmap_gaze_maps.py::test_counts_cap_and_aggregate",)),
-    Mutant("kaleido-n-test-1", KAL, "return -(-w // self.t_skip_samples)", "return 1", "Kaleido: eps_test = eps / h for every test instead of eps / (h ceil(w / t_skip))", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon", "tests/mechanisms/samples/test_kaleido.py::test_test_noise_scale_sound_and_paper")),
+    Mutant("kaleido-n-test-1", KALP, "return -(-w // self.t_skip_samples)", "return 1", "Kaleido: eps_test = eps / h for every test instead of eps / (h ceil(w / t_skip))", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon", "tests/mechanisms/samples/test_kaleido.py::test_test_noise_scale_sound_and_paper")),
     Mutant("flags-never-break", "src/gazeprivacy/guarantees.py", "and not any(f.breaks_guarantee for f in self.flags)", "and True", "a record with a proof-gap flag still says formally_private", ("tests/test_guarantees.py::test_flags_break_the_guarantee_but_a_fixed_seed_does_not",)),
     Mutant("compose-removed", "src/gazeprivacy/guarantees.py", "else self.epsilon * n", "else self.epsilon", "per-participant epsilon = per-unit epsilon (composition over units removed)", ("tests/test_guarantees.py::test_sequential_composition_per_participant",)),
 )
