@@ -48,9 +48,10 @@ def curator(
 ) -> None:
     """Validate client messages, synthesise every device's rows and write the sealed release."""
     from gazeprivacy.cli._common import parse_geometry
+    from gazeprivacy.deploy import protocol as proto
     from gazeprivacy.exceptions import InvalidParameterError
-    from gazeprivacy.mechanisms.samples import dpgazesynth_protocol as proto
     from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams
+    from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_phases import Announcement
 
     announced = None
     if (epsilon is None) != (grid_size is None):
@@ -63,7 +64,7 @@ def curator(
             epsilon=epsilon, grid_size=grid_size, window_s=window_s, radius_deg=radius_deg,
             mode=mode, transitions=transitions, oue_path=oue_path, missing=missing,
             geometry=parse_geometry(geometry) if geometry else first.announcement.screen)
-        announced = proto.Announcement.of(
+        announced = Announcement.of(
             params, sampling_rate_hz=sampling_rate_hz or first.announcement.sampling_rate_hz)
     sealed = proto.curator_files(reports, output, announced=announced, seed=seed,
                                  public=public or (), id_map_path=id_map)
