@@ -3,10 +3,10 @@
 """``gazeprivacy client IN OUT.reports --epsilon E --grid-size G``: a device's DPGazeSynth step.
 
 Reads the device's own recordings (CSV or Parquet, one sampling rate) and writes its randomised
-report as one versioned client message (:mod:`gazeprivacy.mechanisms.samples.
-dpgazesynth_protocol`): noisy start cells, noisy run lengths and OUE reports per 0.5 s window,
-the ids, row counts and (``--missing keep``) gap intervals, and the announced parameters. The raw
-gaze never leaves the device. Every parameter must be the curator's announced one.
+report as one versioned client message (:mod:`gazeprivacy.deploy.protocol`): noisy start
+cells, noisy run lengths and OUE reports per 0.5 s window, the ids, row counts and (``--missing
+keep``) gap intervals, and the announced parameters. The raw gaze never leaves the device. Every
+parameter must be the curator's announced one.
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ def client(
     overwrite: Annotated[bool, typer.Option(help="Replace an existing OUTPUT.")] = False,
 ) -> None:
     """Randomise this device's gaze into one DPGazeSynth client message."""
+    from gazeprivacy.deploy.protocol import client_file
     from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams
-    from gazeprivacy.mechanisms.samples.dpgazesynth_protocol import client_file
 
     check_outputs([Output(output, "OUTPUT")], inputs=[input], overwrite=overwrite)
     geo = parse_geometry(geometry) if geometry else None

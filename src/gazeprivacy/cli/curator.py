@@ -51,9 +51,10 @@ def curator(
     """Validate client messages, synthesise every device's rows and write the sealed release."""
     from gazeprivacy._atomic import Output, check_outputs, sidecars
     from gazeprivacy.cli._common import parse_geometry
+    from gazeprivacy.deploy import protocol as proto
     from gazeprivacy.exceptions import InvalidParameterError
-    from gazeprivacy.mechanisms.samples import dpgazesynth_protocol as proto
     from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams
+    from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_phases import Announcement
 
     check_outputs([Output(output, "OUTPUT", suffixes=(".csv", ".csv.gz", ".parquet", ".pq")),
                    *(Output(p, "the record" if p.name.endswith(".guarantee.json")
@@ -70,7 +71,7 @@ def curator(
             epsilon=epsilon, grid_size=grid_size, window_s=window_s, radius_deg=radius_deg,
             mode=mode, transitions=transitions, oue_path=oue_path, missing=missing,
             geometry=parse_geometry(geometry) if geometry else first.announcement.screen)
-        announced = proto.Announcement.of(
+        announced = Announcement.of(
             params, sampling_rate_hz=sampling_rate_hz or first.announcement.sampling_rate_hz)
     sealed = proto.curator_files(reports, output, announced=announced, seed=seed,
                                  public=public or (), id_map_path=id_map,
