@@ -58,6 +58,7 @@ class AscFile:
     gaze: np.ndarray           # (n, 6): xl, yl, pl, xr, yr, pr (NaN: missing or not recorded)
     eyes: tuple[str, ...]      # "left", "right" or both
     rate_hz: float | None
+    rate_from: str             # "RATE" (of a SAMPLES line) or "RECCFG"
     display_px: tuple[int, int] | None
     trials: list[_Trial]
     outside: int               # samples outside every trial (when there are trials)
@@ -102,7 +103,7 @@ class _Parser:
     def message(self, text: str) -> None:
         self.markers += 1
         body = text.split(None, 1)[1] if len(text.split(None, 1)) > 1 else ""
-        body = re.sub(r"^-?\d+\s+", "", body)  # an optional time offset
+        body = re.sub(r"^[\d.]+\s+(-?\d+\s+)?", "", body)  # the time, an optional offset
         if body.startswith("DISPLAY_COORDS"):
             v = body.split()[1:5]
             try:
@@ -185,10 +186,10 @@ def parse_asc(path: str | Path, *, trial_message: str | None = None) -> AscFile:
             f"{str(path)!r}: no gaze samples found in the EyeLink ASC file"
             + (f" ({p.malformed} sample lines do not parse; first: {p.first_bad})"
                if p.malformed else ""))
-    rate = p.rates[0] if p.rates else p.reccfg_rate
+    rate, where = ((p.rates[0], "RATE") if p.rates else (p.reccfg_rate, "RECCFG"))
     eyes = p.eyes or ("left",)
     return AscFile(time_ms=np.asarray(p.times), gaze=np.asarray(p.rows, dtype=np.float64),
-                   eyes=eyes, rate_hz=rate, display_px=p.display, trials=p.trials,
+                   eyes=eyes, rate_hz=rate, rate_from=where, display_px=p.display, trials=p.trials,
                    outside=p.outside, malformed=p.malformed, first_malformed=p.first_bad)
 
 
@@ -259,16 +260,20 @@ def read_eyelink(path: str | Path, *, px_per_deg: float | None = None,
     counts = Counts(path)
     counts.add(asc.malformed, f"malformed sample lines skipped (first: {asc.first_malformed})")
     counts.add(asc.outside, "samples outside every trial dropped")
+    geo_source = ("the screen in physical units" if screen is not None else
+                  "declared" if geometry is not None else
+                  "missing (the file has no DISPLAY_COORDS)")
     if asc.display_px is not None:
         if screen is not None:
             screen = screen.with_pixels(*asc.display_px)
         elif geometry is None:
             geometry = Geometry.screen_px(width_px=asc.display_px[0],
                                           height_px=asc.display_px[1], px_per_deg=px_per_deg)
+            geo_source = "export (DISPLAY_COORDS) at px_per_deg"
     if sampling_rate_hz is not None:
         rate, source = sampling_rate_hz, "declared"
     elif asc.rate_hz is not None:
-        rate, source = asc.rate_hz, "export (EyeLink RATE)"
+        rate, source = asc.rate_hz, f"export (EyeLink {asc.rate_from})"
     else:
         rate, source = None, "declared"
         warnings.warn(f"{str(path)!r} has no RATE (SAMPLES line): the sampling rate is the "
@@ -286,7 +291,8 @@ def read_eyelink(path: str | Path, *, px_per_deg: float | None = None,
             continue
         idx = np.asarray(trial.rows)
         sub = AscFile(time_ms=asc.time_ms[idx], gaze=asc.gaze[idx], eyes=asc.eyes,
-                      rate_hz=asc.rate_hz, display_px=asc.display_px, trials=[], outside=0,
+                      rate_hz=asc.rate_hz, rate_from=asc.rate_from,
+                      display_px=asc.display_px, trials=[], outside=0,
                       malformed=0, first_malformed="")
         for which, (x, y, pupil) in _eye_columns(sub, eye, path):
             rid = stem + (f" trial {trial.trial_id}" if asc.trials else "") + \
@@ -305,5 +311,5 @@ def read_eyelink(path: str | Path, *, px_per_deg: float | None = None,
     return finish(table, path, geometry=geometry, labels=labels, name=name,
                   sampling_rate_hz=rate, rate_source=source, xy_unit="px",
                   px_per_deg=px_per_deg if screen is None else None, screen=screen,
-                  counts=counts, reading={"eye": eye or asc.eyes[0],
+                  counts=counts, reading={"geometry": geo_source, "eye": eye or asc.eyes[0],
                                           "trials": len(asc.trials)})

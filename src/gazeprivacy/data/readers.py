@@ -367,7 +367,8 @@ def read_tobii(path: str | Path, *, px_per_deg: float | None = None,
         some = [c for c in gaze_cols if c.lower().startswith("gaze point")]
         table = table.filter(pl.col(event).is_null()
                              | pl.any_horizontal(pl.col(c).is_not_null() for c in some))
-    table = _tobii_numbers(table, [*gaze_cols, tcol, *pupils], counts)
+    table = _tobii_numbers(_tobii_numbers(table, [tcol], Counts(path)),
+                           [*gaze_cols, *pupils], counts)
     no_time = int(table[tcol].is_null().sum())
     counts.add(no_time, "rows without a timestamp dropped")
     table = table.filter(pl.col(tcol).is_not_null())
@@ -383,6 +384,8 @@ def read_tobii(path: str | Path, *, px_per_deg: float | None = None,
     rate, rate_col = _tobii_rate(table)
     stim = column(table, "Presented Stimulus name")
     rid = pl.col(rname).cast(pl.String) if rname else pl.lit(path.name.split(".")[0])
+    table = table.with_row_index("__row").with_columns(  # each recording's first row
+        pl.col("__row").min().over(rname or pl.lit(0)).alias("__first"))
     parts = [table.with_columns(
         (pl.col(pname).cast(pl.String) if pname else pl.lit(pid)).alias("participant"),
         (rid + f" {which}" if which else rid).alias("recording"),
@@ -393,7 +396,10 @@ def read_tobii(path: str | Path, *, px_per_deg: float | None = None,
         *([pl.lit(which).alias("eye")] if which else []),
     ).drop(*(c for c in {pname, rname, tcol, stim, *gaze_cols} if c is not None))
         for which, x, y in eyes]
-    out = pl.concat(parts) if len(parts) > 1 else parts[0]
+    out = parts[0]
+    if len(parts) > 1:  # one recording per eye, each after its own: rows of a recording together
+        out = pl.concat(parts).sort("__first", "eye", "__row")
+    out = out.drop("__row", "__first", strict=False)
     if sampling_rate_hz is None and rate is not None:
         sampling_rate_hz, source = rate, f"export (column {rate_col!r})"
     else:
