@@ -239,7 +239,8 @@ def protect(
         return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", NotFormallyPrivateWarning)
-        sealed = protect_file(input_file(input, reading), output, mechanism=mechanism, public=public or (),
+        sealed = protect_file(input_file(input, reading), output, mechanism=mechanism,
+                              public=public or (),
                               pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
                               id_map_path=id_map, report_path=report, seed=seed,
                               time_unit=time_unit, geometry=geo, ledger=led,

@@ -24,6 +24,7 @@ malformed sample line or a file without ``RATE``, and keeps neither trials nor b
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,10 +96,8 @@ class _Parser:
             self.eyes = eyes
         if "RATE" in words:
             i = words.index("RATE")
-            try:
+            with contextlib.suppress(IndexError, ValueError):
                 self.rates.append(float(parts[i + 1]))
-            except (IndexError, ValueError):
-                pass
 
     def message(self, text: str) -> None:
         self.markers += 1

@@ -400,7 +400,8 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
         with adopt(*cols.values()) if not copy else contextlib.nullcontext():
             recs.append(Recording.from_arrays(
                 recording=rid, participant=pid_of[i], t=cols["t"], x=cols.pop("x"),
-                y=cols.pop("y"), sampling_rate_hz=rates.of(cols.pop("t"), m), time_unit=time_unit, geometry=geometry or geo_of.get(rid),
+                y=cols.pop("y"), sampling_rate_hz=rates.of(cols.pop("t"), m),
+                time_unit=time_unit, geometry=geometry or geo_of.get(rid),
                 labels={c: v[i] for c, v in label_cols.items() if v[i] is not None},
                 pupil=cols.pop("pupil", None), channels=cols,
                 extras={c: table[c].slice(a, b - a) for c in kinds["extras"]},

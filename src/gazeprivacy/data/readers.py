@@ -43,13 +43,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from gazeprivacy.data.eyelink import read_eyelink
 from gazeprivacy.data.exports import (
     EYES,
     Counts,
@@ -59,6 +57,7 @@ from gazeprivacy.data.exports import (
     participant_from_name,
     read_text_table,
 )
+from gazeprivacy.data.eyelink import read_eyelink
 from gazeprivacy.data.geometry import Geometry, ScreenSetup
 from gazeprivacy.data.io import check_columns, read_dataset
 from gazeprivacy.data.pupil_core import read_pupil_core
