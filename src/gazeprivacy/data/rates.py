@@ -37,7 +37,7 @@ def clock_rate_hz(t: np.ndarray) -> float:
     median says 125 Hz.
 
     >>> t = np.round(np.arange(600) * 1000 / 120) / 1000   # 120 Hz, millisecond clock
-    >>> round(float(1 / np.median(np.diff(t))), 1), round(clock_rate_hz(t), 2)
+    >>> round(float(1 / np.median(np.diff(t))), 1), round(clock_rate_hz(t), 1)
     (125.0, 120.0)
     """
     t = np.asarray(t, dtype=np.float64)
