@@ -431,6 +431,8 @@ class _Rates:
         if t.shape[0] < 2:
             return None  # (the recording's own error names the rate)
         clock = clock_rate_hz(t * self.scale)
+        if not math.isfinite(clock):
+            return None  # (timestamps that do not increase: the recording's own error)
         rate, how = nominal_rate(clock)
         if how == "unsure":
             self.unsure.append((clock, rate))
