@@ -48,13 +48,14 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from gazeprivacy.data.column_map import check_columns, map_columns
 from gazeprivacy.data.geometry import Geometry, ScreenSetup
-from gazeprivacy.data.rates import clock_rate_hz, nominal_rate
+from gazeprivacy.data.rates import RateLog
 from gazeprivacy.data.recording import _TIME_SCALE, CORE_COLUMNS, Dataset, Recording, adopt
 from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError, InvalidParameterError
 
-__all__ = ["LABEL_NAMES", "MAPPABLE_COLUMNS", "XY_UNITS", "as_polars", "check_columns",
-           "dataset_from_table", "map_columns", "read_dataset", "write_dataset"]
+__all__ = ["LABEL_NAMES", "XY_UNITS", "as_polars", "dataset_from_table", "read_dataset",
+           "write_dataset"]
 
 _META_KEY = b"gazeprivacy"
 _NUMERIC = (pl.Float64, pl.Float32, pl.Int64, pl.Int32, pl.Int16, pl.Int8, pl.UInt32,
@@ -186,49 +187,6 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
                               source=str(path), labels=labels, xy_unit=xy_unit,
                               px_per_deg=px_per_deg, copy=False, rate_source=rate_source,
                               screen=screen)
-
-
-#: The names ``columns=`` maps (the long format's core columns and pupil).
-MAPPABLE_COLUMNS = (*CORE_COLUMNS, "pupil")
-
-
-def check_columns(columns: Mapping[str, str] | None) -> dict[str, str]:
-    """``columns`` (long-format name -> the table's name) checked: known keys, one source
-    column each.
-
-    >>> check_columns({"participant": "subject", "t": "timestamp"})
-    {'participant': 'subject', 't': 'timestamp'}
-    """
-    columns = dict(columns or {})
-    bad = sorted(set(columns) - set(MAPPABLE_COLUMNS))
-    if bad:
-        raise InvalidParameterError(
-            f"columns maps {', '.join(bad)}: it maps the long format's "
-            f"{', '.join(MAPPABLE_COLUMNS)} to your table's names, e.g. "
-            "columns=participant=subject,t=timestamp")
-    twice = sorted({v for v in columns.values() if list(columns.values()).count(v) > 1})
-    if twice:
-        raise InvalidParameterError(f"columns maps column {twice[0]!r} twice")
-    return columns
-
-
-def map_columns(table: pl.DataFrame, columns: Mapping[str, str], source: str) -> pl.DataFrame:
-    """``table`` with its columns renamed to the long format's (``columns``: long name ->
-    the table's name)."""
-    if not columns:
-        return table
-    missing = [v for v in columns.values() if v not in table.columns]
-    if missing:
-        raise InvalidDataError(
-            f"{source}: columns names {', '.join(map(repr, missing))}, not in the table; its "
-            f"columns: {', '.join(table.columns)}")
-    clash = [k for k, v in columns.items() if k in table.columns and k != v
-             and k not in columns.values()]
-    if clash:
-        raise InvalidDataError(
-            f"{source}: columns maps {clash[0]}={columns[clash[0]]}, but the table has a "
-            f"column {clash[0]!r} too; rename or drop it")
-    return table.rename({v: k for k, v in columns.items()})
 
 
 def _parquet_meta(path: Path) -> dict[str, Any]:
@@ -392,7 +350,7 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
     floats = {c: table[c] for c in ("t", "x", "y", "pupil", *kinds["channels"])
               if c in table.columns}
     label_cols = {c: _label_values(table[c], starts) for c in kinds["labels"]}
-    rates = _Rates(sampling_rate_hz, rate_source, time_unit)
+    rates = RateLog(sampling_rate_hz, rate_source, _TIME_SCALE.get(time_unit, 1.0))
     for i, (a, b) in enumerate(zip(starts, [*starts[1:], table.height], strict=True)):
         rid = rids[i]
         m = rec_meta.get(rid, {})
@@ -411,49 +369,6 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
     if xy_unit is None and not rec_meta:  # gazeprivacy's own files were checked when made
         _check_degrees(ds, source)
     return ds
-
-
-class _Rates:
-    """Each recording's nominal rate (declared, from metadata or from its clock), and a
-    summary of where they came from."""
-
-    def __init__(self, declared: float | None, declared_source: str, time_unit: str) -> None:
-        self.declared, self.declared_source = declared, declared_source
-        self.scale = _TIME_SCALE.get(time_unit, 1.0)
-        self.kinds: dict[str, int] = {}
-        self.unsure: list[tuple[float, float]] = []
-
-    def of(self, t: np.ndarray, meta: dict[str, Any]) -> float | None:
-        if self.declared is not None:
-            return self._count(self.declared_source, self.declared)
-        if meta.get("sampling_rate_hz"):
-            return self._count("metadata", meta["sampling_rate_hz"])
-        if t.shape[0] < 2:
-            return None  # (the recording's own error names the rate)
-        clock = clock_rate_hz(t * self.scale)
-        if not math.isfinite(clock):
-            return None  # (timestamps that do not increase: the recording's own error)
-        rate, how = nominal_rate(clock)
-        if how == "unsure":
-            self.unsure.append((clock, rate))
-        return self._count({"standard": "clock, snapped to a standard rate",
-                            "whole": "clock (a whole number of hertz)",
-                            "unsure": "clock, no standard rate"}[how], rate)
-
-    def _count(self, kind: str, rate: float) -> float:
-        self.kinds[kind] = self.kinds.get(kind, 0) + 1
-        return rate
-
-    def source(self, where: str) -> str:
-        """Where the rates came from, in words (warns once for rates no standard fits)."""
-        if self.unsure:
-            clock, rate = self.unsure[0]
-            warnings.warn(f"{where}: the timestamps of {len(self.unsure)} recording(s) fit no "
-                          f"standard eye-tracker rate (first: {clock:.4g} Hz, taken as "
-                          f"{rate:g} Hz): declare the nominal rate with sampling_rate_hz=...",
-                          DataPolicyWarning, stacklevel=4)
-        return "; ".join(k if len(self.kinds) == 1 else f"{k} ({n} recordings)"
-                         for k, n in self.kinds.items())
 
 
 def _floats(s: pl.Series) -> Any:

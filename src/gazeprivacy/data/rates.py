@@ -19,9 +19,15 @@ measured 100.095 Hz identifies the device that drifted. In order:
 
 from __future__ import annotations
 
+import math
+import warnings
+from typing import Any
+
 import numpy as np
 
-__all__ = ["STANDARD_RATES_HZ", "clock_rate_hz", "nominal_rate"]
+from gazeprivacy.exceptions import DataPolicyWarning
+
+__all__ = ["STANDARD_RATES_HZ", "RateLog", "clock_rate_hz", "nominal_rate"]
 
 #: Sampling rates of common eye trackers, hertz.
 STANDARD_RATES_HZ = (30.0, 50.0, 60.0, 90.0, 120.0, 200.0, 250.0, 300.0, 500.0, 600.0, 1000.0,
@@ -66,3 +72,46 @@ def nominal_rate(clock_hz: float) -> tuple[float, str]:
     if whole >= 1 and abs(whole - clock_hz) <= _WHOLE_REL * whole:
         return whole, "whole"
     return (whole if clock_hz >= 10 else round(clock_hz, 3)), "unsure"
+
+
+class RateLog:
+    """Each recording's nominal rate as a reader finds it (declared, from a file's metadata,
+    or from its clock), and a summary of where they came from (:meth:`source`)."""
+
+    def __init__(self, declared: float | None, declared_source: str, scale: float) -> None:
+        self.declared, self.declared_source = declared, declared_source
+        self.scale = scale  # of the timestamps, to seconds
+        self.kinds: dict[str, int] = {}
+        self.unsure: list[tuple[float, float]] = []
+
+    def of(self, t: np.ndarray, meta: dict[str, Any]) -> float | None:
+        if self.declared is not None:
+            return self._count(self.declared_source, self.declared)
+        if meta.get("sampling_rate_hz"):
+            return self._count("metadata", meta["sampling_rate_hz"])
+        if t.shape[0] < 2:
+            return None  # (the recording's own error names the rate)
+        clock = clock_rate_hz(t * self.scale)
+        if not math.isfinite(clock):
+            return None  # (timestamps that do not increase: the recording's own error)
+        rate, how = nominal_rate(clock)
+        if how == "unsure":
+            self.unsure.append((clock, rate))
+        return self._count({"standard": "clock, snapped to a standard rate",
+                            "whole": "clock (a whole number of hertz)",
+                            "unsure": "clock, no standard rate"}[how], rate)
+
+    def _count(self, kind: str, rate: float) -> float:
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        return rate
+
+    def source(self, where: str) -> str:
+        """Where the rates came from, in words (warns once for rates no standard fits)."""
+        if self.unsure:
+            clock, rate = self.unsure[0]
+            warnings.warn(f"{where}: the timestamps of {len(self.unsure)} recording(s) fit no "
+                          f"standard eye-tracker rate (first: {clock:.4g} Hz, taken as "
+                          f"{rate:g} Hz): declare the nominal rate with sampling_rate_hz=...",
+                          DataPolicyWarning, stacklevel=4)
+        return "; ".join(k if len(self.kinds) == 1 else f"{k} ({n} recordings)"
+                         for k, n in self.kinds.items())

@@ -48,6 +48,7 @@ from typing import Any
 
 import polars as pl
 
+from gazeprivacy.data.column_map import check_columns
 from gazeprivacy.data.exports import (
     EYES,
     Counts,
@@ -59,7 +60,7 @@ from gazeprivacy.data.exports import (
 )
 from gazeprivacy.data.eyelink import read_eyelink
 from gazeprivacy.data.geometry import Geometry, ScreenSetup
-from gazeprivacy.data.io import check_columns, read_dataset
+from gazeprivacy.data.io import read_dataset
 from gazeprivacy.data.pupil_core import read_pupil_core
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
