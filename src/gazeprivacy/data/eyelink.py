@@ -41,12 +41,13 @@ from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError, InvalidP
 __all__ = ["AscFile", "parse_asc", "read_eyelink"]
 
 _MISSING = "."
-_SAMPLE = re.compile(r"^\d")
 
 
 @dataclass
 class _Trial:
     trial_id: str
+    start: int                 # the line that opens it
+    end: int | None = None     # its TRIAL_RESULT line
     labels: dict[str, str] = field(default_factory=dict)
     rows: list[int] = field(default_factory=list)
 
@@ -80,26 +81,27 @@ class _Parser:
         self.rates: list[float] = []
         self.reccfg_rate: float | None = None
         self.display: tuple[int, int] | None = None
-        self.times: list[float] = []
-        self.rows: list[tuple[float, ...]] = []
+        self.blocks: list[tuple[int, tuple[str, ...]]] = []  # (line, eyes) of each header
         self.trials: list[_Trial] = []
         self.current: _Trial | None = None
         self.last: _Trial | None = None
-        self.malformed, self.first_bad, self.outside, self.markers = 0, "", 0, 0
+        self.markers = 0
 
-    def header(self, parts: list[str]) -> None:
+    def header(self, parts: list[str], number: int) -> None:
         """A ``START`` / ``SAMPLES`` line: the eyes and the rate."""
         self.markers += 1
         words = [p.upper() for p in parts]
         eyes = tuple(e for e, w in (("left", "LEFT"), ("right", "RIGHT")) if w in words)
-        if eyes and (parts[0].upper() == "SAMPLES" or not self.eyes):
-            self.eyes = eyes
+        if eyes:
+            self.blocks.append((number, eyes))
+            if parts[0].upper() == "SAMPLES" or not self.eyes:
+                self.eyes = eyes
         if "RATE" in words:
             i = words.index("RATE")
             with contextlib.suppress(IndexError, ValueError):
                 self.rates.append(float(parts[i + 1]))
 
-    def message(self, text: str) -> None:
+    def message(self, text: str, number: int) -> None:
         self.markers += 1
         body = text.split(None, 1)[1] if len(text.split(None, 1)) > 1 else ""
         body = re.sub(r"^[\d.]+\s+(-?\d+\s+)?", "", body)  # the time, an optional offset
@@ -119,9 +121,11 @@ class _Parser:
         if starts:
             tid = (starts.group(1) if starts.groups() and starts.group(1) else
                    str(len(self.trials) + 1)).strip() or str(len(self.trials) + 1)
-            self.current = self.last = _Trial(tid)
+            self.current = self.last = _Trial(tid, number)
             self.trials.append(self.current)
         elif body.startswith("TRIAL_RESULT"):
+            if self.current is not None:
+                self.current.end = number
             self.current = None
         elif body.startswith("!V TRIAL_VAR ") and self.last is not None:
             v = body.split(None, 3)
@@ -132,31 +136,34 @@ class _Parser:
             if len(v) >= 4:
                 self.last.labels["stimulus"] = v[3]
 
-    def sample(self, line: str, number: int) -> None:
-        parts = line.split()
-        need = 6 if len(self.eyes) == 2 else 3
-        try:
-            t = float(parts[0])
-            vals = [np.nan if p == _MISSING else float(p) for p in parts[1:1 + need]]
-            if len(vals) < need:
-                raise ValueError
-        except ValueError:
-            self.malformed += 1
-            self.first_bad = self.first_bad or f"line {number}: {line.strip()[:60]!r}"
-            return
-        if need == 3:
-            vals = vals + [np.nan] * 3 if self.eyes != ("right",) else [np.nan] * 3 + vals
-        if self.trials:
-            if self.current is None:
-                self.outside += 1
-                return
-            self.current.rows.append(len(self.times))
-        self.times.append(t)
-        self.rows.append(tuple(vals))
+
+def _samples(lines: pl.Series, eyes_of: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sample lines parsed at once: (time, gaze (n, 6), ok); ``eyes_of`` per line: 0 left,
+    1 right, 2 both. A line is not ok when its time or one of the values its eyes need is
+    neither a number nor ``.``."""
+    fields = lines.str.strip_chars().str.replace_all(r"\s+", " ").str.split(" ")
+    cols = pl.DataFrame({"f": fields}).select(
+        pl.col("f").list.get(i, null_on_oob=True).alias(str(i)) for i in range(7))
+    num = cols.select(pl.all().cast(pl.Float64, strict=False)).to_numpy()
+    valid = cols.select(((pl.all() == _MISSING) | pl.all().cast(pl.Float64, strict=False)
+                         .is_not_null()).fill_null(False)).to_numpy()
+    need = np.where(eyes_of == 2, 6, 3)
+    ok = np.isfinite(num[:, 0])
+    for k in range(1, 7):
+        ok &= valid[:, k] | (k > need)
+    gaze = np.full((len(lines), 6), np.nan)
+    both, left, right = eyes_of == 2, eyes_of == 0, eyes_of == 1
+    gaze[both] = num[both, 1:7]
+    gaze[left, 0:3] = num[left, 1:4]
+    gaze[right, 3:6] = num[right, 1:4]
+    return num[:, 0], gaze, ok
 
 
+# long: the parse in order (read, the few non-sample lines in a loop, the samples at once,
+# trials by line number)
 def parse_asc(path: str | Path, *, trial_message: str | None = None) -> AscFile:
-    """Parse an EyeLink ``.asc`` file (module docstring).
+    """Parse an EyeLink ``.asc`` file (module docstring). Sample lines are parsed at once by
+    polars; the other lines (messages, headers) one by one.
 
     Raises
     ------
@@ -166,30 +173,51 @@ def parse_asc(path: str | Path, *, trial_message: str | None = None) -> AscFile:
     path = Path(path)
     p = _Parser(trial_message)
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for number, line in enumerate(fh, 1):
-                if _SAMPLE.match(line):
-                    p.sample(line, number)
-                elif line.startswith("MSG"):
-                    p.message(line)
-                elif line.startswith(("START", "SAMPLES")):
-                    p.header(line.split())
-                elif line.startswith("**"):
-                    p.markers += 1
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError as exc:
         raise InvalidDataError(f"cannot read {str(path)!r}: {exc}") from None
+    col = pl.Series("line", lines, dtype=pl.String)
+    is_sample = col.str.contains(r"^\d").to_numpy() if lines else np.zeros(0, dtype=bool)
+    for number in np.flatnonzero(~is_sample):
+        line = lines[number]
+        if line.startswith("MSG"):
+            p.message(line, int(number))
+        elif line.startswith(("START", "SAMPLES")):
+            p.header(line.split(), int(number))
+        elif line.startswith("**"):
+            p.markers += 1
     if not p.markers:
         raise InvalidDataError(_not_asc(path))
-    if not p.times:
+    sidx = np.flatnonzero(is_sample)
+    code = {("left",): 0, ("right",): 1, ("left", "right"): 2}
+    block = np.searchsorted(np.asarray([n for n, _ in p.blocks], dtype=np.int64), sidx) - 1
+    block_eyes = np.asarray([code[e] for _, e in p.blocks] or [0])
+    eyes_of = np.where(block >= 0, block_eyes[np.maximum(block, 0)], block_eyes[0])
+    t, gaze, ok = _samples(col.gather(sidx), eyes_of)
+    bad = np.flatnonzero(~ok)
+    first_bad = (f"line {sidx[bad[0]] + 1}: {lines[sidx[bad[0]]].strip()[:60]!r}"
+                 if bad.size else "")
+    sidx, t, gaze = sidx[ok], t[ok], gaze[ok]
+    outside = 0
+    if p.trials:
+        starts = [tr.start for tr in p.trials] + [len(lines)]
+        inside = np.zeros(sidx.shape[0], dtype=bool)
+        for k, tr in enumerate(p.trials):
+            end = min(tr.end if tr.end is not None else len(lines), starts[k + 1])
+            rows = np.flatnonzero((sidx > tr.start) & (sidx < end))
+            tr.rows = rows.tolist()
+            inside[rows] = True
+        outside = int((~inside).sum())
+    if not t.size:
         raise InvalidDataError(
             f"{str(path)!r}: no gaze samples found in the EyeLink ASC file"
-            + (f" ({p.malformed} sample lines do not parse; first: {p.first_bad})"
-               if p.malformed else ""))
+            + (f" ({bad.size} sample lines do not parse; first: {first_bad})"
+               if bad.size else ""))
     rate, where = ((p.rates[0], "RATE") if p.rates else (p.reccfg_rate, "RECCFG"))
     eyes = p.eyes or ("left",)
-    return AscFile(time_ms=np.asarray(p.times), gaze=np.asarray(p.rows, dtype=np.float64),
-                   eyes=eyes, rate_hz=rate, rate_from=where, display_px=p.display, trials=p.trials,
-                   outside=p.outside, malformed=p.malformed, first_malformed=p.first_bad)
+    return AscFile(time_ms=t, gaze=gaze, eyes=eyes, rate_hz=rate, rate_from=where,
+                   display_px=p.display, trials=p.trials, outside=outside,
+                   malformed=int(bad.size), first_malformed=first_bad)
 
 
 def _not_asc(path: Path) -> str:
@@ -282,7 +310,7 @@ def read_eyelink(path: str | Path, *, px_per_deg: float | None = None,
                                                "EyeLink files carry none")
     stem = path.name.split(".")[0]
     parts = []
-    trials = asc.trials or [_Trial("", rows=list(range(len(asc.time_ms))))]
+    trials = asc.trials or [_Trial("", 0, rows=list(range(len(asc.time_ms))))]
     empty = 0
     for trial in trials:
         if not trial.rows:
