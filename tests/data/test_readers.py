@@ -211,7 +211,9 @@ def test_tobii_rows_dropped_or_made_missing_are_counted(tmp_path):
     assert [r.n_samples for r in ds] == [39, 40]
     assert ds.reading["rows"] == {
         "values of 'Gaze point X' that are no number made missing": 1,
-        "rows without a timestamp dropped": 1}
+        "rows without a timestamp dropped": 1,
+        "event rows (no gaze sample) dropped": 2}  # for info; not samples, so no warning
+    assert "event rows" not in text
 
 
 def test_tobii_eyes_and_no_raw_eye_is_kept(tmp_path):

@@ -81,10 +81,18 @@ class Counts:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.items: dict[str, int] = {}
+        self.notes: dict[str, int] = {}
 
     def add(self, n: int, what: str) -> None:
+        """``n`` rows dropped or made missing because ``what`` (in the warning)."""
         if n:
             self.items[what] = self.items.get(what, 0) + int(n)
+
+    def note(self, n: int, what: str) -> None:
+        """``n`` rows that are no gaze sample, dropped (e.g. event rows): for ``info``, no
+        warning."""
+        if n:
+            self.notes[what] = self.notes.get(what, 0) + int(n)
 
     def warn(self) -> None:
         if self.items:
@@ -109,6 +117,6 @@ def finish(table: pl.DataFrame, path: Path, *, geometry: Geometry | None,
                             labels=labels, xy_unit=None if screen else xy_unit,
                             px_per_deg=px_per_deg, copy=False,  # a table read from the file
                             rate_source=rate_source, screen=screen)
+    rows = {**counts.items, **counts.notes} if counts is not None else {}
     return replace(ds, reading={**ds.reading, **(reading or {}),
-                                **({"rows": dict(counts.items)} if counts and counts.items
-                                   else {})})
+                                **({"rows": rows} if rows else {})})

@@ -359,14 +359,18 @@ def read_tobii(path: str | Path, *, px_per_deg: float | None = None,
     gaze_cols = [c for c in table.columns if c.lower().startswith(_TOBII_GAZE)]
     sensor, event = column(table, "Sensor"), column(table, "Event")
     if sensor is not None:
+        n = table.height
         table = table.filter(pl.col(sensor).is_null() | (pl.col(sensor) == "Eye Tracker"))
+        counts.note(n - table.height, "rows of other sensors dropped")
     pupils = [c for c in (column(table, "Pupil diameter left"),
                           column(table, "Pupil diameter right"),
                           column(table, "Pupil diameter filtered")) if c is not None]
     if event is not None:  # event rows carry no sample (no gaze column holds a value)
         some = [c for c in gaze_cols if c.lower().startswith("gaze point")]
+        n = table.height
         table = table.filter(pl.col(event).is_null()
                              | pl.any_horizontal(pl.col(c).is_not_null() for c in some))
+        counts.note(n - table.height, "event rows (no gaze sample) dropped")
     table = _tobii_numbers(_tobii_numbers(table, [tcol], Counts(path)),
                            [*gaze_cols, *pupils], counts)
     no_time = int(table[tcol].is_null().sum())
