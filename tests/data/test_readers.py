@@ -224,6 +224,7 @@ def test_tobii_eyes_and_no_raw_eye_is_kept(tmp_path):
     mean = read_tobii(path, px_per_deg=40.0, eye="mean")[0]
     assert left.x[0] == pytest.approx((960 - 3) / 40) and right.x[0] == pytest.approx(963 / 40)
     assert mean.x[0] == pytest.approx(combined.x[0])
+    assert (left.pupil[0], right.pupil[0], mean.pupil[0]) == pytest.approx((3.1, 3.3, 3.2))
     assert not np.isnan(left.x[10])  # the combined point is missing there, the eyes are not
     both = read_tobii(path, px_per_deg=40.0, eye="both")
     assert [(r.recording, r.labels["eye"]) for r in both] == [

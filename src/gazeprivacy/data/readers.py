@@ -286,6 +286,12 @@ def _tobii_eye(table: pl.DataFrame, eye: str | None, path: Path) -> list[tuple[s
             for s in need]
 
 
+def _tobii_pupil(table: pl.DataFrame, pupils: list[str], eye: str | None) -> pl.Expr:
+    """The pupil of the eye read (``left`` / ``right``), else the mean of both eyes'."""
+    own = column(table, f"Pupil diameter {eye}") if eye in ("left", "right") else None
+    return pl.col(own) if own is not None else pl.mean_horizontal(pupils[:2] or pupils)
+
+
 def _tobii_rate(table: pl.DataFrame) -> tuple[float | None, str | None]:
     """The nominal rate a sampling-rate column states, and the column."""
     for c in table.columns:
@@ -395,7 +401,7 @@ def read_tobii(path: str | Path, *, px_per_deg: float | None = None,
         (rid + f" {which}" if which else rid).alias("recording"),
         (pl.col(tcol).cast(pl.Float64) * scale).alias("t"),
         x.cast(pl.Float64).alias("x"), y.cast(pl.Float64).alias("y"),
-        *([pl.mean_horizontal(pupils[:2] or pupils).alias("pupil")] if pupils else []),
+        *([_tobii_pupil(table, pupils, which or eye).alias("pupil")] if pupils else []),
         *([pl.col(stim).alias("stimulus")] if stim else []),
         *([pl.lit(which).alias("eye")] if which else []),
     ).drop(*(c for c in {pname, rname, tcol, stim, *gaze_cols} if c is not None))
