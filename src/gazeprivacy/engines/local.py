@@ -48,7 +48,7 @@ from gazeprivacy.data.recording import Dataset
 from gazeprivacy.engines.plan import (
     PartitionPlan,
     PartitionStreams,
-    combine_guarantees,
+    combine_records,
     partition_streams,
     plan_for,
 )
@@ -124,6 +124,9 @@ def iter_release(source: Source, plan: PartitionPlan, streams: PartitionStreams
     if streams.n_partitions != parts.n:
         raise InvalidParameterError(f"streams are for {streams.n_partitions} partitions, the "
                                     f"source has {parts.n}")
+    if getattr(plan, "grouped", False):
+        yield from _iter_grouped(parts, plan, streams)
+        return
     if _two_phase(plan):
         merge = getattr(plan, "merge", None)
         messages: list[Any] = []
@@ -150,6 +153,35 @@ def iter_release(source: Source, plan: PartitionPlan, streams: PartitionStreams
         yield i, part, rel
         del part, rel  # before the next read: hold one partition at a time, not two
         trim()  # and give its freed pages back (gazeprivacy._memory)
+
+
+def _iter_grouped(parts: _Parts, plan: Any, streams: PartitionStreams
+                  ) -> Iterator[tuple[int, Dataset, Release[Dataset]]]:
+    """:func:`iter_release` of a participant-grouped plan: the public pass (``shape`` of every
+    partition, ``assign`` on the driver), the clients' messages, the curator, the releases."""
+    shapes = []
+    for i in range(parts.n):
+        shapes.append(plan.shape(parts[i]))
+        trim()
+    bound = plan.assign(shapes, streams.root())
+    del shapes
+    merge = getattr(bound, "merge", None)
+    messages: list[Any] = []
+    for i in range(parts.n):
+        messages.append(bound.client(i, parts[i], streams.client(i)))
+        trim()
+        if merge is not None:
+            messages = [merge(messages)]
+    model, pieces = bound.curate(messages, streams.curator())
+    del messages
+    for i in range(parts.n):
+        part = parts[i]
+        rel = bound.release(i, part, model, pieces[i], streams.release(i))
+        if len(rel.output) != len(part):
+            raise AssertionError(f"{plan.mechanism} changed the recordings of partition {i}")
+        yield i, part, rel
+        del part, rel
+        trim()
 
 
 def run_plan_local(source: Source, plan: PartitionPlan, streams: PartitionStreams, *,
@@ -359,7 +391,7 @@ def _run(parts: _Parts, source: Source, plan: PartitionPlan, dest: Path, sealing
                                  streams, write_to=dest, progress=progress, sealing=sealing)
     else:
         records = _run_dask(source, plan, streams, scheduler, dest, progress, sealing)
-    record = replace(combine_guarantees(records).with_seed(seed),
+    record = replace(combine_records(plan, records).with_seed(seed),
                      columns=merge_columns(records))
     return _with_engine_note(record, engine, parts.n)
 
@@ -405,7 +437,7 @@ class ProtectedPartitions:
         if self._records is None:
             raise InvalidParameterError("the guarantee is known once every partition has been "
                                         "released: iterate over all partitions first")
-        return combine_guarantees(self._records).with_seed(self._seed)
+        return combine_records(self._plan, self._records).with_seed(self._seed)
 
 
 def iter_protected(source: Source, *, mechanism: str, params: Any = None,

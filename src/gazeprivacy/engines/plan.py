@@ -37,6 +37,16 @@ parameters; release: render per partition). :func:`plan_for` looks the plan up; 
 without one raises :class:`~gazeprivacy.exceptions.InvalidParameterError` with the reason its
 entry gives (``partition_refusal``) and the way out.
 
+**Participant-grouped plans** (``grouped = True``, e.g. DPGazeSynth's ``unit="participant"``,
+whose participants may span partitions) add a public pass: ``shape(part)`` on every partition
+(public shape only), then on the driver ``assign(shapes, streams.root())`` returns the plan
+bound to the public assignment, whose ``client(i, part, rng)`` gives partition ``i``'s message
+(``merge`` may fold them), ``curate(messages, rng)`` gives ``(model, pieces)`` (the model goes
+to every partition, ``pieces[i]`` to partition ``i`` only) and ``release(i, part, model,
+pieces[i], rng)`` the released partition. The unbound plan's optional ``combined(record)``
+finishes the record :func:`combine_guarantees` makes (:func:`combine_records`). The engines
+run the same steps (:mod:`gazeprivacy.engines.local`, ``gazeprivacy.engines.dask``).
+
 >>> import numpy as np
 >>> from gazeprivacy.data.simulate import simulate_dataset
 >>> from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams
@@ -69,6 +79,7 @@ __all__ = [
     "PartitionStreams",
     "PerRecordingPlan",
     "combine_guarantees",
+    "combine_records",
     "partition_streams",
     "plan_for",
 ]
@@ -111,6 +122,12 @@ class PartitionStreams:
 
     def release(self, i: int) -> np.random.Generator:
         return self._child(_RELEASE, self._check(i))
+
+    def root(self) -> np.random.Generator:
+        """The seed's own generator (``default_rng(seed)``, what an in-memory ``protect`` at
+        this seed starts from): for plans that reproduce the one-process run (grouped plans)."""
+        return np.random.default_rng(np.random.SeedSequence(self.entropy,
+                                                            spawn_key=self.spawn_key))
 
 
 def partition_streams(seed: int | np.random.SeedSequence | None,
@@ -201,6 +218,14 @@ def combine_guarantees(records: Sequence[Guarantee],
         totals = {str(k): int(v) for k, v in units_per_participant.items()}
     base = replace(first, flags=flags, notes=tuple(notes), per_participant=None)
     return base.compose(totals)
+
+
+def combine_records(plan: Any, records: Sequence[Guarantee]) -> Guarantee:
+    """:func:`combine_guarantees` of a run of ``plan``, finished by the plan's own
+    ``combined(record)`` when it has one (participant-grouped plans)."""
+    record = combine_guarantees(records)
+    finish = getattr(plan, "combined", None)
+    return record if finish is None else finish(record)
 
 
 # --------------------------------------------------------------------------------------------
