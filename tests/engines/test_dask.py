@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gazeprivacy.cli.app import app
+from gazeprivacy.data import Dataset
 from gazeprivacy.data.partitioned import MANIFEST, PartitionedDataset, write_partitioned
 from gazeprivacy.data.simulate import simulate_dataset
 from gazeprivacy.engines import (
@@ -189,3 +190,28 @@ def test_cli_protect_engine_dask_starts_a_local_cluster_of_processes(src, tmp_pa
             np.testing.assert_array_equal(ra.y, rb.y)
     assert _without_engine_note(read_guarantee(tmp_path / "out")) == _without_engine_note(
         local.guarantee)
+
+
+PARTICIPANT = {"epsilon": 3.0, "grid_size": 8, "unit": "participant",
+               "windows_per_participant": 2, "missing": "fill"}
+
+
+def test_participant_level_on_dask_equals_local_bit_for_bit(src, scheduler, tmp_path):
+    # partitions of 3 recordings: p02 spans partitions 0 and 1, its m windows drawn across them
+    whole = Dataset(tuple(r for part in src for r in part), name=src.name)
+    src = write_partitioned(whole, tmp_path / "in", recordings_per_partition=3)
+    assert set(src.partitions[0].participants) & set(src.partitions[1].participants)
+    loc = protect_partitioned(src, tmp_path / "local", mechanism="dpgazesynth", seed=21,
+                              **PARTICIPANT)
+    res = CliRunner().invoke(app, [
+        "protect", str(src.path), str(tmp_path / "dask"), "--mechanism", "dpgazesynth",
+        "--per-participant-epsilon", "3", "--windows-per-participant", "2", "--grid-size", "8",
+        "--param", "missing=fill", "--seed", "21", "--engine", "dask", "--scheduler",
+        scheduler])
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    for pa in loc.output.partitions:  # the same bytes
+        assert (tmp_path / "local" / pa.file).read_bytes() == (
+            tmp_path / "dask" / pa.file).read_bytes()
+    assert _without_engine_note(read_guarantee(tmp_path / "dask")) == _without_engine_note(
+        loc.guarantee)
+    assert {b.units for b in loc.guarantee.per_participant.values()} == {2}

@@ -39,13 +39,14 @@ entry gives (``partition_refusal``) and the way out.
 
 **Participant-grouped plans** (``grouped = True``, e.g. DPGazeSynth's ``unit="participant"``,
 whose participants may span partitions) add a public pass: ``shape(part)`` on every partition
-(public shape only), then on the driver ``assign(shapes, streams.root())`` returns the plan
-bound to the public assignment, whose ``client(i, part, rng)`` gives partition ``i``'s message
-(``merge`` may fold them), ``curate(messages, rng)`` gives ``(model, pieces)`` (the model goes
-to every partition, ``pieces[i]`` to partition ``i`` only) and ``release(i, part, model,
-pieces[i], rng)`` the released partition. The unbound plan's optional ``combined(record)``
-finishes the record :func:`combine_guarantees` makes (:func:`combine_records`). The engines
-run the same steps (:mod:`gazeprivacy.engines.local`, ``gazeprivacy.engines.dask``).
+(public shape only), then on the driver ``assign(shapes, streams.root())`` (the one-process
+generator) returns the plan bound to the public assignment. The bound plan's ``client(i, part,
+rng)`` gives partition ``i``'s message (``merge`` may fold them), ``curate(messages, rng)``
+gives ``(model, pieces)`` (the model goes to every partition, ``pieces[i]`` to partition ``i``
+only) and ``release(i, part, model, pieces[i], rng)`` the released partition. The unbound
+plan's optional ``combined(record)`` finishes the record :func:`combine_guarantees` makes
+(:func:`combine_records`). The engines run the same steps (:mod:`gazeprivacy.engines.local`,
+``gazeprivacy.engines.dask``).
 
 >>> import numpy as np
 >>> from gazeprivacy.data.simulate import simulate_dataset
@@ -124,10 +125,11 @@ class PartitionStreams:
         return self._child(_RELEASE, self._check(i))
 
     def root(self) -> np.random.Generator:
-        """The seed's own generator (``default_rng(seed)``, what an in-memory ``protect`` at
-        this seed starts from): for plans that reproduce the one-process run (grouped plans)."""
-        return np.random.default_rng(np.random.SeedSequence(self.entropy,
-                                                            spawn_key=self.spawn_key))
+        """The generator a one-process file release at this seed gives its mechanism
+        (:func:`~gazeprivacy.mechanisms.release.protect_file`: ``make_rng(seed).spawn(2)[0]``,
+        spawn key ``(0,)``): for grouped plans, which reproduce the one-process run. It is the
+        curator's stream too; a plan uses one or the other."""
+        return self._child(_CURATOR)
 
 
 def partition_streams(seed: int | np.random.SeedSequence | None,

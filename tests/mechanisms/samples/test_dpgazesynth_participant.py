@@ -269,12 +269,14 @@ def test_whole_release_audit_passes_and_its_lower_bound_stays_below_the_claim(
     assert {"x", "y"} <= {c.column for c in res.columns if c.result is not None}
 
 
-def test_no_partition_plan_in_participant_mode_and_the_reason_says_why():
+def test_participant_mode_has_the_participant_grouped_plan_not_the_per_partition_one():
+    from gazeprivacy.mechanisms.samples.dpgazesynth.participant_plan import ParticipantPhases
+
+    assert isinstance(plan_for("dpgazesynth", params()), ParticipantPhases)
     with pytest.raises(InvalidParameterError, match="drawn across all of its recordings"):
-        plan_for("dpgazesynth", params())
-    with pytest.raises(InvalidParameterError, match="cannot run partition-wise"):
         dpg.DPGazeSynthPhases(params=params())
-    assert plan_for("dpgazesynth", DPGazeSynthParams(epsilon=1.0, grid_size=10)) is not None
+    assert isinstance(plan_for("dpgazesynth", DPGazeSynthParams(epsilon=1.0, grid_size=10)),
+                      dpg.DPGazeSynthPhases)
 
 
 def test_cli_protect_participant_level(tmp_path):
