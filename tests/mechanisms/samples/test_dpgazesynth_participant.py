@@ -318,13 +318,21 @@ def test_the_hand_written_participant_release_audit_passes_below_the_claim():
     assert moved.size and not np.any(moved % 50 == 0)  # every window's first sample kept
 
 
-def test_the_device_protocol_refuses_participant_level_parameters():
+def test_the_device_protocol_announces_the_participant_budget_with_m_and_needs_the_plan():
+    # (the plan, the devices and the curator: tests/cli/test_client_curator_participant.py)
     from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_phases import (
         Announcement,
+        ParticipantPlan,
         client_message,
     )
 
-    with pytest.raises(InvalidParameterError, match="announces unit='window' only"):
-        Announcement.of(params(), sampling_rate_hz=RATE, geometry=GEO)
-    with pytest.raises(InvalidParameterError, match="announces unit='window' only"):
-        client_message(people({"a": [6]}).recordings, params(), rng=np.random.default_rng(0))
+    a = Announcement.of(params(), sampling_rate_hz=RATE, geometry=GEO)
+    assert (a.unit, a.windows_per_participant, a.epsilon) == ("participant", 2, 2.0)
+    assert a.params().epsilon_window == pytest.approx(1.0)  # not the budget per window
+    recs = people({"a": [6]}).recordings
+    with pytest.raises(InvalidParameterError, match="the curator's plan: pass plan="):
+        client_message(recs, params(), rng=np.random.default_rng(0))
+    plan = ParticipantPlan.draw(a, [(r.recording, r.participant, r.n_samples) for r in recs],
+                                rng=np.random.default_rng(1))
+    msg = client_message(recs, a, rng=np.random.default_rng(0), plan=plan)
+    assert int((msg.runs_per_window > 0).sum()) == 2 and msg.n_windows == 6

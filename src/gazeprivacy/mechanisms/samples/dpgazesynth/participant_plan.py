@@ -74,6 +74,8 @@ __all__ = [
     "ParticipantPhases",
     "PartitionShape",
     "draw_windows",
+    "noise_windows",
+    "one_process_streams",
     "partition_shape",
 ]
 
@@ -188,6 +190,21 @@ class _Model:
     transition: TransitionModel
     report: ClientReport
     synth_state: dict[str, Any]
+
+
+def noise_windows(windows: ClientWindows, params: DPGazeSynthParams,
+                  rngs: Sequence[np.random.Generator]) -> ClientReport:
+    """The three budget shares on the drawn windows (start points, run lengths, transitions,
+    with the generators in that order), as :func:`client_release` runs them after its draw."""
+    start, times, trans = rngs
+    start_cell = release_start_cells(windows, params, start)
+    run_window, run_length = release_run_lengths(windows, params, times)
+    values, value_win = transition_values(windows, params, trans)
+    reports, report_windows = _by_budget(values, value_win, windows, params)
+    return ClientReport(valid_rows=windows.valid_rows, run_window=run_window,
+                        run_length=run_length, start_cell=start_cell, window_x0=windows.x0,
+                        window_y0=windows.y0, window_cw=windows.cw, window_ch=windows.ch,
+                        reports=reports, report_windows=report_windows)
 
 
 def _concat(parts: Sequence[ClientWindows]) -> ClientWindows:
@@ -328,17 +345,9 @@ class _Assigned:
         p = self.params
         st = copy.deepcopy(self.streams)
         wins = _concat([m.windows for m in messages if m.windows is not None])
-        start_cell = release_start_cells(wins, p, st.start)
-        run_window, run_length = release_run_lengths(wins, p, st.times)
-        values, value_win = transition_values(wins, p, st.trans)
-        reports, report_windows = _by_budget(values, value_win, wins, p)
-        report = ClientReport(valid_rows=wins.valid_rows, run_window=run_window,
-                              run_length=run_length, start_cell=start_cell,
-                              window_x0=wins.x0, window_y0=wins.y0, window_cw=wins.cw,
-                              window_ch=wins.ch, reports=reports,
-                              report_windows=report_windows)
+        report = noise_windows(wins, p, (st.start, st.times, st.trans))
         model = curate([perturb_reports(report, p, st.curator)], p)
-        pool = np.flatnonzero(start_cell >= 0)
+        pool = np.flatnonzero(report.start_cell >= 0)
         if pool.size == 0:
             raise InvalidDataError("no reporting window has a valid sample: nothing to "
                                    "synthesise from (unit='participant')")

@@ -32,6 +32,7 @@ from gazeprivacy.mechanisms.samples.dpgazesynth import (
     DPGazeSynthParams,
     TransitionModel,
     client_release,
+    client_windows,
     perturb_reports,
     synthesise,
     window_samples,
@@ -40,9 +41,11 @@ from gazeprivacy.mechanisms.samples.dpgazesynth import (
 __all__ = [
     "Announcement",
     "ClientMessage",
+    "ParticipantPlan",
     "announcement_diff",
     "client_message",
     "message_from_report",
+    "population_report",
     "synthesise_message",
 ]
 
@@ -83,17 +86,19 @@ class Announcement:
     transitions: str
     missing: str
     oue_path: str
+    unit: str = "window"
+    windows_per_participant: int | None = None
 
     @classmethod
     def of(cls, params: DPGazeSynthParams, *, sampling_rate_hz: float,
            geometry: Geometry | None = None) -> Announcement:
         """The announcement of running ``params`` at this rate on this screen (default:
-        ``params.geometry``)."""
-        if params.unit != "window":  # the message format has no m and no window draw
-            raise InvalidParameterError(
-                "the device protocol announces unit='window' only: a unit='participant' "
-                "announcement would hand the devices the per-participant budget as a per-window "
-                "epsilon. Run the participant level with protect (in memory)")
+        ``params.geometry``). At ``unit="participant"`` it carries ``m`` too (``epsilon`` is
+        then per participant, ``epsilon / m`` per reported window) and the devices report the
+        windows of the curator's :class:`ParticipantPlan` only."""
+        if params.output_length_s is not None:
+            raise InvalidParameterError("the device protocol synthesises every reported row: "
+                                        "output_length_s is a protect option only")
         geo = geometry or params.geometry
         if geo is None:
             raise InvalidParameterError("the announcement needs the screen bounds: pass "
@@ -112,7 +117,10 @@ class Announcement:
                    radius_deg=float(params.radius_for(geo)),
                    geometry=(geo.x_min_deg, geo.x_max_deg, geo.y_min_deg, geo.y_max_deg),
                    mode=str(params.mode), transitions=str(params.transitions),
-                   missing=str(params.missing), oue_path=str(params.oue_path))
+                   missing=str(params.missing), oue_path=str(params.oue_path),
+                   unit=str(params.unit),
+                   windows_per_participant=None if params.unit == "window" else int(
+                       params.windows_per_participant))
 
     @property
     def screen(self) -> Geometry:
@@ -127,7 +135,8 @@ class Announcement:
                                  split=BudgetSplit(start=a, times=b, transitions=c),
                                  mode=self.mode, transitions=self.transitions,
                                  oue_path=self.oue_path, missing=self.missing,
-                                 geometry=self.screen)
+                                 geometry=self.screen, unit=self.unit,
+                                 windows_per_participant=self.windows_per_participant)
 
     @property
     def domain_size(self) -> int:
@@ -144,25 +153,36 @@ class Announcement:
         return self.params().epsilon_per_report(self.window_samples)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
-                for f in fields(self)}
+        """The JSON form; ``unit`` and ``windows_per_participant`` only at the participant
+        level (a window-level announcement keeps the keys it always had)."""
+        d = {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
+             for f in fields(self)}
+        if self.unit == "window":
+            del d["unit"], d["windows_per_participant"]
+        return d
 
     @classmethod
     def from_dict(cls, d: Any) -> Announcement:
         """Parse and check an announcement (exact keys, types, and ``W`` and ``r``
         consistent with the other parameters); :class:`InvalidDataError` otherwise."""
         names = [f.name for f in fields(cls)]
-        if not isinstance(d, dict) or sorted(d) != sorted(names):
+        base = names[:-2]  # the window level's keys; the participant level adds unit and m
+        if not isinstance(d, dict) or sorted(d) not in (sorted(names), sorted(base)):
             got = sorted(d) if isinstance(d, dict) else type(d).__name__
-            raise InvalidDataError(f"announcement must have exactly the keys {names}, got {got}")
+            raise InvalidDataError(f"announcement must have exactly the keys {base} (and "
+                                   f"unit, windows_per_participant at the participant level), "
+                                   f"got {got}")
         try:
+            level = {} if "unit" not in d else {"unit": _str(d["unit"]),
+                                                "windows_per_participant": _int(
+                                                    d["windows_per_participant"])}
             a = cls(epsilon=_num(d["epsilon"]), split=_nums(d["split"], 3),
                     grid_size=_int(d["grid_size"]), window_s=_num(d["window_s"]),
                     sampling_rate_hz=_num(d["sampling_rate_hz"]),
                     window_samples=_int(d["window_samples"]), radius_deg=_num(d["radius_deg"]),
                     geometry=_nums(d["geometry"], 4), mode=_str(d["mode"]),
                     transitions=_str(d["transitions"]), missing=_str(d["missing"]),
-                    oue_path=_str(d["oue_path"]))
+                    oue_path=_str(d["oue_path"]), **level)
             again = cls.of(a.params(), sampling_rate_hz=a.sampling_rate_hz)
         except (GazePrivacyError, TypeError, ValueError) as exc:
             raise InvalidDataError(f"announcement is not valid: {exc}") from None
@@ -200,6 +220,113 @@ def announcement_diff(a: Announcement, b: Announcement) -> str:
     """The fields of ``a`` that differ from ``b``'s, as ``name=value (expected other)``."""
     return ", ".join(f"{f.name}={getattr(a, f.name)!r} (expected {getattr(b, f.name)!r})"
                      for f in fields(a) if getattr(a, f.name) != getattr(b, f.name))
+
+
+# --------------------------------------------------------------------------------------------
+# the participant level: the curator's public plan
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ParticipantPlan:
+    """The curator's public plan at ``unit="participant"``: which windows each device reports.
+
+    Drawn by :meth:`draw` from public counts only (every recording's participant and row count:
+    recording lengths are public at this level), ``m`` windows per participant uniformly
+    without replacement over all of its recordings (:func:`draw_windows`, the draw of
+    :func:`participant_windows`). ``recordings`` holds ``(recording, participant, rows)`` in
+    the order drawn; ``windows`` each recording's drawn window indices (``W`` rows each).
+
+    >>> geo = Geometry(x_min_deg=0, x_max_deg=10, y_min_deg=0, y_max_deg=10)
+    >>> p = DPGazeSynthParams(epsilon=3.0, grid_size=10, unit="participant",
+    ...                       windows_per_participant=2)
+    >>> a = Announcement.of(p, sampling_rate_hz=100.0, geometry=geo)
+    >>> plan = ParticipantPlan.draw(a, [("r1", "ann", 500), ("r2", "ann", 250)],
+    ...                             rng=np.random.default_rng(0))
+    >>> sum(len(w) for w in plan.windows.values())  # m = 2 of ann's 5 + 3 windows
+    2
+    """
+
+    announcement: Announcement
+    recordings: tuple[tuple[str, str, int], ...]
+    windows: dict[str, tuple[int, ...]]
+
+    @classmethod
+    def draw(cls, announcement: Announcement, recordings: Sequence[tuple[str, str, int]], *,
+             rng: np.random.Generator) -> ParticipantPlan:
+        """Draw the plan from public counts ``(recording, participant, rows)``.
+
+        Raises
+        ------
+        InvalidParameterError
+            A window-level announcement.
+        InvalidDataError
+            Repeated recording ids, or a participant with fewer than ``m`` windows.
+        """
+        from gazeprivacy.mechanisms.samples.dpgazesynth.participant_plan import (
+            PartitionShape,
+            draw_windows,
+        )
+
+        a = announcement
+        if a.unit != "participant":
+            raise InvalidParameterError("a participant plan needs a unit='participant' "
+                                        "announcement (it has windows_per_participant)")
+        recs = tuple((str(r), str(q), int(n)) for r, q, n in recordings)
+        if len({r for r, _, _ in recs}) != len(recs):
+            raise InvalidDataError("recording ids repeat in the public counts")
+        n_win = [-(-n // a.window_samples) for _, _, n in recs]
+        (drawn,) = draw_windows([PartitionShape(tuple(q for _, q, _ in recs), tuple(n_win))],
+                                a.params(), rng)
+        ends = np.cumsum(n_win)
+        rec = np.searchsorted(ends, drawn, side="right")
+        local = drawn - (ends[rec] - np.asarray(n_win)[rec])
+        windows = {recs[j][0]: tuple(int(w) for w in local[rec == j]) for j in np.unique(rec)}
+        return cls(announcement=a, recordings=recs, windows=windows)
+
+    def selection(self, recordings: Sequence[str], rows: Sequence[int]) -> np.ndarray:
+        """The planned windows of these recordings (in this order, ``W`` rows per window) as
+        indices into their concatenated windows.
+
+        Raises
+        ------
+        InvalidDataError
+            A recording not in the plan, or with other rows than the plan was drawn from.
+        """
+        known = {r: n for r, _, n in self.recordings}
+        w = self.announcement.window_samples
+        out, offset = [], 0
+        for r, n in zip(recordings, rows, strict=True):
+            if r not in known:
+                raise InvalidDataError(f"recording {r!r} is not in the curator's plan")
+            if int(n) != known[r]:
+                raise InvalidDataError(f"recording {r!r} has {int(n)} rows, the plan was drawn "
+                                       f"from {known[r]}")
+            out += [offset + k for k in self.windows.get(r, ())]
+            offset += -(-int(n) // w)
+        return np.array(out, dtype=np.int64)
+
+    def participant_of(self, recording: str) -> str | None:
+        return next((q for r, q, _ in self.recordings if r == recording), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"announcement": self.announcement.to_dict(),
+                "recordings": [list(t) for t in self.recordings],
+                "windows": {r: list(w) for r, w in self.windows.items()}}
+
+    @classmethod
+    def from_dict(cls, d: Any) -> ParticipantPlan:
+        """Parse a plan; :class:`InvalidDataError` if it is malformed."""
+        if not isinstance(d, dict) or sorted(d) != ["announcement", "recordings", "windows"]:
+            raise InvalidDataError("a participant plan has exactly the keys announcement, "
+                                   "recordings and windows")
+        try:
+            recs = tuple((_str(r), _str(q), _int(n)) for r, q, n in d["recordings"])
+            windows = {_str(r): tuple(_int(k) for k in w) for r, w in d["windows"].items()}
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise InvalidDataError(f"participant plan is not valid: {exc}") from None
+        return cls(announcement=Announcement.from_dict(d["announcement"]), recordings=recs,
+                   windows=windows)
 
 
 # --------------------------------------------------------------------------------------------
@@ -317,7 +444,8 @@ def _device_recordings(recordings: Recording | Sequence[Recording] | Dataset
 
 def client_message(recordings: Recording | Sequence[Recording] | Dataset,
                    params: DPGazeSynthParams | Announcement, *,
-                   rng: np.random.Generator) -> ClientMessage:
+                   rng: np.random.Generator, plan: ParticipantPlan | None = None
+                   ) -> ClientMessage:
     """The device's whole client step: its :class:`ClientMessage`.
 
     ``rng`` is split as :meth:`DPGazeSynthPhases.client
@@ -333,11 +461,18 @@ def client_message(recordings: Recording | Sequence[Recording] | Dataset,
         The announced parameters (from ``DPGazeSynthParams``: this rate and screen, the first
         recording's geometry unless ``params.geometry``).
     rng : numpy.random.Generator
+    plan : ParticipantPlan, optional
+        ``unit="participant"`` (required there): the curator's plan; the device reports the
+        planned windows of its recordings only, each at ``epsilon / m``, and sends nothing
+        for its other windows (start cell -1, no runs, no reports).
 
     Raises
     ------
     InvalidParameterError
-        A recording at another sampling rate than announced, or no screen bounds.
+        A recording at another sampling rate than announced, no screen bounds, or a
+        participant-level announcement without its plan.
+    InvalidDataError
+        A recording that is not in the plan (or with other rows).
 
     Examples
     --------
@@ -352,8 +487,47 @@ def client_message(recordings: Recording | Sequence[Recording] | Dataset,
     recs = _device_recordings(recordings)
     announcement = _announce(recs, params)
     rng_clients, rng_perturb = rng.spawn(2)
-    report = client_release(recs, _device_params(recs, announcement), rng_clients)
+    p = _device_params(recs, announcement)
+    if p.unit == "window":
+        report = client_release(recs, p, rng_clients)
+    else:
+        report = _planned_report(recs, p, plan, announcement, rng_clients)
     return message_from_report(recs, announcement, report, rng=rng_perturb)
+
+
+def _planned_report(recs: tuple[Recording, ...], p: DPGazeSynthParams,
+                    plan: ParticipantPlan | None, a: Announcement,
+                    rng: np.random.Generator) -> ClientReport:
+    """``unit="participant"``: the device's report of its planned windows only, laid out over
+    all of its windows (the others send nothing)."""
+    from gazeprivacy.mechanisms.samples.dpgazesynth.grid import _subset_windows
+    from gazeprivacy.mechanisms.samples.dpgazesynth.participant_plan import noise_windows
+
+    if plan is None:
+        raise InvalidParameterError("a unit='participant' device reports the windows of the "
+                                    "curator's plan: pass plan= (ParticipantPlan)")
+    if plan.announcement != a:
+        raise InvalidParameterError("the plan was drawn under another announcement: "
+                                    f"{announcement_diff(plan.announcement, a)}")
+    for r in recs:
+        if plan.participant_of(r.recording) not in (None, r.participant):
+            raise InvalidDataError(f"recording {r.recording!r} belongs to participant "
+                                   f"{r.participant!r}, the plan says "
+                                   f"{plan.participant_of(r.recording)!r}")
+    sel = plan.selection([r.recording for r in recs], [r.n_samples for r in recs])
+    windows = client_windows(recs, p)
+    sub = noise_windows(_subset_windows(windows, sel), p, rng.spawn(3))
+    return ClientReport(
+        valid_rows=windows.valid_rows, run_window=sel[sub.run_window],
+        run_length=sub.run_length, start_cell=_spread(sub.start_cell, sel, windows.n_windows),
+        window_x0=windows.x0, window_y0=windows.y0, window_cw=windows.cw, window_ch=windows.ch,
+        reports=sub.reports, report_windows={e: sel[v] for e, v in sub.report_windows.items()})
+
+
+def _spread(values: np.ndarray, at: np.ndarray, n: int) -> np.ndarray:
+    out = np.full(n, -1, dtype=np.int64)
+    out[at] = values
+    return out
 
 
 def _device_params(recs: tuple[Recording, ...], a: Announcement) -> DPGazeSynthParams:
@@ -434,13 +608,41 @@ def _encode_reports(values: np.ndarray, a: Announcement, rng: np.random.Generato
 
 
 def synthesise_message(message: ClientMessage, model: TransitionModel, *,
-                       rng: np.random.Generator) -> list[Recording]:
+                       rng: np.random.Generator,
+                       population: ClientReport | None = None) -> list[Recording]:
     """Algorithm 1 for one device's rows (post-processing of its message and the model):
-    its recordings on the public sampling grid, NaN at the gaps it reported."""
+    its recordings on the public sampling grid, NaN at the gaps it reported. At
+    ``unit="participant"`` every window is drawn from ``population`` (:func:`population_report`
+    of all messages), not from the device's own report."""
     a = message.announcement
-    recs = [Recording(recording=r, participant=p, t=np.arange(int(n)) / a.sampling_rate_hz,
-                      x=np.full(int(n), np.nan), y=np.full(int(n), np.nan),
-                      sampling_rate_hz=a.sampling_rate_hz, geometry=a.screen)
-            for r, p, n in zip(message.recordings, message.participants, message.n_samples,
-                               strict=True)]
-    return synthesise(recs, message.client_report(), model, a.params(), rng)
+    participant = a.unit == "participant"
+    if participant and population is None:
+        raise InvalidParameterError("unit='participant': pass population= (the report of all "
+                                    "messages, population_report)")
+    valid_rows, _ = message.window_layout()
+    offsets = np.concatenate([[0], np.cumsum(message.n_samples)[:-1]]).astype(np.int64)
+    recs = []
+    for r, p, n, o in zip(message.recordings, message.participants, message.n_samples, offsets,
+                          strict=True):
+        skeleton = np.full(int(n), np.nan)  # the public mask (keep) where it is synthesised
+        if participant:
+            skeleton[valid_rows[(valid_rows >= o) & (valid_rows < o + n)] - o] = 0.0
+        recs.append(Recording(recording=r, participant=p,
+                              t=np.arange(int(n)) / a.sampling_rate_hz, x=skeleton,
+                              y=skeleton.copy(), sampling_rate_hz=a.sampling_rate_hz,
+                              geometry=a.screen))
+    report = population if participant else message.client_report()
+    return synthesise(recs, report, model, a.params(), rng)
+
+
+def population_report(messages: Sequence[ClientMessage]) -> ClientReport:
+    """The reports of all messages as one :class:`ClientReport` (windows in message order):
+    what every window is synthesised from at ``unit="participant"``."""
+    reps = [m.client_report() for m in messages]
+    shift = np.cumsum([0] + [r.start_cell.size for r in reps])
+    cat = {f: np.concatenate([getattr(r, f) for r in reps]) for f in
+           ("run_length", "start_cell", "window_x0", "window_y0", "window_cw", "window_ch")}
+    return ClientReport(valid_rows=np.zeros(0, dtype=np.int64),
+                        run_window=np.concatenate([r.run_window + s for r, s in
+                                                   zip(reps, shift, strict=False)]),
+                        reports={}, **cat)
