@@ -26,9 +26,9 @@ from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams
 from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_phases import (
     Announcement,
-    ParticipantPlan,
     client_message,
 )
+from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_plan import ParticipantPlan
 
 GEO = Geometry(x_min_deg=0.0, x_max_deg=16.0, y_min_deg=0.0, y_max_deg=12.0)
 PARAMS = DPGazeSynthParams(epsilon=3.0, grid_size=12, unit="participant",

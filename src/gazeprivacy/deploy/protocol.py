@@ -61,6 +61,7 @@ import pyarrow as pa
 from gazeprivacy._atomic import Output, atomic_files, check_outputs
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset
+from gazeprivacy.deploy.protocol_plan import plan_of, planned_valid_rows, read_plan, write_plan
 from gazeprivacy.exceptions import (
     InvalidDataError,
     InvalidParameterError,
@@ -77,12 +78,12 @@ from gazeprivacy.mechanisms.samples.dpgazesynth import (
 from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_phases import (
     Announcement,
     ClientMessage,
-    ParticipantPlan,
     announcement_diff,
     client_message,
     population_report,
     synthesise_message,
 )
+from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_plan import ParticipantPlan
 
 __all__ = [
     "MAGIC",
@@ -312,7 +313,7 @@ def validate_message(message: ClientMessage, *, announced: Announcement | None =
     _check_shape(m, a)
     _, n_valid = m.window_layout()
     if a.unit == "participant":
-        n_valid = _planned(m, a, plan, n_valid)
+        n_valid = planned_valid_rows(m, plan, n_valid)
     _check_runs(m, a, n_valid)
     _check_oue(m, a, n_valid)
     return m
@@ -349,43 +350,6 @@ def _check_shape(m: ClientMessage, a: Announcement) -> None:
         if end[-1] > total or (start[1:] <= end[:-1]).any():
             raise InvalidDataError("gaps must be sorted, disjoint, non-adjacent intervals of "
                                    ">= 1 row within the recordings' rows")
-
-
-def _planned(m: ClientMessage, a: Announcement, plan: ParticipantPlan | None,
-             n_valid: np.ndarray) -> np.ndarray:
-    """``unit="participant"``: the windows' valid rows where the plan has the device report,
-    0 elsewhere (those windows must send nothing); a reported window outside the plan is
-    refused."""
-    w = a.window_samples
-    rec_of_win = np.repeat(np.arange(len(m.recordings)), -(-m.n_samples // w))
-    declared = (m.runs_per_window > 0) | (m.start_cell >= 0)
-    if plan is None:
-        planned = declared
-        counts: dict[str, int] = {}
-        for j in rec_of_win[planned]:
-            counts[m.participants[j]] = counts.get(m.participants[j], 0) + 1
-        over = {q: c for q, c in counts.items() if c > int(a.windows_per_participant or 0)}
-        if over:
-            q, c = next(iter(over.items()))
-            raise InvalidDataError(f"participant {q!r} reports {c} windows, more than m = "
-                                   f"{a.windows_per_participant}")
-    else:
-        if plan.announcement != a:
-            raise InvalidDataError("the plan was drawn under other parameters: "
-                                   f"{announcement_diff(a, plan.announcement)}")
-        for r, q in zip(m.recordings, m.participants, strict=True):
-            if plan.participant_of(r) not in (None, q):
-                raise InvalidDataError(f"recording {r!r} is participant "
-                                       f"{plan.participant_of(r)!r}'s in the plan, not {q!r}'s")
-        planned = np.zeros(m.n_windows, dtype=bool)
-        planned[plan.selection(m.recordings, m.n_samples)] = True
-    extra = np.flatnonzero(declared & ~planned)
-    if extra.size:
-        j = int(rec_of_win[extra[0]])
-        first = int(extra[0] - np.searchsorted(rec_of_win, j))
-        raise InvalidDataError(f"window {first} of recording {m.recordings[j]!r} is reported "
-                               f"but not in the curator's plan ({extra.size} such windows)")
-    return np.where(planned, n_valid, 0)
 
 
 def _check_runs(m: ClientMessage, a: Announcement, n_valid: np.ndarray) -> None:
@@ -571,29 +535,6 @@ def _protocol_note(record: Guarantee, n: int) -> Guarantee:
 # --------------------------------------------------------------------------------------------
 
 
-def write_plan(plan: ParticipantPlan, path: str | Path, *, overwrite: bool = False) -> Path:
-    """Write the curator's participant plan (public) as JSON for the devices."""
-    check_outputs([Output(path, "path", suffixes=(".json",))], overwrite=overwrite)
-    with atomic_files(path) as (tmp,):
-        tmp.write_text(json.dumps(plan.to_dict(), sort_keys=True))
-    return Path(path)
-
-
-def read_plan(path: str | Path) -> ParticipantPlan:
-    """A participant plan written by :func:`write_plan`; :class:`InvalidDataError` if it is
-    unreadable or malformed."""
-    try:
-        d = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise InvalidDataError(f"cannot read the participant plan {str(path)!r}: {exc}"
-                               ) from None
-    return ParticipantPlan.from_dict(d)
-
-
-def _plan(plan: ParticipantPlan | str | Path | None) -> ParticipantPlan | None:
-    return read_plan(plan) if isinstance(plan, str | Path) else plan
-
-
 def client_file(in_path: str | Path, out_path: str | Path, params: DPGazeSynthParams, *,
                 seed: int | None = None, time_unit: str = "s",
                 geometry: Geometry | None = None, overwrite: bool = False,
@@ -616,7 +557,7 @@ def client_file(in_path: str | Path, out_path: str | Path, params: DPGazeSynthPa
 
     check_outputs([Output(out_path, "out_path")], inputs=[in_path], overwrite=overwrite)
     ds = read_dataset(in_path, time_unit=time_unit, geometry=geometry)
-    msg = client_message(ds.recordings, params, rng=make_rng(seed), plan=_plan(plan))
+    msg = client_message(ds.recordings, params, rng=make_rng(seed), plan=plan_of(plan))
     with atomic_files(out_path) as (tmp,):
         tmp.write_bytes(encode_client_message(msg))
     return msg
@@ -662,7 +603,7 @@ def curator_files(paths: Sequence[str | Path], out_path: str | Path, *,
             raise InvalidDataError(f"cannot read client message {str(p)!r}: {exc}") from None
     syn_rng, seal_rng = make_rng(seed).spawn(2)
     rel = curator_release(data, rng=syn_rng, announced=announced, names=[str(p) for p in paths],
-                          plan=_plan(plan))
+                          plan=plan_of(plan))
     rel = Release(rel.output, rel.guarantee.with_seed(seed))
     return write_release(rel, out_path, public=public, id_map_path=id_map_path, rng=seal_rng,
                          overwrite=overwrite)

@@ -322,9 +322,9 @@ def test_the_device_protocol_announces_the_participant_budget_with_m_and_needs_t
     # (the plan, the devices and the curator: tests/cli/test_client_curator_participant.py)
     from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_phases import (
         Announcement,
-        ParticipantPlan,
         client_message,
     )
+    from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_plan import ParticipantPlan
 
     a = Announcement.of(params(), sampling_rate_hz=RATE, geometry=GEO)
     assert (a.unit, a.windows_per_participant, a.epsilon) == ("participant", 2, 2.0)
