@@ -142,3 +142,61 @@ def _raw(table, ids):
             for k in ("participant", "recording")}
     return table.with_columns(pl.col(k).replace_strict(v) for k, v in maps.items()).sort(
         "recording", "t")
+
+
+class _CountsPlan:
+    """A toy participant-grouped plan: each participant's bounded statistic (its sample count,
+    clipped per partition) summed across partitions before the curator adds the noise once;
+    the release writes the noisy total of each recording's participant as its gaze."""
+
+    mechanism = "toy"
+    grouped = True
+
+    def shape(self, part):
+        return tuple(r.participant for r in part)
+
+    def assign(self, shapes, root):
+        self.seen = shapes
+        return self
+
+    def client(self, i, part, rng):
+        out: dict[str, float] = {}
+        for r in part:
+            out[r.participant] = out.get(r.participant, 0.0) + min(r.n_samples, 250) / 10
+        return out
+
+    def merge(self, messages):
+        total: dict[str, float] = {}
+        for m in messages:
+            for k, v in m.items():
+                total[k] = total.get(k, 0.0) + v
+        return total
+
+    def curate(self, messages, rng):
+        (sums,) = messages  # folded by merge
+        noisy = {k: v + rng.laplace(0, 1.0) for k, v in sorted(sums.items())}
+        return noisy, [None] * len(self.seen)
+
+    def release(self, i, part, model, piece, rng):
+        from gazeprivacy.guarantees import Guarantee, Kind, Release, Unit
+
+        out = tuple(r.with_gaze(np.full(r.n_samples, model[r.participant]),
+                                np.zeros(r.n_samples)) for r in part)
+        g = Guarantee(mechanism="toy", kind=Kind.LOCAL_DP, unit=Unit.PARTICIPANT, epsilon=1.0)
+        return Release(Dataset(out, name=part.name), g.compose(
+            {r.participant: 1 for r in part}))
+
+
+def test_a_grouped_plan_sums_a_spanning_participants_statistics_before_the_noise(ds):
+    from gazeprivacy.engines.local import iter_release
+
+    parts = split_dataset(ds, 3)  # p02: one recording in each of partitions 0 and 1
+    plan = _CountsPlan()
+    released = [(i, r.participant, float(r.x[0])) for i, _, rel in
+                iter_release(parts, plan, partition_streams(0, 2)) for r in rel.output]
+    assert plan.seen == [("p01", "p01", "p02"), ("p02", "p03", "p03")]
+    p02 = {v for i, q, v in released if q == "p02"}
+    assert len(p02) == 1  # noised once: the same value in both partitions
+    # each participant's two recordings (25 each after clipping), summed over partitions
+    assert all(abs(v - 50) < 10 for _, _, v in released)
+    assert len({v for _, _, v in released}) == 3
