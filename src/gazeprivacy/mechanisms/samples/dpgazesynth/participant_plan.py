@@ -359,7 +359,7 @@ class _Assigned:
         offsets = np.concatenate([[0], np.cumsum(runs)])
         small = replace(report, reports={}, report_windows={})
         shared = _Model(model, small, st.synth.bit_generator.state)
-        pieces = [_Piece(pick[a:b].copy(), int(o), int(r), int(offsets[-1]))
+        pieces = [_Piece(pick[a:b], int(o), int(r), int(offsets[-1]))  # views of one array
                   for a, b, o, r in zip(cuts[:-1], cuts[1:], offsets[:-1], runs, strict=True)]
         return shared, pieces
 
