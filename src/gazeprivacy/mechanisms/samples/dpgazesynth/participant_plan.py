@@ -38,7 +38,11 @@ from typing import Any
 import numpy as np
 
 from gazeprivacy.data.recording import Dataset, adopt
-from gazeprivacy.exceptions import InvalidDataError, NotFormallyPrivateWarning
+from gazeprivacy.exceptions import (
+    InvalidDataError,
+    InvalidParameterError,
+    NotFormallyPrivateWarning,
+)
 from gazeprivacy.guarantees import Budget, Guarantee, Release
 from gazeprivacy.mechanisms.contract import Mode, check_partition
 from gazeprivacy.mechanisms.samples.dpgazesynth.client import (
@@ -287,6 +291,15 @@ class ParticipantPhases:
     params: DPGazeSynthParams
     mechanism: str = "dpgazesynth"
     grouped: bool = True
+
+    def __post_init__(self) -> None:
+        # a fixed public structure (recordings per participant) releases recordings that belong
+        # to no partition; not planned partition-wise yet
+        if getattr(self.params, "recordings_per_participant", None) is not None:
+            raise InvalidParameterError(
+                "recordings_per_participant cannot run partition-wise yet (its released "
+                "recordings belong to no input partition); protect the file in memory, or "
+                "leave it out")
 
     def shape(self, part: Dataset) -> PartitionShape:
         check_partition(part)
