@@ -16,6 +16,10 @@ What runs where (see docs/distributed.md):
   output folder and return its manifest entry and guarantee record.
 * **driver** -- write the manifest last (a folder without one is refused by readers).
 
+Participant-grouped plans (``grouped = True``) run three task phases: the public pass (each
+partition's public shape), the clients (under the driver's public assignment) and the releases
+(each with the broadcast model and its own piece); the driver assigns and curates in between.
+
 Every partition gets the streams of :func:`~gazeprivacy.engines.plan.partition_streams`, so
 the output for a seed equals engine ``local``'s bit for bit, whatever the number of workers,
 the order tasks finish in, or a task re-run after a lost worker. Warnings raised in a task
