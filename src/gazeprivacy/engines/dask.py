@@ -368,8 +368,9 @@ def _run_plan(pds: PartitionedDataset, plan: PartitionPlan, streams: PartitionSt
     phases = ("client", "release") if two_phase else ("release",)
     with _client(scheduler, n_workers) as client, \
             _progress(progress, plan.mechanism, n, phases) as advance:
+        job_ref = _shared(client, job)
         if two_phase:
-            futures = [client.submit(_client_task, job, i, key=f"gp-client-{run}-{i:05d}",
+            futures = [client.submit(_client_task, job_ref, i, key=f"gp-client-{run}-{i:05d}",
                                      pure=False) for i in range(n)]
             merge = getattr(plan, "merge", None)
             messages: list[Any] = []
@@ -389,14 +390,22 @@ def _run_plan(pds: PartitionedDataset, plan: PartitionPlan, streams: PartitionSt
             model = plan.curate([], streams.curator())
         # in a list: scatter would otherwise split a dict or list model into parts
         [model_ref] = client.scatter([model], broadcast=True, hash=False)
-        futures = [client.submit(_release_task, job, i, model_ref,
+        futures = [client.submit(_release_task, job_ref, i, model_ref,
                                  key=f"gp-release-{run}-{i:05d}", pure=False)
                    for i in range(n)]
         results: list[Any] = []
         _collect(client, futures, job, "release", advance["release"],
                  lambda i, result: results.append(result))
-        client.cancel(model_ref)
+        client.cancel([model_ref, job_ref])
     return _finish(results, out, name, info)
+
+
+def _shared(client: Any, obj: Any) -> Any:
+    """``obj`` sent once to every worker; tasks take the reference. The job names every
+    partition's file (and a grouped plan every partition's assignment), so pickling it into
+    each task would cost O(partitions) per task and O(partitions^2) in the scheduler."""
+    [ref] = client.scatter([obj], broadcast=True, hash=False)  # a list: never split
+    return ref
 
 
 def _finish(results: list[Any], out: Path | None, name: str, info: dict[str, Any]
@@ -413,10 +422,12 @@ def _gather(client: Any, job: _Job, fn: Callable[..., Any], phase: str, run: str
             advance: Callable[[], None], *args: Any) -> list[Any]:
     """Submit ``fn(job, i, *args)`` for every partition; the results in partition order (the
     tasks' warnings re-raised)."""
-    futures = [client.submit(fn, job, i, *args, key=f"gp-{phase}-{run}-{i:05d}", pure=False)
-               for i in range(len(job.files))]
+    job_ref = _shared(client, job)
+    futures = [client.submit(fn, job_ref, i, *args, key=f"gp-{phase}-{run}-{i:05d}",
+                             pure=False) for i in range(len(job.files))]
     results: list[Any] = []
     _collect(client, futures, job, phase, advance, lambda i, r: results.append(r))
+    client.cancel(job_ref)
     _reraise([r[1] for r in results])
     return [r[0] for r in results]
 
@@ -439,11 +450,12 @@ def _run_grouped(job: _Job, scheduler: Any, n_workers: int | None, progress: boo
                                      streams.curator())
         del messages
         [model_ref] = client.scatter([model], broadcast=True, hash=False)
-        futures = [client.submit(_grouped_release_task, job, i, model_ref, pieces[i],
+        job_ref = _shared(client, job)
+        futures = [client.submit(_grouped_release_task, job_ref, i, model_ref, pieces[i],
                                  key=f"gp-release-{run}-{i:05d}", pure=False)
                    for i in range(n)]
         results: list[Any] = []
         _collect(client, futures, job, "release", advance["release"],
                  lambda i, result: results.append(result))
-        client.cancel(model_ref)
+        client.cancel([model_ref, job_ref])
     return results
