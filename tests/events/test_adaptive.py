@@ -45,7 +45,8 @@ def quiet(ds: Dataset, **kw) -> pl.DataFrame:
 @pytest.mark.parametrize(("rate", "floor"), [(60.0, 0.45), (200.0, 0.6)])
 def test_adaptive_recovers_simulated_events(rate, floor):
     ds = sim(rate)
-    k = sample_kappa(ds, detect_events_dataset(ds, method="adaptive"))  # no warning on clean simulated data
+    # no warning on clean simulated data
+    k = sample_kappa(ds, detect_events_dataset(ds, method="adaptive"))
     assert k["saccade"] > floor and k["fixation"] > floor
     # true share 0.10; detected 0.15 at 200 Hz, 0.18 at 60 Hz (saccades extend to the
     # neighbouring speed minima)
