@@ -31,8 +31,12 @@ How it is fed (each choice tested in ``tests/events/test_remodnav.py``):
   sample; REMoDNaV truncates, and at 250 Hz its 19 ms Savitzky-Golay window would be an even
   4 samples, which it refuses: the window is the odd number of samples at or just above
   ``savgol_length_s``). Below 200 Hz the Savitzky-Golay filter is off (a 3-sample window of
-  order 2 is the identity) and post-saccadic oscillations are not looked for
-  (``max_pso_duration_s = 0``: a 10-40 ms glissade is under three samples at 60 Hz).
+  order 2 is the identity), post-saccadic oscillations are not looked for
+  (``max_pso_duration_s = 0``: a 10-40 ms glissade is under three samples at 60 Hz), and the
+  pursuit threshold is 4 deg/s instead of 2: on the simulator's fixations (no pursuit) at 60 Hz
+  the low-passed drift and noise pass 2 deg/s often enough to label 9 % of the samples pursuit
+  (5 % at 4 deg/s; 1-2 % at >= 250 Hz with 2 deg/s), and pursuit slower than 4 deg/s is rare
+  and barely resolvable from 2-3 samples of noise per 50 ms.
 * **At 60 Hz** the 10 ms minimum saccade is under one sample: it becomes one sample (17 ms), so
   every saccade of the data lasts 1-3 samples and counts; the two-point velocity of the sample
   after a saccade still carries its last interval, so the per-sample saccade kappa is expected
@@ -48,6 +52,7 @@ Plausibility: a recording is implausible for REMoDNaV when its global peak-veloc
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import warnings
@@ -139,8 +144,9 @@ min_fixation_duration_s, min_pursuit_duration_s : float, s
 
     @classmethod
     def for_rate(cls, sampling_rate_hz: float, **overrides: Any) -> RemodnavParams:
-        """REMoDNaV's defaults, with the Savitzky-Golay filter and the PSO search off below
-        200 Hz (see the module docstring); ``overrides`` replace any field.
+        """REMoDNaV's defaults; below 200 Hz the Savitzky-Golay filter and the PSO search off
+        and a pursuit threshold of 4 deg/s (see the module docstring); ``overrides`` replace
+        any field.
 
         >>> RemodnavParams.for_rate(60).max_pso_duration_s
         0.0
@@ -148,7 +154,8 @@ min_fixation_duration_s, min_pursuit_duration_s : float, s
         0.019
         """
         check_positive(sampling_rate_hz=sampling_rate_hz)
-        low = {"savgol_length_s": 0.0, "max_pso_duration_s": 0.0} if sampling_rate_hz < 200 else {}
+        low = ({"savgol_length_s": 0.0, "max_pso_duration_s": 0.0,
+                "pursuit_velocity_threshold_deg_s": 4.0} if sampling_rate_hz < 200 else {})
         return cls(**{**low, **overrides})
 
     def samples(self, sampling_rate_hz: float) -> dict[str, int]:
@@ -210,6 +217,31 @@ def _classifier(params: RemodnavParams, sr: float) -> Any:
         lowpass_cutoff_freq=params.lowpass_cutoff_hz), s
 
 
+@functools.lru_cache(maxsize=64)
+def _butter_sos(order: int, wn: float, btype: str, analog: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The filter design and its steady-state initial conditions, once per setting (REMoDNaV
+    designs the filter again for every window, and ``sosfiltfilt`` solves for them each call)."""
+    from scipy import signal
+
+    sos = signal.butter(order, wn, btype=btype, analog=analog, output="sos")
+    return sos, signal.sosfilt_zi(sos)
+
+
+def _sosfiltfilt(sos: np.ndarray, zi: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``scipy.signal.sosfiltfilt(sos, x, padlen=min(default, len(x) - 1))`` with the initial
+    conditions ``zi`` given (odd extension, forward and backward pass)."""
+    from scipy import signal
+
+    x = np.asarray(x, dtype=np.float64)
+    pad = min(3 * (2 * sos.shape[0] + 1), x.shape[0] - 1)
+    ext = np.concatenate((2 * x[0] - x[pad:0:-1], x, 2 * x[-1] - x[-2:-pad - 2:-1])) if pad \
+        else x
+    y, _ = signal.sosfilt(sos, ext, zi=zi * ext[0])
+    y, _ = signal.sosfilt(sos, y[::-1], zi=zi * y[-1])
+    y = y[::-1]
+    return y[pad:ext.shape[0] - pad] if pad else y
+
+
 class _StableSignal:
     """Stands in for ``scipy.signal`` inside ``remodnav.clf`` during a call.
 
@@ -229,18 +261,22 @@ class _StableSignal:
 
     @staticmethod
     def butter(order: int, wn: float, btype: str = "low", analog: bool = False) -> tuple:
-        from scipy import signal
-
-        return signal.butter(order, wn, btype=btype, analog=analog, output="sos"), None
+        return _butter_sos(int(order), float(wn), str(btype), bool(analog)), None
 
     @staticmethod
-    def filtfilt(sos: np.ndarray, _a: None, x: np.ndarray, **_kw: Any) -> np.ndarray:
-        from scipy import signal
-
+    def filtfilt(design: tuple[np.ndarray, np.ndarray], _a: None, x: np.ndarray,
+                 **_kw: Any) -> np.ndarray:
         if x.shape[0] < 2:
             return np.asarray(x, dtype=np.float64).copy()
-        pad = min(3 * (2 * sos.shape[0] + 1), x.shape[0] - 1)
-        return signal.sosfiltfilt(sos, x, padlen=pad)
+        return _sosfiltfilt(*design, x)
+
+
+def _mad(a: np.ndarray) -> float:
+    """``statsmodels.robust.scale.mad`` (median absolute deviation from the median over the
+    normal's 0.75 quantile) on a 1-D array, without its array-API overhead (REMoDNaV calls it
+    up to 30 times per saccade candidate)."""
+    a = np.asarray(a, dtype=np.float64)
+    return float(np.median(np.abs(a - np.median(a)))) / 0.6744897501960817
 
 
 def _find_peaks(vels: np.ndarray, threshold: float) -> list[list[Any]]:
@@ -269,22 +305,22 @@ def _find_peaks(vels: np.ndarray, threshold: float) -> list[list[Any]]:
 def _quiet() -> Any:
     """REMoDNaV logs a warning per clipped speed and calls ``numpy.core`` (deprecated in
     NumPy 2): keep both out of the caller's output (the plausibility checks report instead).
-    Meanwhile its low-pass filter runs through :class:`_StableSignal` and its peak finder is
-    :func:`_find_peaks` (both restored after the call)."""
+    Meanwhile its low-pass filter runs through :class:`_StableSignal`, its peak finder is
+    :func:`_find_peaks` and its MAD :func:`_mad` (all restored after the call)."""
     import remodnav.clf as clf_module  # lazy: remodnav imports statsmodels
 
     log = logging.getLogger("remodnav")
     level = log.level
     log.setLevel(logging.ERROR)
-    saved = clf_module.signal, clf_module.find_peaks
-    clf_module.signal, clf_module.find_peaks = _StableSignal(), _find_peaks
+    saved = clf_module.signal, clf_module.find_peaks, clf_module.mad
+    clf_module.signal, clf_module.find_peaks, clf_module.mad = _StableSignal(), _find_peaks, _mad
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=DeprecationWarning,
                                     message=r".*numpy\.core.*")
             yield
     finally:
-        clf_module.signal, clf_module.find_peaks = saved
+        clf_module.signal, clf_module.find_peaks, clf_module.mad = saved
         log.setLevel(level)
 
 

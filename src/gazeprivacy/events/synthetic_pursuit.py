@@ -8,8 +8,9 @@ blinks but no smooth pursuit, so a pursuit-aware detector cannot be validated on
 ``event_code`` channel with :data:`PURSUIT_CODE`:
 
 * a chosen fixation (at least ``min_duration_s`` long) keeps its own drift, tremor and
-  measurement noise, and gains a movement along a random direction at a speed drawn uniformly
-  from ``speed_deg_s`` (2-30 deg/s by default) times a gain (0.8-0.95: the eye lags the target);
+  measurement noise, and gains a movement towards the screen centre (+-60 deg) at a speed drawn
+  uniformly from ``speed_deg_s`` (2-30 deg/s by default; lowered so that the pursuit travels at
+  most ``max_travel_deg``, 10 deg) times a gain (0.8-0.95: the eye lags the target);
 * the lag is made up by **catch-up saccades** every 0.15-0.4 s (each a raised-cosine step of
   the accumulated lag, lasting ``21 ms + 2.2 ms/deg x amplitude`` as main-sequence saccades
   do, labelled saccade), when the lag reaches ``min_catch_up_deg`` (0.5 deg); slower pursuit
@@ -81,7 +82,7 @@ def _bend_saccade(x: np.ndarray, y: np.ndarray, a: int, b: int, dx: float, dy: f
 
 def add_pursuit(recording: Recording, *, pursuit_share: float, rng: np.random.Generator,
                 speed_deg_s: tuple[float, float] = (2.0, 30.0), min_duration_s: float = 0.2,
-                min_catch_up_deg: float = 0.5) -> Recording:
+                min_catch_up_deg: float = 0.5, max_travel_deg: float = 10.0) -> Recording:
     """``recording`` with ``pursuit_share`` of its fixations (those at least
     ``min_duration_s`` long) turned into smooth pursuit (see the module docstring).
 
@@ -104,8 +105,9 @@ def add_pursuit(recording: Recording, *, pursuit_share: float, rng: np.random.Ge
     for a, b in _runs(np.isin(code, (_FIX, _MICRO))):
         if t[b - 1] - t[a] < min_duration_s or rng.random() >= pursuit_share:
             continue
-        speed = rng.uniform(*speed_deg_s)
-        angle = rng.uniform(0.0, 2.0 * np.pi)
+        # towards the screen centre (+-60 deg), at most max_travel_deg: gaze stays on screen
+        speed = min(rng.uniform(*speed_deg_s), max_travel_deg / max(t[b - 1] - t[a], 1e-9))
+        angle = np.arctan2(-y[a], -x[a]) + rng.uniform(-np.pi / 3, np.pi / 3)
         eye, catch = _pursuit_offset(t[a:b] - t[a], speed, rng.uniform(0.8, 0.95),
                                      min_catch_up_deg, rng)
         x[a:b] += eye * np.cos(angle)
