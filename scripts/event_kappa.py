@@ -14,7 +14,8 @@ rng=default_rng(1))`` at 60, 250, 500 and 1000 Hz with the three tasks, then
 ("moving dots") and 20 % of free viewing ("images / free viewing") become smooth pursuit at
 2-30 deg/s with catch-up saccades; reading has none. Kappa is Cohen's kappa of one event type
 against the rest over the valid samples (:func:`gazeprivacy.events.validation.sample_kappa`);
-"-" where neither the truth nor the detector has the type. Seeds are fixed.
+pursuit kappa is "n/a" where the truth has no pursuit (reading: the pursuit share column shows
+what REMoDNaV invents there). Seeds are fixed.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def _row(rate: float, stimulus: str, k: dict[str, dict[str, float]]) -> str:
              f"{r['true_saccade_share']:.2f} / {r['true_pursuit_share']:.2f}",
              f"{_f(k['adaptive']['fixation'])} / {_f(k['adaptive']['saccade'])}",
              f"{_f(k['ivt']['fixation'])} / {_f(k['ivt']['saccade'])}",
-             f"{_f(r['fixation'])} / {_f(r['saccade'])} / {_f(r['pursuit'])}",
+             f"{_f(r['fixation'])} / {_f(r['saccade'])} / "
+             f"{_f(r['pursuit']) if r['true_pursuit_share'] > 0 else 'n/a'}",
              f"{k['adaptive']['saccade_share']:.2f} / {k['ivt']['saccade_share']:.2f} / "
              f"{r['saccade_share']:.2f}",
              f"{r['pursuit_share']:.2f}"]
