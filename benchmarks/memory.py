@@ -94,6 +94,7 @@ def _protect(path: str, dest: str, mechanism: str) -> dict:
 
 def _featurize(path: str, dest: str) -> dict:
     from gazeprivacy.data.partitioned import PartitionedDataset
+
     # I-VT, as measured in docs/scale.md; the runner's default (REMoDNaV) costs 40-200x the
     # CPU per sample (docs/events.md), with the same per-recording memory
     from gazeprivacy.experiments.featurize import ivt_event_features_of
