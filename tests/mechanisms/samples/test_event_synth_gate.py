@@ -90,3 +90,28 @@ def test_reproduction_keeps_ivt():
             mechs = {m["name"]: m["fixed"] for m in seed001._mechanisms(role, settings)}
             assert mechs["k-same-synth"]["event_detector"] == "ivt"
             assert mechs.get("event-synth-pd", {"mode": "paper"})["mode"] == "paper"
+
+
+def test_cli_flag(tmp_path):
+    from typer.testing import CliRunner
+
+    from gazeprivacy.cli.app import app
+    from gazeprivacy.data import write_dataset
+
+    ds = _noise()
+    ds = Dataset(tuple(r.with_gaze(r.x, r.y, labels={"stimulus": "s"}) for r in ds), name="n")
+    src = write_dataset(ds, tmp_path / "in.parquet")
+    base = ["protect", str(src), str(tmp_path / "out.parquet"), "--mechanism", "k-same-synth",
+            "--k", "2", "--seed", "0"]
+    runner = CliRunner()
+    res = runner.invoke(app, base)
+    assert res.exit_code != 0
+    assert "--accept-implausible-events" in res.output + str(res.exception)
+    res = runner.invoke(app, [*base, "--accept-implausible-events"])
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    assert (tmp_path / "out.parquet").is_file()
+    res = runner.invoke(app, ["protect", str(src), str(tmp_path / "k.parquet"), "--mechanism",
+                              "kaleido", "--epsilon", "1", "--radius-deg", "2", "--window-s",
+                              "0.5", "--accept-implausible-events"])
+    assert res.exit_code != 0
+    assert "applies to the event mechanisms" in res.output + str(res.exception)
