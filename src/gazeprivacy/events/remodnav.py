@@ -61,6 +61,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import threading
 import warnings
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -83,6 +84,7 @@ REMODNAV_LABELS = {"FIXA": _FIX, "PURS": _PUR, "SACC": _SAC, "ISAC": _SAC, "HPSO
 _PSO = frozenset({"HPSO", "LPSO", "IHPS", "ILPS"})
 _MAX_NOISE_SHARE = 0.10  # as the adaptive detector's check
 _SAVGOL_POLYORDER = 2
+_LOCK = threading.RLock()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -200,7 +202,7 @@ min_fixation_duration_s, min_pursuit_duration_s : float, s
         return max(s["savgol"] + 1, s["median"] + 1, 2 * s["min_fixation"] + 1, 5)
 
 
-def _classifier(params: RemodnavParams, sr: float) -> Any:
+def _classifier(params: RemodnavParams, sr: float) -> tuple[Any, dict[str, int]]:
     from remodnav import EyegazeClassifier  # lazy: remodnav imports statsmodels
 
     s = params.samples(sr)
@@ -312,9 +314,16 @@ def _quiet() -> Any:
     """REMoDNaV logs a warning per clipped speed and calls ``numpy.core`` (deprecated in
     NumPy 2): keep both out of the caller's output (the plausibility checks report instead).
     Meanwhile its low-pass filter runs through :class:`_StableSignal`, its peak finder is
-    :func:`_find_peaks` and its MAD :func:`_mad` (all restored after the call)."""
+    :func:`_find_peaks` and its MAD :func:`_mad` (all restored after the call). One call at a
+    time (a lock): the replacements are module globals of ``remodnav.clf``, and REMoDNaV is
+    pure Python, so threads would not run it in parallel anyway."""
     import remodnav.clf as clf_module  # lazy: remodnav imports statsmodels
 
+    with _LOCK:
+        yield from _patched(clf_module)
+
+
+def _patched(clf_module: Any) -> Any:
     log = logging.getLogger("remodnav")
     level = log.level
     log.setLevel(logging.ERROR)
