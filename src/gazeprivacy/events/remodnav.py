@@ -40,14 +40,19 @@ How it is fed (each choice tested in ``tests/events/test_remodnav.py``):
   pursuit threshold is 4 deg/s instead of 2: on the simulator's fixations (no pursuit) at 60 Hz
   the low-passed drift and noise pass 2 deg/s often enough to label 9 % of the samples pursuit
   (5 % at 4 deg/s; 1-2 % at >= 250 Hz with 2 deg/s), and pursuit slower than 4 deg/s is rare
-  and barely resolvable from 2-3 samples of noise per 50 ms.
+  and barely resolvable from 2-3 samples of noise per 50 ms. The noise factor (saccade
+  thresholds = median + factor x MAD of the speeds) is 7 instead of 5: without the smoothing
+  filter the unsmoothed speeds are noisier; on the simulator this lowers the saccade share at
+  30 Hz from 24 % to 21 % (true: 10 %) and raises every kappa at 30 and 60 Hz by 0.01-0.03
+  (neutral at 120 Hz), and on GazeGraph (30 Hz head-mounted) the share falls from 25 % to
+  16 %.
 * **At 60 Hz** the 10 ms minimum saccade is under one sample: it becomes one sample (17 ms), so
   every saccade of the data lasts 1-3 samples and counts; the two-point velocity of the sample
   after a saccade still carries its last interval, so the per-sample saccade kappa is expected
-  to be well below that at 250-1000 Hz (the simulator gives 0.59 at 60 Hz against 0.80-0.83;
+  to be well below that at 250-1000 Hz (the simulator gives 0.60 at 60 Hz against 0.80-0.83;
   ``docs/events.md``) while fixation and pursuit, which last tens of samples, keep most of
-  their agreement (0.73 / 0.74 against 0.88-0.90 / 0.89). At 30 Hz the minimum fixation and
-  pursuit (40 ms) are one sample, and the saccade share runs high (about 24 % on the simulator,
+  their agreement (0.73 / 0.73 against 0.88-0.90 / 0.89). At 30 Hz the minimum fixation and
+  pursuit (40 ms) are one sample, and the saccade share runs high (about 21 % on the simulator,
   against 10 % true: a saccade is one or two samples and its neighbours' speeds are high).
 
 Plausibility: a recording is implausible for REMoDNaV when its global peak-velocity threshold
@@ -152,9 +157,9 @@ min_fixation_duration_s, min_pursuit_duration_s : float, s
 
     @classmethod
     def for_rate(cls, sampling_rate_hz: float, **overrides: Any) -> RemodnavParams:
-        """REMoDNaV's defaults; below 200 Hz the Savitzky-Golay filter and the PSO search off
-        and a pursuit threshold of 4 deg/s (see the module docstring); ``overrides`` replace
-        any field.
+        """REMoDNaV's defaults; below 200 Hz the Savitzky-Golay filter and the PSO search off,
+        a pursuit threshold of 4 deg/s and a noise factor of 7 (see the module docstring);
+        ``overrides`` replace any field.
 
         >>> RemodnavParams.for_rate(60).max_pso_duration_s
         0.0
@@ -163,7 +168,8 @@ min_fixation_duration_s, min_pursuit_duration_s : float, s
         """
         check_positive(sampling_rate_hz=sampling_rate_hz)
         low = ({"savgol_length_s": 0.0, "max_pso_duration_s": 0.0,
-                "pursuit_velocity_threshold_deg_s": 4.0} if sampling_rate_hz < 200 else {})
+                "pursuit_velocity_threshold_deg_s": 4.0, "noise_factor": 7.0}
+               if sampling_rate_hz < 200 else {})
         return cls(**{**low, **overrides})
 
     def samples(self, sampling_rate_hz: float) -> dict[str, int]:
