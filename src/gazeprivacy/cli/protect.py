@@ -191,6 +191,10 @@ def protect(
     allow_unaccounted: Annotated[bool, typer.Option(
         help="--ledger with a cap: accept a release without a usable epsilon (k-anonymity, "
              "plausible deniability, paper mode, flagged); the ledger records it.")] = False,
+    accept_implausible_events: Annotated[bool, typer.Option(
+        help="Event mechanisms (k-same-synth, event-synth-pd): release even when the detected "
+             "events are implausible (saccade share outside 2-25 %, or the detector's checks "
+             "fail on most recordings).")] = False,
 ) -> None:
     """Protect a gaze data file (or, for feature-series mechanisms, a window feature table) and
     write the sealed release with its guarantee record beside it."""
@@ -209,6 +213,12 @@ def protect(
                            ("grid_size", grid_size), ("output_length_s", output_length_s))
                           if value is not None}
     kw.update(dict(_parse_param(p) for p in param or ()))
+    if accept_implausible_events:
+        if "accept_implausible_events" not in {f.name for f in fields(spec.params_type)}:
+            raise InvalidParameterError(f"--accept-implausible-events applies to the event "
+                                        f"mechanisms (k-same-synth, event-synth-pd), not "
+                                        f"{mechanism}")
+        kw["accept_implausible_events"] = True
     kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
     if spec.level == "series" and ranges is not None:
         kw["ranges"] = _declared_ranges(ranges)
