@@ -68,6 +68,11 @@ METRIC_WORDS: Mapping[str, tuple[str, str, float, str]] = {
 }
 
 
+#: evaluations whose measures need no qualifier beside the metric's words
+_PLAIN_EVALUATIONS = frozenset({"fidelity", "realism:events", "realism:discriminator",
+                                "realism:main-sequence"})
+
+
 def _threat(name: str) -> str:
     return THREAT_WORDS.get(name, name.replace("-", " "))
 
@@ -93,7 +98,9 @@ def evaluation_words(evaluation: str) -> str:
         return {"discriminator": "telling the release from real gaze",
                 "events": "fixations and saccades", "main-sequence": "saccade main sequence"
                 }.get(parts[1], parts[1])
-    if len(parts) == 2 and parts[1] == "tstr-rf":
+    if parts[0] == "membership" and len(parts) >= 2:
+        return f"membership inference ({parts[1].replace('-', ' ')})"
+    if len(parts) == 2 and parts[1].startswith("tstr"):
         return f"classifying the {parts[0]} ({_threat('train-protected')})"
     if len(parts) == 3 and parts[1] in _CLASSIFIERS:
         what = "re-identification" if parts[0] == "reid" else f"classifying the {parts[0]}"
@@ -101,7 +108,9 @@ def evaluation_words(evaluation: str) -> str:
     if evaluation == "fidelity":
         return "fidelity to the original gaze"
     if parts[0] == "frontier" and len(parts) >= 2:
-        return " ".join(parts[1:]).replace("density", "heatmap")
+        what = {"density": "heatmap", "density-coarse": "coarse-grid heatmap"}.get(
+            parts[1], parts[1].replace("-", " "))
+        return what + "".join(f" per {p}" for p in parts[2:])
     return evaluation
 
 
@@ -139,4 +148,7 @@ def metric_words(metric: str, evaluation: str, value: float,
         ch = "" if chance is None else f" (chance {metric_value(metric, chance)})" \
             if metric == "accuracy" else f" (chance {chance:.2f})"
         return f"{what}: {val}{ch}"
-    return f"{phrase} {metric_value(metric, value)}"
+    text = f"{phrase} {metric_value(metric, value)}"
+    if evaluation not in _PLAIN_EVALUATIONS:
+        text += f" [{html.escape(evaluation_words(evaluation))}]"
+    return text
