@@ -53,7 +53,12 @@ def test_site_builds_strict(tmp_path):
     for page in ("getting-started", "concepts", "choosing", "streaming", "changelog"):
         assert (site / page / "index.html").is_file(), page
     assert "Keep a Changelog" in (site / "changelog" / "index.html").read_text()
-    assert {p.name for p in (site / "examples").glob("*.ipynb")} == {p.name for p in NOTEBOOKS}
+    # the notebooks are pages of the site (mkdocs-jupyter), each with its .ipynb beside it
+    assert {p.name for p in (site / "examples").rglob("*.ipynb")} == {p.name for p in NOTEBOOKS}
+    for nb in NOTEBOOKS:
+        assert "jupyter-wrapper" in (site / "examples" / nb.stem / "index.html").read_text()
+    guide = (site / "release-a-study" / "index.html").read_text()
+    assert "Art. 4(5)" in guide and "not legal advice" in guide
 
 
 def test_every_docs_page_is_in_the_nav():
