@@ -78,7 +78,7 @@ def test_every_docs_page_is_in_the_nav():
                 yield from paths(value)
 
     nav = set(paths(config["nav"]))
-    pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
+    pages = {p.relative_to(DOCS).as_posix() for p in (*DOCS.rglob("*.md"), *NOTEBOOKS)}
     assert not nav - pages, f"nav entries without a page: {sorted(nav - pages)}"
     assert not pages - nav, f"pages missing from the nav in mkdocs.yml: {sorted(pages - nav)}"
 
