@@ -6,10 +6,13 @@
 ``cells/*.json`` and ``cells/*.npz``), writes the figures as PNG into ``OUT/figures/`` and
 ``OUT/report.html`` with the same figures embedded as base64 data URIs.
 
-It is written for two readers. The first screen (:mod:`gazeprivacy.report.summary`) says per
+It is written for two readers. It opens with the verdict (:mod:`gazeprivacy.report.overall`:
+per dataset the most private release that is bounded per participant and better than every
+data-free baseline, or none). The first screen (:mod:`gazeprivacy.report.summary`) then says per
 mechanism, in plain words, what was released, the guarantee as odds, the per-participant bound
-("vacuous" when it is), what is NOT protected, the strongest attack against chance and which
-utility metrics beat the best data-free baseline. Then: the mechanism x metric table
+("vacuous" when it is), what is NOT protected, the strongest attack against chance and the
+utility in eye-tracking terms against the best data-free baseline
+(:mod:`gazeprivacy.report.words`). Then: the mechanism x metric tables
 (:mod:`gazeprivacy.report.tables`; every metric of the run), privacy-utility curves with
 chance, raw and baseline lines above the data, gaze paths and density maps with captions for
 clamping and suppression, the data, an optional "Paper comparison" section (a reproduction's
