@@ -35,6 +35,7 @@ from gazeprivacy._text import reader_text
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.report.overall import verdict_section
 from gazeprivacy.report.plots import (
+    AXIS_LABELS,
     CURVE_METRICS,
     density_maps,
     path_overlay,
@@ -194,8 +195,9 @@ def _curve_figures(results: pl.DataFrame, figs: Path) -> list[str]:
             p = privacy_utility_curve(results, dataset=dataset, kind=kind, evaluation=evaluation,
                                       metric=metric, path=figs / f"{name}.png")
             if p is not None:
+                what = AXIS_LABELS.get(metric, metric.replace("_", " "))
                 curve_html.append(_img(p, f"{dataset} - {evaluation_words(evaluation)}: "
-                                          f"{metric.replace('_', ' ')} vs epsilon",
+                                          f"{what} vs epsilon",
                                        _curve_notes(metric)))
     return curve_html
 

@@ -33,6 +33,7 @@ _CLASSIFIERS: Mapping[str, str] = {
     "rbfn": "an RBF network", "aware-rf": "a mechanism-aware random forest",
     "deep": "a deep network", "knn": "k-nearest neighbours", "svm": "an SVM",
     "rf": "a random forest", "dt": "a decision tree", "seq": "a sequence model",
+    "gru": "a recurrent network (GRU)",
 }
 
 #: baseline name -> what it releases, in a few words
@@ -92,7 +93,8 @@ def evaluation_words(evaluation: str) -> str:
         return (f"re-identification by {clf}" + (f" on {seg} segments" if seg else "")
                 + f" ({_threat(parts[-1])})")
     if parts[0] == "linkage" and len(parts) >= 4:
-        return (f"linkage on {parts[1].replace('+', ', ')} with gaze, {parts[2]} "
+        k = parts[2][1:] if parts[2].startswith("k") else parts[2]
+        return (f"linkage on {parts[1].replace('+', ', ')} with gaze, k = {k} "
                 f"({_threat(parts[-1])})")
     if parts[0] == "realism" and len(parts) == 2:
         return {"discriminator": "telling the release from real gaze",
@@ -102,9 +104,10 @@ def evaluation_words(evaluation: str) -> str:
         return f"membership inference ({parts[1].replace('-', ' ')})"
     if len(parts) == 2 and parts[1].startswith("tstr"):
         return f"classifying the {parts[0]} ({_threat('train-protected')})"
-    if len(parts) == 3 and parts[1] in _CLASSIFIERS:
-        what = "re-identification" if parts[0] == "reid" else f"classifying the {parts[0]}"
-        return f"{what} by {_CLASSIFIERS[parts[1]]} ({_threat(parts[2])})"
+    if len(parts) == 3 and (parts[1] in _CLASSIFIERS or parts[2] in THREAT_WORDS):
+        what = {"reid": "re-identification", "gaze-prediction": "gaze prediction"}.get(
+            parts[0], f"classifying the {parts[0]}")
+        return f"{what} by {_CLASSIFIERS.get(parts[1], parts[1])} ({_threat(parts[2])})"
     if evaluation == "fidelity":
         return "fidelity to the original gaze"
     if parts[0] == "frontier" and len(parts) >= 2:
