@@ -53,16 +53,26 @@ def _why_none(rows: pl.DataFrame) -> str:
         return "no protected release was evaluated."
     bounded = rows.filter(pl.col("bounded"))
     useful = rows.filter(pl.col("beats_every_baseline"))
-    parts = [f"Of {rows.height} protected release(s), {bounded.height} "
-             f"{'is' if bounded.height == 1 else 'are'} bounded per participant and "
-             f"{useful.height} better than every data-free baseline, none both"]
+    n = rows.height
+
+    def count(k: int, first: bool) -> str:
+        if n == 1:
+            return ("the protected release is" if first else "it is") + ("" if k else " not")
+        if k == 0:
+            return f"none of the {n} protected releases is" if first else "none is"
+        return (f"{k} of the {n} protected releases" if first else str(k)) + (
+            " is" if k == 1 else " are")
+
+    parts = [f"{count(bounded.height, True)} bounded per participant",
+             f"{count(useful.height, False)} better than every data-free baseline"]
     if useful.height:
         parts.append("better than data-free but not bounded per participant: "
                      + ", ".join(_release(r) for r in useful.head(3).iter_rows(named=True)))
     if bounded.height:
         parts.append("bounded but not better than data-free: "
                      + ", ".join(_release(r) for r in bounded.head(3).iter_rows(named=True)))
-    return "; ".join(parts) + "."
+    text = "; ".join(parts) + "."
+    return text[0].upper() + text[1:]
 
 
 def verdict_section(verdicts: pl.DataFrame) -> str:
