@@ -186,8 +186,13 @@ def curve_figure(results: pl.DataFrame, *, dataset: str, kind: str, evaluation: 
     fig, axes = plt.subplots(1, len(panels), figsize=(6.6 + 3.4 * (len(panels) - 1), 4.6),
                              dpi=90, sharey=True, squeeze=False)
     lines = _reference_lines(sel, vals, metric)
+    drawn = 0
     for i, (ax, (part, xlabel)) in enumerate(zip(axes[0], panels, strict=True)):
+        # the colours continue across panels: no two mechanisms share one
+        palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        ax.set_prop_cycle(color=palette[drawn % len(palette):] + palette[:drawn % len(palette)])
         has_eps = _draw_mechanisms(ax, part)
+        drawn += len(ax.containers)
         ax.set_xlabel(xlabel if has_eps else "(no epsilon: each setting is a horizontal line)",
                       fontsize=8)
         ax.grid(alpha=0.3)
