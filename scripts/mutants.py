@@ -154,6 +154,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("kaleido-n-test-1", KALP, "return -(-w // self.t_skip_samples)", "return 1", "Kaleido: eps_test = eps / h for every test instead of eps / (h ceil(w / t_skip))", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon", "tests/mechanisms/samples/test_kaleido.py::test_test_noise_scale_sound_and_paper")),
     Mutant("flags-never-break", "src/gazeprivacy/guarantees.py", "and not any(f.breaks_guarantee for f in self.flags)", "and True", "a record with a proof-gap flag still says formally_private", ("tests/test_guarantees.py::test_flags_break_the_guarantee_but_a_fixed_seed_does_not",)),
     Mutant("compose-removed", "src/gazeprivacy/guarantees.py", "else self.epsilon * n", "else self.epsilon", "per-participant epsilon = per-unit epsilon (composition over units removed)", ("tests/test_guarantees.py::test_sequential_composition_per_participant",)),
+    Mutant("forecast-never-loses", "src/gazeprivacy/mechanisms/forecast.py", "    if noise <= base:\n", "    if noise <= 100 * base:\n", "protect stops forecasting that a noise larger than the screen loses to data-free points", ("tests/cli/test_protect_warnings.py::test_a_release_that_loses_to_data_free_points_is_warned_about_twice",)),
+    Mutant("verdict-any-bound", "src/gazeprivacy/report/verdict.py", "eps is not None and eps <= VACUOUS_EPSILON and not g.participant_bound_vacuous", "eps is not None", "the verdict accepts a vacuous per-participant bound", ("tests/report/test_verdict.py::test_the_verdict_is_the_most_private_release_bounded_and_better_than_every_baseline",)),
 )
 
 
