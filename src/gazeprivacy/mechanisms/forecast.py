@@ -32,6 +32,7 @@ A release can be formally private and useless. Three checks say so in one line e
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -201,7 +202,7 @@ PUBLIC_SHAPE_READ = ("participant and recording ids, row counts, sampling rates,
                      "is used)")
 
 
-def plan_file(in_path: str | Path, *, mechanism: str, params: Any,
+def plan_file(in_path: str | os.PathLike[str], *, mechanism: str, params: Any,
               reading: Mapping[str, Any] | None = None) -> Plan:
     """:func:`plan_release` for a file: its public shape is read as ``protect`` would read it
     (``reading``: the options of :func:`gazeprivacy.data.readers.read_input`; a feature table
@@ -210,7 +211,7 @@ def plan_file(in_path: str | Path, *, mechanism: str, params: Any,
     from gazeprivacy.mechanisms.contract import Level
 
     spec = MECHANISMS[mechanism]
-    path = Path(in_path)
+    path = Path(in_path)  # a path-like input keeps its reader options for read_input below
     if spec.level is Level.SERIES:
         import polars as pl
 
@@ -222,7 +223,7 @@ def plan_file(in_path: str | Path, *, mechanism: str, params: Any,
     elif spec.level.takes_samples:
         from gazeprivacy.data.readers import read_input
 
-        data = read_input(path, **dict(reading or {}))
+        data = read_input(in_path, **dict(reading or {}))
     else:
         raise InvalidParameterError(
             f"{mechanism} is a {spec.level}-level mechanism; protect takes gaze samples or "
