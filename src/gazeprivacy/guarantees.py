@@ -326,10 +326,13 @@ epsilon <= 20, delta = 0 (vacuous: epsilon 20 > 10 promises nothing per particip
         >>> "factor e^epsilon = 2.72" in g.explain()
         True
         """
-        return "\n".join([f"# What `{self.mechanism}` promises ({self.mode} mode)", "",
-                           *_explain_columns(self), *_explain_unit(self),
-                           *_explain_participant(self), *_explain_flags(self),
-                           *_explain_neighbouring(self)]).rstrip() + "\n"
+        from gazeprivacy._text import reader_text
+
+        return reader_text("\n".join([f"# What `{self.mechanism}` promises ({self.mode} mode)",
+                                       "", *_explain_columns(self), *_explain_unit(self),
+                                       *_explain_participant(self), *_explain_flags(self),
+                                       *_explain_neighbouring(self)]), markdown=True
+                           ).rstrip() + "\n"
 
 
 _PURE_KINDS = (Kind.PURE_DP, Kind.LOCAL_DP, Kind.W_EVENT_DP)
@@ -369,7 +372,11 @@ _STATUS_WORDS = {
 def _explain_columns(g: Guarantee) -> list[str]:
     lines = ["## What was released", ""]
     if not g.columns:
-        return [*lines, "The record does not list the released columns.", ""]
+        # a mechanism's own record (an evaluation, the library's protect()): no file was
+        # written yet; the record that a written release carries lists its columns
+        return [*lines, f"The output of `{g.mechanism}` as the guarantee below describes it. "
+                "A written release (`gazeprivacy protect`) carries a record that also lists "
+                "every column of the file and what covers it.", ""]
     for c in g.columns:
         text = f"- `{c.name}`: {_STATUS_WORDS[c.status]}"
         if c.status is Status.PROTECTED and c.by:

@@ -195,6 +195,11 @@ def protect(
         help="Event mechanisms (k-same-synth, event-synth-pd): release even when the detected "
              "events are implausible (saccade share outside 2-25 %, or the detector's checks "
              "fail on most recordings).")] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Print the guarantee and the forecasts that need only public "
+                          "parameters (vacuous bound, expected to lose to data-free points); "
+                          "reads only the input's public shape, runs no mechanism, writes "
+                          "nothing, charges no ledger.")] = False,
 ) -> None:
     """Protect a gaze data file (or, for feature-series mechanisms, a window feature table) and
     write the sealed release with its guarantee record beside it."""
@@ -243,6 +248,12 @@ def protect(
                                     "--participant and the reader options (--rate, --columns, "
                                     "--eye, --trial-message, --screen-*) apply to a file INPUT; "
                                     "a partitioned folder was read already")
+    if dry_run:
+        _dry_run(input, mechanism, kw, partitioned, reading={
+            "time_unit": time_unit, "labels": tuple(label or ()), "geometry": geo,
+            "input_format": _value(input_format), "xy_unit": _value(xy_unit),
+            "px_per_deg": px_per_deg, "participant": participant, **reading})
+        return
     led = open_ledger(ledger, max_epsilon_per_participant, allow_unaccounted)
     if partitioned:
         _protect_partitioned_checked(input, output, mechanism, spec, geo, seed=seed,
@@ -266,6 +277,7 @@ def protect(
             console.print(f"[yellow]warning:[/] {w.message}", highlight=False, soft_wrap=True)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    _warn_release(sealed, mechanism, kw)
     console.print(f"[bold]{output}[/]: {sealed.table.height} rows, columns "
                   f"{', '.join(sealed.table.columns)}", highlight=False)
     console.print(sealed.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
@@ -295,6 +307,36 @@ def _check_outputs(input: Path, output: Path, partitioned: bool,
     ranges_file = Path(ranges) if ranges and not ranges.startswith("catalogue:") else None
     check_outputs([*release, Output(id_map, "--id-map"), Output(report, "--report")],
                   inputs=[input, ranges_file], ledger=ledger, overwrite=overwrite)
+
+
+def _warn_release(sealed: Any, mechanism: str, kw: dict[str, Any]) -> None:
+    """One ``warning:`` line on stderr per check of gazeprivacy.mechanisms.forecast."""
+    from gazeprivacy.cli._common import err
+    from gazeprivacy.mechanisms import build_params
+    from gazeprivacy.mechanisms.forecast import release_warnings
+
+    for line in release_warnings(sealed.guarantee, sealed.dataset, mechanism=mechanism,
+                                 params=build_params(mechanism, None, **kw)):
+        err().print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
+
+
+def _dry_run(input: Path, mechanism: str, kw: dict[str, Any], partitioned: bool,
+             reading: dict[str, Any]) -> None:
+    """``--dry-run``: the guarantee (stdout) and the public forecasts (stderr); no release."""
+    from gazeprivacy.cli._common import err
+    from gazeprivacy.mechanisms import build_params
+    from gazeprivacy.mechanisms.forecast import PUBLIC_SHAPE_READ, plan_file
+
+    if partitioned:
+        raise InvalidParameterError("--dry-run applies to a file INPUT, not a partitioned folder")
+    plan = plan_file(input, mechanism=mechanism, params=build_params(mechanism, None, **kw),
+                     reading=reading)
+    console = Console()
+    console.print(f"dry run: no release made, nothing written, no ledger charged; read from "
+                  f"{input}: {PUBLIC_SHAPE_READ}", highlight=False, markup=False, soft_wrap=True)
+    console.print(plan.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
+    for line in plan.warnings:
+        err().print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
 
 
 def _participant_level(kw: dict[str, Any], budget: float | None, m: int | None
