@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -37,7 +38,7 @@ def test_the_infimum_is_found():
 @pytest.mark.parametrize("delta", DELTAS)
 def test_increasing_in_rho_and_zero_at_zero(delta):
     eps = [rho_to_epsilon(r, delta) for r in RHOS]
-    assert all(a < b for a, b in zip(eps, eps[1:], strict=False))
+    assert all(a < b for a, b in pairwise(eps))
     assert rho_to_epsilon(0.0, delta) == 0.0
 
 
