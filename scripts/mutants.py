@@ -60,6 +60,9 @@ T = "tests/mechanisms/samples/"
 KEQ = T + "test_kaleido_compiled.py::test_compiled_equals_python_in_one_push_and_in_random_chunks"
 AUD = "tests/audit/test_audit_mechanisms.py::test_audit_verdict_matches_what_the_mechanism_claims"
 IDA = "tests/audit/test_identification.py"
+PS = M + "samples/participant_synth.py"
+PSM = M + "samples/_participant_synth_model.py"
+PST = T + "test_participant_synth.py::"
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,15 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("kaleido-n-test-1", KAL, "return -(-w // self.t_skip_samples)", "return 1", "Kaleido: eps_test = eps / h for every test instead of eps / (h ceil(w / t_skip))", ("tests/mechanisms/samples/test_kaleido.py::test_no_w_consecutive_samples_spend_more_than_epsilon", "tests/mechanisms/samples/test_kaleido.py::test_test_noise_scale_sound_and_paper")),
     Mutant("flags-never-break", "src/gazeprivacy/guarantees.py", "and not any(f.breaks_guarantee for f in self.flags)", "and True", "a record with a proof-gap flag still says formally_private", ("tests/test_guarantees.py::test_flags_break_the_guarantee_but_a_fixed_seed_does_not",)),
     Mutant("compose-removed", "src/gazeprivacy/guarantees.py", "else self.epsilon * n", "else self.epsilon", "per-participant epsilon = per-unit epsilon (composition over units removed)", ("tests/test_guarantees.py::test_sequential_composition_per_participant",)),
+    # participant-synth: the bounded contribution, the noise, the noisy-only estimate, the public structure, the declared labels, the conversion
+    Mutant("psynth-normalisation-removed", PSM, "return h / total if total > 0 else np.zeros_like(h)", "return h", "participant-synth: a participant's histograms are counts, not normalised (weight grows with their samples and events)", (PST + "test_each_participant_adds_weight_one_per_marginal_whatever_its_recordings",)),
+    Mutant("psynth-clipping-removed", PSM, "fx = np.clip((np.asarray(x) - g.x_min_deg) / g.width_deg, 0.0, 1.0 - 1e-12)", "fx = (np.asarray(x) - g.x_min_deg) / g.width_deg", "participant-synth: off-screen points are not clipped into the public grid's border cells", (PST + "test_off_screen_points_are_clipped_into_border_cells",)),
+    Mutant("psynth-noise-halved", PS, "noisy[m] = stacked + rng.normal(0.0, sigma, size=stacked.shape)", "noisy[m] = stacked + rng.normal(0.0, sigma / 2, size=stacked.shape)", "participant-synth: the Gaussian noise on every marginal at half the stated sd (rho x4)", (PST + "test_noise_scale_is_sqrt2_over_sqrt_2_rho_share_per_marginal", PST + "test_the_noise_drawn_has_the_stated_spread")),
+    Mutant("psynth-prior-weight-raw", PS, "marg[m], factors[m] = shrink_to_prior(noisy[m][i], float(weights[i]),", "marg[m], factors[m] = shrink_to_prior(np.ravel(sums[k][m]), float(weights[i]),", "participant-synth: the prior's weight (and estimate) fitted on the raw sums, not the noisy ones", (PST + "test_the_model_depends_on_the_data_only_through_the_noisy_measurement",)),
+    Mutant("psynth-weighted-by-recordings", PSM, "stats = {name: share * v for name, v in stats.items()}", "stats = {name: share * len(mine) * v for name, v in stats.items()}", "participant-synth: a participant weighted by their number of recordings", (PST + "test_each_participant_adds_weight_one_per_marginal_whatever_its_recordings",)),
+    Mutant("psynth-structure-copied", PS, "output_length_s=float(p.output_length_s),", "output_length_s=float(part.recordings[0].duration_s),", "participant-synth: the released length copied from the input's first recording", (PST + "test_structure_does_not_follow_the_input_rows_recordings_or_order", "tests/test_common.py::test_contract[participant-synth-public_structure]")),
+    Mutant("psynth-undeclared-label", PS, "keys = [tuple(r.labels[lb] for lb in p.public_labels) for r in recs]", "keys = [tuple(r.labels.values()) for r in recs]", "participant-synth: measures per every label value, declared public or not", (PST + "test_only_declared_labels_are_measured_and_written",)),
+    Mutant("zcdp-conversion-halved", "src/gazeprivacy/accounting/zcdp.py", "best = min(float(res.fun), bun_steinke_epsilon(rho, delta))", "best = min(float(res.fun), bun_steinke_epsilon(rho, delta)) / 2", "rho -> (epsilon, delta) reports half the epsilon (a rho twice the stated budget)", ("tests/accounting/test_zcdp.py::test_matches_opendp_when_installed", "tests/accounting/test_zcdp.py::test_the_infimum_is_found")),
 )
 
 
