@@ -201,8 +201,9 @@ def test_the_noise_drawn_has_the_stated_spread(two_tasks):
 
 
 def test_the_model_depends_on_the_data_only_through_the_noisy_measurement(two_tasks):
-    """Two different inputs whose noisy measurements coincide give the same model."""
-    p = _params()
+    """Two different inputs whose noisy measurements coincide give the same model (at a large
+    epsilon, where an estimate from the raw sums would not be all prior)."""
+    p = _params(epsilon_per_participant=1e4)
     phases = plan(p)
     other = Dataset(tuple(r.with_gaze(r.x + 5.0, r.y - 2.0) for r in two_tasks))
     msgs = [phases.client(ds, np.random.default_rng(0))[1] for ds in (two_tasks, other)]
