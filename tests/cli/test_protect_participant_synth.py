@@ -78,3 +78,22 @@ def test_synthetic_flags_are_refused_for_other_mechanisms(src, tmp_path):
                               "0.5", "--per-participant-delta", "1e-6"])
     assert res.exit_code != 0 and "--per-participant-delta applies to a synthetic-population" \
         in str(res.exception)
+
+
+def test_write_release_refuses_keywords_and_records_the_public_structure(src, tmp_path):
+    import gazeprivacy as gp
+    from gazeprivacy.exceptions import InvalidParameterError
+
+    _, ds = src
+    rel = gp.protect(ds, mechanism="participant-synth", epsilon_per_participant=3.0,
+                     delta=1e-6, output_length_s=1.0, public_labels=("task",), seed=0)
+    for bad in ("participant", "t", "mask", "info", "pupil"):
+        with pytest.raises(InvalidParameterError, match=f"{bad} does not apply to "
+                                                        "participant-synth"):
+            gp.write_release(rel, tmp_path / "x.parquet", source=ds, public=["task", bad])
+    sealed = gp.write_release(rel, tmp_path / "ok.parquet", source=ds, public=["task"])
+    assert sealed.table.columns == ["participant", "recording", "t", "x", "y", "task"]
+    recordings = sealed.guarantee.column("recordings")
+    assert recordings.by == "participant-synth parameters"
+    assert "3 synthetic participants x 2 public label values x 1 recordings" in recordings.note
+    assert "input's recordings" in recordings.note
