@@ -40,6 +40,7 @@ See ``docs/privacy/participant-synth.md``.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -91,6 +92,7 @@ __all__ = [
     "SynthMessage",
     "SynthModel",
     "guarantee",
+    "measure",
     "noise_sigma",
     "participant_synth",
     "plan",
@@ -244,7 +246,14 @@ class ParticipantSynthParams:
     def rho(self) -> float:
         """The total rho-zCDP budget: the largest rho whose conversion (Canonne, Kamath &
         Steinke 2020) at ``delta`` is at most ``epsilon_per_participant``."""
-        return epsilon_to_rho(float(self.epsilon_per_participant), float(self.delta))
+        return _rho(float(self.epsilon_per_participant), float(self.delta))
+
+
+@functools.lru_cache(maxsize=64)
+def _rho(epsilon: float, delta: float) -> float:
+    """:func:`epsilon_to_rho`, cached (a root search over numerical minimisations: every noise
+    draw reads it)."""
+    return epsilon_to_rho(epsilon, delta)
 
 
 def noise_sigma(params: ParticipantSynthParams, marginal: str) -> float | None:
@@ -444,15 +453,14 @@ class ParticipantSynthPhases:
                        _record(p, model.setup))
 
 
-# long: one block per measurement (noise, then estimate), each stated in the docs
-def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
-                     sums: Mapping[Key, Mapping[str, np.ndarray]], rng: np.random.Generator
-                     ) -> tuple[dict[Key, KeyModel], dict[Key, dict[str, float]]]:
-    """Noise once per marginal (all keys together), then shrink each key toward the prior."""
+def measure(params: ParticipantSynthParams, setup: PublicSetup,
+            sums: Mapping[Key, Mapping[str, np.ndarray]], rng: np.random.Generator
+            ) -> dict[str, np.ndarray]:
+    """The curator's noisy measurements: per marginal with a share, the sums of every public
+    key stacked (keys in ``setup.keys`` order) plus Gaussian noise of sd :func:`noise_sigma`,
+    drawn once (``label_weight`` only with several keys). The auditor reads this function."""
     keys = setup.keys
-    bins = setup.bins(params)
-    sizes = bins.sizes(len(keys))
-    prior = priors(bins, len(keys))
+    sizes = setup.bins(params).sizes(len(keys))
     noisy: dict[str, np.ndarray] = {}
     for m in MARGINALS:
         sigma = noise_sigma(params, m)
@@ -467,6 +475,16 @@ def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
             continue
         # proof: docs/privacy/participant-synth.md#measure
         noisy[m] = stacked + rng.normal(0.0, sigma, size=stacked.shape)
+    return noisy
+
+
+def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
+                     sums: Mapping[Key, Mapping[str, np.ndarray]], rng: np.random.Generator
+                     ) -> tuple[dict[Key, KeyModel], dict[Key, dict[str, float]]]:
+    """Noise once per marginal (all keys together), then shrink each key toward the prior."""
+    keys = setup.keys
+    prior = priors(setup.bins(params), len(keys))
+    noisy = measure(params, setup, sums, rng)
     if "label_weight" in noisy:  # the noisy weights, projected to sum to the public count
         weights = setup.n_input * project_simplex(noisy["label_weight"] / setup.n_input)
     else:
