@@ -41,8 +41,9 @@ __all__ = ["DELTA", "EPSILON", "MEASURED", "measurement_case"]
 EPSILON = 1.0
 DELTA = 1e-6
 #: the marginals measured with one public key (label_weight is not: its weight is public)
-MEASURED = ("density", "fixation_cell", "transition", "fixation_duration", "saccade_amplitude",
-            "saccade_direction", "event_rate")
+MEASURED = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "fixation_cell",
+            "transition", "fixation_duration", "saccade_amplitude", "saccade_direction",
+            "event_rate")
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,7 @@ def test_epsilon_delta_and_length_are_required():
 
 def test_split_shares_sum_to_at_most_one():
     with pytest.raises(InvalidParameterError, match="must sum to at most 1, got 1.05"):
-        ParticipantSynthSplit(density=0.40)
+        ParticipantSynthSplit(density=0.20)
     with pytest.raises(InvalidParameterError, match=r"split.density must be in \[0, 1\]"):
         ParticipantSynthSplit(density=-0.1)
     assert math.fsum(ParticipantSynthSplit().shares().values()) <= 1.0
@@ -235,9 +235,9 @@ def test_the_model_depends_on_the_data_only_through_the_noisy_measurement(two_ta
 @pytest.mark.parametrize("n", [8, 30, 100])
 @pytest.mark.parametrize("rho", [0.02, 0.2, 2.0])
 def test_shrinkage_is_not_worse_than_the_prior_beyond_the_stated_excess(n, rho):
-    """Per marginal the release's mean squared error is at most the prior's B + 2 s^2
-    (s^2 = sigma^2 / n^2; docs/privacy/participant-synth.md#prior), with 4 standard errors;
-    and the closer truth (small B) is never estimated worse than the far one's prior."""
+    """Per marginal the release's mean squared error is at most (sqrt(B) + lambda sqrt(k) s)^2
+    and at most B + 2 s^2 (B the prior's error, s^2 = sigma^2 / n^2;
+    docs/privacy/participant-synth.md#prior), and at most k s^2, with 4 standard errors."""
     geo = simulate_dataset(n_participants=1, tasks="reading", duration_s=1.0,
                            sampling_rate_hz=50, rng=np.random.default_rng(0))[0].geometry
     q = priors(PublicBins(geo, (16, 12), (4, 3)), 1)["density"]
@@ -253,6 +253,10 @@ def test_shrinkage_is_not_worse_than_the_prior_beyond_the_stated_excess(n, rho):
             est, _ = shrink_to_prior(noisy, n, sigma, q)
             errs.append(float((est - truth) @ (est - truth)))
         mean, se = float(np.mean(errs)), float(np.std(errs) / math.sqrt(len(errs)))
+        tau2 = float(q @ q) / q.size
+        lam = tau2 / (tau2 + s2)
+        capped = (math.sqrt(b) + lam * math.sqrt(q.size * s2)) ** 2
+        assert mean <= capped + 4 * se, (tilt, mean, b, s2, capped)
         assert mean <= b + 2 * s2 + 4 * se, (tilt, mean, b, s2)
         assert mean <= q.size * s2 + 4 * se  # and never worse than the raw noisy average
 

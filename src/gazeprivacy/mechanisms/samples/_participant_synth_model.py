@@ -33,18 +33,31 @@ from gazeprivacy.data.recording import Recording
 
 __all__ = [
     "MARGINALS",
+    "MOMENTS",
+    "MOMENT_TAU",
     "Key",
     "PublicBins",
+    "gaussian_cells",
     "merge_sums",
+    "moments_gaussian",
     "participant_statistics",
     "priors",
     "project_simplex",
+    "shrink_moment",
     "shrink_to_prior",
+    "spatial_priors",
 ]
 
 #: The measured marginals, in the order of the budget split.
-MARGINALS = ("density", "fixation_cell", "transition", "fixation_duration",
-             "saccade_amplitude", "saccade_direction", "event_rate", "label_weight")
+MARGINALS = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "fixation_cell",
+             "transition", "fixation_duration", "saccade_amplitude", "saccade_direction",
+             "event_rate", "label_weight")
+
+#: The spatial moments, each measured as a two-bin histogram ``(v, 1 - v)`` with ``v`` in
+#: [0, 1]: the participant's mean x and y in screen-box units, and their second moments about
+#: the public centre, clipped to [0, 1/16] and scaled by 16.
+MOMENTS = ("mean_x", "mean_y", "spread_x", "spread_y")
+SPREAD_CLIP = 1.0 / 16.0
 
 Key = tuple[str, ...]
 """The values of the public labels of a recording, in the order of ``public_labels``."""
@@ -100,7 +113,8 @@ class PublicBins:
         """Bins per marginal (``label_weight``: one per public key)."""
         nf = self.grid[0] * self.grid[1]
         nc = self.coarse_grid[0] * self.coarse_grid[1]
-        return {"density": nf, "fixation_cell": nc, "transition": nc * nc,
+        return {"mean_x": 2, "mean_y": 2, "spread_x": 2, "spread_y": 2,
+                "density": nf, "fixation_cell": nc, "transition": nc * nc,
                 "fixation_duration": _DURATION_S[2], "saccade_amplitude": _AMPLITUDE_BINS,
                 "saccade_direction": _DIRECTION_BINS, "event_rate": _RATE_HZ[2],
                 "label_weight": n_keys}
@@ -139,6 +153,20 @@ def _normalised(h: np.ndarray) -> np.ndarray:
     return h / total if total > 0 else np.zeros_like(h)
 
 
+def _moments(x: np.ndarray, y: np.ndarray, g: Geometry) -> dict[str, np.ndarray]:
+    """The participant's spatial moments as two-bin histograms ``(v, 1 - v)`` (zeros when it
+    has no valid sample): ``v`` the mean of the clipped box coordinate, or its second moment
+    about the public centre clipped to ``SPREAD_CLIP`` and divided by it."""
+    if x.size == 0:
+        return {m: np.zeros(2) for m in MOMENTS}
+    fx = np.clip((x - g.x_min_deg) / g.width_deg, 0.0, 1.0)
+    fy = np.clip((y - g.y_min_deg) / g.height_deg, 0.0, 1.0)
+    vals = {"mean_x": fx.mean(), "mean_y": fy.mean(),
+            "spread_x": min(float(np.mean((fx - 0.5) ** 2)), SPREAD_CLIP) / SPREAD_CLIP,
+            "spread_y": min(float(np.mean((fy - 0.5) ** 2)), SPREAD_CLIP) / SPREAD_CLIP}
+    return {m: np.array([v, 1.0 - v]) for m, v in vals.items()}
+
+
 def _key_statistics(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins
                     ) -> dict[str, np.ndarray]:
     """One participant's histograms under one key, each normalised to total 1 (or all zero
@@ -151,6 +179,7 @@ def _key_statistics(recs: Sequence[Recording], events: pl.DataFrame, bins: Publi
     ok = np.isfinite(x) & np.isfinite(y)
     out = {"density": _normalised(np.bincount(bins.cell(x[ok], y[ok], bins.grid),
                                               minlength=nf).astype(np.float64))}
+    out.update(_moments(x[ok], y[ok], bins.geometry))
     fix = events.filter(pl.col("name") == "fixation").sort("recording", "onset")
     sac = events.filter(pl.col("name") == "saccade")
     cells = bins.cell(fix["centroid_x"].to_numpy(), fix["centroid_y"].to_numpy(),
@@ -201,15 +230,24 @@ def participant_statistics(recs: Sequence[Recording], events: pl.DataFrame,
 # data-free priors
 
 
-def _gaussian_cells(bins: PublicBins, grid: tuple[int, int]) -> np.ndarray:
-    """Cell masses of N(centre, (W/6, H/6)) truncated to the screen box."""
+def gaussian_cells(grid: tuple[int, int], mean: tuple[float, float] = (0.5, 0.5),
+                   sd: tuple[float, float] = (1 / 6, 1 / 6)) -> np.ndarray:
+    """Cell masses of a Gaussian with ``mean`` and ``sd`` in screen-box units, truncated to
+    the box; the defaults are the centre prior N(centre, (W/6, H/6))."""
     nx, ny = grid
-    ex = np.linspace(-3.0, 3.0, nx + 1)  # (edge - centre) / (W / 6): the box is +-3 sd
-    ey = np.linspace(-3.0, 3.0, ny + 1)
-    px = np.diff(ndtr(ex))
-    py = np.diff(ndtr(ey))
-    m = np.outer(py, px).ravel()
+    px = np.diff(ndtr((np.linspace(0.0, 1.0, nx + 1) - mean[0]) / sd[0]))
+    py = np.diff(ndtr((np.linspace(0.0, 1.0, ny + 1) - mean[1]) / sd[1]))
+    m = np.outer(py, px).ravel() + 1e-12  # no cell exactly 0 (a far-off mean)
     return m / m.sum()
+
+
+def spatial_priors(bins: PublicBins, mean: tuple[float, float] = (0.5, 0.5),
+                   sd: tuple[float, float] = (1 / 6, 1 / 6)) -> dict[str, np.ndarray]:
+    """The spatial marginals of a Gaussian (``density``, ``fixation_cell`` and independent
+    ``transition``): of the centre prior by default, or of the released spatial moments."""
+    coarse = gaussian_cells(bins.coarse_grid, mean, sd)
+    return {"density": gaussian_cells(bins.grid, mean, sd), "fixation_cell": coarse,
+            "transition": np.outer(coarse, coarse).ravel()}
 
 
 def _binned(cdf: np.ndarray) -> np.ndarray:
@@ -235,15 +273,16 @@ def _direction_prior(edges: np.ndarray) -> np.ndarray:
 def priors(bins: PublicBins, n_keys: int) -> dict[str, np.ndarray]:
     """The data-free prior of every marginal (each a probability vector); see the module
     constants for where the event priors come from."""
-    coarse = _gaussian_cells(bins, bins.coarse_grid)
     k_dur, med = _PRIOR_DURATION
     scale = med / float(gamma_dist.ppf(0.5, k_dur))
     k_amp, mean_amp = _PRIOR_AMPLITUDE
     rate, sd = _PRIOR_RATE
+    centre = (1.0 / 6.0) ** 2 / SPREAD_CLIP  # the centre prior's scaled second moment
     return {
-        "density": _gaussian_cells(bins, bins.grid),
-        "fixation_cell": coarse,
-        "transition": np.outer(coarse, coarse).ravel(),
+        "mean_x": np.array([0.5, 0.5]), "mean_y": np.array([0.5, 0.5]),
+        "spread_x": np.array([centre, 1.0 - centre]),
+        "spread_y": np.array([centre, 1.0 - centre]),
+        **spatial_priors(bins),
         "fixation_duration": _binned(gamma_dist.cdf(bins.duration_edges, k_dur, scale=scale)),
         "saccade_amplitude": _binned(gamma_dist.cdf(bins.amplitude_edges, k_amp,
                                                     scale=mean_amp / k_amp)),
@@ -273,13 +312,16 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
 
 def shrink_to_prior(noisy_sum: np.ndarray, n_weight: float, sigma: float,
                     prior: np.ndarray) -> tuple[np.ndarray, float]:
-    """The released probability vector of one marginal under one key, and its shrink factor.
+    """The released probability vector of one marginal under one key, and its factor ``c``.
 
     ``z = noisy_sum / n`` estimates the average participant histogram ``p`` with per-cell noise
-    variance ``s^2 = sigma^2 / n^2``; positive-part James-Stein toward the prior ``q``:
-    ``c = max(0, 1 - (k - 2) s^2 / ||z - q||^2)``, ``q + c (z - q)``, projected onto the simplex.
-    Every input is the noisy measurement or public (``n``: the public or noisy weight of the
-    key; ``sigma``: the noise scale), so this is post-processing.
+    variance ``s^2 = sigma^2 / n^2``. Positive-part James-Stein toward the prior ``q``,
+    ``c_JS = max(0, 1 - (k - 2) s^2 / ||z - q||^2)``, capped by the public linear weight
+    ``lambda = tau^2 / (tau^2 + s^2)`` with ``tau^2 = ||q||^2 / k`` (the prior's mean squared
+    cell mass: noise far above it cannot move a cell by more than about ``tau^2 / s``);
+    ``q + c (z - q)`` with ``c = min(c_JS, lambda)``, projected onto the simplex. Every input is
+    the noisy measurement or public (``n``: the key's public or noisy weight; ``sigma``: the
+    noise scale), so this is post-processing. See docs/privacy/participant-synth.md#prior.
 
     >>> q = np.full(4, 0.25)
     >>> p, c = shrink_to_prior(np.array([40.0, 30, 20, 10]), 100.0, 1e-9, q)
@@ -290,10 +332,50 @@ def shrink_to_prior(noisy_sum: np.ndarray, n_weight: float, sigma: float,
     n = max(float(n_weight), 1.0)
     z = np.asarray(noisy_sum, dtype=np.float64) / n
     s2 = (sigma / n) ** 2
+    tau2 = float(prior @ prior) / k
     d = z - prior
     dist2 = float(d @ d)
     c = max(0.0, 1.0 - (k - 2) * s2 / dist2) if dist2 > 0 else 0.0
+    c = min(c, tau2 / (tau2 + s2))
     return project_simplex(prior + c * d), c
+
+
+#: Public prior sd of each spatial moment (box units; spreads scaled by 1 / SPREAD_CLIP), the
+#: precision weights' scale: a participant mean 0.1 of the screen off centre, a second moment
+#: 0.02 off the centre prior's (the frontier-feasibility estimate's values).
+MOMENT_TAU = {"mean_x": 0.1, "mean_y": 0.1, "spread_x": 0.02 / SPREAD_CLIP,
+              "spread_y": 0.02 / SPREAD_CLIP}
+
+
+def shrink_moment(noisy_sum: np.ndarray, n_weight: float, sigma: float, prior: np.ndarray,
+                  tau: float) -> tuple[np.ndarray, float]:
+    """A spatial moment from its two-bin measurement ``(sum v, sum (1 - v)) + noise``.
+
+    ``v_hat = (z_0 - z_1 + 1) / 2`` averages the two noisy estimates (variance
+    ``s^2 / 2``); the release is ``v0 + w (v_hat - v0)`` with the precision weight
+    ``w = tau^2 / (tau^2 + s^2 / 2)`` for the public ``tau``, clipped to [0, 1].
+
+    >>> v, w = shrink_moment(np.array([30.0, 70.0]), 100.0, 1e-9, np.array([0.5, 0.5]), 0.1)
+    >>> v.round(3).tolist(), round(w, 3)
+    ([0.3, 0.7], 1.0)
+    """
+    n = max(float(n_weight), 1.0)
+    z = np.asarray(noisy_sum, dtype=np.float64) / n
+    v_hat = (z[0] - z[1] + 1.0) / 2.0
+    var = (sigma / n) ** 2 / 2.0
+    w = tau ** 2 / (tau ** 2 + var)
+    v = float(np.clip(prior[0] + w * (v_hat - prior[0]), 0.0, 1.0))
+    return np.array([v, 1.0 - v]), w
+
+
+def moments_gaussian(moments: Mapping[str, np.ndarray]) -> tuple[tuple[float, float],
+                                                                 tuple[float, float]]:
+    """Mean and sd (box units) of the Gaussian with the released moments (sd at least 0.02)."""
+    mean = (float(moments["mean_x"][0]), float(moments["mean_y"][0]))
+    sd = tuple(math.sqrt(max(float(moments[f"spread_{a}"][0]) * SPREAD_CLIP
+                             - (mean[i] - 0.5) ** 2, 0.02 ** 2))
+               for i, a in enumerate("xy"))
+    return mean, (sd[0], sd[1])
 
 
 def merge_sums(into: dict[Key, dict[str, np.ndarray]],

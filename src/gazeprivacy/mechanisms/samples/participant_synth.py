@@ -67,13 +67,18 @@ from gazeprivacy.mechanisms.contract import (
 from gazeprivacy.mechanisms.noise.gaussian import zcdp_gaussian_sigma
 from gazeprivacy.mechanisms.samples._participant_synth_model import (
     MARGINALS,
+    MOMENT_TAU,
+    MOMENTS,
     Key,
     PublicBins,
     merge_sums,
+    moments_gaussian,
     participant_statistics,
     priors,
     project_simplex,
+    shrink_moment,
     shrink_to_prior,
+    spatial_priors,
 )
 from gazeprivacy.mechanisms.samples._participant_synth_render import (
     KeyModel,
@@ -117,14 +122,18 @@ class ParticipantSynthSplit:
     count); an unspent share is simply not used (the record states the total rho).
     """
 
-    density: float = 0.35
-    fixation_cell: float = 0.10
-    transition: float = 0.15
-    fixation_duration: float = 0.10
+    mean_x: float = 0.05
+    mean_y: float = 0.05
+    spread_x: float = 0.10
+    spread_y: float = 0.10
+    density: float = 0.15
+    fixation_cell: float = 0.05
+    transition: float = 0.10
+    fixation_duration: float = 0.12
     saccade_amplitude: float = 0.10
     saccade_direction: float = 0.05
     event_rate: float = 0.10
-    label_weight: float = 0.05
+    label_weight: float = 0.03
 
     def __post_init__(self) -> None:
         for name in MARGINALS:
@@ -494,12 +503,20 @@ def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
     for i, k in enumerate(keys):
         marg: dict[str, np.ndarray] = {}
         factors: dict[str, float] = {}
+        key_prior = dict(prior)
         for m in MARGINALS[:-1]:
             if m not in noisy:
-                marg[m], factors[m] = prior[m], 0.0
-                continue
-            marg[m], factors[m] = shrink_to_prior(noisy[m][i], float(weights[i]),
-                                                  noise_sigma(params, m) or 0.0, prior[m])
+                marg[m], factors[m] = key_prior[m], 0.0
+            elif m in MOMENTS:
+                marg[m], factors[m] = shrink_moment(noisy[m][i], float(weights[i]),
+                                                    noise_sigma(params, m) or 0.0, prior[m],
+                                                    MOMENT_TAU[m])
+            else:
+                marg[m], factors[m] = shrink_to_prior(noisy[m][i], float(weights[i]),
+                                                      noise_sigma(params, m) or 0.0,
+                                                      key_prior[m])
+            if m == MOMENTS[-1]:  # the spatial prior: the Gaussian of the released moments
+                key_prior.update(spatial_priors(setup.bins(params), *moments_gaussian(marg)))
         models[k], shrink[k] = KeyModel(marg), factors
     return models, shrink
 
