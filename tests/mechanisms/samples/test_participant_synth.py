@@ -78,7 +78,7 @@ class RecordingRng:
     (dict(output_length_s=0.0), "output_length_s must be > 0"),
     (dict(public_labels=("participant",)), "public_labels must be distinct recording labels"),
     (dict(grid=(1, 12)), "grid must have nx, ny >= 2"),
-    (dict(detector="nope"), "detector must be one of adaptive"),
+    (dict(detector="nope"), "detector must be one of remodnav, adaptive"),
     (dict(recordings_per_participant=0), "recordings_per_participant must be"),
     (dict(mode="paper"), "mode must be one of 'sound'"),
 ], ids=["delta_zero", "delta_one", "epsilon_negative", "length_zero", "id_as_label",

@@ -56,6 +56,7 @@ from gazeprivacy._validation import check_int, check_positive
 from gazeprivacy.accounting.zcdp import CONVERSION, epsilon_to_rho
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.events.detection import DEFAULT_METHOD
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Budget, Guarantee, Kind, Release, Unit
 from gazeprivacy.mechanisms.contract import (
@@ -189,7 +190,9 @@ class ParticipantSynthParams:
     geometry : Geometry, optional
         The public screen; default the input's (one geometry).
     detector : str
-        Event detector (:data:`gazeprivacy.events.detection.METHODS`), default ``adaptive``.
+        Event detector (:data:`gazeprivacy.events.detection.METHODS`), default the
+        project's (``DEFAULT_METHOD``: REMoDNaV). Implausible detections are not refused: each
+        participant's events are normalised, so any detector output is covered.
     split : ParticipantSynthSplit
         Shares of rho per marginal.
     mode : Mode
@@ -216,7 +219,7 @@ class ParticipantSynthParams:
     coarse_grid: tuple[int, int] = (4, 3)
     sampling_rate_hz: float | None = None
     geometry: Geometry | None = None
-    detector: str = "adaptive"
+    detector: str = DEFAULT_METHOD
     split: ParticipantSynthSplit = field(default_factory=ParticipantSynthSplit)
     mode: Mode = Mode.SOUND
 
