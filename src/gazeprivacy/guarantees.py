@@ -39,6 +39,10 @@ class Kind(StrEnum):
 
     PURE_DP = "epsilon-DP"
     APPROX_DP = "(epsilon,delta)-DP"
+    #: rho-zero-concentrated DP (Bun & Steinke 2016); the record's epsilon and delta are its
+    #: conversion (``parameters["rho"]``, ``parameters["conversion"]``:
+    #: :mod:`gazeprivacy.accounting.zcdp`)
+    RHO_ZCDP = "rho-zCDP"
     LOCAL_DP = "epsilon-LDP"
     W_EVENT_DP = "(epsilon,w,r)-DP"
     K_ANONYMITY = "k-anonymity"
@@ -396,7 +400,7 @@ def _odds(eps: float) -> str:
 def _explain_unit(g: Guarantee) -> list[str]:
     unit = g.unit.value
     lines = ["## The guarantee per " + unit, ""]
-    if g.kind in (*_PURE_KINDS, Kind.APPROX_DP) and g.epsilon is not None:
+    if g.kind in (*_PURE_KINDS, Kind.APPROX_DP, Kind.RHO_ZCDP) and g.epsilon is not None:
         text = (f"{g.kind.value} with epsilon = {g.epsilon:g} per {unit}: an observer's odds of "
                 f"telling two neighbouring inputs apart change by at most a factor "
                 f"e^epsilon = {_odds(g.epsilon)}")
@@ -405,6 +409,9 @@ def _explain_unit(g: Guarantee) -> list[str]:
         lines.append(text + ".")
         if g.kind is Kind.LOCAL_DP:
             lines.append("The noise is added before the data leave the device (local DP).")
+        if g.kind is Kind.RHO_ZCDP:
+            lines.append(f"It holds as rho-zCDP with rho = {g.parameters.get('rho')}; epsilon "
+                         f"and delta are its conversion ({g.parameters.get('conversion')}).")
     elif g.kind is Kind.K_ANONYMITY:
         lines.append(f"k-anonymity with k = {g.k}: each released {unit} is indistinguishable "
                      f"from at least {g.k} - 1 others in the released attributes. This is not "

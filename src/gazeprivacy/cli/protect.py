@@ -116,8 +116,18 @@ def protect(
     windows_per_participant: Annotated[int | None, typer.Option(
         help="DPGazeSynth participant level: m windows per participant, drawn at random across "
              "its recordings, each at the budget / m.")] = None,
+    per_participant_delta: Annotated[float | None, typer.Option(
+        help="participant-synth: the delta of the per-participant (epsilon, delta) guarantee "
+             "(required; no default).")] = None,
+    participants: Annotated[int | None, typer.Option(
+        help="participant-synth: synthetic participants to write (default: the input's "
+             "participant count, public by design).")] = None,
+    recordings_per_participant: Annotated[int | None, typer.Option(
+        help="participant-synth: synthetic recordings per participant and public label value "
+             "(default 1).")] = None,
     output_length_s: Annotated[float | None, typer.Option(
-        help="DPGazeSynth participant level (with --param missing=fill): every released "
+        help="participant-synth: length of every synthetic recording (required). "
+             "DPGazeSynth participant level (with --param missing=fill): every released "
              "recording is S seconds long (round(S x rate) rows, synthesised), so the file does "
              "not carry the input's recording lengths. Without it the row counts are the "
              "input's (public, listed in the record).")] = None,
@@ -224,7 +234,13 @@ def protect(
                                         f"mechanisms (k-same-synth, event-synth-pd), not "
                                         f"{mechanism}")
         kw["accept_implausible_events"] = True
-    kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
+    if spec.synthetic_population:
+        kw.update(_synthetic_population(kw, per_participant_epsilon, per_participant_delta,
+                                        windows_per_participant, participants,
+                                        recordings_per_participant, public or ()))
+    else:
+        _no_synthetic_flags(per_participant_delta, participants, recordings_per_participant)
+        kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
     if spec.level == "series" and ranges is not None:
         kw["ranges"] = _declared_ranges(ranges)
     reading = reader_options(rate=rate, columns=columns, eye=eye, trial_message=trial_message,
@@ -353,6 +369,51 @@ def _participant_level(kw: dict[str, Any], budget: float | None, m: int | None
         raise InvalidParameterError("give --epsilon (per window) or --per-participant-epsilon "
                                     "(per participant), not both")
     return {"epsilon": budget, "unit": "participant", "windows_per_participant": m}
+
+
+# participant-synth (a synthetic population): its flags, checked in one place
+_SYNTH_NOT_PUBLIC = ("participant", "recording", "t", "mask", "name", "info", "pupil")
+
+
+def _synthetic_population(kw: dict[str, Any], epsilon: float | None, delta: float | None,
+                          windows: int | None, participants: int | None,
+                          recordings: int | None, public: Any) -> dict[str, Any]:
+    """The flags of a synthetic-population mechanism as parameters: ``--per-participant-epsilon``
+    and ``--per-participant-delta`` (both required), ``--participants``,
+    ``--recordings-per-participant``; every ``--public`` name is a public label."""
+    if windows is not None:
+        raise InvalidParameterError("--windows-per-participant does not apply to a synthetic "
+                                    "population: its unit is the participant with all their "
+                                    "recordings; drop it")
+    if "epsilon" in kw:
+        raise InvalidParameterError("--epsilon does not apply to a synthetic population; give "
+                                    "--per-participant-epsilon and --per-participant-delta")
+    if epsilon is None or delta is None:
+        raise InvalidParameterError("a synthetic population needs --per-participant-epsilon "
+                                    "and --per-participant-delta (no defaults)")
+    ids = sorted(set(public) & set(_SYNTH_NOT_PUBLIC))
+    if ids:
+        raise InvalidParameterError(f"--public {ids[0]} does not apply to a synthetic "
+                                    "population: its file holds only synthetic pseudonyms, the "
+                                    "public time grid, x, y and the declared labels; declare "
+                                    "labels only (e.g. --public task)")
+    out: dict[str, Any] = {"epsilon_per_participant": epsilon, "delta": delta,
+                           "public_labels": tuple(public)}
+    if participants is not None:
+        out["n_participants"] = participants
+    if recordings is not None:
+        out["recordings_per_participant"] = recordings
+    return out
+
+
+def _no_synthetic_flags(delta: float | None, participants: int | None,
+                        recordings: int | None) -> None:
+    given = [flag for flag, v in (("--per-participant-delta", delta),
+                                  ("--participants", participants),
+                                  ("--recordings-per-participant", recordings)) if v is not None]
+    if given:
+        raise InvalidParameterError(f"{given[0]} applies to a synthetic-population mechanism "
+                                    "(participant-synth) only")
 
 
 def _smaller_side(input: Path, geo: Geometry | None, partitioned: bool,
