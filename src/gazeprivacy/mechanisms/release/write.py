@@ -151,10 +151,13 @@ def write_release(release: Release[Dataset], path: str | Path, *, public: Iterab
                   pupil_epsilon: float | None = None, pupil_range: Sequence[float] | None = None,
                   source: Dataset | None = None, id_map_path: str | Path | None = None,
                   report_path: str | Path | None = None,
-                  rng: np.random.Generator | None = None) -> SealedRelease:
+                  rng: np.random.Generator | None = None,
+                  pseudonym_key: bytes | None = None) -> SealedRelease:
     """:func:`seal` ``release`` and write it with :func:`write_sealed`; returns the sealed
-    release. Without ``rng`` the pseudonym key and pupil noise come from OS entropy."""
+    release. The pseudonym key always comes from OS entropy (``pseudonym_key``: a test-only
+    fixed key, which the record flags); without ``rng`` the pupil noise does too."""
     sealed = seal(release, public=public, pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
-                  source=source, rng=rng if rng is not None else make_rng(None))
+                  source=source, rng=rng if rng is not None else make_rng(None),
+                  pseudonym_key=pseudonym_key)
     write_sealed(sealed, path, id_map_path=id_map_path, report_path=report_path)
     return sealed
