@@ -89,7 +89,9 @@ def heatmap(
                        cap=cap_value, sigma_px=sigma_px, rng=make_rng(seed), cell_px=cell_px,
                        mode=mode, fixations_per_observer=prior_fixations)
         record = rel.guarantee.as_seeded_release(seed is not None)
-        spend.check(record)
+        # checked per observer id: the record composes one map per observer ("each observer")
+        spend.check(None if planned is None else record.compose(
+            dict.fromkeys(planned.per_participant or {}, 1)))
         image = read_stimulus_image(stimulus_image) if stimulus_image is not None else None
         with atomic_files(out, rec_path) as (tmp_png, tmp_rec):
             render_heatmap_png(rel.output.heatmap, tmp_png, stimulus_image=image,

@@ -110,6 +110,11 @@ def protect(
              "recording is S seconds long (round(S x rate) rows, synthesised), so the file does "
              "not carry the input's recording lengths. Without it the row counts are the "
              "input's (public, listed in the record).")] = None,
+    recordings_per_participant: Annotated[int | None, typer.Option(
+        help="DPGazeSynth participant level (with --output-length-s): every participant gets "
+             "exactly R released recordings (synthesised, new recording ids, no labels), so the "
+             "file does not carry the input's number of recordings per participant either. "
+             "Without it that number is the input's (public, listed in the record).")] = None,
     param: Annotated[list[str] | None, typer.Option(
         help="Further mechanism parameter NAME=VALUE (repeatable), e.g. "
              "transitions=one-per-window.")] = None,
@@ -184,7 +189,8 @@ def protect(
     kw: dict[str, Any] = {name: value for name, value in
                           (("epsilon", epsilon), ("k", k), ("gamma", gamma), ("mode", mode),
                            ("radius_deg", radius_deg), ("window_s", window_s),
-                           ("grid_size", grid_size), ("output_length_s", output_length_s))
+                           ("grid_size", grid_size), ("output_length_s", output_length_s),
+                           ("recordings_per_participant", recordings_per_participant))
                           if value is not None}
     kw.update(dict(_parse_param(p) for p in param or ()))
     kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
@@ -237,6 +243,10 @@ def protect(
     console.print(f"guarantee record: {guarantee_path(output)}", highlight=False)
     if id_map is not None:
         console.print(f"id map (keep private): {id_map}", highlight=False)
+    for spellings in sealed.report.get("ledger_merged_ids", ()):
+        console.print(f"[yellow]ledger:[/] {', '.join(map(repr, spellings))} are one "
+                      "participant to the ledger (ids are trimmed and case-folded); their "
+                      "budgets were added up", highlight=False, soft_wrap=True)
 
 
 def _participant_level(kw: dict[str, Any], budget: float | None, m: int | None

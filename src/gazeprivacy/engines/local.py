@@ -379,7 +379,31 @@ def _run(parts: _Parts, source: Source, plan: PartitionPlan, dest: Path, sealing
                             sealing)
     record = replace(combine_guarantees(records).as_seeded_release(seed is not None),
                      columns=merge_columns(records))
+    if record.parameters.get("pupil_epsilon") is not None:
+        record = replace(record, per_participant=_summed_budgets(records))
     return _with_engine_note(_rate_free(record, records), engine, parts.n)
+
+
+def _summed_budgets(records: Sequence[Guarantee]) -> dict[str, Any]:
+    """Per participant, the partitions' budgets added up (basic sequential composition). With
+    protected pupil a partition's budget is its gaze units plus its pupil blocks, which
+    re-composing the per-unit epsilon over units (combine_guarantees) would overstate."""
+    from gazeprivacy.guarantees import Budget
+
+    out: dict[str, Budget] = {}
+    for r in records:
+        for pid, b in (r.per_participant or {}).items():
+            if pid not in out:
+                out[pid] = b
+                continue
+            a = out[pid]
+            out[pid] = Budget(None if a.epsilon is None or b.epsilon is None
+                              else a.epsilon + b.epsilon,
+                              None if a.delta is None and b.delta is None
+                              else min(1.0, (a.delta or 0.0) + (b.delta or 0.0)),
+                              a.units + b.units, "basic sequential composition over "
+                              "partitions: " + a.rule)
+    return out
 
 
 def _rate_free(record: Guarantee, records: Sequence[Guarantee]) -> Guarantee:

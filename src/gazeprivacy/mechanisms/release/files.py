@@ -130,7 +130,7 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         rel = Release(rel.output, rel.guarantee.as_seeded_release(seed is not None))
         sealed = _with_seed(seal(rel, public=public, pupil_epsilon=pupil_epsilon,
                                  pupil_range=pupil_range, source=ds, rng=seal_rng,
-                                 pseudonym_key=pseudonym_key), seed)
+                                 pseudonym_key=pseudonym_key), seed, entry.merged)
         entry.check(sealed.guarantee, ids=participant_ids(sealed))
         write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path,
                      input_path=in_path)
@@ -138,11 +138,16 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
     return sealed
 
 
-def _with_seed(sealed: SealedRelease, seed: int | None) -> SealedRelease:
-    """The seed of a research run goes to the data holder's report, never into the release."""
-    if seed is None:
-        return sealed
-    return replace(sealed, report={**dict(sealed.report), "seed": int(seed)})
+def _with_seed(sealed: SealedRelease, seed: int | None,
+               merged: Sequence[Sequence[str]] = ()) -> SealedRelease:
+    """The seed of a research run, and the raw id spellings the ledger charged as one person,
+    go to the data holder's report, never into the release."""
+    extra: dict[str, Any] = {}
+    if seed is not None:
+        extra["seed"] = int(seed)
+    if merged:
+        extra["ledger_merged_ids"] = [list(g) for g in merged]
+    return replace(sealed, report={**dict(sealed.report), **extra}) if extra else sealed
 
 
 def participant_ids(sealed: SealedRelease) -> dict[str, str]:
@@ -171,7 +176,7 @@ def _protect_series_file(in_path: Path, out_path: Path, mechanism: str, params: 
         rel = protect_series(table, mechanism, params, rng=rngs[0])
         sealed = _with_seed(seal_series_table(
             rel.output, rel.guarantee.as_seeded_release(seed is not None), public=public,
-            pseudonym_key=pseudonym_key), seed)
+            pseudonym_key=pseudonym_key), seed, entry.merged)
         entry.check(sealed.guarantee, ids=participant_ids(sealed))
         write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path)
     entry.commit(out_path)

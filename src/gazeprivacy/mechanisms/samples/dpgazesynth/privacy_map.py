@@ -113,8 +113,11 @@ def _participant_record(window: Guarantee, params: DPGazeSynthParams) -> Guarant
         "recording, public shape; the draw uses the release's generator and no gaze value), "
         f"each at epsilon / m = {per_window:.6g} (basic sequential composition: {window.epsilon:g}"
         " per participant); the other windows send nothing",
-        "released: one synthetic recording per input recording (the number of recordings per "
-        "participant is the input's, public shape), "
+        ("released: one synthetic recording per input recording (the number of recordings per "
+         "participant is the input's, public shape), " if params.recordings_per_participant is None
+         else f"released: {params.recordings_per_participant} synthetic recordings per "
+              "participant whatever the input's number (recordings_per_participant, a fixed "
+              "public structure; new recording ids, no labels), ")
         + (f"each of round({params.output_length_s:g} s x rate) rows whatever the input's "
            "length (output_length_s; the input's row counts are not written, but neither are "
            "they protected: the windows drawn and a recording's last, shorter window depend on "
@@ -134,7 +137,11 @@ def _participant_record(window: Guarantee, params: DPGazeSynthParams) -> Guarant
         parameters={**window.parameters, "unit": params.unit, "windows_per_participant": m,
                     "epsilon_per_window": per_window,
                     "output_length_s": params.output_length_s,
-                    "release": "one synthetic recording per input recording ("
+                    "recordings_per_participant": params.recordings_per_participant,
+                    "release": ("one synthetic recording per input recording ("
+                                if params.recordings_per_participant is None else
+                                f"{params.recordings_per_participant} synthetic recordings per "
+                                "participant (")
                                + ("the input's row counts, public" if params.output_length_s
                                   is None else f"{params.output_length_s:g} s each, public")
                                + "), synthesised from the population model"},
@@ -152,7 +159,11 @@ def shape_guarantee(params: DPGazeSynthParams, shape: SampleShape) -> Guarantee:
     if len({(r.sampling_rate_hz, _geometry(r, params)) for r in recs}) > 1:
         record = _with_note(record, "recordings differ in sampling rate or geometry; window "
                                     "samples and radius in 'parameters' are those of the first "
-                                    "recording")
+                                    "recording; W is round(window_s x each recording's own "
+                                    "rate)")
+    if len({r.sampling_rate_hz for r in recs}) > 1:  # no single rate: each recording's own
+        record = replace(record, parameters={k: v for k, v in record.parameters.items()
+                                             if k != "sampling_rate_hz"})
     for rate in {r.sampling_rate_hz for r in recs}:
         output_samples(params, rate)  # refuses a too short output length
     windows = shape.units_per_participant(
