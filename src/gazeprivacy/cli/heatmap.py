@@ -11,8 +11,9 @@ from typing import Annotated, Any
 import typer
 
 from gazeprivacy.cli._common import (
+    Output,
     atomic_files,
-    check_output,
+    check_outputs,
     err,
     make_rng,
     open_ledger,
@@ -71,11 +72,9 @@ def heatmap(
     from gazeprivacy.report.heatmap_render import read_stimulus_image, render_heatmap_png
 
     # Everything about the output is checked before the (possibly long) work.
-    inputs = (input_path, stimulus_image)
     rec_path = out.with_name(out.stem + ".guarantee.json")
-    check_output(out, suffixes=(".png",), inputs=inputs, overwrite=overwrite, option="--out")
-    check_output(rec_path, suffixes=(".json",), inputs=inputs, overwrite=overwrite,
-                 option="the record")
+    check_outputs([Output(out, "--out", suffixes=(".png",)), Output(rec_path, "the record")],
+                  inputs=[input_path, stimulus_image], ledger=ledger, overwrite=overwrite)
     cap_value: int | str = cap if cap == "auto" else _int(cap)
     led = open_ledger(ledger, max_epsilon_per_participant, allow_unaccounted)
     say(f"reading {input_path}")

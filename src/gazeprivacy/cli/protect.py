@@ -166,7 +166,8 @@ def protect(
     scheduler: Annotated[str | None, typer.Option(
         help="--engine dask: scheduler address (default: a local cluster).")] = None,
     overwrite: Annotated[bool, typer.Option(
-        help="Partitioned INPUT: replace an existing OUTPUT folder.")] = False,
+        help="Replace an existing OUTPUT (file and record, or partitioned folder), --id-map "
+             "and --report.")] = False,
     ledger: Annotated[Path | None, typer.Option(
         "--ledger", help="Charge each participant in this privacy-budget ledger (SQLite; its "
                          "key goes to FILE.key, keep both private). See `gazeprivacy ledger`.")
@@ -185,6 +186,9 @@ def protect(
     from gazeprivacy.mechanisms.release import protect_file
 
     spec = MECHANISMS[mechanism]
+    partitioned = is_partitioned(input)
+    _check_outputs(input, output, partitioned, (id_map, report), ledger=ledger,
+                   ranges=ranges, overwrite=overwrite)
     geo = parse_geometry(geometry) if geometry else None
     kw: dict[str, Any] = {name: value for name, value in
                           (("epsilon", epsilon), ("k", k), ("gamma", gamma), ("mode", mode),
@@ -196,7 +200,6 @@ def protect(
     kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
     if spec.level == "series" and ranges is not None:
         kw["ranges"] = _declared_ranges(ranges)
-    partitioned = is_partitioned(input)
     if not partitioned and (engine != "local" or scheduler is not None):
         raise InvalidParameterError(
             "--engine / --scheduler apply to a partitioned INPUT folder; make one with "
@@ -228,7 +231,7 @@ def protect(
                               time_unit=time_unit, geometry=geo, ledger=led,
                               labels=label or (), xy_unit=_value(xy_unit),
                               px_per_deg=px_per_deg, input_format=_value(input_format),
-                              participant=participant, **kw)
+                              participant=participant, overwrite=overwrite, **kw)
     console = Console()
     for w in caught:  # paper mode and other unproven paths: say so, do not fail
         if issubclass(w.category, NotFormallyPrivateWarning):
@@ -247,6 +250,27 @@ def protect(
         console.print(f"[yellow]ledger:[/] {', '.join(map(repr, spellings))} are one "
                       "participant to the ledger (ids are trimmed and case-folded); their "
                       "budgets were added up", highlight=False, soft_wrap=True)
+
+
+def _check_outputs(input: Path, output: Path, partitioned: bool,
+                   extra: tuple[Path | None, Path | None], *, ledger: Path | None,
+                   ranges: str | None, overwrite: bool) -> None:
+    """Every output of this run, checked before any work (gazeprivacy._atomic.check_outputs):
+    the release (a file with its record, or a folder), --id-map and --report."""
+    from gazeprivacy._atomic import Output, check_outputs, sidecars
+    from gazeprivacy.data.partitioned import PARTITIONED_MARKERS
+
+    id_map, report = extra
+    if partitioned:
+        release = [Output(output, "OUTPUT", folder=True, markers=PARTITIONED_MARKERS,
+                          holds="partitioned release")]
+    else:
+        release = [Output(output, "OUTPUT", suffixes=(".csv", ".csv.gz", ".parquet", ".pq")),
+                   *(Output(p, "the record" if p.name.endswith(".guarantee.json")
+                            else "OUTPUT's metadata file") for p in sidecars(output))]
+    ranges_file = Path(ranges) if ranges and not ranges.startswith("catalogue:") else None
+    check_outputs([*release, Output(id_map, "--id-map"), Output(report, "--report")],
+                  inputs=[input, ranges_file], ledger=ledger, overwrite=overwrite)
 
 
 def _participant_level(kw: dict[str, Any], budget: float | None, m: int | None

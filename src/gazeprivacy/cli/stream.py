@@ -49,7 +49,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from gazeprivacy.cli._common import parse_geometry, write_text_atomic
+from gazeprivacy.cli._common import Output, check_outputs, parse_geometry, write_text_atomic
 from gazeprivacy.deploy.lsl import LOOPBACK_CONFIG, Halt, open_filter
 from gazeprivacy.exceptions import InvalidParameterError, MissingDependencyError
 
@@ -81,15 +81,6 @@ def _realtime(err: Console) -> None:
     except (AttributeError, OSError) as exc:
         err.print(f"warning: --realtime: the OS refused real-time scheduling ({exc}); running "
                   "at normal priority", highlight=False, markup=False)
-
-
-def _check_record_path(record: Path | None, overwrite: bool) -> None:
-    if record is None:
-        return
-    if not record.parent.is_dir():
-        raise InvalidParameterError(f"--record {record}: folder {record.parent} does not exist")
-    if record.exists() and not overwrite:
-        raise InvalidParameterError(f"--record {record} exists; pass --overwrite to replace it")
 
 
 # long: one typed declaration per CLI flag (typer reads them from the signature)
@@ -168,7 +159,9 @@ def stream(
     geo = parse_geometry(geometry) if geometry else None
     params = KaleidoParams(epsilon=epsilon, radius_deg=radius_deg, window_s=window_s,
                            missing=missing, clamp=geo is not None)
-    _check_record_path(record, overwrite)
+    check_outputs([Output(record, "--record")],
+                  inputs=[lsl_config if lsl_config and str(lsl_config) != "loopback" else None],
+                  ledger=ledger, overwrite=overwrite)
     led = _session_ledger(ledger, participant, duration, max_epsilon_per_participant,
                           allow_unaccounted)
     pylsl = _import_pylsl(lsl_config)

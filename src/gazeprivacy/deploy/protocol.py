@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from gazeprivacy._atomic import Output, atomic_files, check_outputs
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import (
@@ -501,10 +502,11 @@ def _protocol_note(record: Guarantee, n: int) -> Guarantee:
 
 def client_file(in_path: str | Path, out_path: str | Path, params: DPGazeSynthParams, *,
                 seed: int | None = None, time_unit: str = "s",
-                geometry: Geometry | None = None) -> ClientMessage:
+                geometry: Geometry | None = None, overwrite: bool = False) -> ClientMessage:
     """A device's step on a data file: read its recordings (one sampling rate), write the
-    encoded :class:`ClientMessage` to ``out_path`` (written beside, then renamed). Without
-    ``seed`` the noise comes from OS entropy.
+    encoded :class:`ClientMessage` to ``out_path`` (checked first, never the input, an existing
+    file only with ``overwrite``; written beside, then renamed). Without ``seed`` the noise comes
+    from OS entropy.
 
     Raises
     ------
@@ -516,21 +518,18 @@ def client_file(in_path: str | Path, out_path: str | Path, params: DPGazeSynthPa
     from gazeprivacy.data.io import read_dataset
     from gazeprivacy.rng import make_rng
 
+    check_outputs([Output(out_path, "out_path")], inputs=[in_path], overwrite=overwrite)
     ds = read_dataset(in_path, time_unit=time_unit, geometry=geometry)
     msg = client_message(ds.recordings, params, rng=make_rng(seed))
-    out = Path(out_path)
-    tmp = out.with_name(f".{out.name}.partial")
-    try:
+    with atomic_files(out_path) as (tmp,):
         tmp.write_bytes(encode_client_message(msg))
-        tmp.replace(out)
-    finally:
-        tmp.unlink(missing_ok=True)
     return msg
 
 
 def curator_files(paths: Sequence[str | Path], out_path: str | Path, *,
                   announced: Announcement | None = None, seed: int | None = None,
-                  public: Sequence[str] = (), id_map_path: str | Path | None = None) -> Any:
+                  public: Sequence[str] = (), id_map_path: str | Path | None = None,
+                  overwrite: bool = False) -> Any:
     """The curator's step on message files: validate every message (named by its path),
     synthesise, and write the release through the sealed writer
     (:func:`gazeprivacy.mechanisms.release.write_release`: pseudonymised ids, public sampling
@@ -552,11 +551,13 @@ def curator_files(paths: Sequence[str | Path], out_path: str | Path, *,
     InvalidParameterError
         A sealing refusal, e.g. gaps (``missing="keep"``) without ``public=["mask"]``.
     """
-    from gazeprivacy.mechanisms.release import write_release
+    from gazeprivacy.mechanisms.release import release_outputs, write_release
     from gazeprivacy.rng import make_rng
 
     if not paths:
         raise InvalidParameterError("the curator needs at least one message file")
+    check_outputs(release_outputs(out_path, id_map_path=id_map_path), inputs=paths,
+                  overwrite=overwrite)
     data = []
     for p in paths:
         try:
@@ -566,4 +567,5 @@ def curator_files(paths: Sequence[str | Path], out_path: str | Path, *,
     syn_rng, seal_rng = make_rng(seed).spawn(2)
     rel = curator_release(data, rng=syn_rng, announced=announced, names=[str(p) for p in paths])
     rel = Release(rel.output, rel.guarantee.as_seeded_release(seed is not None))
-    return write_release(rel, out_path, public=public, id_map_path=id_map_path, rng=seal_rng)
+    return write_release(rel, out_path, public=public, id_map_path=id_map_path, rng=seal_rng,
+                         overwrite=overwrite)

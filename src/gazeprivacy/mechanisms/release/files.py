@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
+from gazeprivacy._atomic import check_outputs
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Release
 from gazeprivacy.mechanisms.contract import Level
 from gazeprivacy.mechanisms.release.plan import planned_guarantee
 from gazeprivacy.mechanisms.release.sealing import SealedRelease, seal, seal_series_table
-from gazeprivacy.mechanisms.release.write import write_sealed
+from gazeprivacy.mechanisms.release.write import release_outputs, write_sealed
 from gazeprivacy.rng import make_rng
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
                  progress: bool = False, ledger: Ledger | str | Path | None = None,
                  labels: Iterable[str] = (), xy_unit: str | None = None,
                  px_per_deg: float | None = None, input_format: str | None = None,
-                 participant: str | None = None, pseudonym_key: bytes | None = None,
+                 participant: str | None = None, overwrite: bool = False,
+                 pseudonym_key: bytes | None = None,
                  **param_kwargs: Any) -> SealedRelease:
     """Read a long-format file, protect it with ``mechanism``, and write the sealed release.
 
@@ -84,6 +86,11 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         Test-only fixed pseudonym key (bit-equality and hash checks); the record then says the
         release is not formally private.
 
+    overwrite : bool
+        Replace existing outputs. Every output (data, record, id map, report) is checked before
+        any work (:func:`gazeprivacy._atomic.check_outputs`): none may be the input, the
+        ledger, its key or another output.
+
     Returns
     -------
     SealedRelease
@@ -102,6 +109,8 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
     from gazeprivacy.mechanisms import protect as protect_dataset
 
     spec = MECHANISMS[mechanism]
+    check_outputs(release_outputs(out_path, id_map_path=id_map_path, report_path=report_path),
+                  inputs=[in_path], ledger=getattr(ledger, "path", ledger), overwrite=overwrite)
     public = tuple(public)
     rng = make_rng(seed)
     mech_rng, seal_rng = rng.spawn(2)
@@ -112,7 +121,8 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
                                     build_params(mechanism, params, **param_kwargs),
                                     public=public, seed=seed, id_map_path=id_map_path,
                                     rngs=(mech_rng, seal_rng), ledger=ledger,
-                                    pseudonym_key=pseudonym_key, report_path=report_path)
+                                    overwrite=overwrite, pseudonym_key=pseudonym_key,
+                                    report_path=report_path)
     if not spec.level.takes_samples:
         raise InvalidParameterError(
             f"{mechanism} is a {spec.level}-level mechanism; protect takes gaze samples or "
@@ -132,8 +142,9 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
                                  pupil_range=pupil_range, source=ds, rng=seal_rng,
                                  pseudonym_key=pseudonym_key), seed, entry.merged)
         entry.check(sealed.guarantee, ids=participant_ids(sealed))
+        # inside the guard: a failed write (a full disk) cancels the reservation
         write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path,
-                     input_path=in_path)
+                     input_path=in_path, overwrite=overwrite)
     entry.commit(out_path)
     return sealed
 
@@ -162,7 +173,7 @@ def _protect_series_file(in_path: Path, out_path: Path, mechanism: str, params: 
                          id_map_path: str | Path | None,
                          rngs: tuple[np.random.Generator, np.random.Generator],
                          ledger: Ledger | str | Path | None = None,
-                         pseudonym_key: bytes | None = None,
+                         overwrite: bool = False, pseudonym_key: bytes | None = None,
                          report_path: str | Path | None = None) -> SealedRelease:
     from gazeprivacy.mechanisms.series import protect_series
 
@@ -178,7 +189,8 @@ def _protect_series_file(in_path: Path, out_path: Path, mechanism: str, params: 
             rel.output, rel.guarantee.as_seeded_release(seed is not None), public=public,
             pseudonym_key=pseudonym_key), seed, entry.merged)
         entry.check(sealed.guarantee, ids=participant_ids(sealed))
-        write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path)
+        write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path,
+                     input_path=in_path, overwrite=overwrite)
     entry.commit(out_path)
     return sealed
 
