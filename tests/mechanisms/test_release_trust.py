@@ -136,3 +136,12 @@ def test_the_record_names_no_single_rate_for_mixed_rates():
     # DPGazeSynth's record (first recording's rate before) names none either
     syn = protect(mixed(), mechanism="dpgazesynth", epsilon=2.0, grid_size=10, seed=0)
     assert "sampling_rate_hz" not in syn.guarantee.parameters
+
+
+def test_release_hashes_sets_the_test_only_key():
+    """scripts/release_hashes.py compares seeded runs: it must fix the pseudonym key through
+    the test-only variable (a seed no longer does)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "scripts" / "release_hashes.py").read_text()
+    assert f'KEY_ENV = "{TEST_ONLY_KEY_ENV}"' in text and "env=env" in text
