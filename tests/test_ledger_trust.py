@@ -152,3 +152,18 @@ def test_a_seeded_release_is_refused_unless_unaccounted_is_allowed(tmp_path):
     led = Ledger(tmp_path / "l.sqlite", allow_unaccounted=True)
     protect_file(src, tmp_path / "o.parquet", ledger=led, seed=3, **KALEIDO)
     assert {(r["status"], r["accounted"]) for r in led.entries()} == {("unaccounted", 0)}
+
+
+def test_ledger_show_states_the_stored_cap(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from gazeprivacy.cli.app import app
+
+    path = tmp_path / "l.sqlite"
+    Ledger(path, max_epsilon_per_participant=3.0).reserve(pure({"a": 1}))
+    res = CliRunner().invoke(app, ["ledger", "show", str(path)])
+    assert res.exit_code == 0 and "epsilon 3 per participant" in " ".join(res.output.split())
+    res = CliRunner().invoke(app, ["ledger", "show", str(path), "--format", "json"])
+    assert json.loads(res.output)["max_epsilon_per_participant"] == 3.0

@@ -352,6 +352,8 @@ epsilon <= 20, delta = 0 (vacuous: epsilon 20 > 10 promises nothing per particip
         >>> [line.split(":")[0] for line in g.public_structure()]
         ['recordings per participant', 'rows per recording', 'missing-sample mask']
         """
+        if self.mechanism.startswith("heatmap"):  # one aggregate map: no per-person structure
+            return []
         cols = {c.name: c for c in self.columns}
         out = []
         for name, words in _STRUCTURE.items():

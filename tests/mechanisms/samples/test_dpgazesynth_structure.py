@@ -118,3 +118,19 @@ def test_cli_recordings_per_participant(tmp_path):
     assert counts == [3, 3, 3]
     record = json.loads(guarantee_path(out).read_text())
     assert record["parameters"]["recordings_per_participant"] == 3
+
+
+def test_the_report_lists_the_public_structure_as_not_protected():
+    from gazeprivacy.guarantees import Guarantee, Kind, Unit
+    from gazeprivacy.report.summary import not_protected
+
+    ds = people(LENGTHS)
+    rel = dpgazesynth(ds, params(output_length_s=None), rng=np.random.default_rng(0))
+    lines = not_protected(seal(rel, source=ds, rng=np.random.default_rng(1)).guarantee)
+    assert any(x.startswith("structure, recordings per participant") and "9x chance" in x
+               for x in lines)
+    assert any(x.startswith("structure, rows per recording") for x in lines)
+    assert not any("missing-sample mask" in x for x in lines)  # missing='fill': no mask
+    heat = Guarantee(mechanism="heatmap-laplace", kind=Kind.PURE_DP, unit=Unit.RECORDING,
+                     epsilon=1.0)
+    assert heat.public_structure() == []
