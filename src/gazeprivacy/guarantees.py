@@ -349,8 +349,8 @@ epsilon <= 20, delta = 0 (vacuous: epsilon 20 > 10 promises nothing per particip
         not the input's) is listed as such; a protected or unwritten mask is not listed.
 
         >>> g = Guarantee(mechanism="m", kind=Kind.PURE_DP, unit=Unit.WINDOW, epsilon=1.0)
-        >>> [line.split(":")[0] for line in g.public_structure()]
-        ['recordings per participant', 'rows per recording', 'missing-sample mask']
+        >>> print("; ".join(line.split(":")[0] for line in g.public_structure()))
+        recordings per participant; rows per recording; missing-sample mask
         """
         if self.mechanism.startswith("heatmap"):  # one aggregate map: no per-person structure
             return []

@@ -150,8 +150,8 @@ class Reservation:
 def normalise_id(pid: object) -> str:
     """The ledger's participant id policy: surrounding whitespace trimmed, case folded.
 
-    >>> [normalise_id(p) for p in ("P01", "p01", "P01 ", " Straße")]
-    ['p01', 'p01', 'p01', 'strasse']
+    >>> print(*(normalise_id(p) for p in ("P01", "p01", "P01 ", " Straße")))
+    p01 p01 p01 strasse
     """
     return str(pid).strip().casefold()
 
