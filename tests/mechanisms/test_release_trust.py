@@ -136,6 +136,8 @@ def test_the_record_names_no_single_rate_for_mixed_rates():
     # DPGazeSynth's record (first recording's rate before) names none either
     syn = protect(mixed(), mechanism="dpgazesynth", epsilon=2.0, grid_size=10, seed=0)
     assert "sampling_rate_hz" not in syn.guarantee.parameters
+    assert "window_samples" not in syn.guarantee.parameters  # W = window_s x rate: a rate
+    assert syn.guarantee.parameters["window_samples_by_rate"] == {"60": 30, "240": 120}
 
 
 def test_release_hashes_sets_the_test_only_key():
