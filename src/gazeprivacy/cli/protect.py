@@ -31,6 +31,17 @@ import typer
 from rich.console import Console
 
 from gazeprivacy.cli._common import open_ledger, parse_geometry
+from gazeprivacy.cli._reading import (
+    ColumnsOpt,
+    DistanceOpt,
+    EyeOpt,
+    RateOpt,
+    ScreenCmOpt,
+    ScreenPxOpt,
+    TrialMessageOpt,
+    input_file,
+    reader_options,
+)
 from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
 
 if TYPE_CHECKING:
@@ -154,6 +165,13 @@ def protect(
         help="The participant of a device export that names none (default: its file or "
              "folder name, with a warning). Pseudonymised unless --public participant.")
     ] = None,
+    rate: RateOpt = None,
+    columns: ColumnsOpt = None,
+    eye: EyeOpt = None,
+    trial_message: TrialMessageOpt = None,
+    screen_px: ScreenPxOpt = None,
+    screen_cm: ScreenCmOpt = None,
+    distance_cm: DistanceOpt = None,
     seed: Annotated[int | None, typer.Option(
         help="Fix the generator (research run; noted in the record). Default: OS entropy.")] = None,
     ranges: Annotated[str | None, typer.Option(
@@ -178,6 +196,10 @@ def protect(
     allow_unaccounted: Annotated[bool, typer.Option(
         help="--ledger with a cap: accept a release without a usable epsilon (k-anonymity, "
              "plausible deniability, paper mode, flagged); the ledger records it.")] = False,
+    accept_implausible_events: Annotated[bool, typer.Option(
+        help="Event mechanisms (k-same-synth, event-synth-pd): release even when the detected "
+             "events are implausible (saccade share outside 2-25 %, or the detector's checks "
+             "fail on most recordings).")] = False,
 ) -> None:
     """Protect a gaze data file (or, for feature-series mechanisms, a window feature table) and
     write the sealed release with its guarantee record beside it."""
@@ -197,9 +219,18 @@ def protect(
                            ("recordings_per_participant", recordings_per_participant))
                           if value is not None}
     kw.update(dict(_parse_param(p) for p in param or ()))
+    if accept_implausible_events:
+        if "accept_implausible_events" not in {f.name for f in fields(spec.params_type)}:
+            raise InvalidParameterError(f"--accept-implausible-events applies to the event "
+                                        f"mechanisms (k-same-synth, event-synth-pd), not "
+                                        f"{mechanism}")
+        kw["accept_implausible_events"] = True
     kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
     if spec.level == "series" and ranges is not None:
         kw["ranges"] = _declared_ranges(ranges)
+    reading = reader_options(rate=rate, columns=columns, eye=eye, trial_message=trial_message,
+                             screen_px=screen_px, screen_cm=screen_cm, distance_cm=distance_cm,
+                             geometry=geo, px_per_deg=px_per_deg)
     if not partitioned and (engine != "local" or scheduler is not None):
         raise InvalidParameterError(
             "--engine / --scheduler apply to a partitioned INPUT folder; make one with "
@@ -210,12 +241,14 @@ def protect(
         kw["radius_deg"] = radius_frac * _smaller_side(
             input, geo, partitioned, {"time_unit": time_unit, "labels": tuple(label or ()),
                                       "input_format": _value(input_format),
-                                      "xy_unit": _value(xy_unit), "px_per_deg": px_per_deg})
+                                      "xy_unit": _value(xy_unit), "px_per_deg": px_per_deg,
+                                      **reading})
     if partitioned and (label or xy_unit or px_per_deg is not None or input_format
-                        or participant is not None):
-        raise InvalidParameterError("--label, --xy-unit, --px-per-deg, --input-format and "
-                                    "--participant apply to a file INPUT; a partitioned folder "
-                                    "was read already")
+                        or participant is not None or reading):
+        raise InvalidParameterError("--label, --xy-unit, --px-per-deg, --input-format, "
+                                    "--participant and the reader options (--rate, --columns, "
+                                    "--eye, --trial-message, --screen-*) apply to a file INPUT; "
+                                    "a partitioned folder was read already")
     led = open_ledger(ledger, max_epsilon_per_participant, allow_unaccounted)
     if partitioned:
         _protect_partitioned_checked(input, output, mechanism, spec, geo, seed=seed,
@@ -225,7 +258,8 @@ def protect(
         return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", NotFormallyPrivateWarning)
-        sealed = protect_file(input, output, mechanism=mechanism, public=public or (),
+        sealed = protect_file(input_file(input, reading), output, mechanism=mechanism,
+                              public=public or (),
                               pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
                               id_map_path=id_map, report_path=report, seed=seed,
                               time_unit=time_unit, geometry=geo, ledger=led,
