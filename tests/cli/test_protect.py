@@ -144,7 +144,9 @@ def _check_real(tmp_path, ds: Dataset, mechanism: str) -> None:
         assert ra.labels == rb.labels
         assert not np.array_equal(ra.x, rb.x, equal_nan=True)
     g = Guarantee.from_json((tmp_path / f"real_{mechanism}.parquet.guarantee.json").read_text())
-    assert g.formally_private  # the fixed-seed flag is informational
+    # a written release from --seed: not formally private, the seed's value not kept
+    assert not g.formally_private and g.seed is None
+    assert [f.code.value for f in g.flags if f.breaks_guarantee] == ["seeded-release"]
     windows = sum(-(-r.n_samples // round(0.5 * r.sampling_rate_hz)) for r in ds)
     assert sum(b.epsilon for b in g.per_participant.values()) == pytest.approx(2.0 * windows)
 
