@@ -394,7 +394,8 @@ def test_the_cli_protects_a_file_with_the_toy(toy_registered, tmp_path):
                                    "--param", "epsilon=2", "--seed", "1"])
     assert res.exit_code == 0, res.output
     record = json.loads(guarantee_path(out).read_text())
-    assert record["mechanism"] == "toy" and record["epsilon"] == 2.0 and record["seed"] == 1
+    assert record["mechanism"] == "toy" and record["epsilon"] == 2.0 and record["seed"] is None
+    assert not record["formally_private"]  # a written release from --seed
     written = read_dataset(out)
     assert sorted(r.n_samples for r in written) == sorted(r.n_samples for r in ds)
     raw = np.concatenate([r.x for r in ds])

@@ -119,7 +119,8 @@ def test_explain_dp_record_states_odds_delta_columns_and_neighbouring():
     assert "public by design" in text and "pseudonymised" in text and "not written" in text
     assert "add or remove one recording" in text
     assert "epsilon <= 2" in text and "vacuous" not in text
-    assert "No flag breaks the stated guarantee." in text
+    assert "No flag breaks the stated guarantee" in text
+    assert "structure, recordings per participant" in text and "9x chance" in text
     assert "- `task`: declared public, released unprotected" in text
 
 

@@ -265,7 +265,7 @@ def test_a_record_spending_more_than_its_privacy_map_is_not_written(tmp_path, mo
 
     monkeypatch.setattr(mechanisms, "build_params", understated)
     led = tmp_path / "l.sqlite"
-    with pytest.raises(LedgerError, match="spends more than its privacy map reserved"):
+    with pytest.raises(LedgerError, match="spend more than the plan"):
         protect_file(src, tmp_path / "o.csv", ledger=led, **KALEIDO)
     assert not (tmp_path / "o.csv").exists()
     assert {r["status"] for r in Ledger(led).entries()} == {"cancelled"}

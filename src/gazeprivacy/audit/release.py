@@ -165,7 +165,7 @@ def released_recording_id(sealed: Any, recording: str) -> str:
 
 def _run(scn: ReleaseScenario, data: Any, rng: np.random.Generator) -> Any:
     """Protect ``data`` with the real ``protect`` and seal it with the real writer (one
-    generator: the release's draws, then the pseudonym key and any pupil noise)."""
+    generator: the release's draws, then any pupil noise; the pseudonym key is OS entropy)."""
     from gazeprivacy.mechanisms import protect
     from gazeprivacy.mechanisms.release import seal
 

@@ -79,16 +79,18 @@ def heatmap(
     led = open_ledger(ledger, max_epsilon_per_participant, allow_unaccounted)
     say(f"reading {input_path}")
     fx = read_fixation_table(input_path, width_px=width_px, height_px=height_px)
-    spend = Spend(led, _planned(led, fx, stimulus, mechanism, epsilon, delta, cap_value, cell_px,
-                                mode))
+    planned = _planned(led, fx, stimulus, mechanism, epsilon, delta, cap_value, cell_px, mode)
+    # a written release from a fixed seed is not formally private (the seed is not written)
+    spend = Spend(led, None if planned is None else planned.as_seeded_release(seed is not None))
     say(f"releasing the heatmap of {stimulus!r} ({mechanism})")
-    # the write inside the guard: a failed write (a full disk) cancels the reservation
-    with spend.guard():
+    with spend.guard():  # a failed write cancels the reservation too
         rel = _release(fx, stimulus, mechanism=mechanism, epsilon=epsilon, delta=delta,
                        cap=cap_value, sigma_px=sigma_px, rng=make_rng(seed), cell_px=cell_px,
                        mode=mode, fixations_per_observer=prior_fixations)
-        record = rel.guarantee.with_seed(seed)
-        spend.check(record)
+        record = rel.guarantee.as_seeded_release(seed is not None)
+        # checked per observer id: the record composes one map per observer ("each observer")
+        spend.check(None if planned is None else record.compose(
+            dict.fromkeys(planned.per_participant or {}, 1)))
         image = read_stimulus_image(stimulus_image) if stimulus_image is not None else None
         with atomic_files(out, rec_path) as (tmp_png, tmp_rec):
             render_heatmap_png(rel.output.heatmap, tmp_png, stimulus_image=image,

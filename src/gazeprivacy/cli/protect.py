@@ -122,15 +122,19 @@ def protect(
     participants: Annotated[int | None, typer.Option(
         help="participant-synth: synthetic participants to write (default: the input's "
              "participant count, public by design).")] = None,
-    recordings_per_participant: Annotated[int | None, typer.Option(
-        help="participant-synth: synthetic recordings per participant and public label value "
-             "(default 1).")] = None,
     output_length_s: Annotated[float | None, typer.Option(
         help="participant-synth: length of every synthetic recording (required). "
              "DPGazeSynth participant level (with --param missing=fill): every released "
              "recording is S seconds long (round(S x rate) rows, synthesised), so the file does "
              "not carry the input's recording lengths. Without it the row counts are the "
              "input's (public, listed in the record).")] = None,
+    recordings_per_participant: Annotated[int | None, typer.Option(
+        help="participant-synth: synthetic recordings per participant and public label value "
+             "(default 1). DPGazeSynth participant level (with --output-length-s): every "
+             "participant gets exactly R released recordings (synthesised, new recording ids, "
+             "no labels), so the file does not carry the input's number of recordings per "
+             "participant either. Without it that number is the input's (public, listed in "
+             "the record).")] = None,
     param: Annotated[list[str] | None, typer.Option(
         help="Further mechanism parameter NAME=VALUE (repeatable), e.g. "
              "transitions=one-per-window.")] = None,
@@ -225,7 +229,8 @@ def protect(
     kw: dict[str, Any] = {name: value for name, value in
                           (("epsilon", epsilon), ("k", k), ("gamma", gamma), ("mode", mode),
                            ("radius_deg", radius_deg), ("window_s", window_s),
-                           ("grid_size", grid_size), ("output_length_s", output_length_s))
+                           ("grid_size", grid_size), ("output_length_s", output_length_s),
+                           ("recordings_per_participant", recordings_per_participant))
                           if value is not None}
     kw.update(dict(_parse_param(p) for p in param or ()))
     if accept_implausible_events:
@@ -239,7 +244,7 @@ def protect(
                                         windows_per_participant, participants,
                                         recordings_per_participant, public or ()))
     else:
-        _no_synthetic_flags(per_participant_delta, participants, recordings_per_participant)
+        _no_synthetic_flags(per_participant_delta, participants)
         kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
     if spec.level == "series" and ranges is not None:
         kw["ranges"] = _declared_ranges(ranges)
@@ -302,6 +307,10 @@ def protect(
     console.print(f"guarantee record: {guarantee_path(output)}", highlight=False)
     if id_map is not None:
         console.print(f"id map (keep private): {id_map}", highlight=False)
+    for spellings in sealed.report.get("ledger_merged_ids", ()):
+        console.print(f"[yellow]ledger:[/] {', '.join(map(repr, spellings))} are one "
+                      "participant to the ledger (ids are trimmed and case-folded); their "
+                      "budgets were added up", highlight=False, soft_wrap=True)
 
 
 def _check_outputs(input: Path, output: Path, partitioned: bool,
@@ -406,11 +415,9 @@ def _synthetic_population(kw: dict[str, Any], epsilon: float | None, delta: floa
     return out
 
 
-def _no_synthetic_flags(delta: float | None, participants: int | None,
-                        recordings: int | None) -> None:
+def _no_synthetic_flags(delta: float | None, participants: int | None) -> None:
     given = [flag for flag, v in (("--per-participant-delta", delta),
-                                  ("--participants", participants),
-                                  ("--recordings-per-participant", recordings)) if v is not None]
+                                  ("--participants", participants)) if v is not None]
     if given:
         raise InvalidParameterError(f"{given[0]} applies to a synthetic-population mechanism "
                                     "(participant-synth) only")

@@ -12,7 +12,8 @@ Per mechanism (one table row per parameter setting) :func:`first_screen` says
   k-anonymity and plausible deniability are named as *not* differential privacy;
 * **the per-participant bound**, called *vacuous* in those words when
   :attr:`Guarantee.participant_bound_vacuous` says it promises nothing;
-* **what is NOT protected**: every guarantee-breaking flag and every column declared public;
+* **what is NOT protected**: every guarantee-breaking flag, every column declared public and the
+  public structure (recordings per participant, rows, mask) with what it identified;
 * **the strongest attack against chance** over *every* privacy evaluation that reports a
   chance level (:func:`gazeprivacy.report.verdict.strongest_attacks`: the papers' attacks, the
   mechanism-aware one, a deep one, whatever the run holds);
@@ -214,12 +215,14 @@ def participant_words(g: Guarantee | None) -> str:
 
 
 def not_protected(g: Guarantee | None) -> list[str]:
-    """What the record says is NOT protected: breaking flags and columns declared public."""
+    """What the record says is NOT protected: breaking flags, columns declared public and the
+    public structure (recordings per participant, rows, mask)."""
     if g is None:
         return []
     out = [f"{f.code.value}: {reader_text(f.message)}" for f in g.flags if f.breaks_guarantee]
     out += [f"column {c.name} (declared public, copied as is)" for c in g.columns
-            if c.status is Status.PUBLIC_DECLARED]
+            if c.status is Status.PUBLIC_DECLARED and c.name != "mask"]
+    out += [f"structure, {line}" for line in g.public_structure()]
     if g.kind is Kind.NONE:
         out.append("everything: the record is of kind 'none'")
     if g.participant_bound_vacuous:
