@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
 __all__ = [
+    "EVERY_PARTICIPANT",
     "VACUOUS_EPSILON",
     "Budget",
     "ColumnStatus",
@@ -127,6 +128,12 @@ class Flag:
     @property
     def breaks_guarantee(self) -> bool:
         return self.code not in _INFORMATIONAL
+
+
+#: The ``per_participant`` key of a record whose bound holds for every participant of the input
+#: alike (a synthetic population lists no input id, not even a pseudonym): the ledger charges that
+#: budget to each participant it is given.
+EVERY_PARTICIPANT = "each participant"
 
 
 @dataclass(frozen=True, slots=True)

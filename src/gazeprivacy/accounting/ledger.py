@@ -43,8 +43,9 @@ eps0-DP under the record's per-unit relation, so the participant's reports are a
 composition of n eps0-DP mechanisms -- the argument behind the record's own n eps0 -- which
 zCDP composes as n eps0^2/2. A central record of several units needs group privacy across
 them, hence eps_i^2/2 only. rho adds under composition (ibid.) and converts to (eps, delta)-DP
-by OpenDP's ``make_zCDP_to_approxDP`` when OpenDP is installed (Canonne, Kamath & Steinke
-2020), else by eps = rho + 2 sqrt(rho ln(1/delta)) (Bun & Steinke, Prop. 1.3). The tighter of
+by :func:`gazeprivacy.accounting.zcdp.rho_to_epsilon` (Canonne, Kamath & Steinke 2020), the one
+conversion, whatever is installed; a rho-zCDP release (participant-synth) adds its own rho. The
+tighter of
 basic and zCDP is reported, with its method. The lifetime cap is always checked under basic
 composition. ``(epsilon,w,r)-DP``
 (w-event: Kaleido allocates its budget adaptively over sliding windows, so its disjoint windows
@@ -69,7 +70,7 @@ from typing import Any
 
 from gazeprivacy.accounting.composition import ParticipantBalance, _balance, zcdp_epsilon
 from gazeprivacy.exceptions import GazePrivacyError, InvalidParameterError
-from gazeprivacy.guarantees import FlagCode, Guarantee, Kind
+from gazeprivacy.guarantees import EVERY_PARTICIPANT, FlagCode, Guarantee, Kind
 
 __all__ = [
     "BudgetExceededError",
@@ -352,7 +353,7 @@ class Ledger:
         budgets of spellings of one person add up. Raises :class:`BudgetExceededError` or
         :class:`UnaccountedReleaseError` (the ledger unchanged) when the cap refuses it.
         """
-        per = dict(guarantee.per_participant or {})
+        per = _per_participant(guarantee, participants)
         groups: dict[str, list[str]] = {}
         for pid in dict.fromkeys([*per, *(str(p) for p in participants)]):
             groups.setdefault(normalise_id(pid), []).append(pid)
@@ -569,6 +570,19 @@ class Spend:
         """Mark the reservation written, with ``output``'s SHA-256."""
         if self.reservation is not None:
             self.ledger.commit(self.reservation, output)
+
+
+def _per_participant(guarantee: Guarantee, participants: Iterable[str]) -> dict[str, Any]:
+    """The record's budgets keyed by raw id; a uniform bound (:data:`EVERY_PARTICIPANT`, a
+    synthetic population's record) is charged to every participant given."""
+    per = dict(guarantee.per_participant or {})
+    if set(per) == {EVERY_PARTICIPANT}:
+        who = [str(p) for p in participants]
+        if not who:
+            raise LedgerError(f"the {guarantee.mechanism} release bounds every participant "
+                              "alike; give the participants to charge")
+        return dict.fromkeys(who, per[EVERY_PARTICIPANT])
+    return per
 
 
 def _more(value: float, planned: float) -> bool:

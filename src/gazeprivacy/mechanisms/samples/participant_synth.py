@@ -58,7 +58,7 @@ from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.events.detection import DEFAULT_METHOD
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
-from gazeprivacy.guarantees import Budget, Guarantee, Kind, Release, Unit
+from gazeprivacy.guarantees import EVERY_PARTICIPANT, Budget, Guarantee, Kind, Release, Unit
 from gazeprivacy.mechanisms.contract import (
     Level,
     Mechanism,
@@ -347,7 +347,7 @@ def _record(params: ParticipantSynthParams, setup: PublicSetup) -> Guarantee:
             "sampling_rate_hz": setup.sampling_rate_hz, "geometry": setup.geometry.to_dict(),
             "grid": list(params.grid), "coarse_grid": list(params.coarse_grid),
             "detector": params.detector},
-        per_participant={"each participant": Budget(
+        per_participant={EVERY_PARTICIPANT: Budget(
             eps, delta, 1, "single unit: the participant with all their recordings")},
         notes=("synthetic population: every released participant and recording is "
                "synthetic (pseudonyms S001, ...); its structure (participants, recordings per "
