@@ -17,10 +17,7 @@ import polars as pl
 import pytest
 
 import gazeprivacy.mechanisms as mechanisms
-from gazeprivacy.data import Dataset, Geometry, Recording, write_dataset
-from gazeprivacy.exceptions import InvalidParameterError
-from gazeprivacy.guarantees import Guarantee, Kind, Unit
-from gazeprivacy.ledger import (
+from gazeprivacy.accounting.ledger import (
     BudgetExceededError,
     Ledger,
     LedgerError,
@@ -29,6 +26,9 @@ from gazeprivacy.ledger import (
     key_path,
     zcdp_epsilon,
 )
+from gazeprivacy.data import Dataset, Geometry, Recording, write_dataset
+from gazeprivacy.exceptions import InvalidParameterError
+from gazeprivacy.guarantees import Guarantee, Kind, Unit
 from gazeprivacy.mechanisms.release import protect_file
 
 GEO = Geometry(x_min_deg=0.0, x_max_deg=16.0, y_min_deg=0.0, y_max_deg=12.0)

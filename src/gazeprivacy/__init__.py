@@ -37,7 +37,7 @@ _SOURCES: dict[str, str] = {
                     "gazeprivacy.exceptions"),
     **dict.fromkeys(["ColumnStatus", "Flag", "FlagCode", "Guarantee", "Kind", "Release",
                      "Status", "Unit"], "gazeprivacy.guarantees"),
-    "Ledger": "gazeprivacy.ledger",
+    "Ledger": "gazeprivacy.accounting.ledger",
     **dict.fromkeys(["MECHANISMS", "Level", "Mechanism", "Mode", "protect"],
                     "gazeprivacy.mechanisms"),
     **dict.fromkeys(["SealedRelease", "protect_file", "seal", "write_release"],
@@ -96,6 +96,7 @@ if not _typing.TYPE_CHECKING:  # type checkers read the imports below instead
 
 
 if _typing.TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
+    from gazeprivacy.accounting.ledger import Ledger
     from gazeprivacy.data import Dataset, Geometry, Recording, read_dataset, write_dataset
     from gazeprivacy.data.loaders import LOADERS, load
     from gazeprivacy.data.sample import load_sample
@@ -117,7 +118,6 @@ if _typing.TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         Status,
         Unit,
     )
-    from gazeprivacy.ledger import Ledger
     from gazeprivacy.mechanisms import MECHANISMS, Level, Mechanism, Mode, protect
     from gazeprivacy.mechanisms.release import SealedRelease, protect_file, seal, write_release
     from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams, KaleidoStream

@@ -19,9 +19,10 @@ def fast(monkeypatch):
     """Cheap features, the test-only mechanism and a tiny 'bundled sample'."""
     import gazeprivacy.data.sample as sample
     import gazeprivacy.mechanisms as mechanisms
-    from gazeprivacy.experiments import demo, engine
+    from gazeprivacy.experiments import demo
+    from gazeprivacy.experiments.engine import runner
 
-    monkeypatch.setattr(engine, "event_features_of", fake_featurizer)
+    monkeypatch.setattr(runner, "event_features_of", fake_featurizer)
     monkeypatch.setattr(mechanisms, "MECHANISMS", fake_registry())
     monkeypatch.setattr(demo, "DEMO_SETTINGS", {
         "fake-noise": {"preset": "paper", "grid": "epsilon", "fixed": {}}})

@@ -18,14 +18,14 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import gazeprivacy.ledger
+import gazeprivacy.accounting.ledger
+from gazeprivacy.accounting.ledger import Ledger
 from gazeprivacy.cli.app import app
 from gazeprivacy.data import Dataset, Geometry, Recording, write_dataset
-from gazeprivacy.ledger import Ledger
 
 GEO = Geometry(x_min_deg=0.0, x_max_deg=16.0, y_min_deg=0.0, y_max_deg=12.0)
 NAMES = ("alice-raw-id", "bob-raw-id", "carol-raw-id")
-SRC = str(Path(gazeprivacy.ledger.__file__).resolve().parents[1])
+SRC = str(Path(gazeprivacy.accounting.ledger.__file__).resolve().parents[2])
 # per participant: 1.5, 1.5, 2.5 (w-windows of 1 s at epsilon 0.5); a cap of 4 admits one
 KALEIDO = ["--mechanism", "kaleido", "--epsilon", "0.5", "--radius-deg", "1", "--window-s", "1"]
 CLI = "import sys; from gazeprivacy.cli.app import main; sys.argv[0] = 'gazeprivacy'; main()"
@@ -33,8 +33,8 @@ CLI = "import sys; from gazeprivacy.cli.app import main; sys.argv[0] = 'gazepriv
 # writes when it gets there; then it sleeps until killed (or, for slow-reservation, 1.5 s).
 PAUSED = """
 import pathlib, sys, time
-import gazeprivacy.ledger as L
-import gazeprivacy.mechanisms.release as R
+import gazeprivacy.accounting.ledger as L
+import gazeprivacy.mechanisms.release.files as R
 ready, where = pathlib.Path(sys.argv[1]), sys.argv[2]
 def pause():
     ready.write_text(where)

@@ -138,3 +138,20 @@ def test_aware_attack_on_a_dpgazesynth_release_is_reported(tmp_path):
     print(f"DPGazeSynth eps 0.5: aware {aware:.3f}, "
           f"raw-trained RBFN {vals[('reid:rbfn:seed000', 'identification_rate')]:.3f}, "
           f"chance {1 / 6:.3f}")
+
+
+def test_centre_gaussian_is_the_saliency_centre_prior(tiny):
+    # N(centre, (W/6, H/6)) clipped to the screen: mean at the centre and sd W/6, H/6 within
+    # 4 standard errors (clipping at 3 sd shrinks the sd by under 1 %), every point on screen
+    out = BASELINES["baseline-centre-gaussian"].release(tiny, rng=np.random.default_rng(2))
+    geo = tiny.recordings[0].geometry
+    xs = np.concatenate([r.x for r in out])
+    ys = np.concatenate([r.y for r in out])
+    assert geo.contains(xs, ys).all()
+    sx, sy = geo.width_deg / 6, geo.height_deg / 6
+    assert abs(xs.mean() - 15.0) < 4 * sx / np.sqrt(xs.size)
+    assert abs(ys.mean() - 10.0) < 4 * sy / np.sqrt(ys.size)
+    # sd of a sample sd ~ sd / sqrt(2 n); clipping removes < 1 %
+    assert abs(xs.std() / sx - 1) < 0.01 + 4 / np.sqrt(2 * xs.size)
+    assert abs(ys.std() / sy - 1) < 0.01 + 4 / np.sqrt(2 * ys.size)
+    assert "baseline-centre-gaussian" in DEFAULT_BASELINES

@@ -79,11 +79,11 @@ def test_rerun_skips_finished_cells_and_resumes_missing_ones(tmp_path, tiny, mon
     cfg = _config(seeds=[0])
     first = _run(cfg, tmp_path, tiny, workers=1)
     assert (first.n_run, first.n_skipped) == (3, 0)
-    from gazeprivacy.experiments import engine
+    from gazeprivacy.experiments.engine import runner
 
     calls = []
-    real = engine._run_cell
-    monkeypatch.setattr(engine, "_run_cell", lambda c, ctx: calls.append(c.key) or real(c, ctx))
+    real = runner._run_cell
+    monkeypatch.setattr(runner, "_run_cell", lambda c, ctx: calls.append(c.key) or real(c, ctx))
     again = _run(cfg, tmp_path, tiny, workers=1)
     assert (again.n_run, again.n_skipped) == (0, 3) and calls == []
     assert again.results.equals(first.results)

@@ -23,7 +23,7 @@ from scipy import stats
 from typer.testing import CliRunner
 
 from gazeprivacy.cli.app import app
-from gazeprivacy.cli.stream import LOOPBACK_CONFIG, Layout, NominalClock
+from gazeprivacy.deploy.lsl import LOOPBACK_CONFIG, Layout, NominalClock
 from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.guarantees import Guarantee
 
@@ -34,7 +34,7 @@ CHANNELS = ["x", "y", "pupil", "confidence", "counter"]
 
 def test_the_lsl_config_keeps_all_traffic_on_this_machine():
     text = (HERE / "lsl_api.cfg").read_text()
-    assert LOOPBACK_CONFIG.read_text() == text  # the copy shipped with the CLI
+    assert LOOPBACK_CONFIG.read_text() == text  # the copy shipped with the package
     cfg = configparser.ConfigParser(inline_comment_prefixes=(";",))
     cfg.read_string(text)
     assert cfg["ports"]["IPv6"] == "disable"

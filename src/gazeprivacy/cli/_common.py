@@ -223,13 +223,13 @@ def echo_table(table: Any) -> None:
 
 
 def open_ledger(path: Path | None, cap: float | None, allow_unaccounted: bool) -> Any:
-    """The :class:`~gazeprivacy.ledger.Ledger` of ``--ledger`` (None without it), checking that
-    ``--max-epsilon-per-participant`` and ``--allow-unaccounted`` come with it."""
+    """The :class:`~gazeprivacy.accounting.ledger.Ledger` of ``--ledger`` (None without it),
+    checking that ``--max-epsilon-per-participant`` and ``--allow-unaccounted`` come with it."""
     if path is None:
         if cap is not None or allow_unaccounted:
             raise InvalidParameterError("--max-epsilon-per-participant and --allow-unaccounted "
                                         "need --ledger FILE")
         return None
-    from gazeprivacy.ledger import Ledger
+    from gazeprivacy.accounting.ledger import Ledger
 
     return Ledger(path, max_epsilon_per_participant=cap, allow_unaccounted=allow_unaccounted)

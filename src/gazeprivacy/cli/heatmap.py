@@ -66,8 +66,8 @@ def heatmap(
              "paper mode); the ledger records it.")] = False,
 ) -> None:
     """Release a differentially private heatmap of one stimulus (Liu et al. 2019)."""
+    from gazeprivacy.accounting.ledger import Spend
     from gazeprivacy.experiments.fixation_tables import read_fixation_table
-    from gazeprivacy.ledger import Spend
     from gazeprivacy.report.heatmap_render import read_stimulus_image, render_heatmap_png
 
     # Everything about the output is checked before the (possibly long) work.

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 the gazeprivacy developers
 """``gazeprivacy ledger show FILE`` and ``gazeprivacy ledger export FILE OUT.csv``.
 
-Read a privacy-budget ledger (:mod:`gazeprivacy.ledger`, written by ``gazeprivacy protect
+Read a privacy-budget ledger (:mod:`gazeprivacy.accounting.ledger`, written by ``gazeprivacy protect
 --ledger FILE``): spent and remaining epsilon per participant (a keyed hash; the ledger holds no
 raw id), with the composition method, or every charge as CSV. The library is imported inside
 the commands, so ``gazeprivacy --help`` stays fast.
@@ -40,8 +40,8 @@ def show(
     import json
     import sys
 
+    from gazeprivacy.accounting.ledger import Ledger
     from gazeprivacy.exceptions import InvalidParameterError
-    from gazeprivacy.ledger import Ledger
 
     if format not in ("table", "json", "csv"):
         raise InvalidParameterError(f"--format must be table, json or csv, got {format!r}")
@@ -93,7 +93,7 @@ def export(
     """Write every charge of the ledger as CSV (participant hashes, never raw ids)."""
     import csv
 
-    from gazeprivacy.ledger import Ledger
+    from gazeprivacy.accounting.ledger import Ledger
 
     rows = Ledger(file).entries()
     fields = list(rows[0]) if rows else ["release_id", "participant"]

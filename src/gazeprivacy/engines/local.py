@@ -265,10 +265,11 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
     id_map_path : path, optional
         Write the raw -> pseudonym map here (CSV or Parquet), ordered by pseudonym.
     ledger : Ledger or path, optional
-        Charge each participant in this privacy-budget ledger (:mod:`gazeprivacy.ledger`). The
-        spend comes from the privacy map on the public shape of every partition (one read
-        pass over the partitions before the work) and is reserved before any release; it is
-        committed with the SHA-256 of the written ``guarantee.json``.
+        Charge each participant in this privacy-budget ledger
+        (:mod:`gazeprivacy.accounting.ledger`). The spend comes from the privacy map on the
+        public shape of every partition (one read pass over the partitions before the work) and
+        is reserved before any release; it is committed with the SHA-256 of the written
+        ``guarantee.json``.
 
     Returns
     -------
@@ -329,7 +330,7 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
 def _reserve(ledger: Any, parts: _Parts, mechanism: str, params: Any,
              param_kwargs: dict[str, Any], seed: int | None) -> Any:
     """The ledger's reservation for a partition-wise release (nothing without a ledger)."""
-    from gazeprivacy.ledger import Spend
+    from gazeprivacy.accounting.ledger import Spend
     from gazeprivacy.mechanisms import MECHANISMS, build_params
 
     if ledger is None:

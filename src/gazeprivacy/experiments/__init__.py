@@ -8,7 +8,7 @@ import the runner, the attacks (scikit-learn) or the report (matplotlib).
 
 >>> import gazeprivacy.experiments as ex
 >>> ex.run_experiment.__module__
-'gazeprivacy.experiments.engine'
+'gazeprivacy.experiments.engine.runner'
 >>> ex.config.__name__
 'gazeprivacy.experiments.config'
 """

@@ -33,7 +33,7 @@ value and the way out. Example (see ``configs/doves-sample.toml``)::
     threat = "seed001"
 
     fidelity = ["rmse", "density_error"]
-    baselines = true             # or a list: baseline-centre, baseline-uniform, baseline-prior
+    baselines = true             # or a list: baseline-centre, baseline-centre-gaussian, ...
     release_view = { sealed = true, length_s = 5.0 }  # attacks see the release as written
 
     [realism]                    # or realism = true (all views, label "task")

@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
 """The demo run (``gazeprivacy demo --out DIR``): every sample-level mechanism on the bundled
-DOVES sample at epsilon 1, 2, 3 beside the three data-free baselines (screen centre, uniform
-points, the simulator prior: :mod:`gazeprivacy.experiments.baselines`), the raw-trained RBFN
-re-identification attack and the mechanism-aware attacker (a random forest trained on the
-release itself, :mod:`gazeprivacy.attacks.aware`, on half as many splits for time), the
-EKYT-style deep attacker trained on the release (:mod:`gazeprivacy.attacks.deep`) on a small
-budget (:data:`DEMO_DEEP_BUDGET`: one split, 1 s windows, 12 epochs of at most 192 windows, so
-it is weaker here than fully trained in the runner; skipped with a note without PyTorch), the
-fidelity metrics, the realism of each release (a discriminator's AUC, the main sequence, event
+DOVES sample at epsilon 1, 2, 3 beside the four data-free baselines (screen centre, uniform
+points, the centre-bias Gaussian, the simulator prior:
+:mod:`gazeprivacy.experiments.baselines`), the raw-trained RBFN re-identification attack and the
+mechanism-aware attacker (a random forest trained on the release itself,
+:mod:`gazeprivacy.attacks.aware`, on half as many splits for time), the EKYT-style deep attacker
+trained on the release (:mod:`gazeprivacy.attacks.deep`) on a small budget
+(:data:`DEMO_DEEP_BUDGET`: one split, 1 s windows, 12 epochs of at most 192 windows, so it is
+weaker here than fully trained in the runner; skipped with a note without PyTorch), the fidelity
+metrics, the realism of each release (a discriminator's AUC, the main sequence, event
 distributions, train on release / test on raw: :mod:`gazeprivacy.metrics.realism`), the results
 table and the HTML report, whose first screen gives each release's strongest attack against
 chance and the metrics that beat the baselines.

@@ -11,7 +11,7 @@ prior map (:func:`centre_bias_prior`), and :func:`release_heatmap` warns
 (:class:`~gazeprivacy.exceptions.LowExpectedUtilityWarning`) when it is below
 :data:`LOW_EXPECTED_CC`: a DP heatmap of few observers at fine cells is mostly noise that still
 looks plausible. :func:`planned_guarantee` is the record of the privacy map with one budget per
-observer id, what a privacy-budget ledger charges (:class:`gazeprivacy.ledger.Spend`).
+observer id, what a privacy-budget ledger charges (:class:`gazeprivacy.accounting.ledger.Spend`).
 """
 
 from __future__ import annotations

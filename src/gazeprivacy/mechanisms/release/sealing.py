@@ -1,96 +1,47 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""Sealed releases: a written release holds only what its record lists (SPEC section 8).
+"""Sealing: what of a mechanism's in-memory release may leave the data holder.
 
-A mechanism's in-memory :class:`~gazeprivacy.guarantees.Release` keeps the raw ids, labels,
-timestamps and every other column of its input, so that evaluations can align raw and protected
-recordings. :func:`seal` turns it into what may leave the data holder, and
-:func:`write_release` writes that, atomically (written beside, then renamed):
-
-* **gaze** ``x, y``: the mechanism's output (status ``protected``);
-* **ids**: ``participant`` and ``recording`` are replaced by pseudonyms, a keyed hash
-  (BLAKE2b) of the raw id under a 256-bit key drawn once from the release's generator (OS entropy
-  without a seed), so partitions of one run agree. The raw -> pseudonym map goes only to
-  ``id_map_path`` when asked for, ordered by pseudonym. Recordings are written in pseudonym order,
-  so positions do not reveal raw ids. ``public=["participant"]`` keeps raw ids;
-* **time**: the public sampling grid ``t = i / sampling_rate_hz`` (public by design); the raw
-  clock, with its jitter, only under ``public=["t"]``;
-* **pupil**: dropped, copied under ``public=["pupil"]``, or protected with ``pupil_epsilon`` and
-  a declared ``pupil_range`` by :func:`protect_pupil` at the mechanism's unit (window or
-  w-window mechanisms only; k-same-synth and event-synth-PD drop it unless declared public);
-* **every other column** (head pose, pixel copies of gaze, confidence, labels such as gender):
-  written only when declared in ``public``;
-* **the missing-sample mask**: a NaN gaze row at a row where the input was missing releases the
-  mask. Such a release is refused unless ``public=["mask"]`` or the mechanism's record lists a
-  ``mask`` column as protected. A mechanism that synthesises every row writes no NaN and so no
-  mask; NaN rows that the mechanism made itself (e.g. suppressed events) are its output;
-* **shape**: rows per recording and recordings per participant are the input's (public by
-  design), unless the mechanism's record sets one public length (``output_length_s``:
-  DPGazeSynth at participant level), which every recording must then have (else the release is
-  refused) and beside which the input's per-row columns cannot be declared public;
-* **metadata**: sampling rate and geometry are public by design; dataset name and info are
-  written only under ``public=["name"]`` / ``public=["info"]``. Counts a mechanism leaves in
-  ``Dataset.info`` (e.g. event-synth-PD's failed tests) go to the data holder's ``report`` and to
-  ``report_path`` when asked for, never into the release.
-
-The record's ``columns`` lists every written column (and the public-by-design properties and the
-input columns left out) with its status.
+:func:`seal` (sample-level releases), :func:`seal_series_table` (feature series), the
+pseudonyms (:class:`Pseudonymiser`) and the per-run policy of partition-wise engines
+(:class:`SealPolicy`). The policies are described in :mod:`gazeprivacy.mechanisms.release`.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
-import json
-import math
-import os
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import polars as pl
 
-from gazeprivacy.data.geometry import Geometry
-from gazeprivacy.data.io import write_dataset
 from gazeprivacy.data.recording import Dataset, Recording, adopt
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
-from gazeprivacy.guarantees import Budget, ColumnStatus, Guarantee, Kind, Release, Status, Unit
-from gazeprivacy.ledger import file_sha256
-from gazeprivacy.mechanisms.contract import Level
-from gazeprivacy.rng import make_rng
-
-if TYPE_CHECKING:
-    from gazeprivacy.ledger import Ledger, Spend
+from gazeprivacy.guarantees import ColumnStatus, Guarantee, Release, Status
+from gazeprivacy.mechanisms.release.pupil import (
+    _BLOCKS_TOUCHED,
+    _block_samples,
+    _Pupil,
+    protect_pupil,
+)
 
 __all__ = [
     "PUBLIC_KEYWORDS",
-    "RECORD_KEY",
     "Pseudonymiser",
     "SealPolicy",
     "SealedRelease",
-    "guarantee_path",
     "merge_columns",
-    "protect_file",
-    "protect_pupil",
-    "record_json",
     "seal",
     "seal_series_table",
     "sealed_name_info",
-    "write_release",
-    "write_sealed",
-    "write_sealed_table",
 ]
 
 #: Names that ``public`` accepts besides column and label names.
 PUBLIC_KEYWORDS = ("participant", "recording", "t", "mask", "name", "info")
 _ID_KINDS = ("participant", "recording")
 _PREFIX = {"participant": "P", "recording": "R"}
-_PUPIL_KINDS = (Kind.PURE_DP, Kind.APPROX_DP, Kind.LOCAL_DP, Kind.W_EVENT_DP)
-#: How many pupil blocks (of one unit's length, aligned at row 0) one privacy unit can touch.
-_BLOCKS_TOUCHED = {Unit.WINDOW: 1, Unit.W_WINDOW: 2}
 
 
 class Pseudonymiser:
@@ -131,107 +82,6 @@ class SealedRelease:
     dataset: Dataset | None = None
 
 
-# ------------------------------------------------------------------------------------- pupil
-
-
-def protect_pupil(pupil: np.ndarray, *, block_samples: int, epsilon_per_block: float,
-                  pupil_range: tuple[float, float], rng: np.random.Generator) -> np.ndarray:
-    """Block-mean Laplace release of a pupil series: epsilon_per_block-DP per block.
-
-    Rows are cut into blocks of ``block_samples`` from row 0. Each block's value is the mean of
-    its non-missing samples clipped to ``pupil_range = (lo, hi)`` (``(lo + hi) / 2`` when it has
-    none), which lies in ``[lo, hi]`` whatever the block holds, so its sensitivity to any change
-    inside one block (values or missing rows) is ``hi - lo``; Laplace noise of scale
-    ``(hi - lo) / epsilon_per_block`` makes it epsilon_per_block-DP. The noisy mean, clipped to
-    the range (post-processing), is written on every row of the block: no row is missing, so the
-    pupil column carries no missing-sample mask.
-
-    >>> out = protect_pupil(np.array([3.0, 3.2, np.nan, 9.0]), block_samples=2,
-    ...                     epsilon_per_block=1.0, pupil_range=(2.0, 6.0),
-    ...                     rng=np.random.default_rng(0))
-    >>> out.shape, bool(np.isnan(out).any()), bool(((out >= 2) & (out <= 6)).all())
-    ((4,), False, True)
-    """
-    lo, hi = pupil_range
-    n = pupil.shape[0]
-    n_blocks = -(-n // block_samples)
-    padded = np.full(n_blocks * block_samples, np.nan)
-    padded[:n] = np.clip(pupil, lo, hi)
-    blocks = padded.reshape(n_blocks, block_samples)
-    valid = ~np.isnan(blocks)
-    counts = valid.sum(axis=1)
-    sums = np.where(valid, blocks, 0.0).sum(axis=1)
-    means = np.where(counts > 0, sums / np.maximum(counts, 1), (lo + hi) / 2)
-    noisy = np.clip(means + rng.laplace(0.0, (hi - lo) / epsilon_per_block, n_blocks), lo, hi)
-    return np.repeat(noisy, block_samples)[:n]
-
-
-def _block_samples(g: Guarantee, sampling_rate_hz: float) -> int:
-    """The mechanism's unit length in samples (its window), from the record's parameters."""
-    p = g.parameters
-    if p.get("window_s") is not None:
-        return max(1, round(float(p["window_s"]) * sampling_rate_hz))
-    if p.get("window_samples") is not None:
-        return int(p["window_samples"])
-    raise InvalidParameterError(f"{g.mechanism}'s record names no window (window_s or "
-                                "window_samples); pupil_epsilon needs the unit's length")
-
-
-@dataclass(frozen=True, slots=True)
-class _Pupil:
-    epsilon: float
-    lo: float
-    hi: float
-
-    @classmethod
-    def check(cls, g: Guarantee, epsilon: float | None, value_range: Sequence[float] | None,
-              public: frozenset[str]) -> _Pupil | None:
-        if epsilon is None:
-            if value_range is not None:
-                raise InvalidParameterError("pupil_range is given without pupil_epsilon; give "
-                                            "both to protect pupil, or neither to drop it")
-            return None
-        if "pupil" in public:
-            raise InvalidParameterError("pupil is declared public and given a pupil_epsilon; "
-                                        "choose one")
-        if not (math.isfinite(epsilon) and epsilon > 0):
-            raise InvalidParameterError(f"pupil_epsilon must be > 0, got {epsilon!r}")
-        if value_range is None or len(value_range) != 2:
-            raise InvalidParameterError("pupil_epsilon needs pupil_range=(lo, hi), the declared "
-                                        f"range of pupil diameters; got {value_range!r}")
-        lo, hi = (float(v) for v in value_range)
-        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-            raise InvalidParameterError(f"pupil_range must be finite with lo < hi, got "
-                                        f"({lo!r}, {hi!r})")
-        if g.kind not in _PUPIL_KINDS or g.unit not in _BLOCKS_TOUCHED:
-            raise InvalidParameterError(
-                f"pupil_epsilon applies to window or w-window DP mechanisms; {g.mechanism} is "
-                f"{g.kind.value} per {g.unit.value}: drop pupil (the default) or declare it "
-                "public (public=['pupil'])")
-        return cls(float(epsilon), lo, hi)
-
-    def record(self, g: Guarantee, blocks: Mapping[str, int]) -> Guarantee:
-        touched = _BLOCKS_TOUCHED[g.unit]
-        per_block = self.epsilon / touched
-        rule = (f"pupil: block-mean Laplace, {per_block:g} per block of one {g.unit.value}'s "
-                f"length; one {g.unit.value} touches at most {touched} block(s)")
-        per_part = None
-        if g.per_participant is not None:
-            per_part = {pid: Budget(None if b.epsilon is None
-                                    else b.epsilon + blocks.get(pid, 0) * per_block,
-                                    b.delta, b.units, f"{b.rule}; + {blocks.get(pid, 0)} pupil "
-                                    f"blocks at {per_block:g} (sequential composition)")
-                        for pid, b in g.per_participant.items()}
-        note = (f"pupil protected at pupil_epsilon = {self.epsilon:g} per {g.unit.value} "
-                f"({rule}; declared range [{self.lo:g}, {self.hi:g}], clipped); the per-unit "
-                "epsilon is gaze + pupil by sequential composition")
-        return replace(g, epsilon=(g.epsilon or 0.0) + self.epsilon, per_participant=per_part,
-                       parameters={**g.parameters, "pupil_epsilon": self.epsilon,
-                                   "pupil_range": [self.lo, self.hi],
-                                   "pupil_epsilon_per_block": per_block},
-                       notes=(*g.notes, note))
-
-
 # -------------------------------------------------------------------------------------- seal
 
 
@@ -270,6 +120,7 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     Examples
     --------
     >>> from gazeprivacy.mechanisms import protect
+    >>> from gazeprivacy.data.geometry import Geometry
     >>> rec = Recording.from_arrays(recording="r1", participant="alice", x=np.zeros(100),
     ...     y=np.zeros(100), sampling_rate_hz=100, labels={"gender": "f"},
     ...     geometry=Geometry(x_min_deg=-5, x_max_deg=5, y_min_deg=-5, y_max_deg=5))
@@ -637,135 +488,6 @@ def merge_columns(records: Sequence[Guarantee]) -> tuple[ColumnStatus, ...]:
     return tuple(out.values())
 
 
-# ------------------------------------------------------------------------------------- write
-
-
-def _atomic_write(files: Mapping[Path, Any]) -> None:
-    """Write each ``path -> writer(tmp_path)`` beside its target, then rename all in the order
-    given (write_sealed: the record, the id map, the data, then the report that hashes it)."""
-    tmps = {}
-    try:
-        for path, writer in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{uuid.uuid4().hex[:12]}.{path.name}")
-            writer(tmp)
-            tmps[path] = tmp
-        for path, tmp in tmps.items():  # in the order given: the record before its data
-            os.replace(tmp, path)
-            side = tmp.with_name(tmp.name + ".meta.json")
-            if side.exists():
-                os.replace(side, path.with_name(path.name + ".meta.json"))
-    finally:
-        for tmp in tmps.values():
-            tmp.unlink(missing_ok=True)
-            tmp.with_name(tmp.name + ".meta.json").unlink(missing_ok=True)
-
-
-def _write_table(table: pl.DataFrame, path: Path,
-                 metadata: dict[str, str] | None = None) -> None:
-    if path.name.lower().endswith((".parquet", ".pq")):
-        if metadata:
-            import pyarrow.parquet as pq
-
-            arrow = table.to_arrow()
-            pq.write_table(arrow.replace_schema_metadata(
-                {**(arrow.schema.metadata or {}), **metadata}), path)
-        else:
-            table.write_parquet(path)
-    else:
-        table.write_csv(path)
-
-
-def write_sealed_table(table: pl.DataFrame, path: str | Path) -> Path:
-    """Write a table (e.g. an id map) atomically, CSV or Parquet by suffix."""
-    path = Path(path)
-    _atomic_write({path: lambda p: _write_table(table, p)})
-    return path
-
-
-def guarantee_path(output: str | Path) -> Path:
-    """Where the record of ``output`` goes: ``OUTPUT.guarantee.json``."""
-    output = Path(output)
-    return output.with_name(output.name + ".guarantee.json")
-
-
-#: Parquet schema-metadata key of the record embedded in a written release.
-RECORD_KEY = "gazeprivacy.guarantee"
-
-
-def _software() -> dict[str, str]:
-    import sys
-
-    version = getattr(sys.modules.get("gazeprivacy"), "__version__", "unknown")
-    return {"software": "gazeprivacy", "version": str(version),
-            "at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
-
-
-def record_json(guarantee: Guarantee) -> str:
-    """The written record: the guarantee plus ``written`` (package, version, UTC time).
-    :meth:`Guarantee.from_json` reads it back (ignoring ``written``)."""
-    return json.dumps({**guarantee.to_dict(), "written": _software()}, indent=2,
-                      allow_nan=False)
-
-
-def write_sealed(sealed: SealedRelease, path: str | Path, *, id_map_path: str | Path | None = None,
-                 report_path: str | Path | None = None,
-                 input_path: str | Path | None = None) -> Path:
-    """Write a sealed release (format by suffix) and its record, atomically; the id map and the
-    data holder's report only when their paths are given.
-
-    The record goes to ``PATH.guarantee.json`` and, for Parquet, also into the file's schema
-    metadata (key :data:`RECORD_KEY`), each with the package version and the time. The SHA-256
-    of the output (and of ``input_path``) goes only to the data holder's report: a hash of the
-    raw input identifies it, so it is never written into the release or its record.
-    """
-    path = Path(path)
-    text = record_json(sealed.guarantee)
-    files: dict[Path, Any] = {guarantee_path(path): lambda p: p.write_text(text)}
-    if id_map_path is not None:
-        files[Path(id_map_path)] = lambda p: _write_table(sealed.id_map, p)
-    written: dict[str, Path] = {}
-
-    def write_data(p: Path) -> None:
-        if sealed.dataset is not None:
-            write_dataset(sealed.dataset, p, metadata={RECORD_KEY: text}, table=sealed.table)
-        else:
-            _write_table(sealed.table, p, metadata={RECORD_KEY: text})
-        written["data"] = p
-
-    files[path] = write_data
-    if report_path is not None:
-        files[Path(report_path)] = lambda p: p.write_text(json.dumps(
-            {**dict(sealed.report), "files": _hashes(path, written["data"], input_path)},
-            indent=2, default=str))
-    _atomic_write(files)
-    return path
-
-
-def _hashes(out: Path, written: Path, input_path: str | Path | None) -> dict[str, Any]:
-    files: dict[str, Any] = {"output": str(out), "output_sha256": file_sha256(written)}
-    side = written.with_name(written.name + ".meta.json")
-    if side.is_file():
-        files["output_meta_sha256"] = file_sha256(side)
-    if input_path is not None and Path(input_path).is_file():
-        files["input"] = str(input_path)
-        files["input_sha256"] = file_sha256(input_path)
-    return files
-
-
-def write_release(release: Release[Dataset], path: str | Path, *, public: Iterable[str] = (),
-                  pupil_epsilon: float | None = None, pupil_range: Sequence[float] | None = None,
-                  source: Dataset | None = None, id_map_path: str | Path | None = None,
-                  report_path: str | Path | None = None,
-                  rng: np.random.Generator | None = None) -> SealedRelease:
-    """:func:`seal` ``release`` and write it with :func:`write_sealed`; returns the sealed
-    release. Without ``rng`` the pseudonym key and pupil noise come from OS entropy."""
-    sealed = seal(release, public=public, pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
-                  source=source, rng=rng if rng is not None else make_rng(None))
-    write_sealed(sealed, path, id_map_path=id_map_path, report_path=report_path)
-    return sealed
-
-
 # ------------------------------------------------------------------------- feature series
 
 
@@ -819,158 +541,3 @@ def seal_series_table(table: pl.DataFrame, guarantee: Guarantee, *, public: Iter
     return SealedRelease(table=out, guarantee=replace(record, columns=tuple(cols)),
                          id_map=_id_map(ids, pub))
 
-
-# --------------------------------------------------------------------------- protect_file
-
-
-def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
-                 params: Any = None, public: Iterable[str] = (),
-                 pupil_epsilon: float | None = None, pupil_range: Sequence[float] | None = None,
-                 id_map_path: str | Path | None = None, report_path: str | Path | None = None,
-                 seed: int | None = None, time_unit: str = "s", geometry: Geometry | None = None,
-                 progress: bool = False, ledger: Ledger | str | Path | None = None,
-                 labels: Iterable[str] = (), xy_unit: str | None = None,
-                 px_per_deg: float | None = None, input_format: str | None = None,
-                 participant: str | None = None, **param_kwargs: Any) -> SealedRelease:
-    """Read a long-format file, protect it with ``mechanism``, and write the sealed release.
-
-    The library function behind ``gazeprivacy protect``: every privacy parameter comes from the
-    caller (``params`` or keyword arguments); nothing is filled in here. Feature-series
-    mechanisms read a feature table instead. One generator (``seed``, else OS entropy) drives the
-    mechanism, then (spawned) the pseudonyms and the pupil noise.
-
-    Parameters
-    ----------
-    in_path, out_path : path
-        Input file (the long format, or an eye-tracker export: :mod:`gazeprivacy.data.readers`)
-        and output file (``.csv``, ``.csv.gz`` or ``.parquet``); the record goes to
-        ``OUT.guarantee.json`` and, for Parquet, into the file's metadata.
-    mechanism : str
-        A sample-level or feature-series name in ``MECHANISMS``.
-    params : parameter object, optional
-        The mechanism's ``*Params``; or give its fields as keyword arguments.
-    public, pupil_epsilon, pupil_range
-        As in :func:`seal`.
-    id_map_path, report_path : path, optional
-        Write the id map / the data holder's report there (only when given).
-    seed : int, optional
-        Research run (noted in the record); None draws OS entropy.
-    time_unit : {"s", "ms", "us"}
-        Unit of the input's ``t`` column.
-    geometry : Geometry, optional
-        Overrides the file's metadata.
-    labels, xy_unit, px_per_deg, input_format, participant
-        How the input is read (:func:`gazeprivacy.data.readers.read_input`): columns that are
-        recording labels, the unit of x and y, pixels per degree, the input's format, the
-        participant of a device export that names none.
-    ledger : Ledger or path, optional
-        Charge each participant in this privacy-budget ledger (:mod:`gazeprivacy.ledger`): the
-        spend, from the data-free privacy map, is reserved before any work (refused past the
-        ledger's cap) and committed with the output's SHA-256 after the write.
-
-    Returns
-    -------
-    SealedRelease
-        What was written, with the id map and report (which stay with the caller).
-
-    Raises
-    ------
-    InvalidParameterError
-        Unknown mechanism or parameter, a heatmap mechanism, or a sealing policy refusal.
-    InvalidDataError
-        The input cannot be read or breaks a data-model rule.
-    LedgerError
-        The ledger refuses the release (before any work) or cannot be used.
-    """
-    from gazeprivacy.mechanisms import MECHANISMS, build_params
-    from gazeprivacy.mechanisms import protect as protect_dataset
-
-    spec = MECHANISMS[mechanism]
-    public = tuple(public)
-    rng = make_rng(seed)
-    mech_rng, seal_rng = rng.spawn(2)
-    if spec.level is Level.SERIES:
-        if pupil_epsilon is not None or pupil_range is not None:
-            raise InvalidParameterError("pupil_epsilon applies to sample-level releases")
-        return _protect_series_file(Path(in_path), Path(out_path), mechanism,
-                                    build_params(mechanism, params, **param_kwargs),
-                                    public=public, seed=seed, id_map_path=id_map_path,
-                                    rngs=(mech_rng, seal_rng), ledger=ledger)
-    if not spec.level.takes_samples:
-        raise InvalidParameterError(
-            f"{mechanism} is a {spec.level}-level mechanism; protect takes gaze samples or "
-            "feature tables (heatmaps: use `gazeprivacy heatmap`)")
-    from gazeprivacy.data.readers import read_input
-
-    ds = read_input(in_path, input_format=input_format, time_unit=time_unit, geometry=geometry,
-                    labels=tuple(labels), xy_unit=xy_unit, px_per_deg=px_per_deg,
-                    participant=participant)
-    entry = _ledger_reserve(ledger, mechanism, params, param_kwargs, ds, seed=seed,
-                            pupil=(pupil_epsilon, pupil_range, public))
-    with entry.guard():
-        rel = protect_dataset(ds, mechanism=mechanism, params=params, rng=mech_rng,
-                              progress=progress, **param_kwargs)
-        rel = Release(rel.output, rel.guarantee.with_seed(seed))
-        sealed = seal(rel, public=public, pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
-                      source=ds, rng=seal_rng)
-        entry.check(sealed.guarantee)
-    write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path,
-                 input_path=in_path)
-    entry.commit(out_path)
-    return sealed
-
-
-def _protect_series_file(in_path: Path, out_path: Path, mechanism: str, params: Any, *,
-                         public: Iterable[str], seed: int | None,
-                         id_map_path: str | Path | None,
-                         rngs: tuple[np.random.Generator, np.random.Generator],
-                         ledger: Ledger | str | Path | None = None) -> SealedRelease:
-    from gazeprivacy.mechanisms.series import protect_series
-
-    try:
-        table = (pl.read_parquet(in_path) if in_path.suffix in (".parquet", ".pq")
-                 else pl.read_csv(in_path))
-    except (OSError, pl.exceptions.PolarsError) as exc:
-        raise InvalidDataError(f"cannot read feature table {str(in_path)!r}: {exc}") from None
-    entry = _ledger_reserve(ledger, mechanism, params, {}, table, seed=seed)
-    with entry.guard():
-        rel = protect_series(table, mechanism, params, rng=rngs[0])
-        sealed = seal_series_table(rel.output, rel.guarantee.with_seed(seed), public=public,
-                                   rng=rngs[1])
-        entry.check(sealed.guarantee)
-    write_sealed(sealed, out_path, id_map_path=id_map_path)
-    entry.commit(out_path)
-    return sealed
-
-
-# ---------------------------------------------------------------------- ledger hook
-# The privacy-budget ledger (gazeprivacy.ledger.Spend) around protect_file: reserve the spend
-# from the data-free privacy map before any work, check the written record spends no more,
-# commit after. A run that fails with an error before the write released nothing: its
-# reservation is cancelled. A killed or interrupted run keeps it (the ledger cannot tell).
-
-
-def _ledger_reserve(ledger: Ledger | str | Path | None, mechanism: str, params: Any,
-                    param_kwargs: Mapping[str, Any], data: Any, *, seed: int | None,
-                    pupil: tuple[Any, Any, Iterable[str]] = (None, None, ())) -> Spend:
-    """Reserve the release's per-participant spend (privacy map on the public shape, plus the
-    pupil budget) in ``ledger`` (nothing without a ledger)."""
-    from gazeprivacy.ledger import Spend
-
-    if ledger is None:
-        return Spend(None, None)
-    from gazeprivacy.mechanisms import MECHANISMS, build_params
-
-    spec = MECHANISMS[mechanism]
-    shape = spec.shape_of(data)
-    g = spec.guarantee(build_params(mechanism, params, **param_kwargs), shape).with_seed(seed)
-    recordings = getattr(shape, "recordings", ())
-    participants = getattr(shape, "participants", None) or [r.participant for r in recordings]
-    pupil_policy = _Pupil.check(g, pupil[0], pupil[1], frozenset(str(p) for p in pupil[2]))
-    if pupil_policy is not None:
-        blocks: dict[str, int] = {}
-        for r in recordings:
-            b = _block_samples(g, r.sampling_rate_hz)
-            blocks[r.participant] = blocks.get(r.participant, 0) + -(-r.n_samples // b)
-        g = pupil_policy.record(g, blocks)
-    return Spend(ledger, g, participants=participants)

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""The grid runner: datasets x mechanisms x parameter points x seeds -> one tidy table.
+
+* **Cells.** Each (dataset, mechanism, parameter point, seed) is a cell; with
+  ``include_raw`` every (dataset, seed) also gets a ``mechanism = "none"`` cell (the raw
+  baseline), and every configured data-free baseline
+  (:mod:`gazeprivacy.experiments.baselines`) a cell of mode ``baseline`` without a guarantee.
+* **Attacks.** ``reidentification`` (George & Routray, on event features), ``aware-rf`` (the
+  mechanism-aware attacker of :mod:`gazeprivacy.attacks.aware`, on the release's samples and
+  event features; it needs the release in memory), ``deep`` (the EKYT-style DenseNet
+  attacker of :mod:`gazeprivacy.attacks.deep`, on the samples; skipped with a note when PyTorch
+  is missing), ``attribute`` and ``linkage``.
+* **Randomness.** Per seed ``s`` the base ``SeedSequence(s)`` spawns one child for the attacks
+  (shared by every cell of that seed, so raw and protected data meet the same splits) and one
+  child per (dataset, mechanism, point) for the protection. A cell's streams therefore do not
+  depend on the order, the process or the worker count it runs in: serial and parallel runs give
+  the same table.
+* **Caching.** Event features of each raw dataset are computed once (in the parent, before the
+  pool starts) into ``OUT/cache/``, named after the data's content fingerprint
+  (:func:`~gazeprivacy.experiments.featurize.dataset_fingerprint`) and the featurizer, so
+  changed data of the same shape is featurized again; those of each protected release are
+  computed once, inside its cell.
+* **Resumable.** A finished cell leaves ``OUT/cells/<key>.parquet`` (its rows), ``<key>.npz``
+  (a preview for the report) and ``<key>.json`` (meta, guarantee and the data's fingerprint,
+  written last); a rerun skips cells whose three files exist, unless the dataset's content
+  fingerprint changed since (then the cell runs again).
+* **Partitioned datasets.** A dataset whose path is a partitioned folder is streamed: raw and
+  protected features are computed partition by partition (see
+  :mod:`gazeprivacy.experiments.streaming` for what differs from an in-memory run).
+* **Learned evaluations** (seed 001): utilities of kind ``gaze-prediction`` /
+  ``activity-sequence`` and attacks of kind ``linkage`` run through
+  :mod:`gazeprivacy.experiments.learned` (:func:`_learned_rows`); a config made only of them
+  skips the event features.
+* **Output.** ``OUT/results.parquet`` -- columns ``dataset, mechanism, mode, parameters`` (JSON),
+  ``epsilon`` (flattened, null when the mechanism has none), ``seed, kind`` (privacy | utility |
+  fidelity | realism), ``evaluation`` (e.g. ``reid:rbfn:seed000``), ``metric, value``,
+  ``beats_baselines`` (utility and fidelity rows of a run with baselines: whether the cell's
+  mean beats the best data-free baseline by 2 standard errors,
+  :func:`gazeprivacy.report.verdict.flag_results`; null elsewhere) -- and
+  ``OUT/guarantees.json`` (one guarantee record per protected cell).
+"""
+
+from gazeprivacy.experiments.engine.cells import RESULT_SCHEMA, Cell, expand_cells
+from gazeprivacy.experiments.engine.cells import Featurizer as Featurizer
+from gazeprivacy.experiments.engine.runner import ExperimentResult, run_experiment
+from gazeprivacy.experiments.engine.views import _preview as _preview
+
+__all__ = ["RESULT_SCHEMA", "Cell", "ExperimentResult", "expand_cells", "run_experiment"]

@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""The grid's cells: what a cell is, the config's cells in order, a cell's random streams, the
+context a worker gets, and the helpers every part of a cell's run shares (result rows, labels,
+atomic writes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from gazeprivacy.data.partitioned import PartitionedDataset
+from gazeprivacy.data.recording import Dataset
+from gazeprivacy.experiments.config import (
+    AttackConfig,
+    ExperimentConfig,
+    UtilityConfig,
+    canonical_json,
+)
+
+__all__ = ["RESULT_SCHEMA", "Cell", "Featurizer", "expand_cells"]
+
+RESULT_SCHEMA = {
+    "dataset": pl.String, "mechanism": pl.String, "mode": pl.String, "parameters": pl.String,
+    "epsilon": pl.Float64, "seed": pl.Int64, "kind": pl.String, "evaluation": pl.String,
+    "metric": pl.String, "value": pl.Float64, "beats_baselines": pl.Boolean,
+}
+
+Featurizer = Callable[[Dataset], pl.DataFrame]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One unit of work. ``combo`` indexes (dataset, mechanism, point) within a seed."""
+
+    dataset: str
+    mechanism: str
+    label: str
+    parameters: Mapping[str, Any]
+    preset: str
+    seed: int
+    combo: int
+
+    @property
+    def parameters_json(self) -> str:
+        return canonical_json(self.parameters)
+
+    @property
+    def key(self) -> str:
+        """Stable id of the cell (dataset, mechanism label, parameters, seed)."""
+        text = json.dumps([self.dataset, self.label, self.parameters_json, self.seed])
+        return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+    @property
+    def epsilon(self) -> float | None:
+        v = self.parameters.get("epsilon")
+        return float(v) if isinstance(v, int | float) else None
+
+
+def expand_cells(config: ExperimentConfig) -> list[Cell]:
+    """The config's cells in a stable order: seed, dataset, (raw first) mechanism, point."""
+    combos: list[tuple[str, str, str, dict[str, Any], str]] = []
+    for d in config.datasets:
+        if config.include_raw:
+            combos.append((d.name, "none", "none", {}, "none"))
+        for b in config.baselines:
+            combos.append((d.name, b, b, {}, "none"))
+        for m in config.mechanisms:
+            for point in m.points():
+                combos.append((d.name, m.name, m.label or m.name, point, m.preset))
+    return [Cell(dataset=d, mechanism=mech, label=label, parameters=point, preset=preset,
+                 seed=s, combo=i)
+            for s in config.seeds for i, (d, mech, label, point, preset) in enumerate(combos)]
+
+
+def _streams(cell: Cell, n_combos: int) -> tuple[np.random.Generator, np.random.Generator]:
+    """(attack rng, protection rng) of a cell: children of SeedSequence(seed)."""
+    children = np.random.SeedSequence(cell.seed).spawn(n_combos + 1)
+    return np.random.default_rng(children[0]), np.random.default_rng(children[1 + cell.combo])
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What a worker needs besides its cell (picklable)."""
+
+    config: ExperimentConfig
+    out_dir: str
+    n_combos: int
+    datasets: Mapping[str, Dataset]
+    raw_features: Mapping[str, str]  # dataset -> cached parquet path
+    registry: Mapping[str, Any]
+    featurizer: Featurizer | None
+    streamed: Mapping[str, PartitionedDataset] = field(default_factory=dict)  # partitioned
+    fingerprints: Mapping[str, str] = field(default_factory=dict)  # dataset -> content digest
+
+
+def _build_params(spec: Any, cell: Cell) -> Any:
+    point = dict(cell.parameters)
+    paper = getattr(spec.params_type, "paper", None)  # a preset is optional in the contract
+    if cell.preset == "paper" and paper is not None:
+        return paper(**point)
+    return spec.params_type(**point)
+
+
+def _rows(cell: Cell, mode: str, kind: str, evaluation: str,
+          metrics: Mapping[str, float]) -> list[dict[str, Any]]:
+    return [{"dataset": cell.dataset, "mechanism": cell.label, "mode": mode,
+             "parameters": cell.parameters_json, "epsilon": cell.epsilon, "seed": cell.seed,
+             "kind": kind, "evaluation": evaluation, "metric": m,
+             "value": float(v) if v is not None else None, "beats_baselines": None}
+            for m, v in metrics.items()]
+
+
+def _labels(dataset: Dataset, name: str | None, by: str) -> dict[str, str] | None:
+    if name is None:
+        return None
+    out = {}
+    for r in dataset.recordings:
+        if name not in r.labels:
+            return None
+        key = r.recording if by == "recording" else r.participant
+        out[key] = r.labels[name]
+    return out
+
+
+def _needs_events(cfg: ExperimentConfig) -> bool:
+    """Whether any evaluation of ``cfg`` reads I-VT event features (the learned ones do not)."""
+    return (any(a.kind != "linkage" for a in cfg.attacks)
+            or any(not u.learned for u in cfg.utility))
+
+
+def _attack_stream(attack_rng: np.random.Generator, a: AttackConfig) -> np.random.Generator:
+    # Per attack, a stream derived from the seed's attack child and the attack's id, so adding an
+    # attack to the config does not change the others' splits.
+    seq = attack_rng.bit_generator.seed_seq
+    word = int(hashlib.sha1(a.id.encode()).hexdigest()[:8], 16)
+    return np.random.default_rng(np.random.SeedSequence(seq.entropy,
+                                                        spawn_key=(*seq.spawn_key, word)))
+
+
+def _utility_stream(attack_rng: np.random.Generator, u: UtilityConfig) -> np.random.Generator:
+    seq = attack_rng.bit_generator.seed_seq
+    word = int(hashlib.sha1(("utility:" + u.id).encode()).hexdigest()[:8], 16)
+    return np.random.default_rng(np.random.SeedSequence(seq.entropy,
+                                                        spawn_key=(*seq.spawn_key, word)))
+
+
+def _atomic(path: Path, write: Callable[[str], Any], suffix: str = "") -> None:
+    tmp = path.with_name(path.name + ".tmp" + suffix)
+    write(str(tmp))
+    os.replace(tmp, path)

@@ -1,0 +1,453 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""The runner: :func:`run_experiment` prepares the datasets, runs every unfinished cell (in this
+process or a pool of workers) and gathers the cells' files into the tidy results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import sys
+import time
+import warnings
+from collections.abc import Mapping
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from gazeprivacy.data.partitioned import PartitionedDataset
+from gazeprivacy.data.recording import Dataset
+from gazeprivacy.exceptions import InvalidParameterError
+from gazeprivacy.experiments.baselines import BASELINES, is_baseline
+from gazeprivacy.experiments.config import ConfigError, DatasetConfig, ExperimentConfig
+from gazeprivacy.experiments.engine.cells import (
+    RESULT_SCHEMA,
+    Cell,
+    Featurizer,
+    _atomic,
+    _build_params,
+    _Context,
+    _needs_events,
+    _streams,
+    expand_cells,
+)
+from gazeprivacy.experiments.engine.views import (
+    _attack_rows,
+    _Features,
+    _fidelity_rows,
+    _learned_rows,
+    _preview,
+    _realism_rows,
+    _utility_rows,
+)
+from gazeprivacy.experiments.featurize import (
+    dataset_fingerprint,
+    event_features_of,
+    load_configured_dataset,
+)
+from gazeprivacy.experiments.release_view import attack_side
+from gazeprivacy.experiments.streaming import partitioned_source, protected_pass, raw_pass
+from gazeprivacy.features.aggregate import recording_features
+from gazeprivacy.report.verdict import flag_results
+
+__all__ = ["ExperimentResult", "run_experiment"]
+
+
+@dataclass
+class ExperimentResult:
+    """What :func:`run_experiment` produced."""
+
+    out_dir: Path
+    results: pl.DataFrame
+    guarantees: list[dict[str, Any]]
+    n_cells: int
+    n_run: int
+    n_skipped: int
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Protected:
+    """What a cell's protection step produced (all empty for the raw baseline)."""
+
+    mode: str = "none"
+    guarantee: dict[str, Any] | None = None
+    dataset: Dataset | None = None  # the release; None when streamed (only features are kept)
+    events: pl.DataFrame | None = None  # event features of the release
+    preview: dict[str, np.ndarray] | None = None  # set by the streamed pass
+
+
+def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
+    """Run one cell and write its three files; returns its meta record."""
+    t0 = time.perf_counter()
+    notes: list[str] = []
+    raw = ctx.datasets[cell.dataset]  # a metadata-only skeleton when the dataset is streamed
+    streamed = ctx.streamed.get(cell.dataset)
+    attack_rng, protect_rng = _streams(cell, ctx.n_combos)
+    protected = _protect_cell(cell, ctx, raw, protect_rng, notes)
+    prot, mode = protected.dataset, protected.mode
+    rows: list[dict[str, Any]] = _learned_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
+    if rows and ctx.config.release_view is not None and prot is not None:
+        notes.append("release_view: linkage attacks and learned utilities read the in-memory "
+                     "release (they need its labels)")
+    # attacks and utility tasks see the release as written when the config has a release_view
+    seen, seen_events = attack_side(ctx.config.release_view, raw, prot, protected.events,
+                                    ctx.featurizer or event_features_of, notes,
+                                    needs_events=_needs_events(ctx.config))
+    features = _cell_features(cell, ctx, raw, seen_events)
+    rows += _attack_rows(cell, ctx, raw, seen, features, mode, attack_rng, notes)
+    rows += _utility_rows(cell, ctx, raw, features, mode, attack_rng, notes)
+    rows += _fidelity_rows(cell, ctx, raw, prot, mode, notes)
+    rows += _realism_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
+    table = pl.DataFrame(rows, schema=RESULT_SCHEMA) if rows else pl.DataFrame(
+        schema=RESULT_SCHEMA)
+    cells = Path(ctx.out_dir) / "cells"
+    _atomic(cells / f"{cell.key}.parquet", lambda p: table.write_parquet(p))
+    preview = protected.preview
+    if preview is None:
+        preview = _preview(raw if streamed is None else streamed.partition(0), prot)
+    _atomic(cells / f"{cell.key}.npz", lambda p: np.savez_compressed(p, **preview),
+            suffix=".npz")
+    meta = {"key": cell.key, "cell": {**asdict(cell), "parameters": dict(cell.parameters)},
+            "mode": mode, "guarantee": protected.guarantee, "notes": notes,
+            "data_fingerprint": ctx.fingerprints.get(cell.dataset),
+            "seconds": round(time.perf_counter() - t0, 3)}
+    _atomic(cells / f"{cell.key}.json",
+            lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
+    return meta
+
+
+def _protect_cell(cell: Cell, ctx: _Context, raw: Dataset, protect_rng: np.random.Generator,
+                  notes: list[str]) -> _Protected:
+    """Apply the cell's mechanism: in memory, or partition by partition when streamed."""
+    if cell.mechanism == "none":
+        return _Protected()
+    featurize = ctx.featurizer or event_features_of
+    if is_baseline(cell.mechanism):  # data-free: no guarantee, nothing to record
+        prot = BASELINES[cell.mechanism].release(raw, rng=protect_rng)
+        events = featurize(prot) if _needs_events(ctx.config) else None
+        return _Protected(mode="baseline", dataset=prot, events=events)
+    streamed = ctx.streamed.get(cell.dataset)
+    prot: Dataset | None = None
+    prot_events: pl.DataFrame | None = None
+    preview: dict[str, np.ndarray] | None = None
+    spec = ctx.registry[cell.mechanism]
+    params = _build_params(spec, cell)
+    # the mechanism's warnings (e.g. NotFormallyPrivateWarning in paper mode) become notes;
+    # the guarantee record's flags carry the same facts into the report
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if streamed is None:
+            release = spec.protect(raw, params, rng=protect_rng, progress=False)
+            prot, record = release.output, release.guarantee
+        else:  # partition by partition; only the features are kept
+            record, prot_events, preview = protected_pass(
+                streamed, cell.mechanism, params, rng=protect_rng, featurize=featurize,
+                preview=_preview)
+    notes.extend(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    guarantee = record.with_seed(cell.seed).to_dict()
+    mode = record.mode  # the record says which path ran, not a params default
+    if prot is not None and _needs_events(ctx.config):
+        prot_events = featurize(prot)
+    return _Protected(mode=mode, guarantee=guarantee, dataset=prot, events=prot_events,
+                      preview=preview)
+
+
+def _cell_features(cell: Cell, ctx: _Context, raw: Dataset,
+                   prot_events: pl.DataFrame | None) -> _Features:
+    """The cached raw event features, and both sides aggregated per recording."""
+    raw_events = (pl.read_parquet(ctx.raw_features[cell.dataset])
+                  if cell.dataset in ctx.raw_features else None)
+    recs = [r.recording for r in raw.recordings]
+    raw_rec = (recording_features(raw_events, recordings=recs)
+               if _needs_events(ctx.config) else None)
+    prot_rec = None if prot_events is None else recording_features(prot_events, recordings=recs)
+    return _Features(raw_events=raw_events, prot_events=prot_events, raw_rec=raw_rec,
+                     prot_rec=prot_rec)
+
+
+def _worker_init() -> None:
+    # Ctrl-C in a terminal reaches the whole process group: the parent stops the run, so the
+    # workers ignore it (no traceback per worker) and are shut down by the parent.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # One BLAS / OpenMP thread per worker process: the pool already uses the cores, and
+    # oversubscribed BLAS threads slow small least-squares problems down by 10x or more.
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except ImportError:  # threadpoolctl comes with scikit-learn; keep going without it
+        pass
+
+
+def _summary(ds: Dataset) -> dict[str, Any]:
+    """Public shape of a dataset for the report: counts, rates, missing data, labels."""
+    summ = ds.summary()
+    return {"recordings": len(ds), "participants": len(ds.participants),
+            "samples": ds.n_samples,
+            "sampling_rate_hz": sorted(set(summ["sampling_rate_hz"].to_list())),
+            "duration_s_total": round(float(summ["duration_s"].sum()), 2),
+            "missing_fraction": round(float(summ["missing_fraction"].mean()), 4),
+            "labels": {k: sorted({r.labels[k] for r in ds if k in r.labels})[:12]
+                       for k in ds.label_names()}}
+
+
+def _done(out: Path, cell: Cell, fingerprint: str | None = None) -> bool:
+    """Whether ``cell`` finished on the same data: its three files exist and its meta has
+    ``fingerprint`` (cells written before fingerprints were recorded are trusted)."""
+    c = out / "cells"
+    if not all((c / f"{cell.key}{ext}").is_file() for ext in (".parquet", ".npz", ".json")):
+        return False
+    if fingerprint is None:
+        return True
+    try:
+        meta = json.loads((c / f"{cell.key}.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return meta.get("data_fingerprint", fingerprint) == fingerprint
+
+
+def run_experiment(
+    config: ExperimentConfig,
+    out_dir: str | Path,
+    *,
+    workers: int | None = None,
+    registry: Mapping[str, Any] | None = None,
+    datasets: Mapping[str, Dataset] | None = None,
+    featurizer: Featurizer | None = None,
+    progress: bool = False,
+) -> ExperimentResult:
+    """Run every cell of ``config`` (skipping finished ones) and write the tidy results.
+
+    Parameters
+    ----------
+    config : ExperimentConfig
+    out_dir : path
+        Output folder (created); holds ``cells/``, ``cache/``, ``results.parquet``,
+        ``guarantees.json``.
+    workers : int, optional
+        Worker processes (default ``config.workers``); 1 runs in this process.
+    registry : mapping name -> Mechanism, optional
+        Mechanisms by name (default :data:`gazeprivacy.mechanisms.MECHANISMS`).
+    datasets : mapping name -> Dataset, optional
+        Datasets given in code (override the config's source for those names).
+    featurizer : callable Dataset -> event feature table, optional
+        Default :func:`~gazeprivacy.experiments.featurize.event_features_of`. Must be picklable
+        (a module-level function) when ``workers > 1``.
+    progress : bool
+        Show a Rich progress bar on stderr.
+
+    Returns
+    -------
+    ExperimentResult
+    """
+    t0 = time.perf_counter()
+    if registry is None:
+        from gazeprivacy.mechanisms import MECHANISMS
+
+        registry = MECHANISMS
+    config.check_mechanisms(registry)
+    registry = {m.name: registry[m.name] for m in config.mechanisms}
+    cells = expand_cells(config)
+    _check_points(cells, registry)
+    out = Path(out_dir)
+    (out / "cells").mkdir(parents=True, exist_ok=True)
+    (out / "cache").mkdir(parents=True, exist_ok=True)
+    sources = {d.name: _source(d, datasets) for d in config.datasets}
+    streamed = {n: s for n, s in sources.items() if isinstance(s, PartitionedDataset)}
+    _check_streamable(cells, streamed, registry, config)
+    fingerprints = {name: dataset_fingerprint(source) for name, source in sources.items()}
+    loaded, raw_paths, summaries = _prepare_datasets(sources, fingerprints, out,
+                                                     featurizer or event_features_of,
+                                                     need_events=_needs_events(config))
+    (out / "data_summary.json").write_text(json.dumps(summaries, indent=2))
+    n_combos = max(c.combo for c in cells) + 1
+    ctx = _Context(config=config, out_dir=str(out), n_combos=n_combos, datasets=loaded,
+                   raw_features=raw_paths, registry=registry, featurizer=featurizer,
+                   streamed=streamed, fingerprints=fingerprints)
+    todo = [c for c in cells if not _done(out, c, fingerprints[c.dataset])]
+    n_workers = workers if workers is not None else config.workers
+    _execute(todo, ctx, n_workers, progress)
+    results, guarantees, notes = _gather(out, config, cells)
+    return ExperimentResult(out_dir=out, results=results, guarantees=guarantees,
+                            n_cells=len(cells), n_run=len(todo),
+                            n_skipped=len(cells) - len(todo),
+                            seconds=time.perf_counter() - t0, notes=notes)
+
+
+def _check_points(cells: list[Cell], registry: Mapping[str, Any]) -> None:
+    """Every parameter point must build before any work starts."""
+    for c in cells:
+        if c.mechanism != "none" and not is_baseline(c.mechanism):
+            try:
+                _build_params(registry[c.mechanism], c)
+            except (TypeError, InvalidParameterError) as exc:
+                raise ConfigError(
+                    f"mechanism {c.mechanism!r} cannot build parameters {c.parameters_json} "
+                    f"with preset {c.preset!r}: {exc}") from None
+
+
+def _source(d: DatasetConfig, given: Mapping[str, Dataset] | None
+            ) -> Dataset | PartitionedDataset:
+    """A dataset given in code, else the configured partitioned folder or loaded dataset."""
+    if given and d.name in given and given[d.name] is not None:
+        return given[d.name]
+    return partitioned_source(d) or load_configured_dataset(d)
+
+
+def _prepare_datasets(sources: Mapping[str, Dataset | PartitionedDataset],
+                      fingerprints: Mapping[str, str], out: Path, featurize: Featurizer, *,
+                      need_events: bool
+                      ) -> tuple[dict[str, Dataset], dict[str, str], dict[str, Any]]:
+    """Per dataset: the dataset in memory (a metadata-only skeleton when streamed), the path of
+    its cached raw event features (when an evaluation needs them) and its public summary.
+
+    The cache file is named after the dataset's content fingerprint and the featurizer, so
+    changed data of the same shape is featurized again instead of served stale features.
+    """
+    loaded: dict[str, Dataset] = {}
+    raw_paths: dict[str, str] = {}
+    summaries: dict[str, Any] = {}
+    for name, source in sources.items():
+        digest = hashlib.sha1(repr((name, fingerprints[name],
+                                    getattr(featurize, "__qualname__", str(featurize))))
+                              .encode()).hexdigest()[:16]
+        path = out / "cache" / f"{name}-{digest}-events.parquet"
+        want = need_events and not path.is_file()
+        if isinstance(source, PartitionedDataset):  # one pass: skeleton, summary, raw features
+            tmp = path.with_name(path.name + ".tmp")
+            loaded[name], summaries[name] = raw_pass(
+                source, featurize if want else None, tmp if want else None)
+            if tmp.is_file():
+                os.replace(tmp, path)
+        else:
+            loaded[name], summaries[name] = source, _summary(source)
+            if want:
+                _atomic(path, lambda p, ds=source: featurize(ds).write_parquet(p))
+        if need_events:
+            raw_paths[name] = str(path)
+    return loaded, raw_paths, summaries
+
+
+def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
+            ) -> tuple[pl.DataFrame, list[dict[str, Any]], list[str]]:
+    """Read every cell back; write ``results.parquet``, ``guarantees.json`` and ``run.json``."""
+    parts, guarantees = [], []
+    seen_notes: dict[str, list[str]] = {}
+    for c in cells:
+        part = pl.read_parquet(out / "cells" / f"{c.key}.parquet")
+        # cells written before the beats_baselines column existed; the flag is set below
+        parts.append(part.drop("beats_baselines", strict=False))
+        meta = json.loads((out / "cells" / f"{c.key}.json").read_text())
+        for n in meta["notes"]:
+            seen_notes.setdefault(n, []).append(f"{c.label} {c.parameters_json} seed {c.seed}")
+        if meta["guarantee"] is not None:
+            guarantees.append({"key": c.key, "dataset": c.dataset, "mechanism": c.label,
+                               "parameters": dict(c.parameters), "seed": c.seed,
+                               "guarantee": meta["guarantee"]})
+    notes = [f"{n} [{len(where)} cell(s), e.g. {where[0]}]" for n, where in seen_notes.items()]
+    results = (flag_results(pl.concat(parts, how="vertical")) if parts
+               else pl.DataFrame(schema=RESULT_SCHEMA))
+    _atomic(out / "results.parquet", lambda p: results.write_parquet(p))
+    (out / "guarantees.json").write_text(json.dumps(guarantees, indent=2, default=str))
+    (out / "run.json").write_text(json.dumps(
+        {"name": config.name, "cells": [c.key for c in cells], "notes": notes}, indent=2))
+    return results, guarantees, notes
+
+
+def _check_streamable(cells: list[Cell], streamed: Mapping[str, PartitionedDataset],
+                      registry: Mapping[str, Any], config: ExperimentConfig) -> None:
+    """Every mechanism applied to a partitioned dataset must have a partition-wise plan, and
+    every evaluation must work from event features (the streamed path keeps only those)."""
+    from gazeprivacy.engines import plan_for
+
+    if streamed:
+        odd = [a.kind for a in config.attacks if a.kind not in ("reidentification", "attribute")]
+        odd += [f"baseline {b}" for b in config.baselines]
+        odd += [f"utility {u.id}" for u in config.utility if getattr(u, "learned", False)]
+        if odd:
+            raise ConfigError(
+                f"dataset(s) {sorted(streamed)} are partitioned (streamed), which supports only "
+                f"evaluations on event features; {', '.join(odd)} need(s) whole datasets in "
+                "memory: evaluate those on an in-memory file")
+    for c in cells:
+        if c.dataset in streamed and c.mechanism != "none" and not is_baseline(c.mechanism):
+            try:
+                plan_for(c.mechanism, _build_params(registry[c.mechanism], c))
+            except InvalidParameterError as exc:
+                raise ConfigError(f"dataset {c.dataset!r} is partitioned: {exc}") from None
+
+
+class _Lines:
+    """Progress without a terminal (a log file, CI): one line per finished cell on stderr."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done = total, 0
+
+    def advance(self, _task: object = None) -> None:
+        self.done += 1
+        print(f"cells: {self.done}/{self.total} done", file=sys.stderr, flush=True)
+
+    def stop(self) -> None:
+        pass
+
+
+def _progress(total: int) -> tuple[Any, Any]:
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        return _Lines(total), None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress("[progress.description]{task.description}", BarColumn(),
+                   MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=False)
+    bar.start()
+    return bar, bar.add_task("cells", total=total)
+
+
+def _execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool) -> None:
+    if not todo:
+        return
+    bar, task = _progress(len(todo)) if progress else (None, None)
+    try:
+        if n_workers <= 1 or len(todo) == 1:
+            for c in todo:
+                _run_cell(c, ctx)
+                if bar is not None:
+                    bar.advance(task)
+        else:
+            with ProcessPoolExecutor(max_workers=min(n_workers, len(todo)),
+                                     mp_context=get_context("spawn"),
+                                     initializer=_worker_init) as pool:
+                pending = {pool.submit(_run_cell, c, ctx) for c in todo}
+                try:
+                    while pending:
+                        # A short timeout: Ctrl-C may be delivered to a helper thread, and the
+                        # main thread only notices it when it wakes up.
+                        done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                        for fut in done:
+                            fut.result()
+                            if bar is not None:
+                                bar.advance(task)
+                except BaseException as exc:
+                    # Queued cells are cancelled. On Ctrl-C the running ones are terminated too
+                    # (cells are written atomically, so a resumed run recomputes them); after a
+                    # failed cell they finish and are cached for the rerun.
+                    if isinstance(exc, KeyboardInterrupt):
+                        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                            proc.terminate()
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise
+    finally:
+        if bar is not None:
+            bar.stop()
