@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import json
 import warnings
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -150,7 +150,8 @@ def protect(
              "folder name, with a warning). Pseudonymised unless --public participant.")
     ] = None,
     seed: Annotated[int | None, typer.Option(
-        help="Fix the generator (research run; noted in the record). Default: OS entropy.")] = None,
+        help="Fix the generator (research run; noted in the record; >= 0). Default: OS entropy.",
+        min=0)] = None,
     ranges: Annotated[str | None, typer.Option(
         help="Feature-series mechanisms, sound mode: declared feature ranges, a JSON file "
              "{feature: [lo, hi]} or catalogue:mpiidpeye / catalogue:degrees (the built-in "
@@ -202,6 +203,7 @@ def protect(
             input, geo, partitioned, {"time_unit": time_unit, "labels": tuple(label or ()),
                                       "input_format": _value(input_format),
                                       "xy_unit": _value(xy_unit), "px_per_deg": px_per_deg})
+    _check_required(mechanism, spec, kw)
     if partitioned and (label or xy_unit or px_per_deg is not None or input_format
                         or participant is not None):
         raise InvalidParameterError("--label, --xy-unit, --px-per-deg, --input-format and "
@@ -237,6 +239,24 @@ def protect(
     console.print(f"guarantee record: {guarantee_path(output)}", highlight=False)
     if id_map is not None:
         console.print(f"id map (keep private): {id_map}", highlight=False)
+
+
+#: Mechanism parameters that have their own option (the others: ``--param NAME=VALUE``).
+_PARAM_FLAGS = ("epsilon", "k", "gamma", "mode", "radius_deg", "window_s", "grid_size",
+                "output_length_s")
+
+
+def _check_required(mechanism: str, spec: Any, kw: dict[str, Any]) -> None:
+    """Refuse, naming the options, a call without a privacy parameter that has no default
+    (before any work; the library's message names the Python parameters)."""
+    need = [f.name for f in fields(spec.params_type) if f.default is MISSING
+            and f.default_factory is MISSING and f.name not in kw]
+    if need:
+        flags = ", ".join(f"--{n.replace('_', '-')}" if n in _PARAM_FLAGS
+                          else f"--param {n}=VALUE" for n in need)
+        raise InvalidParameterError(
+            f"--mechanism {mechanism} needs {flags} (privacy parameters have no defaults; "
+            f"`gazeprivacy mechanisms {mechanism}` lists the papers' values)")
 
 
 def _participant_level(kw: dict[str, Any], budget: float | None, m: int | None

@@ -39,6 +39,9 @@ PROFILE_SCALE = 1000.0
 AMPLITUDE_SCALE = 30.0
 DURATION_SCALE = 0.1
 LATENT = 32
+#: Most one-hot condition entries (rows x participants) that :meth:`SaccadeCVAE.sample` builds
+#: at once: it decodes in chunks of rows, so thousands of participants' saccades stay small.
+_COND_BUDGET = 1 << 22
 
 
 def _loss(net: Any, xb: Any, cb: Any, eps: Any = None) -> Any:
@@ -132,19 +135,25 @@ class SaccadeCVAE:
         if not np.all(np.isfinite(profiles)):
             raise InvalidDataError("C-VAE training profiles contain NaN or infinite values")
         self.participants_ = tuple(dict.fromkeys(str(p) for p in participants))
-        cond = self._cond(amplitude_deg, duration_s, participants)
+        amplitude_deg, duration_s = np.asarray(amplitude_deg), np.asarray(duration_s)
+        participants = np.asarray(participants, dtype=object)
         x = (profiles / PROFILE_SCALE).astype(np.float32)
         n = x.shape[0]
         n_val = min(self.validation_size, n // 5) if self.patience is not None else 0
         validate = None
         self.val_loss_ = []
+        # the (rows x participants) conditions only for the rows used: a subsample of many
+        # participants' saccades would otherwise hold all of them
+        train = np.arange(n)
         if n_val > 0 or (self.max_profiles is not None and n > self.max_profiles):
             order = rng.permutation(n)
             val, rest = order[:n_val], order[n_val:]
             train = np.sort(rest[:self.max_profiles] if self.max_profiles else rest)
             if n_val > 0:
-                validate = self._validator(x[val], cond[val], rng)
-            x, cond = x[train], cond[train]
+                validate = self._validator(x[val], self._cond(
+                    amplitude_deg[val], duration_s[val], participants[val]), rng)
+            x = x[train]
+        cond = self._cond(amplitude_deg[train], duration_s[train], participants[train])
         self.net_, self.loss_ = train_loop(
             lambda torch: _build(cond.shape[1]), (x, cond), _loss, epochs=self.epochs,
             batch_size=self.batch_size, learning_rate=self.learning_rate, rng=rng,
@@ -171,13 +180,22 @@ class SaccadeCVAE:
         if self.net_ is None:
             raise InvalidParameterError("SaccadeCVAE.sample needs fit() first")
         torch = import_optional("torch")
-        cond = self._cond(amplitude_deg, duration_s, participants)
-        z = rng.standard_normal((cond.shape[0], LATENT)).astype(np.float32)
+        amplitude_deg, duration_s = np.asarray(amplitude_deg), np.asarray(duration_s)
+        participants = np.asarray(participants, dtype=object)
+        n = participants.shape[0]
+        z = rng.standard_normal((n, LATENT)).astype(np.float32)
+        # decoded in chunks: the one-hot conditions are rows x participants
+        step = max(1, _COND_BUDGET // max(1, len(self.participants_)))
+        out = np.empty((n, PROFILE_STEPS), dtype=np.float32)
         threads = torch.get_num_threads()
         torch.set_num_threads(1)  # tiny matmuls: threads only add contention
         try:
             with torch.no_grad():
-                out = self.net_.dec(torch.from_numpy(np.hstack([z, cond]))).numpy()
+                for a in range(0, n, step):
+                    cond = self._cond(amplitude_deg[a:a + step], duration_s[a:a + step],
+                                      participants[a:a + step])
+                    out[a:a + step] = self.net_.dec(torch.from_numpy(
+                        np.hstack([z[a:a + step], cond]))).numpy()
         finally:
             torch.set_num_threads(threads)
         return np.clip(out.astype(np.float64) * PROFILE_SCALE, 0.0, None)
