@@ -118,11 +118,13 @@ class SaccadeCVAE:
         if unknown:
             raise InvalidParameterError(
                 f"participant(s) {unknown[:5]} were not in the C-VAE's training data")
-        onehot = np.zeros((len(participants), len(self.participants_)), dtype=np.float32)
-        onehot[np.arange(len(participants)), [index[str(p)] for p in participants]] = 1.0
-        return np.column_stack([np.asarray(amplitude_deg) / AMPLITUDE_SCALE,
-                                np.asarray(duration_s) / DURATION_SCALE, onehot]).astype(
-                                    np.float32)
+        # amplitude, duration, one-hot participant, built in place (float32 from the start:
+        # rows x participants is the largest array of a many-participant dataset)
+        out = np.zeros((len(participants), 2 + len(self.participants_)), dtype=np.float32)
+        out[:, 0] = np.asarray(amplitude_deg) / AMPLITUDE_SCALE
+        out[:, 1] = np.asarray(duration_s) / DURATION_SCALE
+        out[np.arange(len(participants)), [2 + index[str(p)] for p in participants]] = 1.0
+        return out
 
     def fit(self, profiles: np.ndarray, amplitude_deg: np.ndarray, duration_s: np.ndarray,
             participants: np.ndarray, *, rng: np.random.Generator) -> SaccadeCVAE:
