@@ -46,8 +46,13 @@ _COND_BUDGET = 1 << 22
 
 def _loss(net: Any, xb: Any, cb: Any, eps: Any = None) -> Any:
     """Mean per profile of the summed squared error plus the KL divergence (``eps``: the
-    latent's standard normal draw, fresh when not given)."""
-    recon, mu, logvar = net(xb, cb, eps)
+    latent's standard normal draw, fresh when not given). ``cb`` holds compact conditions
+    (amplitude, duration, participant index), expanded to the one-hot ones here, one minibatch
+    at a time: the network sees the same values as with the whole one-hot array, which is
+    profiles x participants (GBs for thousands of participants)."""
+    torch = import_optional("torch")
+    one_hot = torch.nn.functional.one_hot(cb[:, 2].long(), net.n_part).to(cb.dtype)
+    recon, mu, logvar = net(xb, torch.cat([cb[:, :2], one_hot], dim=1), eps)
     rec = ((recon - xb) ** 2).sum()
     kl = -0.5 * (1 + logvar - mu**2 - logvar.exp()).sum()
     return (rec + kl) / len(xb)
@@ -60,6 +65,7 @@ def _build(n_cond: int) -> Any:
     class _Net(nn.Module):
         def __init__(self) -> None:
             super().__init__()
+            self.n_part = n_cond - 2  # participants (the one-hot part of a condition)
             self.enc = nn.Sequential(nn.Linear(PROFILE_STEPS + n_cond, 32), nn.ReLU(),
                                      nn.Linear(32, 2 * LATENT))
             self.dec = nn.Sequential(nn.Linear(LATENT + n_cond, 96), nn.Linear(96, PROFILE_STEPS))
@@ -126,6 +132,17 @@ class SaccadeCVAE:
         out[np.arange(len(participants)), [2 + index[str(p)] for p in participants]] = 1.0
         return out
 
+    def _compact(self, amplitude_deg: np.ndarray, duration_s: np.ndarray,
+                 participants: np.ndarray) -> np.ndarray:
+        """``(n, 3)`` float32: the two scaled conditions of :meth:`_cond` and the participant's
+        index (exact in float32 up to 2^24 participants), for :func:`_loss` to expand."""
+        index = {p: i for i, p in enumerate(self.participants_)}
+        out = np.empty((len(participants), 3), dtype=np.float32)
+        out[:, 0] = np.asarray(amplitude_deg) / AMPLITUDE_SCALE
+        out[:, 1] = np.asarray(duration_s) / DURATION_SCALE
+        out[:, 2] = [index[str(p)] for p in participants]
+        return out
+
     def fit(self, profiles: np.ndarray, amplitude_deg: np.ndarray, duration_s: np.ndarray,
             participants: np.ndarray, *, rng: np.random.Generator) -> SaccadeCVAE:
         """Fit on ``(n, 30)`` profiles (deg/s) with their conditions; returns ``self``."""
@@ -144,22 +161,21 @@ class SaccadeCVAE:
         n_val = min(self.validation_size, n // 5) if self.patience is not None else 0
         validate = None
         self.val_loss_ = []
-        # the (rows x participants) conditions only for the rows used: a subsample of many
-        # participants' saccades would otherwise hold all of them
+        # compact conditions (one-hot per minibatch in _loss), only for the rows used
         train = np.arange(n)
         if n_val > 0 or (self.max_profiles is not None and n > self.max_profiles):
             order = rng.permutation(n)
             val, rest = order[:n_val], order[n_val:]
             train = np.sort(rest[:self.max_profiles] if self.max_profiles else rest)
             if n_val > 0:
-                validate = self._validator(x[val], self._cond(
+                validate = self._validator(x[val], self._compact(
                     amplitude_deg[val], duration_s[val], participants[val]), rng)
             x = x[train]
-        cond = self._cond(amplitude_deg[train], duration_s[train], participants[train])
+        cond = self._compact(amplitude_deg[train], duration_s[train], participants[train])
         self.net_, self.loss_ = train_loop(
-            lambda torch: _build(cond.shape[1]), (x, cond), _loss, epochs=self.epochs,
-            batch_size=self.batch_size, learning_rate=self.learning_rate, rng=rng,
-            validate=validate, patience=self.patience, anneal=self.anneal)
+            lambda torch: _build(2 + len(self.participants_)), (x, cond), _loss,
+            epochs=self.epochs, batch_size=self.batch_size, learning_rate=self.learning_rate,
+            rng=rng, validate=validate, patience=self.patience, anneal=self.anneal)
         return self
 
     def _validator(self, x: np.ndarray, cond: np.ndarray, rng: np.random.Generator) -> Any:

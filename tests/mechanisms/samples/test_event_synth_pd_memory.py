@@ -63,3 +63,25 @@ def test_cvae_decoder_builds_conditions_in_chunks(monkeypatch):
     chunked = model.sample(np.full(n, 5.0), np.full(n, 0.04), who, rng=np.random.default_rng(2))
     assert max(rows) == 5 and sum(rows) == n
     np.testing.assert_allclose(whole, chunked, rtol=1e-6, atol=1e-6)
+
+
+def test_cvae_trains_on_compact_conditions(monkeypatch):
+    """Training holds (amplitude, duration, participant index) per profile and makes the
+    one-hot conditions a minibatch at a time, not a profiles x participants array."""
+    import gazeprivacy._torch as loop
+
+    seen: list[tuple[int, ...]] = []
+    train = loop.train_loop
+
+    def spy(build, arrays, *a, **k):
+        seen.extend(tuple(arr.shape) for arr in arrays)
+        return train(build, arrays, *a, **k)
+
+    monkeypatch.setattr(cvae_mod, "train_loop", spy)
+    rng = np.random.default_rng(0)
+    n, parts = 60, np.array([f"p{i}" for i in range(12)], dtype=object)
+    cvae_mod.SaccadeCVAE(epochs=1).fit(np.abs(rng.normal(200.0, 50.0, (n, 30))),
+                                       rng.uniform(1, 10, n), rng.uniform(0.02, 0.06, n),
+                                       parts[rng.integers(0, 12, n)],
+                                       rng=np.random.default_rng(1))
+    assert seen == [(n, 30), (n, 3)]
