@@ -248,7 +248,10 @@ _PARAM_FLAGS = ("epsilon", "k", "gamma", "mode", "radius_deg", "window_s", "grid
 
 def _check_required(mechanism: str, spec: Any, kw: dict[str, Any]) -> None:
     """Refuse, naming the options, a call without a privacy parameter that has no default
-    (before any work; the library's message names the Python parameters)."""
+    (before any work; the library's message names the Python parameters). A heatmap
+    mechanism is left to the library, which points to `gazeprivacy heatmap`."""
+    if spec.level != "series" and not spec.level.takes_samples:
+        return
     need = [f.name for f in fields(spec.params_type) if f.default is MISSING
             and f.default_factory is MISSING and f.name not in kw]
     if need:
