@@ -237,5 +237,6 @@ def test_docs_extra_is_installed_by_make_test():
     assert {"mkdocs", "mkdocs-material", "mkdocstrings"} <= names
     assert {"nbclient", "ipykernel"} <= {re.split(r"[\[<>=]", d)[0] for d in extras["test"]}
     makefile = (ROOT / "Makefile").read_text()
-    installed = re.search(r'pip install -q -e "\.\[([^\]]*)\]"', makefile).group(1).split(",")
+    assert re.search(r'pip install -q -c \$\(CONSTRAINTS\) -e "\.\[\$\(EXTRAS\)\]"', makefile)
+    installed = re.search(r"^EXTRAS := (.+)$", makefile, re.M).group(1).split(",")
     assert "docs" in installed and "test" in installed

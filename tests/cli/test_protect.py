@@ -199,7 +199,9 @@ def test_missing_privacy_parameter_is_named(tmp_path):
     res = runner.invoke(app, ["protect", str(src), str(tmp_path / "o.parquet"),
                               "--mechanism", "k-same-synth"])
     assert res.exit_code != 0
-    assert "k-same-synth needs k (privacy parameters have no defaults" in str(res.exception)
+    # the option, not the Python parameter (nor the Python preset KSameSynthParams.paper)
+    assert "k-same-synth needs --k (privacy parameters have no defaults" in str(res.exception)
+    assert "Params" not in str(res.exception)
 
 
 def test_feature_table_through_the_cli_with_declared_ranges(tmp_path):

@@ -3,14 +3,16 @@
 """The report as a reader gets it: loaded in headless Chromium at 1280 x 800, it opens with the
 verdict and the plain-language summary, and nothing needs a horizontal scroll.
 
-CI installs Chromium (``.ci/run``). Without a browser these tests are skipped, with a message
-that says how to install one.
+``make test`` installs no system package: without a browser on PATH this test is skipped with
+the way to install one. CI installs Debian's Chromium (``.ci/run``), so under CI (``CI`` set)
+a missing browser is a failure, as missing real data is (a green CI run has loaded the page).
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -31,9 +33,11 @@ def _browser() -> str:
     found = next((p for b in _BROWSERS if (p := shutil.which(b))), None)
     if found:
         return found
-    pytest.skip("the report's browser tests need Chromium on PATH (tried "
-                f"{', '.join(_BROWSERS)}); install it with `apt-get install -y chromium` "
-                "(as .ci/run does) to run them")
+    msg = (f"the report's browser test needs Chromium on PATH (tried {', '.join(_BROWSERS)}); "
+           "install it with `apt-get install -y chromium` (as .ci/run does)")
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must run the browser test: {msg}", pytrace=False)
+    pytest.skip(f"no browser: {msg}")
 
 
 def _dump_dom(browser: str, url: str) -> str:
@@ -97,9 +101,13 @@ def test_chromium_shows_the_verdict_and_the_plain_language_summary_first(tmp_pat
         assert phrase in text, phrase
 
 
-def test_a_missing_browser_skips_with_the_way_out(monkeypatch):
+def test_a_missing_browser_skips_with_the_way_out_and_fails_under_ci(monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv("CI", raising=False)
     with pytest.raises(pytest.skip.Exception, match="apt-get install -y chromium"):
+        _browser()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI must run the browser test"):
         _browser()
 
 

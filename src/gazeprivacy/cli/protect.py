@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import json
 import warnings
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -182,7 +182,8 @@ def protect(
     screen_cm: ScreenCmOpt = None,
     distance_cm: DistanceOpt = None,
     seed: Annotated[int | None, typer.Option(
-        help="Fix the generator (research run; noted in the record). Default: OS entropy.")] = None,
+        help="Fix the generator (research run; noted in the record; >= 0). Default: OS entropy.",
+        min=0)] = None,
     ranges: Annotated[str | None, typer.Option(
         help="Feature-series mechanisms, sound mode: declared feature ranges, a JSON file "
              "{feature: [lo, hi]} or catalogue:mpiidpeye / catalogue:degrees (the built-in "
@@ -263,6 +264,7 @@ def protect(
                                       "input_format": _value(input_format),
                                       "xy_unit": _value(xy_unit), "px_per_deg": px_per_deg,
                                       **reading})
+    _check_required(mechanism, spec, kw)
     if partitioned and (label or xy_unit or px_per_deg is not None or input_format
                         or participant is not None or reading):
         raise InvalidParameterError("--label, --xy-unit, --px-per-deg, --input-format, "
@@ -362,6 +364,27 @@ def _dry_run(input: Path, mechanism: str, kw: dict[str, Any], partitioned: bool,
     console.print(plan.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
     for line in plan.warnings:
         err().print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
+
+
+#: Mechanism parameters that have their own option (the others: ``--param NAME=VALUE``).
+_PARAM_FLAGS = ("epsilon", "k", "gamma", "mode", "radius_deg", "window_s", "grid_size",
+                "output_length_s")
+
+
+def _check_required(mechanism: str, spec: Any, kw: dict[str, Any]) -> None:
+    """Refuse, naming the options, a call without a privacy parameter that has no default
+    (before any work; the library's message names the Python parameters). A heatmap
+    mechanism is left to the library, which points to `gazeprivacy heatmap`."""
+    if spec.level != "series" and not spec.level.takes_samples:
+        return
+    need = [f.name for f in fields(spec.params_type) if f.default is MISSING
+            and f.default_factory is MISSING and f.name not in kw]
+    if need:
+        flags = ", ".join(f"--{n.replace('_', '-')}" if n in _PARAM_FLAGS
+                          else f"--param {n}=VALUE" for n in need)
+        raise InvalidParameterError(
+            f"--mechanism {mechanism} needs {flags} (privacy parameters have no defaults; "
+            f"`gazeprivacy mechanisms {mechanism}` lists the papers' values)")
 
 
 def _participant_level(kw: dict[str, Any], budget: float | None, m: int | None

@@ -319,8 +319,8 @@ def _mask_status(out: Dataset, source: Dataset | None, pub: frozenset[str],
         # publishes only at valid samples): its record says so, and the user must say so too
         if "mask" not in pub:
             raise InvalidParameterError(
-                f"{g.mechanism} releases the missing-sample mask (its record: the mask is "
-                f"public under missing={g.parameters.get('missing')!r}) and the input has gaps; "
+                f"{g.mechanism} releases the missing-sample mask (its record: the mask is public "
+                f"under missing={str(g.parameters.get('missing'))!r}) and the input has gaps; "
                 "declare it public (--public mask / public=['mask']) or fill the gaps first")
         return ColumnStatus(name="mask", status=Status.PUBLIC_DECLARED, by="user",
                             note="the mechanism's output reveals the missing-sample mask (see "
