@@ -1,18 +1,43 @@
 # Two set-up commands (see README): `make demo` and `make test`. Each creates .venv and installs
-# what it needs from the package registries (PyTorch CPU 2.13.0 from this machine kind's disk).
+# what it needs from the package registries (PyTorch CPU 2.13.0 from this machine kind's disk),
+# every version pinned by $(CONSTRAINTS), so that a fresh install is the tested install.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 OUT ?= demo-report
+# pip constraints (exact versions of every package the extras below pull in), from a clean venv
+# by `make constraints`: regenerate and commit it whenever pyproject.toml's dependencies change
+CONSTRAINTS ?= constraints/py311-linux.txt
+EXTRAS := test,docs,deep,distributed,opendp,stream
+TORCH := torch==2.13.0
 
-.PHONY: demo test mutants lint bench bench-memory bench-protect bench-quality bench-check clean
+.PHONY: demo test mutants lint bench bench-memory bench-protect bench-quality bench-check clean \
+	constraints
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[test,docs,deep,distributed,opendp,stream]"
+	$(PY) -m pip install -q -c $(CONSTRAINTS) $(TORCH)
+	$(PY) -m pip install -q -c $(CONSTRAINTS) -e ".[$(EXTRAS)]"
 	touch $@
+
+# $(CONSTRAINTS) anew: a throw-away venv (CONSTRAINTS_VENV, deleted afterwards) gets the newest
+# versions pyproject.toml allows, unconstrained, and is frozen (run `make test` on it after)
+CONSTRAINTS_VENV ?= /tmp/gazeprivacy-constraints-venv
+constraints:
+	rm -rf $(CONSTRAINTS_VENV)
+	$(PYTHON) -m venv $(CONSTRAINTS_VENV)
+	$(CONSTRAINTS_VENV)/bin/python -m pip install -q --upgrade pip
+	$(CONSTRAINTS_VENV)/bin/python -m pip install -q $(TORCH)
+	$(CONSTRAINTS_VENV)/bin/python -m pip install -q -e ".[$(EXTRAS)]"
+	mkdir -p $(dir $(CONSTRAINTS))
+	{ sed -n '/^#/!q;p' $(CONSTRAINTS) 2>/dev/null | grep -v '^# generated ' ; \
+	  echo "# generated $$(date -u +%Y-%m-%d) by \`make constraints\` with Python \
+	$$($(CONSTRAINTS_VENV)/bin/python -c 'import platform; print(platform.python_version())')"; \
+	  $(CONSTRAINTS_VENV)/bin/python -m pip freeze --all --exclude-editable | grep -v '^pip==' \
+	    | sed 's/^\(torch==[^+]*\)+cpu$$/\1/'; } > $(CONSTRAINTS).new
+	mv $(CONSTRAINTS).new $(CONSTRAINTS)
+	rm -rf $(CONSTRAINTS_VENV)
 
 # the compiled Kaleido loop (setup.py): `pip install -e` builds it; rebuilt when its C changes
 KLOOP := src/gazeprivacy/mechanisms/samples/_kaleido_loop
@@ -23,17 +48,16 @@ $(VENV)/.kaleido-loop: $(KLOOP).c setup.py $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(VENV)/bin/gazeprivacy demo --out $(OUT)
 
-# the report's browser test (tests/report/test_browser.py) loads the page in headless Chromium
-# (Debian's package: ~40 s to install here, a no-op when present)
+# installs no system package: the report's browser test (tests/report/test_browser.py) is
+# skipped without Chromium on PATH (.ci/run installs Debian's package)
 test: $(VENV)/.installed $(VENV)/.kaleido-loop
-	command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium)
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n 2 --durations=15
 
 # each benchmark appends its ratios to benchmarks/history.csv; bench-check prints the rows more
 # than 20 % worse than the run before (issue 18)
 bench: $(VENV)/.installed
-	$(PY) -m pip install -q -e ".[bench]"
+	$(PY) -m pip install -q -c $(CONSTRAINTS) -e ".[bench]"
 	$(PY) benchmarks/run.py $(BENCH_ARGS)
 	$(PY) benchmarks/protect_process.py
 	-$(PY) benchmarks/history.py check

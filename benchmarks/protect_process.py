@@ -15,8 +15,13 @@ skip; see ``benchmarks/history.py``). Each row is a fresh Python process, timed 
 * baseline: a process that imports polars and numpy, reads the Parquet, adds Laplace noise to
   ``x`` and ``y`` and writes Parquet (the floor of any file-to-file mechanism);
 * ``gazeprivacy --help`` and ``gazeprivacy protect --help``: start-up;
-* ``gazeprivacy protect IN OUT --mechanism kaleido|dpgazesynth ...``: the whole command (start-up,
-  reading, Recording construction, the mechanism, sealing, writing, the record).
+* ``gazeprivacy protect IN OUT --mechanism kaleido|dpgazesynth|event-synth-pd ...``: the whole
+  command (start-up, reading, Recording construction, the mechanism, sealing, writing, the
+  record); its peak RSS is the whole process's.
+
+``--participants N`` spreads the same samples over N participants x 3 tasks (shorter
+recordings): event-synth-PD's saccade test and C-VAE conditions grow with saccades x
+participants, so ``--participants 6000 --mechanisms event-synth-pd`` is its memory check.
 
 The package's bytecode is compiled once before timing (``compileall``, as ``pip install``
 does), so that no row pays for compiling gazeprivacy's sources: with
@@ -57,22 +62,26 @@ ARGS = {
     "kaleido": ["--mechanism", "kaleido", "--epsilon", "2", "--radius-deg", "2",
                 "--window-s", "0.5"],
     "dpgazesynth": ["--mechanism", "dpgazesynth", "--epsilon", "2", "--grid-size", "30"],
+    "event-synth-pd": ["--mechanism", "event-synth-pd", "--k", "2", "--gamma", "2", "--param",
+                       "epsilon0=1"],
 }
 
 
-def write_input(path: Path, scale: float) -> int:
+def write_input(path: Path, scale: float, participants: int = 30) -> int:
     """The simulated workload as one long-format Parquet file (kept when it exists), written
     by a child process so that this one stays small (a forked child's peak RSS counts the
-    parent's pages); returns its row count."""
+    parent's pages); returns its row count. ``participants`` x 3 tasks share the same total
+    (15 h x ``scale``): more participants, shorter recordings."""
     if not path.exists():
         code = ("import sys, numpy as np\n"
                 "from gazeprivacy.data.io import write_dataset\n"
                 "from gazeprivacy.data.simulate import simulate_dataset\n"
-                "ds = simulate_dataset(n_participants=30, tasks=('reading', 'free-viewing', "
-                "'random-dot'), duration_s=float(sys.argv[2]), sampling_rate_hz=100, "
-                "rng=np.random.default_rng(0))\n"
+                "ds = simulate_dataset(n_participants=int(sys.argv[3]), tasks=('reading', "
+                "'free-viewing', 'random-dot'), duration_s=float(sys.argv[2]), "
+                "sampling_rate_hz=100, rng=np.random.default_rng(0))\n"
                 "write_dataset(ds, sys.argv[1])\n")
-        subprocess.run([sys.executable, "-c", code, str(path), str(scale * 15 * 3600 / 90)],
+        subprocess.run([sys.executable, "-c", code, str(path),
+                        str(scale * 15 * 3600 / (3 * participants)), str(participants)],
                        check=True, env=_env())
     rows = subprocess.run([sys.executable, "-c", "import sys, pyarrow.parquet as pq; "
                            "print(pq.read_metadata(sys.argv[1]).num_rows)", str(path)],
@@ -162,7 +171,8 @@ for (name, c, w), (_, c0, w0) in zip(marks[1:], marks[:-1]):
     print(f"| {name} | {c - c0:.2f} | {w - w0:.2f} |")
 """
 KW = {"kaleido": {"epsilon": 2.0, "radius_deg": 2.0, "window_s": 0.5},
-      "dpgazesynth": {"epsilon": 2.0, "grid_size": 30}}
+      "dpgazesynth": {"epsilon": 2.0, "grid_size": 30},
+      "event-synth-pd": {"k": 2, "gamma": 2.0, "epsilon0": 1.0}}
 
 
 def profile(inp: Path, out_dir: Path, mech: str) -> list[str]:
@@ -190,6 +200,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--participants", type=int, default=30,
+                    help="participants of the workload (x 3 tasks; same total samples)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--mechanisms", nargs="*", default=list(ARGS))
     ap.add_argument("--profile", nargs="*", default=[], help="mechanisms to profile in-process")
@@ -200,8 +212,9 @@ def main() -> None:
     a = ap.parse_args()
     load = os.getloadavg()[0]
     results: list[tuple[str, str, float]] = []
-    inp = Path(a.tmp) / f"gazeprivacy-protect-bench-{a.scale:g}.parquet"
-    n = write_input(inp, a.scale)
+    who = "" if a.participants == 30 else f"-p{a.participants}"
+    inp = Path(a.tmp) / f"gazeprivacy-protect-bench-{a.scale:g}{who}.parquet"
+    n = write_input(inp, a.scale, a.participants)
     compile_sources()
     with tempfile.TemporaryDirectory(dir=a.tmp) as d:
         lines = [machine(), "", f"Input: {inp} ({n:,} samples, {inp.stat().st_size / 1e6:.0f} "
@@ -216,7 +229,8 @@ def main() -> None:
     if not a.no_history:
         from history import append  # benchmarks/ is the script's folder
 
-        where = append(f"protect_process.py scale={a.scale:g}", results, load=load)
+        where = append(f"protect_process.py scale={a.scale:g}"
+                       + (f" participants={a.participants}" if who else ""), results, load=load)
         print(f"\nappended to {where}")
 
 

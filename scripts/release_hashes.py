@@ -8,6 +8,10 @@ the client / curator protocol and a small simulated dataset, and prints one line
 ``name  sha256`` of the data (polars rows, column names and types) and of the record with its
 volatile fields removed. Compare two runs with ``diff``.
 
+A seed fixes the noise but never the pseudonym key (always from OS entropy), so the runs set
+the test-only environment variable ``GAZEPRIVACY_TEST_ONLY_PSEUDONYM_KEY`` (a fixed key; every
+release made under it is flagged not formally private): equal code gives equal hashes.
+
     python scripts/release_hashes.py OUTDIR > hashes.txt
 """
 
@@ -15,11 +19,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import polars as pl
+
+#: The test-only fixed pseudonym key (gazeprivacy.mechanisms.release.TEST_ONLY_KEY_ENV).
+KEY_ENV = "GAZEPRIVACY_TEST_ONLY_PSEUDONYM_KEY"
+TEST_KEY = bytes(range(32)).hex()
 
 VOLATILE = {"created", "created_at", "written_at", "time", "timestamp", "path", "source", "at",
             "output", "input", "output_sha256"}
@@ -82,8 +91,10 @@ def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     exe = str(Path(sys.executable).with_name("gazeprivacy"))
 
+    env = {**os.environ, KEY_ENV: TEST_KEY}
+
     def run(*args: str) -> None:
-        r = subprocess.run([exe, *args], capture_output=True, text=True)
+        r = subprocess.run([exe, *args], capture_output=True, text=True, env=env)
         if r.returncode != 0:
             print(f"FAILED {' '.join(args)}: {r.stderr.strip()[-300:]}", file=sys.stderr)
 

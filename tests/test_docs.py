@@ -53,7 +53,12 @@ def test_site_builds_strict(tmp_path):
     for page in ("getting-started", "concepts", "choosing", "streaming", "changelog"):
         assert (site / page / "index.html").is_file(), page
     assert "Keep a Changelog" in (site / "changelog" / "index.html").read_text()
-    assert {p.name for p in (site / "examples").glob("*.ipynb")} == {p.name for p in NOTEBOOKS}
+    # the notebooks are pages of the site (mkdocs-jupyter), each with its .ipynb beside it
+    assert {p.name for p in (site / "examples").rglob("*.ipynb")} == {p.name for p in NOTEBOOKS}
+    for nb in NOTEBOOKS:
+        assert "jupyter-wrapper" in (site / "examples" / nb.stem / "index.html").read_text()
+    guide = (site / "release-a-study" / "index.html").read_text()
+    assert "Art. 4(5)" in guide and "not legal advice" in guide
 
 
 def test_every_docs_page_is_in_the_nav():
@@ -73,7 +78,7 @@ def test_every_docs_page_is_in_the_nav():
                 yield from paths(value)
 
     nav = set(paths(config["nav"]))
-    pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
+    pages = {p.relative_to(DOCS).as_posix() for p in (*DOCS.rglob("*.md"), *NOTEBOOKS)}
     assert not nav - pages, f"nav entries without a page: {sorted(nav - pages)}"
     assert not pages - nav, f"pages missing from the nav in mkdocs.yml: {sorted(pages - nav)}"
 
@@ -232,5 +237,6 @@ def test_docs_extra_is_installed_by_make_test():
     assert {"mkdocs", "mkdocs-material", "mkdocstrings"} <= names
     assert {"nbclient", "ipykernel"} <= {re.split(r"[\[<>=]", d)[0] for d in extras["test"]}
     makefile = (ROOT / "Makefile").read_text()
-    installed = re.search(r'pip install -q -e "\.\[([^\]]*)\]"', makefile).group(1).split(",")
+    assert re.search(r'pip install -q -c \$\(CONSTRAINTS\) -e "\.\[\$\(EXTRAS\)\]"', makefile)
+    installed = re.search(r"^EXTRAS := (.+)$", makefile, re.M).group(1).split(",")
     assert "docs" in installed and "test" in installed

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import importlib.util
 import math
 import sqlite3
 import threading
@@ -26,9 +25,10 @@ from gazeprivacy.accounting.ledger import (
     key_path,
     zcdp_epsilon,
 )
+from gazeprivacy.accounting.zcdp import epsilon_to_rho, rho_to_epsilon
 from gazeprivacy.data import Dataset, Geometry, Recording, write_dataset
 from gazeprivacy.exceptions import InvalidParameterError
-from gazeprivacy.guarantees import Guarantee, Kind, Unit
+from gazeprivacy.guarantees import EVERY_PARTICIPANT, Budget, Guarantee, Kind, Unit
 from gazeprivacy.mechanisms.release import protect_file
 
 GEO = Geometry(x_min_deg=0.0, x_max_deg=16.0, y_min_deg=0.0, y_max_deg=12.0)
@@ -141,16 +141,45 @@ def test_zcdp_is_used_only_where_it_applies_and_is_tighter(tmp_path):
     rho = 51 * 0.1**2 / 2
     standard = rho + 2 * math.sqrt(rho * math.log(1e6))
     assert a.epsilon_basic == pytest.approx(5.1) and a.rho == pytest.approx(rho)
-    if importlib.util.find_spec("opendp") is None:
-        assert a.epsilon == pytest.approx(standard)
-    else:  # OpenDP's conversion is tighter than the standard one (3.58 vs 4.01 here)
-        assert "OpenDP" in a.method and 0.8 * standard < a.epsilon < standard
+    # one conversion whatever is installed (Canonne, Kamath & Steinke 2020), tighter than the
+    # standard one (3.58 vs 4.01 here)
+    assert a.epsilon == pytest.approx(rho_to_epsilon(rho, 1e-6))
+    assert "Canonne, Kamath & Steinke" in a.method and 0.8 * standard < a.epsilon < standard
     assert a.epsilon < a.epsilon_basic and a.delta == 1e-6 and a.method.startswith("zCDP")
     assert b.epsilon == pytest.approx(5.1) and b.delta == 0 and "not applicable" in b.method
     assert [x.epsilon for x in led.balances()] == pytest.approx([5.1, 5.1])  # no delta given
     assert zcdp_epsilon(rho, 1e-6) == pytest.approx(standard)
     with pytest.raises(Exception, match="delta target"):
         led.balances(delta=2.0)
+
+
+def test_a_uniform_bound_is_charged_to_every_participant_and_composes_in_rho(tmp_path):
+    # a synthetic population's record lists no input id: its bound (EVERY_PARTICIPANT) is
+    # charged to each participant given, and its rho composes with pure-DP releases in zCDP
+    led = Ledger(tmp_path / "l.sqlite")
+    synth = Guarantee(mechanism="participant-synth", kind=Kind.RHO_ZCDP, unit=Unit.PARTICIPANT,
+                      epsilon=3.0, delta=1e-6,
+                      per_participant={EVERY_PARTICIPANT: Budget(3.0, 1e-6, 1, "participant")})
+    with pytest.raises(LedgerError, match="give the participants"):
+        led.reserve(synth)
+    led.reserve(synth, participants=("a", "b"))
+    led.reserve(pure(0.5, ("a",)))
+    bal = {x.participant: x for x in led.balances(delta=1e-5)}
+    assert len(bal) == 2
+    a, b = bal[keyed(led.path, "a")], bal[keyed(led.path, "b")]
+    assert b.epsilon_basic == pytest.approx(3.0) and b.delta_basic == pytest.approx(1e-6)
+    assert a.epsilon_basic == pytest.approx(3.5)
+    assert a.rho == pytest.approx(epsilon_to_rho(3.0, 1e-6) + 0.5**2 / 2, rel=1e-6)
+    # the Spend check compares the uniform bound with the uniform plan
+    from gazeprivacy.accounting.ledger import Spend
+
+    spend = Spend(led, synth, participants=("c",))
+    spend.check(synth)
+    more = Guarantee(mechanism="participant-synth", kind=Kind.RHO_ZCDP, unit=Unit.PARTICIPANT,
+                     epsilon=4.0, delta=1e-6,
+                     per_participant={EVERY_PARTICIPANT: Budget(4.0, 1e-6, 1, "participant")})
+    with pytest.raises(LedgerError, match="spend more than the plan"):
+        spend.check(more)
 
 
 def test_a_corrupt_or_foreign_ledger_file_is_refused_naming_it(tmp_path):
@@ -265,7 +294,7 @@ def test_a_record_spending_more_than_its_privacy_map_is_not_written(tmp_path, mo
 
     monkeypatch.setattr(mechanisms, "build_params", understated)
     led = tmp_path / "l.sqlite"
-    with pytest.raises(LedgerError, match="spends more than its privacy map reserved"):
+    with pytest.raises(LedgerError, match="spend more than the plan"):
         protect_file(src, tmp_path / "o.csv", ledger=led, **KALEIDO)
     assert not (tmp_path / "o.csv").exists()
     assert {r["status"] for r in Ledger(led).entries()} == {"cancelled"}

@@ -50,3 +50,28 @@ def test_global_torch_rng_and_threads_untouched() -> None:
     _fit(0)
     assert torch.equal(torch.rand(3), expected)
     assert torch.get_num_threads() == threads
+
+
+def test_large_data_is_gathered_per_minibatch_with_the_same_result(monkeypatch) -> None:
+    """Above ``_GATHER_BYTES`` no shuffled copy of the whole data is made each epoch (the
+    C-VAE's one-hot conditions of thousands of participants are GBs); same batches, same
+    model."""
+    import gazeprivacy._torch as loop
+
+    net_a, hist_a = _fit(1)
+    gathered: list[int] = []
+    take = torch.Tensor.__getitem__
+
+    def spy(t, idx):
+        if isinstance(idx, torch.Tensor):
+            gathered.append(int(idx.numel()))
+        return take(t, idx)
+
+    monkeypatch.setattr(loop, "_GATHER_BYTES", 0)
+    monkeypatch.setattr(torch.Tensor, "__getitem__", spy)
+    net_b, hist_b = _fit(1)
+    monkeypatch.undo()
+    assert gathered and max(gathered) == 16  # minibatches only, never all 40 rows
+    assert hist_a == hist_b
+    for pa, pb in zip(net_a.parameters(), net_b.parameters(), strict=True):
+        assert torch.equal(pa, pb)

@@ -20,6 +20,10 @@ from gazeprivacy._optional import import_optional
 
 __all__ = ["train_loop"]
 
+#: Above this many bytes of training arrays, minibatches are gathered one by one instead of
+#: copying the whole shuffled data each epoch.
+_GATHER_BYTES = 64 << 20
+
 
 def train_loop(build: Callable[[Any], Any], arrays: Sequence[np.ndarray],
                batch_loss: Callable[..., Any], *, epochs: int, batch_size: int,
@@ -72,13 +76,18 @@ def train_loop(build: Callable[[Any], Any], arrays: Sequence[np.ndarray],
             sched = (torch.optim.lr_scheduler.CosineAnnealingLR(
                 opt, T_max=epochs * math.ceil(n / batch_size)) if anneal else None)
             best, best_state, stale = math.inf, None, 0
+            # one gather per epoch, then slices; per minibatch when a shuffled copy of the
+            # data would be large (the same batches either way)
+            per_batch = sum(t.element_size() * t.nelement() for t in tensors) > _GATHER_BYTES
             for _ in range(epochs):
                 net.train()
                 perm = torch.randperm(n, generator=gen)
-                shuffled = [t[perm] for t in tensors]  # one gather per epoch, then slices
+                shuffled = tensors if per_batch else [t[perm] for t in tensors]
                 total = 0.0
                 for start in range(0, n, batch_size):
-                    batch = [t[start:start + batch_size] for t in shuffled]
+                    rows = perm[start:start + batch_size] if per_batch else slice(
+                        start, start + batch_size)
+                    batch = [t[rows] for t in shuffled]
                     loss = batch_loss(net, *batch)
                     opt.zero_grad()
                     loss.backward()

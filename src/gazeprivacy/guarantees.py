@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
 __all__ = [
+    "EVERY_PARTICIPANT",
     "VACUOUS_EPSILON",
     "Budget",
     "ColumnStatus",
@@ -39,6 +40,10 @@ class Kind(StrEnum):
 
     PURE_DP = "epsilon-DP"
     APPROX_DP = "(epsilon,delta)-DP"
+    #: rho-zero-concentrated DP (Bun & Steinke 2016); the record's epsilon and delta are its
+    #: conversion (``parameters["rho"]``, ``parameters["conversion"]``:
+    #: :mod:`gazeprivacy.accounting.zcdp`)
+    RHO_ZCDP = "rho-zCDP"
     LOCAL_DP = "epsilon-LDP"
     W_EVENT_DP = "(epsilon,w,r)-DP"
     K_ANONYMITY = "k-anonymity"
@@ -68,6 +73,7 @@ class FlagCode(StrEnum):
     NOT_PRIVATE = "not-private"
     PARTIAL_COVERAGE = "partial-coverage"
     FIXED_SEED = "fixed-seed"
+    SEEDED_RELEASE = "seeded-release"
 
 
 _INFORMATIONAL = {FlagCode.FIXED_SEED}
@@ -122,6 +128,12 @@ class Flag:
     @property
     def breaks_guarantee(self) -> bool:
         return self.code not in _INFORMATIONAL
+
+
+#: The ``per_participant`` key of a record whose bound holds for every participant of the input
+#: alike (a synthetic population lists no input id, not even a pseudonym): the ledger charges that
+#: budget to each participant it is given.
+EVERY_PARTICIPANT = "each participant"
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +193,35 @@ class Guarantee:
         flag = Flag(FlagCode.FIXED_SEED, f"research run: the generator was seeded with {seed}; "
                     "a release must draw its seed from OS entropy")
         return replace(self, seed=seed).with_flags(flag)
+
+    def as_seeded_release(self, seeded: bool, *, pseudonym_key: bool = False) -> Guarantee:
+        """The record of a *written* release made from a fixed seed (``seeded``) or a fixed
+        pseudonym key (``pseudonym_key``, a test-only setting): not formally private (anyone who
+        learns the seed re-runs the noise and tells neighbouring inputs apart; anyone with the
+        key maps pseudonyms back to raw ids by guessing ids), with a guarantee-breaking flag. The
+        seed's value is never kept (no ``seed``, no informational ``fixed-seed`` flag): it goes
+        to the data holder's report only.
+
+        >>> g = Guarantee(mechanism="m", kind=Kind.PURE_DP, unit=Unit.WINDOW, epsilon=1.0)
+        >>> s = g.with_seed(7).as_seeded_release(True)
+        >>> s.seed, s.formally_private, "7" in s.to_json()
+        (None, False, False)
+        """
+        if not seeded and not pseudonym_key:
+            return self
+        flags = tuple(f for f in self.flags if f.code is not FlagCode.FIXED_SEED)
+        new = []
+        if seeded:
+            new.append(Flag(FlagCode.SEEDED_RELEASE, (
+                "the release's noise was drawn from a fixed seed (given to the data holder's "
+                "report, not written here): anyone who learns the seed can re-run the noise and "
+                "tell neighbouring inputs apart bit for bit; a release must draw its randomness "
+                "from OS entropy (no --seed)")))
+        if pseudonym_key:
+            new.append(Flag(FlagCode.SEEDED_RELEASE, (
+                "the pseudonym key was fixed by the caller (a test-only setting): anyone with "
+                "the key maps pseudonyms back to raw ids by guessing ids")))
+        return replace(self, seed=None, flags=flags).with_flags(*new)
 
     def compose(self, units_per_participant: Mapping[str, int]) -> Guarantee:
         """Fill ``per_participant`` by basic sequential composition over each participant's units.
@@ -311,6 +352,35 @@ epsilon <= 20, delta = 0 (vacuous: epsilon 20 > 10 promises nothing per particip
             out.append(f"epsilon {eps:g} > {VACUOUS_EPSILON:g}")
         return out
 
+    def public_structure(self) -> list[str]:
+        """Every public structural item of the release the record describes (recordings per
+        participant, rows per recording, the missing-sample mask), in words, with what it
+        identified in the project's evaluations: what :meth:`explain` and the report list under
+        "NOT protected". An item the release fixes (a public structure set by the mechanism,
+        not the input's) is listed as such; a protected or unwritten mask is not listed.
+
+        >>> g = Guarantee(mechanism="m", kind=Kind.PURE_DP, unit=Unit.WINDOW, epsilon=1.0)
+        >>> print("; ".join(line.split(":")[0] for line in g.public_structure()))
+        recordings per participant; rows per recording; missing-sample mask
+        """
+        if self.mechanism.startswith("heatmap"):  # one aggregate map: no per-person structure
+            return []
+        cols = {c.name: c for c in self.columns}
+        out = []
+        for name, words in _STRUCTURE.items():
+            c = cols.get(name)
+            if c is None and self.columns and name == "mask":
+                continue
+            if c is not None and c.status in (Status.PROTECTED, Status.NOT_WRITTEN,
+                                              Status.PSEUDONYMISED):
+                continue
+            if c is not None and c.by not in ("input", "user") and name != "mask":
+                out.append(f"{words[0]}: fixed by the release ({c.note}); carries nothing of "
+                           "the input")
+                continue
+            out.append(f"{words[0]}: {words[1]}")
+        return out
+
     @property
     def participant_bound_vacuous(self) -> bool:
         """True when the per-participant bound promises nothing (see :data:`VACUOUS_EPSILON`)."""
@@ -326,10 +396,13 @@ epsilon <= 20, delta = 0 (vacuous: epsilon 20 > 10 promises nothing per particip
         >>> "factor e^epsilon = 2.72" in g.explain()
         True
         """
-        return "\n".join([f"# What `{self.mechanism}` promises ({self.mode} mode)", "",
-                           *_explain_columns(self), *_explain_unit(self),
-                           *_explain_participant(self), *_explain_flags(self),
-                           *_explain_neighbouring(self)]).rstrip() + "\n"
+        from gazeprivacy._text import reader_text
+
+        return reader_text("\n".join([f"# What `{self.mechanism}` promises ({self.mode} mode)",
+                                       "", *_explain_columns(self), *_explain_unit(self),
+                                       *_explain_participant(self), *_explain_flags(self),
+                                       *_explain_neighbouring(self)]), markdown=True
+                           ).rstrip() + "\n"
 
 
 _PURE_KINDS = (Kind.PURE_DP, Kind.LOCAL_DP, Kind.W_EVENT_DP)
@@ -369,7 +442,11 @@ _STATUS_WORDS = {
 def _explain_columns(g: Guarantee) -> list[str]:
     lines = ["## What was released", ""]
     if not g.columns:
-        return [*lines, "The record does not list the released columns.", ""]
+        # a mechanism's own record (an evaluation, the library's protect()): no file was
+        # written yet; the record that a written release carries lists its columns
+        return [*lines, f"The output of `{g.mechanism}` as the guarantee below describes it. "
+                "A written release (`gazeprivacy protect`) carries a record that also lists "
+                "every column of the file and what covers it.", ""]
     for c in g.columns:
         text = f"- `{c.name}`: {_STATUS_WORDS[c.status]}"
         if c.status is Status.PROTECTED and c.by:
@@ -389,7 +466,7 @@ def _odds(eps: float) -> str:
 def _explain_unit(g: Guarantee) -> list[str]:
     unit = g.unit.value
     lines = ["## The guarantee per " + unit, ""]
-    if g.kind in (*_PURE_KINDS, Kind.APPROX_DP) and g.epsilon is not None:
+    if g.kind in (*_PURE_KINDS, Kind.APPROX_DP, Kind.RHO_ZCDP) and g.epsilon is not None:
         text = (f"{g.kind.value} with epsilon = {g.epsilon:g} per {unit}: an observer's odds of "
                 f"telling two neighbouring inputs apart change by at most a factor "
                 f"e^epsilon = {_odds(g.epsilon)}")
@@ -398,6 +475,9 @@ def _explain_unit(g: Guarantee) -> list[str]:
         lines.append(text + ".")
         if g.kind is Kind.LOCAL_DP:
             lines.append("The noise is added before the data leave the device (local DP).")
+        if g.kind is Kind.RHO_ZCDP:
+            lines.append(f"It holds as rho-zCDP with rho = {g.parameters.get('rho')}; epsilon "
+                         f"and delta are its conversion ({g.parameters.get('conversion')}).")
     elif g.kind is Kind.K_ANONYMITY:
         lines.append(f"k-anonymity with k = {g.k}: each released {unit} is indistinguishable "
                      f"from at least {g.k} - 1 others in the released attributes. This is not "
@@ -432,14 +512,34 @@ def _explain_participant(g: Guarantee) -> list[str]:
     return [*lines, ""]
 
 
+#: The public structural items of a release: (words, what it identified in the project's
+#: evaluations; docs/results/honest.md, "Structure").
+_STRUCTURE = {
+    "recordings": ("recordings per participant",
+                   "the input's (one released recording per input recording), public and not "
+                   "protected; in the project's review each participant's number of recordings "
+                   "identified participants at 9x chance on a hold-out"),
+    "rows": ("rows per recording",
+             "the input's recording lengths, public and not protected; a gaze-free release "
+             "(the screen centre) with them was re-identified at 4.0x chance on DOVES "
+             "(structure alone identified 4-9x chance across the evaluations)"),
+    "mask": ("missing-sample mask",
+             "released (NaN rows where the input had none), public and not protected; the "
+             "screen centre with the input's mask was re-identified at 3.2x (MPIIDPEye) and "
+             "5.0x chance (VR)"),
+}
+
+
 def _explain_flags(g: Guarantee) -> list[str]:
     lines = ["## What is NOT protected", ""]
     breaking = [f for f in g.flags if f.breaks_guarantee]
     lines += [f"- **{f.code.value}**: {f.message}" for f in breaking]
     if not breaking:
-        lines.append("- No flag breaks the stated guarantee.")
+        lines.append("- No flag breaks the stated guarantee; the release's public structure "
+                     "is not covered by it:")
+    lines += [f"- structure, {line}" for line in g.public_structure()]
     lines += [f"- `{c.name}`: declared public, released unprotected"
-              for c in g.columns if c.status is Status.PUBLIC_DECLARED]
+              for c in g.columns if c.status is Status.PUBLIC_DECLARED and c.name != "mask"]
     info = [f for f in g.flags if not f.breaks_guarantee]
     lines += [f"- (informational) {f.code.value}: {f.message}" for f in info]
     if g.paper_claim:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gazeprivacy.exceptions import InvalidParameterError
+
 __all__ = ["make_rng", "seed_for_sklearn", "spawn"]
 
 
@@ -22,9 +24,15 @@ def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     >>> a = make_rng(3).normal(); b = make_rng(3).normal()
     >>> a == b
     True
+    >>> make_rng(-1)
+    Traceback (most recent call last):
+    ...
+    gazeprivacy.exceptions.InvalidParameterError: seed must be an integer >= 0, got -1
     """
     if isinstance(seed, np.random.Generator):
         return seed
+    if isinstance(seed, bool) or (isinstance(seed, int | np.integer) and seed < 0):
+        raise InvalidParameterError(f"seed must be an integer >= 0, got {seed!r}")
     return np.random.default_rng(seed)
 
 

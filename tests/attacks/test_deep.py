@@ -10,7 +10,12 @@ import pytest
 
 pytest.importorskip("torch")
 
-from gazeprivacy.attacks.deep import deep_reidentification, velocity_channels
+from gazeprivacy.attacks.deep import (
+    _channel_stats,
+    _embed,
+    deep_reidentification,
+    velocity_channels,
+)
 from gazeprivacy.attacks.splits import recording_index
 from gazeprivacy.data.simulate import simulate_dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
@@ -54,6 +59,32 @@ def test_velocity_is_clipped_and_keeps_gaps(sim):
     assert v.shape == (2, r.n_samples)
     assert np.isnan(v[:, 100:110]).all() and np.isfinite(v[:, :100]).all()
     assert np.nanmax(np.abs(v)) == pytest.approx(1000.0)
+
+
+def test_velocity_of_a_still_channel_is_exactly_zero_on_every_machine(sim):
+    """A constant channel has velocity 0.0 (not +-1e-15, not -0.0): the weights are exact, not
+    a least-squares solve whose last bits depend on the CPU's BLAS kernel (on some machines
+    that made a still release's spread 1e-16 deg/s and its z-scores 1e23)."""
+    r = sim.recordings[0]
+    v = velocity_channels(r.with_gaze(np.full(r.n_samples, -7.3), np.full(r.n_samples, 4.1)))
+    assert (v == 0.0).all() and not np.signbit(v).any()
+
+
+def test_rounding_level_spread_is_no_scale():
+    x = np.zeros((4, 2, 10))
+    x[:, 0] = np.linspace(0, 1e-14, 10)  # rounding, not movement
+    x[:, 1] = np.linspace(0, 5.0, 10)
+    _, std = _channel_stats(x)
+    assert std[0] == 1.0 and std[1] == pytest.approx(np.std(np.linspace(0, 5.0, 10)))
+
+
+def test_huge_embeddings_normalise_without_overflow():
+    """A float32 embedding of 1e22 (whose square overflows float32) or inf is still a unit
+    vector, with no overflow warning (pytest turns warnings into errors)."""
+    big = np.array([[3e22, 4e22], [np.inf, 0.0], [0.0, 0.0]], dtype=np.float32)
+    e = _embed(lambda t: t, big)
+    assert np.allclose(e[0], [0.6, 0.8]) and np.allclose(e[1], [1.0, 0.0])
+    assert (e[2] == 0).all()
 
 
 def test_deep_attacker_reidentifies_raw_data_well_above_chance(raw_result):

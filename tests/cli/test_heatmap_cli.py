@@ -34,7 +34,11 @@ def test_heatmap_writes_png_and_record(tmp_path):
     assert res.exit_code == 0, res.output
     assert (tmp_path / "h.png").stat().st_size > 0
     g = Guarantee.from_json((tmp_path / "h.guarantee.json").read_text())
-    assert g.mechanism == "heatmap-analytic-gaussian" and g.epsilon == 1.0 and g.seed == 3
+    assert g.mechanism == "heatmap-analytic-gaussian" and g.epsilon == 1.0
+    # a written release from a fixed seed: not formally private, the seed's value not kept
+    assert g.seed is None and not g.formally_private
+    assert [f.code.value for f in g.flags if f.breaks_guarantee] == ["seeded-release"]
+    assert '"seed": null' in (tmp_path / "h.guarantee.json").read_text()
 
 
 def test_heatmap_auto_cap_is_flagged(tmp_path):

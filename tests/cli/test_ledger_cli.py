@@ -236,8 +236,7 @@ def _fixations(path: Path) -> Path:
 def test_a_heatmap_release_charges_each_observer_and_a_cap_refuses_the_next(tmp_path):
     fx, led = _fixations(tmp_path / "fix.csv"), tmp_path / "l.sqlite"
     base = ["heatmap", str(fx), "--stimulus", "img", "--width-px", "64", "--height-px", "48",
-            "--epsilon", "2", "--cap", "1", "--mechanism", "laplace", "--seed", "1",
-            "--ledger", str(led)]
+            "--epsilon", "2", "--cap", "1", "--mechanism", "laplace", "--ledger", str(led)]
     invoke(*base, "--out", str(tmp_path / "a.png"))
     assert [b.epsilon_basic for b in Ledger(led).balances()] == [2.0, 2.0, 2.0]
     res = invoke(*base, "--out", str(tmp_path / "b.png"), "--max-epsilon-per-participant", "3",

@@ -15,6 +15,7 @@ from gazeprivacy.cli.app import app
 from gazeprivacy.data import Dataset, Geometry, Recording, read_dataset, write_dataset
 from gazeprivacy.data.loaders import load_doves, load_vr_selfcalib
 from gazeprivacy.guarantees import Guarantee
+from gazeprivacy.mechanisms.release import TEST_ONLY_KEY_ENV
 
 GEO = Geometry(x_min_deg=0.0, x_max_deg=16.0, y_min_deg=0.0, y_max_deg=12.0)
 runner = CliRunner()
@@ -71,13 +72,18 @@ def test_round_trip_keeps_rows_and_declared_labels_and_writes_the_record(tmp_pat
         assert not np.allclose(np.nan_to_num(raw.x), np.nan_to_num(rel.x))
     record = json.loads((tmp_path / f"out.{suffix}.guarantee.json").read_text())
     g = Guarantee.from_dict(record)
-    assert g.mechanism == mechanism and g.seed == 7 and g.epsilon == 2.0
+    assert g.mechanism == mechanism and g.seed is None and g.epsilon == 2.0
     assert sorted(g.per_participant) == sorted({r.participant for _, r in pairs})
     assert record["unit"] in ("window", "w-window") and record["mode"] == "sound"
-    assert "fixed-seed" in [f["code"] for f in record["flags"]]
+    # a written release from --seed: not formally private, without the seed's value
+    assert [f["code"] for f in record["flags"]] == ["seeded-release"]
+    assert not record["formally_private"] and "7" not in json.dumps(record["flags"])
 
 
-def test_seed_is_deterministic_and_os_entropy_is_not(tmp_path):
+def test_seed_is_deterministic_and_os_entropy_is_not(tmp_path, monkeypatch):
+    # the seed fixes the noise, never the pseudonyms (rows are in pseudonym order): the
+    # test-only key makes the two seeded files comparable row by row
+    monkeypatch.setenv(TEST_ONLY_KEY_ENV, bytes(range(32)).hex())
     src = write_dataset(small_dataset(), tmp_path / "in.parquet")
     outs = {}
     for name, seed in (("a", ["--seed", "3"]), ("b", ["--seed", "3"]), ("c", []), ("d", [])):
@@ -88,6 +94,11 @@ def test_seed_is_deterministic_and_os_entropy_is_not(tmp_path):
     np.testing.assert_array_equal(outs["a"], outs["b"])
     assert not np.array_equal(outs["c"], outs["d"], equal_nan=True)
     rec = json.loads((tmp_path / "c.parquet.guarantee.json").read_text())
+    assert rec["seed"] is None and not rec["formally_private"]  # the test-only key
+    monkeypatch.delenv(TEST_ONLY_KEY_ENV)
+    invoke(str(src), str(tmp_path / "e.parquet"), "--mechanism", "kaleido", "--epsilon", "1",
+           "--radius-deg", "2", "--window-s", "0.5", "--public", "mask")
+    rec = json.loads((tmp_path / "e.parquet.guarantee.json").read_text())
     assert rec["seed"] is None and rec["formally_private"]
 
 
@@ -133,7 +144,9 @@ def _check_real(tmp_path, ds: Dataset, mechanism: str) -> None:
         assert ra.labels == rb.labels
         assert not np.array_equal(ra.x, rb.x, equal_nan=True)
     g = Guarantee.from_json((tmp_path / f"real_{mechanism}.parquet.guarantee.json").read_text())
-    assert g.formally_private  # the fixed-seed flag is informational
+    # a written release from --seed: not formally private, the seed's value not kept
+    assert not g.formally_private and g.seed is None
+    assert [f.code.value for f in g.flags if f.breaks_guarantee] == ["seeded-release"]
     windows = sum(-(-r.n_samples // round(0.5 * r.sampling_rate_hz)) for r in ds)
     assert sum(b.epsilon for b in g.per_participant.values()) == pytest.approx(2.0 * windows)
 
@@ -186,7 +199,9 @@ def test_missing_privacy_parameter_is_named(tmp_path):
     res = runner.invoke(app, ["protect", str(src), str(tmp_path / "o.parquet"),
                               "--mechanism", "k-same-synth"])
     assert res.exit_code != 0
-    assert "k-same-synth needs k (privacy parameters have no defaults" in str(res.exception)
+    # the option, not the Python parameter (nor the Python preset KSameSynthParams.paper)
+    assert "k-same-synth needs --k (privacy parameters have no defaults" in str(res.exception)
+    assert "Params" not in str(res.exception)
 
 
 def test_feature_table_through_the_cli_with_declared_ranges(tmp_path):
@@ -208,7 +223,8 @@ def test_feature_table_through_the_cli_with_declared_ranges(tmp_path):
     assert back["t_start"].to_list()[:3] == [0.0, 0.5, 1.0]
     assert not np.allclose(np.sort(back["ratio"].to_numpy()), np.sort(tab["ratio"].to_numpy()))
     g2 = Guarantee.from_json((tmp_path / "out.parquet.guarantee.json").read_text())
-    assert g2.mechanism.lower().endswith("lpa") and g2.epsilon == 1.0 and g2.seed == 2
+    assert g2.mechanism.lower().endswith("lpa") and g2.epsilon == 1.0 and g2.seed is None
+    assert not g2.formally_private  # --seed
     assert {c.name: c.status.value for c in g2.columns}["document"] == "not-written"
 
 

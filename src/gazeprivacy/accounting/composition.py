@@ -2,9 +2,11 @@
 # Copyright (c) 2026 the gazeprivacy developers
 """Composition for the privacy-budget ledger: one participant's spend over its releases.
 
-Basic sequential composition always; zero-concentrated DP where it is justified, converted to
-(epsilon, delta)-DP at a delta target (:func:`zcdp_epsilon`, or OpenDP's conversion when it is
-installed). The argument is in :mod:`gazeprivacy.accounting.ledger` and docs/ledger.md.
+Basic sequential composition always; zero-concentrated DP where it is justified (pure epsilon-DP
+and LDP releases, and rho-zCDP releases such as participant-synth), converted to (epsilon,
+delta)-DP at a delta target by the one conversion of :mod:`gazeprivacy.accounting.zcdp`, whatever
+optional packages are installed. The argument is in :mod:`gazeprivacy.accounting.ledger` and
+docs/ledger.md.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from gazeprivacy.guarantees import Kind
 __all__ = ["ParticipantBalance", "zcdp_epsilon"]
 
 _ZCDP_KINDS = (Kind.PURE_DP.value, Kind.LOCAL_DP.value)
+_RHO_KIND = Kind.RHO_ZCDP.value
 
 
 
@@ -61,22 +64,11 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def _zcdp_to_approx(rho: float, delta: float) -> tuple[float, str]:
-    """epsilon at ``delta`` of a rho-zCDP mechanism: OpenDP's conversion when installed
-    (``make_zCDP_to_approxDP``, the tighter bound of Canonne, Kamath & Steinke 2020), else
-    :func:`zcdp_epsilon`; and which one was used."""
-    standard = zcdp_epsilon(rho, delta)
-    try:
-        import opendp.prelude as dp
-    except ImportError:
-        return standard, "eps = rho + 2 sqrt(rho ln(1/delta))"
-    dp.enable_features("contrib")
-    # a Gaussian of scale 1 at distance sqrt(2 rho) is exactly rho-zCDP in OpenDP's map
-    gauss = dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float),
-                               scale=1.0)
-    eps = dp.c.make_zCDP_to_approxDP(gauss).map(math.sqrt(2.0 * rho)).epsilon(delta)
-    from importlib.metadata import version
+    """epsilon at ``delta`` of a rho-zCDP mechanism by the project's one conversion
+    (:func:`gazeprivacy.accounting.zcdp.rho_to_epsilon`), and its name."""
+    from gazeprivacy.accounting.zcdp import CONVERSION, rho_to_epsilon
 
-    return min(float(eps), standard), f"OpenDP {version('opendp')} make_zCDP_to_approxDP"
+    return rho_to_epsilon(rho, delta), CONVERSION
 
 
 _BASIC = "basic composition (epsilons and deltas add)"
@@ -89,6 +81,10 @@ def _rho(row: dict[str, Any]) -> float:
     the record's n eps0) rather than needing group privacy, as a central record of several
     units does (eps^2/2 only)."""
     eps, e0, n = row["epsilon"], row["unit_epsilon"], row["units"]
+    if row["kind"] == _RHO_KIND:  # its (epsilon, delta) came from rho by the one conversion
+        from gazeprivacy.accounting.zcdp import epsilon_to_rho
+
+        return epsilon_to_rho(eps, row["delta"])
     if row["kind"] == Kind.LOCAL_DP.value and e0 and n and math.isclose(eps, n * e0,
                                                                          rel_tol=1e-9):
         return n * e0 * e0 / 2
@@ -102,8 +98,9 @@ def _balance(participant: str, rows: list[dict[str, Any]], delta: float | None,
     unaccounted = sum(not r["accounted"] for r in rows)
     method, eps_out, delta_out, rho = _BASIC, eps, dlt, None
     if delta is not None:
-        covered = all(r["accounted"] and r["kind"] in _ZCDP_KINDS and not r["delta"]
-                      and r["epsilon"] is not None for r in rows)
+        covered = all(r["accounted"] and r["epsilon"] is not None and (
+            (r["kind"] in _ZCDP_KINDS and not r["delta"]) or r["kind"] == _RHO_KIND)
+            for r in rows)
         if not covered:
             method = _BASIC + "; zCDP not applicable (a release is not pure epsilon-DP/LDP " \
                               "or is unaccounted)"
@@ -112,8 +109,8 @@ def _balance(participant: str, rows: list[dict[str, Any]], delta: float | None,
             ez, how = _zcdp_to_approx(rho, delta)
             if ez < eps:
                 method = (f"zCDP (Bun & Steinke 2016): rho = sum of eps^2/2 per release (n "
-                          f"eps0^2/2 for an LDP record of n units at eps0), converted at "
-                          f"delta = {delta:g} by {how}")
+                          f"eps0^2/2 for an LDP record of n units at eps0; a rho-zCDP "
+                          f"release's own rho), converted at delta = {delta:g} by {how}")
                 eps_out, delta_out = ez, delta
             else:
                 method = _BASIC + f"; zCDP at delta = {delta:g} gives {ez:.6g}, not tighter"

@@ -18,10 +18,19 @@ guarantee record. The ledger is the data holder's SQLite file (standard library 
   run that fails with an error before writing released nothing: its reservation is marked
   ``cancelled`` and no longer counts;
 * ``max_epsilon_per_participant`` is a lifetime cap, checked under basic composition (the sum
-  of every epsilon charged, reserved or committed). A release whose record gives no epsilon,
+  of every epsilon charged, reserved or committed). It is stored in the ledger when first given
+  (normally at creation) and can only be lowered afterwards: a later call without a cap uses
+  the stored one, a call with a higher one is refused. A release whose record gives no epsilon,
   or whose record is not formally private (k-anonymity, plausible deniability, paper mode,
   guarantee-breaking flags), is *unaccounted*: refused under a cap unless
   ``allow_unaccounted``, and then recorded as such (its nominal epsilon, if any, still counts).
+  A written release made from a fixed seed (flag ``seeded-release``) is refused with or without
+  a cap unless ``allow_unaccounted``;
+* participant ids are normalised before they are hashed (:func:`normalise_id`: surrounding
+  whitespace trimmed, case folded), so ``P01``, ``p01`` and ``P01 `` are one person: their
+  budgets in one release add up, and the raw spellings merged are reported
+  (:attr:`Reservation.merged`). A ledger written before this policy hashed raw spellings: the
+  cap check also counts charges under the exact spellings of the release.
 
 Composition (:meth:`Ledger.balances`): basic sequential composition always (epsilons and deltas
 add). With a ``delta`` target, zero-concentrated DP where it is justified: when every release
@@ -34,8 +43,9 @@ eps0-DP under the record's per-unit relation, so the participant's reports are a
 composition of n eps0-DP mechanisms -- the argument behind the record's own n eps0 -- which
 zCDP composes as n eps0^2/2. A central record of several units needs group privacy across
 them, hence eps_i^2/2 only. rho adds under composition (ibid.) and converts to (eps, delta)-DP
-by OpenDP's ``make_zCDP_to_approxDP`` when OpenDP is installed (Canonne, Kamath & Steinke
-2020), else by eps = rho + 2 sqrt(rho ln(1/delta)) (Bun & Steinke, Prop. 1.3). The tighter of
+by :func:`gazeprivacy.accounting.zcdp.rho_to_epsilon` (Canonne, Kamath & Steinke 2020), the one
+conversion, whatever is installed; a rho-zCDP release (participant-synth) adds its own rho. The
+tighter of
 basic and zCDP is reported, with its method. The lifetime cap is always checked under basic
 composition. ``(epsilon,w,r)-DP``
 (w-event: Kaleido allocates its budget adaptively over sliding windows, so its disjoint windows
@@ -52,7 +62,7 @@ import os
 import secrets
 import sqlite3
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -60,7 +70,7 @@ from typing import Any
 
 from gazeprivacy.accounting.composition import ParticipantBalance, _balance, zcdp_epsilon
 from gazeprivacy.exceptions import GazePrivacyError, InvalidParameterError
-from gazeprivacy.guarantees import Guarantee, Kind
+from gazeprivacy.guarantees import EVERY_PARTICIPANT, FlagCode, Guarantee, Kind
 
 __all__ = [
     "BudgetExceededError",
@@ -73,6 +83,7 @@ __all__ = [
     "UnaccountedReleaseError",
     "file_sha256",
     "key_path",
+    "normalise_id",
     "zcdp_epsilon",
 ]
 
@@ -126,6 +137,8 @@ class Reservation:
     mechanism: str
     accounted: bool
     charges: tuple[Charge, ...]
+    #: raw spellings charged as one person (normalise_id), one tuple per merged person
+    merged: tuple[tuple[str, ...], ...] = ()
 
     @property
     def max_epsilon(self) -> float | None:
@@ -133,6 +146,15 @@ class Reservation:
         return max(vals) if vals else None
 
 
+
+
+def normalise_id(pid: object) -> str:
+    """The ledger's participant id policy: surrounding whitespace trimmed, case folded.
+
+    >>> print(*(normalise_id(p) for p in ("P01", "p01", "P01 ", " Straße")))
+    p01 p01 p01 strasse
+    """
+    return str(pid).strip().casefold()
 
 
 def key_path(ledger: str | Path) -> Path:
@@ -178,7 +200,8 @@ class Ledger:
         The ledger file (created on first reservation, with its key file ``PATH.key``).
     max_epsilon_per_participant : float, optional
         Lifetime cap: a release that would take any participant's total epsilon (basic
-        composition, reservations included) past it is refused before any work.
+        composition, reservations included) past it is refused before any work. Stored in the
+        ledger when first given; afterwards it can only be lowered (None: the stored cap).
     allow_unaccounted : bool
         Under a cap, accept releases without a usable epsilon (recorded as unaccounted).
     timeout_s : float
@@ -326,33 +349,73 @@ class Ledger:
 
         ``guarantee`` is the release's record from the privacy map, before any work, with
         ``per_participant`` keyed by raw participant id; ``participants`` adds ids the record
-        does not list (charged as unaccounted). Raises :class:`BudgetExceededError` or
+        does not list (charged as unaccounted). Ids are normalised (:func:`normalise_id`); the
+        budgets of spellings of one person add up. Raises :class:`BudgetExceededError` or
         :class:`UnaccountedReleaseError` (the ledger unchanged) when the cap refuses it.
         """
-        per = dict(guarantee.per_participant or {})
-        ids = list(dict.fromkeys([*per, *(str(p) for p in participants)]))
-        if not ids:
+        per = _per_participant(guarantee, participants)
+        groups: dict[str, list[str]] = {}
+        for pid in dict.fromkeys([*per, *(str(p) for p in participants)]):
+            groups.setdefault(normalise_id(pid), []).append(pid)
+        if not groups:
             raise LedgerError(f"the {guarantee.mechanism} release names no participant; "
                               "nothing to charge")
         reason = _is_unaccounted(guarantee)
+        seeded = any(f.code is FlagCode.SEEDED_RELEASE for f in guarantee.flags)
+        if seeded and not self.allow_unaccounted:
+            raise UnaccountedReleaseError(
+                f"{self.path}: refused before any work: the {guarantee.mechanism} release is "
+                "made from a fixed seed (--seed / seed=), so it is not formally private and "
+                "the ledger cannot account it; drop --seed, or pass --allow-unaccounted "
+                "(Python: allow_unaccounted=True) to record it as unaccounted")
         rid = uuid.uuid4().hex
         with self._transaction(write=True) as conn:
             key = self._checked_key(conn)
-            charges = tuple(_charge(key, pid, per.get(pid)) for pid in ids)
-            self._check_cap(conn, guarantee.mechanism, charges, reason)
+            cap = self._settle_cap(conn)
+            charges = tuple(_charge(key, norm, [per.get(p) for p in raw])
+                            for norm, raw in groups.items())
+            legacy = {c.participant: {_hash(key, p) for p in raw} - {c.participant}
+                      for c, raw in zip(charges, groups.values(), strict=True)}
+            self._check_cap(conn, guarantee.mechanism, charges, reason, cap, legacy)
             conn.execute("INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                          "NULL, NULL, NULL)",
                          (rid, guarantee.mechanism, guarantee.kind.value,
                           guarantee.unit.value, str(guarantee.mode), guarantee.epsilon,
                           guarantee.delta, int(not reason),
                           int(bool(reason) and self.allow_unaccounted), reason, "reserved",
-                          self.max_epsilon_per_participant, _now()))
+                          cap, _now()))
             _insert_charges(conn, rid, charges)
-        return Reservation(rid, self.path, guarantee.mechanism, not reason, charges)
+        merged = tuple(tuple(raw) for raw in groups.values() if len(raw) > 1)
+        return Reservation(rid, self.path, guarantee.mechanism, not reason, charges, merged)
+
+    def _settle_cap(self, conn: sqlite3.Connection) -> float | None:
+        """The lifetime cap in force: the stored one, lowered (never raised) by this call's."""
+        stored = _stored_cap(conn)
+        given = self.max_epsilon_per_participant
+        if given is None:
+            return stored
+        if stored is not None and given > stored * (1 + 1e-12):
+            raise LedgerError(
+                f"{self.path}: the ledger's lifetime cap is epsilon {stored:g} per participant; "
+                f"it can only be lowered, not raised to {given:g} "
+                "(--max-epsilon-per-participant)")
+        if stored is None or given < stored:
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('max_epsilon_per_participant', ?)",
+                         (repr(float(given)),))
+        return given if stored is None else min(given, stored)
+
+    def cap(self) -> float | None:
+        """The lifetime cap stored in the ledger (None: no cap yet, or no ledger file)."""
+        if not self.path.is_file():
+            return self.max_epsilon_per_participant
+        with self._transaction(write=False) as conn:
+            if conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
+                return self.max_epsilon_per_participant
+            return _stored_cap(conn)
 
     def _check_cap(self, conn: sqlite3.Connection, mechanism: str, charges: Sequence[Charge],
-                   reason: str) -> None:
-        cap = self.max_epsilon_per_participant
+                   reason: str, cap: float | None,
+                   legacy: dict[str, set[str]]) -> None:
         if cap is None:
             return
         where = f"{self.path}: refused before any work"
@@ -366,6 +429,7 @@ class Ledger:
             "SELECT c.participant, SUM(COALESCE(c.epsilon, 0)) FROM charges c JOIN releases r "
             "ON r.id = c.release_id WHERE r.status != 'cancelled' GROUP BY c.participant"))
         over = sorted(spent.get(c.participant, 0.0) + (c.epsilon or 0.0) - cap
+                      + sum(spent.get(h, 0.0) for h in legacy.get(c.participant, ()))
                       for c in charges)
         over = [v for v in over if v > 1e-12 * max(1.0, cap)]
         if over:
@@ -423,10 +487,9 @@ class Ledger:
                  max_epsilon_per_participant: float | None = None) -> list[ParticipantBalance]:
         """Spent and remaining per participant hash (see the module docstring for the
         composition methods). ``delta`` is the target of the zCDP conversion (None: basic
-        composition only); the cap defaults to this ledger's, else the last one recorded."""
+        composition only); the cap defaults to the one stored in the ledger."""
         rows = [r for r in self.entries() if r["status"] != "cancelled"]
-        cap = max_epsilon_per_participant or self.max_epsilon_per_participant or next(
-            (r["cap"] for r in reversed(rows) if r["cap"] is not None), None)
+        cap = max_epsilon_per_participant or self.cap()
         if delta is not None:
             zcdp_epsilon(0.0, delta)  # validates the target
         by: dict[str, list[dict[str, Any]]] = {}
@@ -440,10 +503,11 @@ class Spend:
 
     Reserved on creation from ``planned`` (the record of the data-free privacy map, with
     ``per_participant`` keyed by raw id): refused there, before any work, past the ledger's
-    cap. :meth:`guard` cancels the reservation when the work fails with an error before the
-    write; :meth:`check` refuses a release whose actual record spends more than was reserved
-    (or lost its formal guarantee); :meth:`commit` marks it written with the output's SHA-256.
-    With ``ledger`` None every step does nothing, so callers need no branches.
+    cap. :meth:`guard` cancels the reservation when the work or the write fails with an error
+    (put the write inside it); :meth:`check` refuses a release whose actual record spends more
+    than was reserved for any participant (or lost its formal guarantee), before anything is
+    written; :meth:`commit` marks it written with the output's SHA-256. With ``ledger`` None
+    every step does nothing, so callers need no branches.
 
     >>> Spend(None, None).check(None)  # no ledger: nothing to charge or check
     """
@@ -454,6 +518,7 @@ class Spend:
         self.planned = planned
         self.reservation = (None if self.ledger is None or planned is None
                             else self.ledger.reserve(planned, participants=participants))
+        self._so_far: dict[str, tuple[float, float]] = {}
 
     @contextlib.contextmanager
     def guard(self) -> Iterator[None]:
@@ -467,23 +532,39 @@ class Spend:
                                    f"failed before the write ({type(exc).__name__})")
             raise
 
-    def check(self, actual: Guarantee | None) -> None:
-        """Refuse (:class:`LedgerError`) a record that spends more than the reservation."""
+    def check(self, actual: Guarantee | None, *, ids: Mapping[str, str] | None = None,
+              partial: bool = False) -> None:
+        """Refuse (:class:`LedgerError`) a record that spends more than the reservation, for
+        any participant (or that lost its formal guarantee).
+
+        ``ids`` maps a raw participant id (as in the plan) to its key in ``actual`` (e.g. its
+        pseudonym in a sealed record; default: the raw id). With ``partial`` the record is one
+        part of the release (a partition, before it is written): its spends add up over the
+        calls, and the running total is checked.
+        """
         if self.reservation is None or self.planned is None or actual is None:
             return
-
-        def spend(g: Guarantee) -> list[tuple[float, float]]:
-            return sorted(((b.epsilon or 0.0, b.delta or 0.0)
-                           for b in (g.per_participant or {}).values()), reverse=True)
-
-        planned, got = spend(self.planned), spend(actual)
-        more = len(got) > len(planned) or any(
-            e > pe * (1 + 1e-9) + 1e-12 or d > pd * (1 + 1e-9) + 1e-12
-            for (e, d), (pe, pd) in zip(got, planned, strict=False))
-        if more or (self.planned.formally_private and not actual.formally_private):
+        assert self.ledger is not None
+        planned = {(ids or {}).get(p, p): (b.epsilon or 0.0, b.delta or 0.0)
+                   for p, b in (self.planned.per_participant or {}).items()}
+        got = self._so_far if partial else {}
+        for key, b in (actual.per_participant or {}).items():
+            e, d = got.get(key, (0.0, 0.0))
+            got[key] = (e + (b.epsilon or 0.0), d + (b.delta or 0.0))
+        over = sorted(k for k, (e, d) in got.items() if k not in planned or _more(
+            e, planned[k][0]) or _more(d, planned[k][1]))
+        lost = self.planned.formally_private and not actual.formally_private
+        if over or lost:
+            why = (f"{len(over)} participants spend more than the plan (or are not in it)"
+                   if over else "it lost its formal guarantee")
             raise LedgerError(f"{self.ledger.path}: the {actual.mechanism} release's record "
-                              "spends more than its privacy map reserved before the work (or "
-                              "lost its formal guarantee); nothing was written")
+                              f"does not match what its privacy map reserved before the work: "
+                              f"{why}; nothing was written")
+
+    @property
+    def merged(self) -> tuple[tuple[str, ...], ...]:
+        """Raw spellings the ledger charged as one person (:func:`normalise_id`)."""
+        return () if self.reservation is None else self.reservation.merged
 
     def commit(self, output: str | Path | None) -> None:
         """Mark the reservation written, with ``output``'s SHA-256."""
@@ -491,11 +572,50 @@ class Spend:
             self.ledger.commit(self.reservation, output)
 
 
-def _charge(key: bytes, pid: str, budget: Any) -> Charge:
-    h = hmac.new(key, pid.encode(), hashlib.sha256).hexdigest()
-    if budget is None:
+def _per_participant(guarantee: Guarantee, participants: Iterable[str]) -> dict[str, Any]:
+    """The record's budgets keyed by raw id; a uniform bound (:data:`EVERY_PARTICIPANT`, a
+    synthetic population's record) is charged to every participant given."""
+    per = dict(guarantee.per_participant or {})
+    if set(per) == {EVERY_PARTICIPANT}:
+        who = [str(p) for p in participants]
+        if not who:
+            raise LedgerError(f"the {guarantee.mechanism} release bounds every participant "
+                              "alike; give the participants to charge")
+        return dict.fromkeys(who, per[EVERY_PARTICIPANT])
+    return per
+
+
+def _more(value: float, planned: float) -> bool:
+    return value > planned * (1 + 1e-9) + 1e-12
+
+
+def _hash(key: bytes, pid: str) -> str:
+    return hmac.new(key, pid.encode(), hashlib.sha256).hexdigest()
+
+
+def _charge(key: bytes, pid: str, budgets: Sequence[Any]) -> Charge:
+    """One person's charge: the budgets of its raw spellings (sequential composition)."""
+    h = _hash(key, pid)
+    known = [b for b in budgets if b is not None]
+    if not known:
         return Charge(h, None, None, 0, "no per-participant budget in the record")
-    return Charge(h, budget.epsilon, budget.delta, int(budget.units), str(budget.rule))
+    eps = None if any(b.epsilon is None for b in known) else sum(b.epsilon for b in known)
+    delta = (None if all(b.delta is None for b in known)
+             else min(1.0, sum(b.delta or 0.0 for b in known)))
+    rule = str(known[0].rule) if len(known) == 1 else (
+        f"{len(known)} spellings of one id, added (sequential composition): "
+        + "; ".join(str(b.rule) for b in known))
+    return Charge(h, eps, delta, sum(int(b.units) for b in known), rule)
+
+
+def _stored_cap(conn: sqlite3.Connection) -> float | None:
+    """The cap in ``meta``; a ledger from before the stored cap: the lowest cap recorded."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'max_epsilon_per_participant'"
+                       ).fetchone()
+    if row is not None:
+        return float(row[0])
+    (old,) = conn.execute("SELECT MIN(cap) FROM releases").fetchone()
+    return None if old is None else float(old)
 
 
 def _insert_charges(conn: sqlite3.Connection, rid: str, charges: Sequence[Charge]) -> None:

@@ -56,7 +56,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy.signal import savgol_filter
+from scipy.ndimage import correlate1d
 from sklearn.metrics import f1_score, roc_curve
 
 from gazeprivacy._optional import import_optional
@@ -70,6 +70,12 @@ __all__ = ["DEFAULT_WINDOW_S", "DeepResult", "deep_reidentification", "velocity_
 DEFAULT_WINDOW_S = 2.0
 CLIP_DEG_S = 1000.0
 _SAVGOL_SAMPLES = 7
+#: The Savitzky-Golay first-derivative weights (7 samples, order 2; order 1 gives the same), in
+#: closed form: ``k / sum(k^2)`` for ``k = -3..3``. Not ``scipy.signal.savgol_coeffs``: it
+#: solves a least-squares problem whose last bits depend on the CPU's BLAS kernel, so its middle
+#: weight is +-1e-17 instead of 0 on some machines, and a constant signal then has a velocity of
+#: +-1e-15 deg/s (and ``-0.0``) instead of 0, which the per-channel z-score blows up to 1e23.
+_SAVGOL_D1 = np.arange(-3, 4) / 28.0
 _N_LAYERS = 6
 _GROWTH = 16
 _EMBED_DIM = 64
@@ -120,10 +126,10 @@ def velocity_channels(rec: Recording) -> np.ndarray:
             continue
         idx = np.arange(n)
         filled = np.interp(idx, idx[ok], v[ok])
-        vel = savgol_filter(filled, _SAVGOL_SAMPLES, 2, deriv=1, mode="nearest")
+        vel = correlate1d(filled, _SAVGOL_D1, mode="nearest")  # savgol_filter(..., deriv=1)
         vel = np.clip(vel * float(rec.sampling_rate_hz), -CLIP_DEG_S, CLIP_DEG_S)
         vel[~ok] = np.nan
-        out[c] = vel
+        out[c] = vel + 0.0  # no negative zero (a still channel is 0.0 on every machine)
     return out
 
 
@@ -259,6 +265,10 @@ def _embed(net: Any, x: np.ndarray, batch: int = 512) -> np.ndarray:
         for s in range(0, x.shape[0], batch):
             out.append(net(torch.from_numpy(x[s:s + batch])).numpy())
     e = np.concatenate(out) if out else np.zeros((0, _EMBED_DIM), dtype=np.float32)
+    # float64: squaring a float32 embedding overflows from |e| ~ 1e19 (an input far outside
+    # the training windows' range); a non-finite one is scaled to its largest entries
+    e = np.nan_to_num(e.astype(np.float64), nan=0.0, posinf=1e300, neginf=-1e300)
+    e /= np.maximum(np.abs(e).max(axis=1, keepdims=True), 1e-300)
     return e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-12)
 
 
@@ -272,13 +282,16 @@ def _mean_rows(e: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 def _channel_stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-channel mean and standard deviation of the finite values (0 and 1 when a channel
-    has none or is constant, e.g. a release that is all missing or all at one point)."""
+    has none or is constant, e.g. a release that is all missing or all at one point, or
+    varies by less than 1e-9 deg/s)."""
     with warnings.catch_warnings():  # an all-missing channel: handled below
         warnings.simplefilter("ignore", RuntimeWarning)
         mean = np.nanmean(x, axis=(0, 2))
         std = np.nanstd(x, axis=(0, 2))
     std = np.nan_to_num(std, nan=1.0)
-    return np.nan_to_num(mean), np.where(std > 0, std, 1.0)
+    # a spread below 1e-9 deg/s is rounding, not movement: scaling by it would blow the
+    # other split's windows up to 1e20 and more
+    return np.nan_to_num(mean), np.where(std > 1e-9, std, 1.0)
 
 
 def _normalise(x: np.ndarray, mean: np.ndarray, std: np.ndarray) -> np.ndarray:

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ADAPTERS",
+    "MAX_TRIALS_FACTOR",
     "AuditAdapter",
     "AuditCase",
     "MechanismAudit",
@@ -69,6 +70,11 @@ __all__ = [
     "markdown_table",
     "mechanism_module",
 ]
+
+
+#: Most trials an audit takes, as a multiple of its adapter's default: beyond that a run takes
+#: hours to days (or, for a whole-release audit, memory for every release's features).
+MAX_TRIALS_FACTOR = 50
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,11 @@ class AuditAdapter:
     kind: str = "unit"
     #: draws per input (unit) or releases per dataset (release) when the caller gives none
     default_trials: int = 20_000
+
+    @property
+    def max_trials(self) -> int:
+        """The most trials :func:`audit_mechanism` accepts (``MAX_TRIALS_FACTOR`` x default)."""
+        return MAX_TRIALS_FACTOR * self.default_trials
 
     def expected_to_fail(self, mode: str) -> bool:
         """True for the deliberately broken variants, the paper modes known to be broken and
@@ -543,6 +554,7 @@ def _adapters() -> dict[str, AuditAdapter]:
                                   default_trials=500 if m == "event-synth-pd" else
                                   RELEASE_TRIALS))
     a.append(_PARTICIPANT_RELEASE)
+    a += _participant_synth_adapters()
     for hm, modes, bad in (("heatmap-laplace", ("sound",), ()),
                            ("heatmap-gaussian", ("sound", "paper"), ()),
                            ("heatmap-analytic-gaussian", ("sound",), ()),
@@ -558,6 +570,27 @@ def _adapters() -> dict[str, AuditAdapter]:
                               modes=("sound", "paper"), requires=sr, expect_violation=("paper",),
                               description=f"{sr}: feature-series release per block"))
     return {x.name: x for x in a}
+
+
+def _participant_synth_adapters() -> list[AuditAdapter]:
+    """participant-synth: the curator's measurements (all, and each against its own share)
+    and a broken variant with the noise at an eighth (gazeprivacy.audit.participant_synth)."""
+    from gazeprivacy.audit import participant_synth as ps
+
+    out = [AuditAdapter("participant-synth", lambda m: ps.measurement_case(None, m),
+                        requires="participant-synth", default_trials=20_000,
+                        description="participant-synth: every curator measurement on one "
+                                    "participant replaced (the rest is post-processing)"),
+           AuditAdapter("broken-participant-synth-eighth-noise",
+                        lambda m: ps.measurement_case(None, m, noise_factor=0.125),
+                        requires="participant-synth", expect_violation=("sound",),
+                        description="participant-synth with the noise at an eighth of its sd")]
+    out += [AuditAdapter(f"participant-synth-{c}", lambda m, c=c: ps.measurement_case(c, m),
+                         requires="participant-synth", default_trials=20_000,
+                         description=f"participant-synth: the {c} measurement, against its "
+                                     "share of rho")
+            for c in ps.MEASURED]
+    return out
 
 
 #: DPGazeSynth ``unit="participant"``: a parameter variant with a hand-written release scenario
@@ -686,6 +719,12 @@ def audit_mechanism(name: str, *, mode: str = "sound", n_trials: int,
         registered.
     """
     adapter = ADAPTERS[name]
+    if not isinstance(n_trials, bool) and isinstance(n_trials, int) and \
+            n_trials > adapter.max_trials:
+        raise InvalidParameterError(
+            f"n_trials must be at most {adapter.max_trials:,} for {name!r} "
+            f"({MAX_TRIALS_FACTOR} x its default of {adapter.default_trials:,}; a larger "
+            f"audit runs for hours), got {n_trials:,}")
     if adapter.kind == "release":  # whole release: its mode is the mechanism's default
         from gazeprivacy.audit.release import audit_release
 

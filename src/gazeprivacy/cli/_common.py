@@ -129,6 +129,15 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), r) for p
     (r"\bxy_unit\b", "--xy-unit"),
     (r"\btime_unit\b", "--time-unit"),
     (r"label column\(s\) ", "--label "),
+    (r"off_image='(\w+)'", r"--off-image \1"),
+    (r"\boff_image\b", "--off-image"),
+    (r"^seed must be", "--seed must be"),
+    (r"^n_trials must be", "--trials must be"),
+    (r"mode='sound' needs epsilon0", "--mode sound needs --param epsilon0=VALUE"),
+    (r"(\S+) needs (.+?) \(privacy parameters have no defaults; use \w+\.paper\(\.\.\.\) for a "
+     r"paper's values\)",
+     r"\1 needs \2 (privacy parameters have no defaults; `gazeprivacy mechanisms \1` lists "
+     r"the papers' values)"),
 ))
 
 

@@ -42,7 +42,7 @@ from gazeprivacy.cli import reproduce as reproduce_cmd
 from gazeprivacy.cli import sample as sample_cmd
 from gazeprivacy.cli import stream as stream_cmd
 from gazeprivacy.cli._common import STATE, cli_message, err
-from gazeprivacy.exceptions import GazePrivacyError, Terminated
+from gazeprivacy.exceptions import GazePrivacyError, InvalidParameterError, Terminated
 
 __all__ = ["app", "cli_message", "main", "run"]
 
@@ -258,6 +258,19 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     err().print(f"warning ({category.__name__}): {cli_message(str(message))}", markup=False)
 
 
+def _check_utf8(args: list[str]) -> None:
+    """Refuse an argument that is not valid UTF-8 (a file name's bytes, which Python keeps as
+    surrogates): the readers, the writers and the JSON records need text file names."""
+    for a in args:
+        try:
+            a.encode("utf-8")
+        except UnicodeEncodeError:
+            raw = a.encode("utf-8", "surrogateescape")
+            raise InvalidParameterError(
+                f"argument '{raw.decode('utf-8', 'backslashreplace')}' is not valid UTF-8; "
+                "gazeprivacy takes UTF-8 file names and values only (rename the file)") from None
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the command line on ``argv`` (default ``sys.argv[1:]``); returns the exit code."""
     import warnings
@@ -267,10 +280,11 @@ def run(argv: Sequence[str] | None = None) -> int:
     STATE.stopped_by = "Ctrl-C"
     shown = warnings.showwarning
     warnings.showwarning = _show_warning
+    args = list(argv) if argv is not None else sys.argv[1:]
     try:
+        _check_utf8(args)
         with _sigterm_as_interrupt():
-            rv = app(args=list(argv) if argv is not None else None, prog_name="gazeprivacy",
-                     standalone_mode=False)
+            rv = app(args=args, prog_name="gazeprivacy", standalone_mode=False)
     except BaseException as exc:  # the one place that turns errors into lines
         if isinstance(exc, SystemExit):
             return exc.code if isinstance(exc.code, int) else 1

@@ -84,10 +84,15 @@ def audit(
     """Audit one mechanism: claimed epsilon, audited lower bound, pass / FAIL per mode.
 
     Exits 1 when an audit fails that the adapter does not expect to fail."""
-    from gazeprivacy.audit.adapters import ADAPTERS, audit_mechanism
+    from gazeprivacy.audit.adapters import ADAPTERS, MAX_TRIALS_FACTOR, audit_mechanism
 
     adapter = ADAPTERS[mechanism]
     trials = trials if trials is not None else adapter.default_trials
+    if trials > adapter.max_trials:  # before any work: a huge count runs until killed
+        raise InvalidParameterError(
+            f"--trials must be at most {adapter.max_trials:,} for {mechanism} "
+            f"({MAX_TRIALS_FACTOR} x its default of {adapter.default_trials:,}; a larger audit "
+            f"runs for hours), got {trials:,}")
     if mode == "both":
         modes = adapter.modes
     elif mode in adapter.modes:

@@ -43,7 +43,7 @@ def client(
     ] = None,
     time_unit: Annotated[str, typer.Option(help="Unit of the t column: s, ms or us.")] = "s",
     seed: Annotated[int | None, typer.Option(
-        help="Fix the generator (tests only). Default: OS entropy.")] = None,
+        help="Fix the generator (tests only; >= 0). Default: OS entropy.", min=0)] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing OUTPUT.")] = False,
 ) -> None:
     """Randomise this device's gaze into one DPGazeSynth client message."""

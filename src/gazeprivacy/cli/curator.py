@@ -25,8 +25,8 @@ def curator(
     reports: Annotated[list[Path], typer.Argument(help="Client message files.")],
     output: Annotated[Path, typer.Argument(help="Release file (.csv, .csv.gz or .parquet).")],
     seed: Annotated[int | None, typer.Option(
-        help="Fix the generator (research run; noted in the record). Default: OS entropy.")
-    ] = None,
+        help="Fix the generator (research run; noted in the record; >= 0). Default: OS "
+             "entropy.", min=0)] = None,
     epsilon: Annotated[float | None, typer.Option(help="Announced budget per window.")] = None,
     grid_size: Annotated[int | None, typer.Option(help="Announced grid G.")] = None,
     window_s: Annotated[float, typer.Option(help="Announced window length (s).")] = 0.5,

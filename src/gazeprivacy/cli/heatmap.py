@@ -47,6 +47,9 @@ def heatmap(
     mode: Annotated[str, typer.Option(help="sound | paper (gaussian only).")] = "sound",
     stimulus_image: Annotated[Path | None, typer.Option(
         help="Stimulus image to draw the heatmap over.")] = None,
+    off_image: Annotated[str, typer.Option(
+        help="Fixations outside the image: raise (refuse, the default), clamp (nearest border "
+             "cell) or exclude.")] = "raise",
     seed: Annotated[int | None, typer.Option(
         help="Fixed seed (research runs; the record notes it; >= 0). Default: OS entropy.",
         min=0)] = None,
@@ -79,16 +82,19 @@ def heatmap(
     led = open_ledger(ledger, max_epsilon_per_participant, allow_unaccounted)
     say(f"reading {input_path}")
     fx = read_fixation_table(input_path, width_px=width_px, height_px=height_px)
-    spend = Spend(led, _planned(led, fx, stimulus, mechanism, epsilon, delta, cap_value, cell_px,
-                                mode))
+    planned = _planned(led, fx, stimulus, mechanism, epsilon, delta, cap_value, cell_px, mode,
+                       off_image)
+    # a written release from a fixed seed is not formally private (the seed is not written)
+    spend = Spend(led, None if planned is None else planned.as_seeded_release(seed is not None))
     say(f"releasing the heatmap of {stimulus!r} ({mechanism})")
-    # the write inside the guard: a failed write (a full disk) cancels the reservation
-    with spend.guard():
+    with spend.guard():  # a failed write cancels the reservation too
         rel = _release(fx, stimulus, mechanism=mechanism, epsilon=epsilon, delta=delta,
                        cap=cap_value, sigma_px=sigma_px, rng=make_rng(seed), cell_px=cell_px,
-                       mode=mode, fixations_per_observer=prior_fixations)
-        record = rel.guarantee.with_seed(seed)
-        spend.check(record)
+                       mode=mode, off_image=off_image, fixations_per_observer=prior_fixations)
+        record = rel.guarantee.as_seeded_release(seed is not None)
+        # checked per observer id: the record composes one map per observer ("each observer")
+        spend.check(None if planned is None else record.compose(
+            dict.fromkeys(planned.per_participant or {}, 1)))
         image = read_stimulus_image(stimulus_image) if stimulus_image is not None else None
         with atomic_files(out, rec_path) as (tmp_png, tmp_rec):
             render_heatmap_png(rel.output.heatmap, tmp_png, stimulus_image=image,
@@ -118,14 +124,15 @@ def _release(fx: Any, stimulus: str, **kw: Any) -> Any:
 
 
 def _planned(ledger: Any, fx: Any, stimulus: str, mechanism: str, epsilon: float,
-             delta: float | None, cap: int | str, cell_px: int, mode: str) -> Any:
+             delta: float | None, cap: int | str, cell_px: int, mode: str,
+             off_image: str) -> Any:
     """The ledger's planned record (per observer id) before the work; None without a ledger."""
     if ledger is None:
         return None
     from gazeprivacy.experiments.heatmap_release import planned_guarantee
     from gazeprivacy.features.gaze_maps import gaze_maps_from_fixations
 
-    maps = gaze_maps_from_fixations(fx, stimulus, cell_px=cell_px)
+    maps = gaze_maps_from_fixations(fx, stimulus, cell_px=cell_px, off_image=off_image)
     return planned_guarantee(maps, mechanism=mechanism, epsilon=epsilon, delta=delta, cap=cap,
                              mode=mode)
 

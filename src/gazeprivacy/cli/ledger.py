@@ -32,7 +32,7 @@ def show(
         help="delta target of the tighter (zCDP) accounting; without it, basic composition "
              "only.")] = None,
     max_epsilon_per_participant: Annotated[float | None, typer.Option(
-        help="Lifetime cap for 'remaining' (default: the last cap the ledger recorded).")
+        help="Lifetime cap for 'remaining' (default: the cap stored in the ledger).")
     ] = None,
 ) -> None:
     """Spent and remaining privacy budget per participant (keyed hash)."""
@@ -45,20 +45,23 @@ def show(
 
     if format not in ("table", "json", "csv"):
         raise InvalidParameterError(f"--format must be table, json or csv, got {format!r}")
-    rows = [b.to_dict() for b in Ledger(file).balances(
+    led = Ledger(file)
+    rows = [b.to_dict() for b in led.balances(
         delta=delta, max_epsilon_per_participant=max_epsilon_per_participant)]
+    cap = led.cap()
     if format == "json":
         typer.echo(json.dumps({"ledger": str(file), "delta_target": delta,
+                               "max_epsilon_per_participant": cap,
                                "participants": rows}, indent=2))
     elif format == "csv":
         writer = csv.DictWriter(sys.stdout, fieldnames=_FIELDS, lineterminator="\n")
         writer.writeheader()
         writer.writerows({k: r[k] for k in _FIELDS} for r in rows)
     else:
-        _table(file, rows)
+        _table(file, rows, cap)
 
 
-def _table(file: Path, rows: list[dict]) -> None:
+def _table(file: Path, rows: list[dict], cap: float | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -79,6 +82,9 @@ def _table(file: Path, rows: list[dict]) -> None:
                       f"{r['epsilon']:.4g}", f"{r['delta']:.3g}",
                       "-" if r["remaining"] is None else f"{r['remaining']:.4g}")
     console.print(table)
+    console.print("lifetime cap (stored in the ledger; it can only be lowered): "
+                  + ("none" if cap is None else f"epsilon {cap:g} per participant"),
+                  highlight=False)
     for method in dict.fromkeys(r["method"] for r in rows):
         n = sum(r["method"] == method for r in rows)
         console.print(f"method ({n} participants): {method}", highlight=False, soft_wrap=True)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import json
 import warnings
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -116,11 +116,25 @@ def protect(
     windows_per_participant: Annotated[int | None, typer.Option(
         help="DPGazeSynth participant level: m windows per participant, drawn at random across "
              "its recordings, each at the budget / m.")] = None,
+    per_participant_delta: Annotated[float | None, typer.Option(
+        help="participant-synth: the delta of the per-participant (epsilon, delta) guarantee "
+             "(required; no default).")] = None,
+    participants: Annotated[int | None, typer.Option(
+        help="participant-synth: synthetic participants to write (default: the input's "
+             "participant count, public by design).")] = None,
     output_length_s: Annotated[float | None, typer.Option(
-        help="DPGazeSynth participant level (with --param missing=fill): every released "
+        help="participant-synth: length of every synthetic recording (required). "
+             "DPGazeSynth participant level (with --param missing=fill): every released "
              "recording is S seconds long (round(S x rate) rows, synthesised), so the file does "
              "not carry the input's recording lengths. Without it the row counts are the "
              "input's (public, listed in the record).")] = None,
+    recordings_per_participant: Annotated[int | None, typer.Option(
+        help="participant-synth: synthetic recordings per participant and public label value "
+             "(default 1). DPGazeSynth participant level (with --output-length-s): every "
+             "participant gets exactly R released recordings (synthesised, new recording ids, "
+             "no labels), so the file does not carry the input's number of recordings per "
+             "participant either. Without it that number is the input's (public, listed in "
+             "the record).")] = None,
     param: Annotated[list[str] | None, typer.Option(
         help="Further mechanism parameter NAME=VALUE (repeatable), e.g. "
              "transitions=one-per-window.")] = None,
@@ -168,7 +182,8 @@ def protect(
     screen_cm: ScreenCmOpt = None,
     distance_cm: DistanceOpt = None,
     seed: Annotated[int | None, typer.Option(
-        help="Fix the generator (research run; noted in the record). Default: OS entropy.")] = None,
+        help="Fix the generator (research run; noted in the record; >= 0). Default: OS entropy.",
+        min=0)] = None,
     ranges: Annotated[str | None, typer.Option(
         help="Feature-series mechanisms, sound mode: declared feature ranges, a JSON file "
              "{feature: [lo, hi]} or catalogue:mpiidpeye / catalogue:degrees (the built-in "
@@ -191,6 +206,15 @@ def protect(
     allow_unaccounted: Annotated[bool, typer.Option(
         help="--ledger with a cap: accept a release without a usable epsilon (k-anonymity, "
              "plausible deniability, paper mode, flagged); the ledger records it.")] = False,
+    accept_implausible_events: Annotated[bool, typer.Option(
+        help="Event mechanisms (k-same-synth, event-synth-pd): release even when the detected "
+             "events are implausible (saccade share outside 2-25 %, or the detector's checks "
+             "fail on most recordings).")] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Print the guarantee and the forecasts that need only public "
+                          "parameters (vacuous bound, expected to lose to data-free points); "
+                          "reads only the input's public shape, runs no mechanism, writes "
+                          "nothing, charges no ledger.")] = False,
 ) -> None:
     """Protect a gaze data file (or, for feature-series mechanisms, a window feature table) and
     write the sealed release with its guarantee record beside it."""
@@ -206,10 +230,23 @@ def protect(
     kw: dict[str, Any] = {name: value for name, value in
                           (("epsilon", epsilon), ("k", k), ("gamma", gamma), ("mode", mode),
                            ("radius_deg", radius_deg), ("window_s", window_s),
-                           ("grid_size", grid_size), ("output_length_s", output_length_s))
+                           ("grid_size", grid_size), ("output_length_s", output_length_s),
+                           ("recordings_per_participant", recordings_per_participant))
                           if value is not None}
     kw.update(dict(_parse_param(p) for p in param or ()))
-    kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
+    if accept_implausible_events:
+        if "accept_implausible_events" not in {f.name for f in fields(spec.params_type)}:
+            raise InvalidParameterError(f"--accept-implausible-events applies to the event "
+                                        f"mechanisms (k-same-synth, event-synth-pd), not "
+                                        f"{mechanism}")
+        kw["accept_implausible_events"] = True
+    if spec.synthetic_population:
+        kw.update(_synthetic_population(kw, per_participant_epsilon, per_participant_delta,
+                                        windows_per_participant, participants,
+                                        recordings_per_participant, public or ()))
+    else:
+        _no_synthetic_flags(per_participant_delta, participants)
+        kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
     if spec.level == "series" and ranges is not None:
         kw["ranges"] = _declared_ranges(ranges)
     reading = reader_options(rate=rate, columns=columns, eye=eye, trial_message=trial_message,
@@ -227,12 +264,19 @@ def protect(
                                       "input_format": _value(input_format),
                                       "xy_unit": _value(xy_unit), "px_per_deg": px_per_deg,
                                       **reading})
+    _check_required(mechanism, spec, kw)
     if partitioned and (label or xy_unit or px_per_deg is not None or input_format
                         or participant is not None or reading):
         raise InvalidParameterError("--label, --xy-unit, --px-per-deg, --input-format, "
                                     "--participant and the reader options (--rate, --columns, "
                                     "--eye, --trial-message, --screen-*) apply to a file INPUT; "
                                     "a partitioned folder was read already")
+    if dry_run:
+        _dry_run(input, mechanism, kw, partitioned, reading={
+            "time_unit": time_unit, "labels": tuple(label or ()), "geometry": geo,
+            "input_format": _value(input_format), "xy_unit": _value(xy_unit),
+            "px_per_deg": px_per_deg, "participant": participant, **reading})
+        return
     led = open_ledger(ledger, max_epsilon_per_participant, allow_unaccounted)
     if partitioned:
         _protect_partitioned_checked(input, output, mechanism, spec, geo, seed=seed,
@@ -256,6 +300,7 @@ def protect(
             console.print(f"[yellow]warning:[/] {w.message}", highlight=False, soft_wrap=True)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    _warn_release(sealed, mechanism, kw)
     console.print(f"[bold]{output}[/]: {sealed.table.height} rows, columns "
                   f"{', '.join(sealed.table.columns)}", highlight=False)
     console.print(sealed.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
@@ -264,6 +309,10 @@ def protect(
     console.print(f"guarantee record: {guarantee_path(output)}", highlight=False)
     if id_map is not None:
         console.print(f"id map (keep private): {id_map}", highlight=False)
+    for spellings in sealed.report.get("ledger_merged_ids", ()):
+        console.print(f"[yellow]ledger:[/] {', '.join(map(repr, spellings))} are one "
+                      "participant to the ledger (ids are trimmed and case-folded); their "
+                      "budgets were added up", highlight=False, soft_wrap=True)
 
 
 def _check_outputs(input: Path, output: Path, partitioned: bool,
@@ -287,6 +336,57 @@ def _check_outputs(input: Path, output: Path, partitioned: bool,
                   inputs=[input, ranges_file], ledger=ledger, overwrite=overwrite)
 
 
+def _warn_release(sealed: Any, mechanism: str, kw: dict[str, Any]) -> None:
+    """One ``warning:`` line on stderr per check of gazeprivacy.mechanisms.forecast."""
+    from gazeprivacy.cli._common import err
+    from gazeprivacy.mechanisms import build_params
+    from gazeprivacy.mechanisms.forecast import release_warnings
+
+    for line in release_warnings(sealed.guarantee, sealed.dataset, mechanism=mechanism,
+                                 params=build_params(mechanism, None, **kw)):
+        err().print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
+
+
+def _dry_run(input: Path, mechanism: str, kw: dict[str, Any], partitioned: bool,
+             reading: dict[str, Any]) -> None:
+    """``--dry-run``: the guarantee (stdout) and the public forecasts (stderr); no release."""
+    from gazeprivacy.cli._common import err
+    from gazeprivacy.mechanisms import build_params
+    from gazeprivacy.mechanisms.forecast import PUBLIC_SHAPE_READ, plan_file
+
+    if partitioned:
+        raise InvalidParameterError("--dry-run applies to a file INPUT, not a partitioned folder")
+    plan = plan_file(input, mechanism=mechanism, params=build_params(mechanism, None, **kw),
+                     reading=reading)
+    console = Console()
+    console.print(f"dry run: no release made, nothing written, no ledger charged; read from "
+                  f"{input}: {PUBLIC_SHAPE_READ}", highlight=False, markup=False, soft_wrap=True)
+    console.print(plan.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
+    for line in plan.warnings:
+        err().print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
+
+
+#: Mechanism parameters that have their own option (the others: ``--param NAME=VALUE``).
+_PARAM_FLAGS = ("epsilon", "k", "gamma", "mode", "radius_deg", "window_s", "grid_size",
+                "output_length_s")
+
+
+def _check_required(mechanism: str, spec: Any, kw: dict[str, Any]) -> None:
+    """Refuse, naming the options, a call without a privacy parameter that has no default
+    (before any work; the library's message names the Python parameters). A heatmap
+    mechanism is left to the library, which points to `gazeprivacy heatmap`."""
+    if spec.level != "series" and not spec.level.takes_samples:
+        return
+    need = [f.name for f in fields(spec.params_type) if f.default is MISSING
+            and f.default_factory is MISSING and f.name not in kw]
+    if need:
+        flags = ", ".join(f"--{n.replace('_', '-')}" if n in _PARAM_FLAGS
+                          else f"--param {n}=VALUE" for n in need)
+        raise InvalidParameterError(
+            f"--mechanism {mechanism} needs {flags} (privacy parameters have no defaults; "
+            f"`gazeprivacy mechanisms {mechanism}` lists the papers' values)")
+
+
 def _participant_level(kw: dict[str, Any], budget: float | None, m: int | None
                        ) -> dict[str, Any]:
     """``--per-participant-epsilon E --windows-per-participant M`` as parameters (both needed,
@@ -301,6 +401,49 @@ def _participant_level(kw: dict[str, Any], budget: float | None, m: int | None
         raise InvalidParameterError("give --epsilon (per window) or --per-participant-epsilon "
                                     "(per participant), not both")
     return {"epsilon": budget, "unit": "participant", "windows_per_participant": m}
+
+
+# participant-synth (a synthetic population): its flags, checked in one place
+_SYNTH_NOT_PUBLIC = ("participant", "recording", "t", "mask", "name", "info", "pupil")
+
+
+def _synthetic_population(kw: dict[str, Any], epsilon: float | None, delta: float | None,
+                          windows: int | None, participants: int | None,
+                          recordings: int | None, public: Any) -> dict[str, Any]:
+    """The flags of a synthetic-population mechanism as parameters: ``--per-participant-epsilon``
+    and ``--per-participant-delta`` (both required), ``--participants``,
+    ``--recordings-per-participant``; every ``--public`` name is a public label."""
+    if windows is not None:
+        raise InvalidParameterError("--windows-per-participant does not apply to a synthetic "
+                                    "population: its unit is the participant with all their "
+                                    "recordings; drop it")
+    if "epsilon" in kw:
+        raise InvalidParameterError("--epsilon does not apply to a synthetic population; give "
+                                    "--per-participant-epsilon and --per-participant-delta")
+    if epsilon is None or delta is None:
+        raise InvalidParameterError("a synthetic population needs --per-participant-epsilon "
+                                    "and --per-participant-delta (no defaults)")
+    ids = sorted(set(public) & set(_SYNTH_NOT_PUBLIC))
+    if ids:
+        raise InvalidParameterError(f"--public {ids[0]} does not apply to a synthetic "
+                                    "population: its file holds only synthetic pseudonyms, the "
+                                    "public time grid, x, y and the declared labels; declare "
+                                    "labels only (e.g. --public task)")
+    out: dict[str, Any] = {"epsilon_per_participant": epsilon, "delta": delta,
+                           "public_labels": tuple(public)}
+    if participants is not None:
+        out["n_participants"] = participants
+    if recordings is not None:
+        out["recordings_per_participant"] = recordings
+    return out
+
+
+def _no_synthetic_flags(delta: float | None, participants: int | None) -> None:
+    given = [flag for flag, v in (("--per-participant-delta", delta),
+                                  ("--participants", participants)) if v is not None]
+    if given:
+        raise InvalidParameterError(f"{given[0]} applies to a synthetic-population mechanism "
+                                    "(participant-synth) only")
 
 
 def _smaller_side(input: Path, geo: Geometry | None, partitioned: bool,

@@ -193,7 +193,8 @@ def seed002(
     classifier: Annotated[list[str] | None, typer.Option(
         help="svm, dt, rf, knn (repeatable; default all four).")] = None,
     sensitivity: Annotated[list[str] | None, typer.Option(
-        help="per-document (the paper's) and/or uniform (one sensitivity for all recordings); "
+        help="per-document (our reading of the paper: it states per-document runs for the "
+             "utility part only) and/or uniform (one sensitivity for all recordings); "
              "repeatable, default both.")] = None,
     method: Annotated[list[str] | None, typer.Option(
         help="FPA, CFPA-32/64/128, DCFPA-32/64/128 (repeatable; default all seven).")] = None,

@@ -22,6 +22,13 @@ beyond the sample count and the times at which the filter (re)anchors its clock 
 record); ``--timestamps source`` releases the source's LSL timestamps, clock-corrected to this
 machine, and the record declares them public.
 
+``--ledger FILE --participant ID --duration S`` charges the session to that person in a
+privacy-budget ledger: the most it may spend (epsilon per w-window over ``ceil(S x rate / w)``
+w-windows) is reserved before anything is released (refused past the ledger's cap, or for a
+``--seed`` session unless ``--allow-unaccounted``), the filter stops once it has released that
+many samples, and the reservation is committed when the session ends (cancelled when it
+released nothing).
+
 LSL's network settings come from liblsl's configuration file (environment variable
 ``LSLAPICFG``, or ``--lsl-config FILE``; ``--lsl-config loopback``: the packaged
 ``gazeprivacy/deploy/lsl_api.cfg``, which keeps every LSL packet on this machine). The filter
@@ -37,7 +44,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -122,6 +129,18 @@ def stream(
     realtime: Annotated[bool, typer.Option(
         help="Ask the OS for real-time scheduling (SCHED_FIFO; needs the privilege): lower "
              "latency on a busy machine.")] = False,
+    ledger: Annotated[Path | None, typer.Option(
+        "--ledger", help="Charge the session to --participant in this privacy-budget ledger "
+                         "(needs --duration: the most the session may spend is reserved "
+                         "before anything is released, and the filter stops there).")] = None,
+    participant: Annotated[str | None, typer.Option(
+        help="--ledger: the id of the person whose gaze is streamed.")] = None,
+    max_epsilon_per_participant: Annotated[float | None, typer.Option(
+        help="--ledger: lifetime cap on each participant's epsilon (stored in the ledger; it "
+             "can only be lowered).")] = None,
+    allow_unaccounted: Annotated[bool, typer.Option(
+        help="--ledger: accept a session the ledger cannot account (e.g. --seed), recorded "
+             "as unaccounted.")] = False,
 ) -> None:
     """Protect a live LSL gaze stream with Kaleido and publish it as a new LSL stream."""
     if mechanism != "kaleido":
@@ -142,7 +161,9 @@ def stream(
                            missing=missing, clamp=geo is not None)
     check_outputs([Output(record, "--record")],
                   inputs=[lsl_config if lsl_config and str(lsl_config) != "loopback" else None],
-                  overwrite=overwrite)
+                  ledger=ledger, overwrite=overwrite)
+    led = _session_ledger(ledger, participant, duration, max_epsilon_per_participant,
+                          allow_unaccounted)
     pylsl = _import_pylsl(lsl_config)
     err = Console(stderr=True)
     if realtime:
@@ -163,14 +184,64 @@ def stream(
                   f"{layout.labels[layout.y]} protected; public: "
                   f"{', '.join(layout.labels[i] for i in layout.public) or 'none'}); "
                   "Ctrl-C stops", highlight=False, markup=False)
+        spend = _reserve_session(led, filt, params, duration, participant, seed)
         t0 = time.monotonic()
         try:
             filt.run(duration)
-        finally:  # what was released is recorded however the run ends
+        finally:  # what was released is recorded (and charged) however the run ends
             rec = filt.record(started)
             if record is not None:
                 write_text_atomic(record, json.dumps(rec, indent=2, allow_nan=False) + "\n")
+            _close_session(spend, filt, record)
     err.print(f"stopped ({filt.stop_reason}) after {time.monotonic() - t0:.1f} s: "
               f"{filt.released} samples released, per-session bound epsilon <= "
               f"{rec['per_session_epsilon_bound']:.4g}"
               + (f"; record: {record}" if record else ""), highlight=False, markup=False)
+
+
+def _session_ledger(path: Path | None, participant: str | None, duration: float | None,
+                    cap: float | None, allow_unaccounted: bool) -> Any:
+    """The ledger of ``--ledger`` (None without it), its options checked before anything."""
+    from gazeprivacy.cli._common import open_ledger
+
+    led = open_ledger(path, cap, allow_unaccounted)
+    if led is None:
+        if participant is not None:
+            raise InvalidParameterError("--participant applies to --ledger")
+        return None
+    if participant is None or not participant.strip():
+        raise InvalidParameterError("--ledger needs --participant ID: the person whose gaze is "
+                                    "streamed is charged for the session")
+    if duration is None:
+        raise InvalidParameterError("--ledger needs --duration S: the session's budget is "
+                                    "reserved before anything is released, so it must have an "
+                                    "end")
+    return led
+
+
+def _reserve_session(led: Any, filt: Any, params: Any, duration: float | None,
+                     participant: str | None, seed: int | None) -> Any:
+    """Reserve the session's most spend before anything is released (None without a ledger);
+    the filter stops at the samples reserved."""
+    if led is None:
+        return None
+    from gazeprivacy.accounting.ledger import Spend
+    from gazeprivacy.deploy.lsl import session_plan
+
+    assert duration is not None and participant is not None
+    planned, n = session_plan(params, sampling_rate_hz=filt.rate, duration_s=duration,
+                              participant=participant, seed=seed)
+    spend = Spend(led, planned, participants=[participant])
+    filt.max_samples = n
+    return spend
+
+
+def _close_session(spend: Any, filt: Any, record: Path | None) -> None:
+    """A session that released anything is committed (its reservation is the charge, an upper
+    bound); one that released nothing is cancelled."""
+    if spend is None or spend.reservation is None:
+        return
+    if filt.released:
+        spend.commit(record if record is not None and record.is_file() else None)
+    else:
+        spend.ledger.cancel(spend.reservation, "the session released nothing")

@@ -59,6 +59,7 @@ __all__ = [
     "channel_labels",
     "open_filter",
     "open_inlet",
+    "session_plan",
 ]
 
 #: liblsl configuration that keeps all LSL traffic on this machine (see the module docstring).
@@ -216,6 +217,9 @@ class LSLFilter:
     #: seconds without a sample after which the filter looks for the source under a new
     #: source id (liblsl recovers a source only under its old id, and waits for it silently)
     stall_s: float = 1.0
+    #: at most this many samples are released (the session's ledger reservation,
+    #: :func:`session_plan`); then the run stops with ``stop_reason == "budget"``
+    max_samples: int | None = None
 
     def __post_init__(self) -> None:
         params = inspect.signature(self.pylsl.StreamInlet.pull_chunk).parameters
@@ -258,15 +262,16 @@ class LSLFilter:
         return info
 
     def guarantee(self) -> Guarantee:
-        """The record so far: per w-window, samples released, per-session bound."""
-        return self.stream.guarantee().with_seed(self.seed)
+        """The record so far: per w-window, samples released, per-session bound. A session
+        from a fixed seed is not formally private (flagged; the seed's value is not in it)."""
+        return self.stream.guarantee().as_seeded_release(self.seed is not None)
 
     def window_guarantee(self) -> Guarantee:
         """The per-w-window record (what a reader of the outlet needs up front)."""
         from gazeprivacy.mechanisms.samples.kaleido import guarantee as kaleido_guarantee
 
-        return kaleido_guarantee(self.stream.params, sampling_rate_hz=self.rate).with_seed(
-            self.seed)
+        return kaleido_guarantee(self.stream.params, sampling_rate_hz=self.rate
+                                 ).as_seeded_release(self.seed is not None)
 
     def _pull(self, timeout: float) -> tuple[np.ndarray, np.ndarray]:
         """Wait up to ``timeout`` for one sample, then take what else is there (never wait for
@@ -288,14 +293,21 @@ class LSLFilter:
         import numpy as np
 
         lay = self.layout
+        if self.max_samples is not None and self.released + data.shape[0] > self.max_samples:
+            keep = max(0, self.max_samples - self.released)  # the reservation's last samples
+            data, ts = data[:keep], ts[:keep]
+            if not keep:
+                return
         out = data[:, self._columns]  # a copy: x, y (overwritten below), then the public ones
         x, y = out[:, 0], out[:, 1]
         if lay.confidence is not None and self.min_confidence is not None:
             x[~(data[:, lay.confidence] >= self.min_confidence)] = np.nan  # NaN conf.: missing
-        s = float(x.sum() + y.sum())
-        if s - s != 0.0:  # an inf from a device is a missing sample here
+        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN, not a warning
+            s = float(x.sum()) + float(y.sum())
+        if s - s != 0.0:  # an inf from a device (in x or y) is a missing sample here
             bad = ~(np.isfinite(x) & np.isfinite(y))
             x[bad] = np.nan
+            y[bad] = np.nan  # a finite x beside an infinite y too: never an inf to the mechanism
         out[:, 0], out[:, 1] = self.stream.push(x, y)
         n = data.shape[0]
         if self.timestamps == "nominal":
@@ -346,6 +358,9 @@ class LSLFilter:
         deadline = None if duration is None else lsl.local_clock() + duration
         last = lsl.local_clock()
         while not self.halt.flag:
+            if self.max_samples is not None and self.released >= self.max_samples:
+                self.stop_reason = "budget"
+                return
             wait = 0.1 if deadline is None else min(0.1, deadline - lsl.local_clock())
             if wait <= 0:
                 self.stop_reason = "duration"
@@ -477,6 +492,32 @@ def open_filter(pylsl: ModuleType, *, inlet: str, outlet: str, params: KaleidoPa
                        geometry=geometry)
     return LSLFilter(pylsl, inlet, source, full, layout, ks, outlet, timestamps,
                      min_confidence, resolve_timeout, seed, halt)
+
+
+def session_plan(params: KaleidoParams, *, sampling_rate_hz: float, duration_s: float,
+                 participant: str, seed: int | None = None) -> tuple[Guarantee, int]:
+    """What a privacy-budget ledger reserves for one streaming session of at most
+    ``duration_s`` seconds of ``participant``'s gaze, before anything is released: the record
+    composed over ``ceil(n / w)`` w-windows for ``n = ceil(duration_s x rate)`` samples, and
+    ``n``, the most samples the filter may then release (:attr:`LSLFilter.max_samples`).
+
+    >>> from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams
+    >>> g, n = session_plan(KaleidoParams(epsilon=1.0, radius_deg=2.0, window_s=0.5),
+    ...                     sampling_rate_hz=100.0, duration_s=10.0, participant="p")
+    >>> n, g.per_participant["p"].epsilon
+    (1000, 20.0)
+    """
+    import math
+
+    from gazeprivacy.mechanisms.samples.kaleido import guarantee as kaleido_guarantee
+
+    if not (math.isfinite(duration_s) and duration_s > 0):
+        raise InvalidParameterError(f"--duration must be > 0 with --ledger, got {duration_s!r}")
+    n = math.ceil(duration_s * sampling_rate_hz)
+    g = kaleido_guarantee(params, sampling_rate_hz=sampling_rate_hz)
+    w = int(g.parameters["window_samples"])
+    g = g.compose({participant: -(-n // w)}).as_seeded_release(seed is not None)
+    return g, n
 
 
 #: The class's former name (``gazeprivacy.cli.stream.Filter``).

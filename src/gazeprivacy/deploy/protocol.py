@@ -572,8 +572,10 @@ def curator_files(paths: Sequence[str | Path], out_path: str | Path, *,
     synthesise, and write the release through the sealed writer
     (:func:`gazeprivacy.mechanisms.release.write_release`: pseudonymised ids, public sampling
     grid, the record at ``OUT.guarantee.json``). One generator (``seed``, else OS entropy) is
-    spawned into the synthesis and the sealing (pseudonym key). At ``unit="participant"``
-    ``plan`` (the curator's, or its JSON file) is required: every message is checked against it.
+    spawned into the synthesis and the sealing; the pseudonym key always comes from OS entropy.
+    A seeded release is written as not formally private (a guarantee-breaking flag, without the
+    seed's value). At ``unit="participant"`` ``plan`` (the curator's, or its JSON file) is
+    required: every message is checked against it.
 
     Returns
     -------
@@ -604,6 +606,6 @@ def curator_files(paths: Sequence[str | Path], out_path: str | Path, *,
     syn_rng, seal_rng = make_rng(seed).spawn(2)
     rel = curator_release(data, rng=syn_rng, announced=announced, names=[str(p) for p in paths],
                           plan=plan_of(plan))
-    rel = Release(rel.output, rel.guarantee.with_seed(seed))
+    rel = Release(rel.output, rel.guarantee.as_seeded_release(seed is not None))
     return write_release(rel, out_path, public=public, id_map_path=id_map_path, rng=seal_rng,
                          overwrite=overwrite)

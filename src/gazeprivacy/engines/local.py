@@ -62,6 +62,7 @@ from gazeprivacy.mechanisms.contract import SampleShape, sample_shape
 from gazeprivacy.mechanisms.release import (
     SealPolicy,
     merge_columns,
+    planned_guarantee,
     sealed_name_info,
     write_sealed_table,
 )
@@ -190,10 +191,14 @@ def _iter_grouped(parts: _Parts, plan: Any, streams: PartitionStreams
 
 def run_plan_local(source: Source, plan: PartitionPlan, streams: PartitionStreams, *,
                    write_to: str | Path | None = None, overwrite: bool = False,
-                   progress: bool = False, sealing: SealPolicy | None = None
-                   ) -> list[Guarantee]:
+                   progress: bool = False, sealing: SealPolicy | None = None,
+                   check: Callable[[Guarantee], None] | None = None) -> list[Guarantee]:
     """Engine "local": run ``plan`` over ``source``; write the released partitions to
     ``write_to`` (``part-%05d.parquet`` and the manifest, last) when given.
+
+    ``check(record)`` is called with each partition's (sealed) record before the partition is
+    written (the ledger's running check against its plan): when it raises, nothing more is
+    written.
 
     With ``sealing`` each released partition is sealed (:mod:`gazeprivacy.mechanisms.release`:
     pseudonyms consistent across partitions, only declared columns) before it is written, and
@@ -224,6 +229,8 @@ def run_plan_local(source: Source, plan: PartitionPlan, streams: PartitionStream
             if sealing is not None:
                 sealed = sealing.seal(rel, source=part, index=i)
                 out, record = sealed.dataset, sealed.guarantee
+            if check is not None:
+                check(record)
             if writer is not None:
                 writer.write(out)
             records.append(record)
@@ -258,6 +265,7 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
                         pupil_epsilon: float | None = None,
                         pupil_range: Sequence[float] | None = None,
                         id_map_path: str | Path | None = None, ledger: Any = None,
+                        pseudonym_key: bytes | None = None,
                         **param_kwargs: Any) -> Release[PartitionedDataset]:
     """Protect a partitioned dataset partition by partition into the folder ``dest``.
 
@@ -283,7 +291,10 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
     params : parameter object, optional
         The mechanism's ``*Params``, or its fields as keyword arguments.
     seed : int, optional
-        Research run (the record notes it); None draws OS entropy once for all partitions.
+        Research run: fixes the noise (never the pseudonym key, from OS entropy); the written
+        record is then not formally private (a guarantee-breaking flag without the seed's
+        value) and a ledger refuses it unless it allows unaccounted releases. None draws OS
+        entropy once for all partitions.
     engine : {"local", "dask"}
         Where the plan runs; the output for a seed is the same.
     scheduler : str, optional
@@ -297,9 +308,13 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
     ledger : Ledger or path, optional
         Charge each participant in this privacy-budget ledger
         (:mod:`gazeprivacy.accounting.ledger`). The spend comes from the privacy map on the
-        public shape of every partition (one read pass over the partitions before the work) and
-        is reserved before any release; it is committed with the SHA-256 of the written
-        ``guarantee.json``.
+        public shape of every partition (one read pass over the partitions before the work)
+        plus the pupil budget, and is reserved before any release; engine "local" checks each
+        partition's record against it (running totals per participant) before writing the
+        partition; a failure anywhere cancels the reservation; it is committed with the
+        SHA-256 of the written ``guarantee.json``.
+    pseudonym_key : bytes, optional
+        Test-only fixed pseudonym key (the record then says it is not formally private).
 
     Returns
     -------
@@ -346,21 +361,24 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
     parts = _Parts(source)
     plan = plan_for(mechanism, params, **param_kwargs)
     sealing = SealPolicy.create(seed=seed, public=public, pupil_epsilon=pupil_epsilon,
-                                pupil_range=pupil_range)
-    spend = _reserve(ledger, parts, mechanism, params, param_kwargs, seed)
+                                pupil_range=pupil_range, pseudonym_key=pseudonym_key)
+    spend, ids = _reserve(ledger, parts, mechanism, params, param_kwargs, seed,
+                          (pupil_epsilon, pupil_range, tuple(public)), sealing)
     maps = () if id_map_path is None else (Path(id_map_path),)
     # The release is written into a hidden folder that replaces dest only when complete (its
     # record included), then the id map: an error, Ctrl-C or a full disk leaves dest as it was
-    # and cancels the reservation.
+    # and cancels the reservation. Each partition's record is checked against the ledger's plan
+    # before the partition is written.
     with spend.guard(), atomic_files(*maps) as map_tmps, atomic_dir(dest) as tmp:
         record = _run(parts, source, plan, tmp, sealing, seed=seed, engine=engine,
-                      scheduler=scheduler, progress=progress)
-        spend.check(record)
+                      scheduler=scheduler, progress=progress,
+                      check=lambda g: spend.check(g, ids=ids, partial=True))
+        spend.check(record, ids=ids)
         (tmp / GUARANTEE_FILE).write_text(record.to_json())
         if map_tmps:
-            ids = [(q, r) for k in range(parts.n) for r, q in _raw_ids(parts, k)]
-            write_sealed_table(sealing.id_map([q for q, _ in ids], [r for _, r in ids]),
-                               map_tmps[0])
+            raw_ids = [(q, r) for k in range(parts.n) for r, q in _raw_ids(parts, k)]
+            write_sealed_table(sealing.id_map([q for q, _ in raw_ids],
+                                              [r for _, r in raw_ids]), map_tmps[0])
     spend.commit(dest / GUARANTEE_FILE)
     return Release(PartitionedDataset(dest), record)
 
@@ -372,32 +390,79 @@ def _source_path(source: Source) -> Path | None:
 
 
 def _reserve(ledger: Any, parts: _Parts, mechanism: str, params: Any,
-             param_kwargs: dict[str, Any], seed: int | None) -> Any:
-    """The ledger's reservation for a partition-wise release (nothing without a ledger)."""
+             param_kwargs: dict[str, Any], seed: int | None, pupil: tuple[Any, Any, Any],
+             sealing: SealPolicy) -> tuple[Any, dict[str, str]]:
+    """The ledger's reservation for a partition-wise release (nothing without a ledger): the
+    privacy map plus the pupil budget (:func:`planned_guarantee`), and the raw id -> released
+    id map its checks use."""
     from gazeprivacy.accounting.ledger import Spend
-    from gazeprivacy.mechanisms import MECHANISMS, build_params
 
     if ledger is None:
-        return Spend(None, None)
+        return Spend(None, None), {}
     shape = SampleShape(tuple(r for k in range(parts.n)
                               for r in sample_shape(parts[k]).recordings))
-    g = MECHANISMS[mechanism].guarantee(build_params(mechanism, params, **param_kwargs), shape)
-    return Spend(ledger, g.with_seed(seed),
-                 participants=[r.participant for r in shape.recordings])
+    g, participants = planned_guarantee(mechanism, params, param_kwargs, shape, seed=seed,
+                                        pupil_epsilon=pupil[0], pupil_range=pupil[1],
+                                        public=pupil[2])
+    pseudo = sealing.pseudonymiser
+    ids = {p: p if "participant" in sealing.public else pseudo("participant", p)
+           for p in participants}
+    return Spend(ledger, g, participants=participants), ids
 
 
 def _run(parts: _Parts, source: Source, plan: PartitionPlan, dest: Path, sealing: SealPolicy,
-         *, seed: int | None, engine: str, scheduler: str | None, progress: bool) -> Guarantee:
+         *, seed: int | None, engine: str, scheduler: str | None, progress: bool,
+         check: Callable[[Guarantee], None] | None = None) -> Guarantee:
     """Run ``plan`` over the partitions into ``dest``; the combined record (not yet written)."""
     streams = partition_streams(seed, parts.n)
     if engine == "local":
         records = run_plan_local(parts.pds if parts.pds is not None else source, plan,
-                                 streams, write_to=dest, progress=progress, sealing=sealing)
+                                 streams, write_to=dest, progress=progress, sealing=sealing,
+                                 check=check)
     else:
         records = _run_dask(source, plan, streams, scheduler, dest, progress, sealing)
-    record = replace(combine_records(plan, records).with_seed(seed),
+    record = replace(combine_records(plan, records).as_seeded_release(seed is not None),
                      columns=merge_columns(records))
-    return _with_engine_note(record, engine, parts.n)
+    if record.parameters.get("pupil_epsilon") is not None:
+        record = replace(record, per_participant=_summed_budgets(records))
+    return _with_engine_note(_rate_free(record, records), engine, parts.n)
+
+
+def _summed_budgets(records: Sequence[Guarantee]) -> dict[str, Any]:
+    """Per participant, the partitions' budgets added up (basic sequential composition). With
+    protected pupil a partition's budget is its gaze units plus its pupil blocks, which
+    re-composing the per-unit epsilon over units (combine_guarantees) would overstate."""
+    from gazeprivacy.guarantees import Budget
+
+    out: dict[str, Budget] = {}
+    for r in records:
+        for pid, b in (r.per_participant or {}).items():
+            if pid not in out:
+                out[pid] = b
+                continue
+            a = out[pid]
+            out[pid] = Budget(None if a.epsilon is None or b.epsilon is None
+                              else a.epsilon + b.epsilon,
+                              None if a.delta is None and b.delta is None
+                              else min(1.0, (a.delta or 0.0) + (b.delta or 0.0)),
+                              a.units + b.units, "basic sequential composition over "
+                              "partitions: " + a.rule)
+    return out
+
+
+def _rate_free(record: Guarantee, records: Sequence[Guarantee]) -> Guarantee:
+    """Parameters that differ between partitions' records and derive from a sampling rate
+    (``sampling_rate_hz``, ``window_samples`` when ``window_s`` sets it) are dropped from the
+    combined record, not taken from the first partition: each recording's own rate is in its
+    metadata."""
+    drop = {k for k in ("sampling_rate_hz", "window_samples")
+            if len({repr(r.parameters.get(k)) for r in records}) > 1}
+    if "window_s" not in record.parameters:
+        drop.discard("window_samples")
+    if not drop:
+        return record
+    return replace(record, parameters={k: v for k, v in record.parameters.items()
+                                       if k not in drop})
 
 
 def _raw_ids(parts: _Parts, k: int) -> list[tuple[str, str]]:

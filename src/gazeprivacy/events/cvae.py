@@ -39,12 +39,20 @@ PROFILE_SCALE = 1000.0
 AMPLITUDE_SCALE = 30.0
 DURATION_SCALE = 0.1
 LATENT = 32
+#: Most one-hot condition entries (rows x participants) that :meth:`SaccadeCVAE.sample` builds
+#: at once: it decodes in chunks of rows, so thousands of participants' saccades stay small.
+_COND_BUDGET = 1 << 22
 
 
 def _loss(net: Any, xb: Any, cb: Any, eps: Any = None) -> Any:
     """Mean per profile of the summed squared error plus the KL divergence (``eps``: the
-    latent's standard normal draw, fresh when not given)."""
-    recon, mu, logvar = net(xb, cb, eps)
+    latent's standard normal draw, fresh when not given). ``cb`` holds compact conditions
+    (amplitude, duration, participant index), expanded to the one-hot ones here, one minibatch
+    at a time: the network sees the same values as with the whole one-hot array, which is
+    profiles x participants (GBs for thousands of participants)."""
+    torch = import_optional("torch")
+    one_hot = torch.nn.functional.one_hot(cb[:, 2].long(), net.n_part).to(cb.dtype)
+    recon, mu, logvar = net(xb, torch.cat([cb[:, :2], one_hot], dim=1), eps)
     rec = ((recon - xb) ** 2).sum()
     kl = -0.5 * (1 + logvar - mu**2 - logvar.exp()).sum()
     return (rec + kl) / len(xb)
@@ -57,6 +65,7 @@ def _build(n_cond: int) -> Any:
     class _Net(nn.Module):
         def __init__(self) -> None:
             super().__init__()
+            self.n_part = n_cond - 2  # participants (the one-hot part of a condition)
             self.enc = nn.Sequential(nn.Linear(PROFILE_STEPS + n_cond, 32), nn.ReLU(),
                                      nn.Linear(32, 2 * LATENT))
             self.dec = nn.Sequential(nn.Linear(LATENT + n_cond, 96), nn.Linear(96, PROFILE_STEPS))
@@ -115,11 +124,24 @@ class SaccadeCVAE:
         if unknown:
             raise InvalidParameterError(
                 f"participant(s) {unknown[:5]} were not in the C-VAE's training data")
-        onehot = np.zeros((len(participants), len(self.participants_)), dtype=np.float32)
-        onehot[np.arange(len(participants)), [index[str(p)] for p in participants]] = 1.0
-        return np.column_stack([np.asarray(amplitude_deg) / AMPLITUDE_SCALE,
-                                np.asarray(duration_s) / DURATION_SCALE, onehot]).astype(
-                                    np.float32)
+        # amplitude, duration, one-hot participant, built in place (float32 from the start:
+        # rows x participants is the largest array of a many-participant dataset)
+        out = np.zeros((len(participants), 2 + len(self.participants_)), dtype=np.float32)
+        out[:, 0] = np.asarray(amplitude_deg) / AMPLITUDE_SCALE
+        out[:, 1] = np.asarray(duration_s) / DURATION_SCALE
+        out[np.arange(len(participants)), [2 + index[str(p)] for p in participants]] = 1.0
+        return out
+
+    def _compact(self, amplitude_deg: np.ndarray, duration_s: np.ndarray,
+                 participants: np.ndarray) -> np.ndarray:
+        """``(n, 3)`` float32: the two scaled conditions of :meth:`_cond` and the participant's
+        index (exact in float32 up to 2^24 participants), for :func:`_loss` to expand."""
+        index = {p: i for i, p in enumerate(self.participants_)}
+        out = np.empty((len(participants), 3), dtype=np.float32)
+        out[:, 0] = np.asarray(amplitude_deg) / AMPLITUDE_SCALE
+        out[:, 1] = np.asarray(duration_s) / DURATION_SCALE
+        out[:, 2] = [index[str(p)] for p in participants]
+        return out
 
     def fit(self, profiles: np.ndarray, amplitude_deg: np.ndarray, duration_s: np.ndarray,
             participants: np.ndarray, *, rng: np.random.Generator) -> SaccadeCVAE:
@@ -132,23 +154,28 @@ class SaccadeCVAE:
         if not np.all(np.isfinite(profiles)):
             raise InvalidDataError("C-VAE training profiles contain NaN or infinite values")
         self.participants_ = tuple(dict.fromkeys(str(p) for p in participants))
-        cond = self._cond(amplitude_deg, duration_s, participants)
+        amplitude_deg, duration_s = np.asarray(amplitude_deg), np.asarray(duration_s)
+        participants = np.asarray(participants, dtype=object)
         x = (profiles / PROFILE_SCALE).astype(np.float32)
         n = x.shape[0]
         n_val = min(self.validation_size, n // 5) if self.patience is not None else 0
         validate = None
         self.val_loss_ = []
+        # compact conditions (one-hot per minibatch in _loss), only for the rows used
+        train = np.arange(n)
         if n_val > 0 or (self.max_profiles is not None and n > self.max_profiles):
             order = rng.permutation(n)
             val, rest = order[:n_val], order[n_val:]
             train = np.sort(rest[:self.max_profiles] if self.max_profiles else rest)
             if n_val > 0:
-                validate = self._validator(x[val], cond[val], rng)
-            x, cond = x[train], cond[train]
+                validate = self._validator(x[val], self._compact(
+                    amplitude_deg[val], duration_s[val], participants[val]), rng)
+            x = x[train]
+        cond = self._compact(amplitude_deg[train], duration_s[train], participants[train])
         self.net_, self.loss_ = train_loop(
-            lambda torch: _build(cond.shape[1]), (x, cond), _loss, epochs=self.epochs,
-            batch_size=self.batch_size, learning_rate=self.learning_rate, rng=rng,
-            validate=validate, patience=self.patience, anneal=self.anneal)
+            lambda torch: _build(2 + len(self.participants_)), (x, cond), _loss,
+            epochs=self.epochs, batch_size=self.batch_size, learning_rate=self.learning_rate,
+            rng=rng, validate=validate, patience=self.patience, anneal=self.anneal)
         return self
 
     def _validator(self, x: np.ndarray, cond: np.ndarray, rng: np.random.Generator) -> Any:
@@ -171,13 +198,22 @@ class SaccadeCVAE:
         if self.net_ is None:
             raise InvalidParameterError("SaccadeCVAE.sample needs fit() first")
         torch = import_optional("torch")
-        cond = self._cond(amplitude_deg, duration_s, participants)
-        z = rng.standard_normal((cond.shape[0], LATENT)).astype(np.float32)
+        amplitude_deg, duration_s = np.asarray(amplitude_deg), np.asarray(duration_s)
+        participants = np.asarray(participants, dtype=object)
+        n = participants.shape[0]
+        z = rng.standard_normal((n, LATENT)).astype(np.float32)
+        # decoded in chunks: the one-hot conditions are rows x participants
+        step = max(1, _COND_BUDGET // max(1, len(self.participants_)))
+        out = np.empty((n, PROFILE_STEPS), dtype=np.float32)
         threads = torch.get_num_threads()
         torch.set_num_threads(1)  # tiny matmuls: threads only add contention
         try:
             with torch.no_grad():
-                out = self.net_.dec(torch.from_numpy(np.hstack([z, cond]))).numpy()
+                for a in range(0, n, step):
+                    cond = self._cond(amplitude_deg[a:a + step], duration_s[a:a + step],
+                                      participants[a:a + step])
+                    out[a:a + step] = self.net_.dec(torch.from_numpy(
+                        np.hstack([z[a:a + step], cond]))).numpy()
         finally:
             torch.set_num_threads(threads)
         return np.clip(out.astype(np.float64) * PROFILE_SCALE, 0.0, None)

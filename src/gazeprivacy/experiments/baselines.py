@@ -146,7 +146,7 @@ class Baseline:
 
     def release(self, dataset: Dataset, *, rng: np.random.Generator) -> Dataset:
         """The reference release of ``dataset``: same recordings, ids, timestamps and labels;
-        gaze from :attr:`draw`; no pupil, no extra channels.
+        gaze from :attr:`draw`; no pupil, no extra channels, no per-sample extras columns.
 
         >>> from gazeprivacy.data.simulate import simulate_dataset
         >>> ds = simulate_dataset(n_participants=2, tasks="reading", duration_s=1.0,
@@ -160,7 +160,8 @@ class Baseline:
         for rec, child in zip(dataset.recordings, children, strict=True):
             x, y = self.draw(rec, child)
             recs.append(replace(rec, x=np.asarray(x, dtype=np.float64),
-                                y=np.asarray(y, dtype=np.float64), pupil=None, channels={}))
+                                y=np.asarray(y, dtype=np.float64), pupil=None, channels={},
+                                extras={}))
         return Dataset(tuple(recs), name=f"{dataset.name}:{self.name}")
 
 

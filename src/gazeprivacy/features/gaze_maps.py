@@ -95,7 +95,7 @@ class MapGrid:
         if n_off and off_image == "raise":
             raise InvalidDataError(
                 f"{what}: {n_off} point(s) lie outside the {self.width_px} x {self.height_px} px "
-                "image; pass off_image='clamp' (nearest border cell) or 'exclude'")
+                "image; pass off_image='clamp' (nearest border cell) or off_image='exclude'")
         col = np.clip(np.floor(x / self.cell_px), 0, self.shape[1] - 1).astype(np.int64)
         row = np.clip(np.floor(y / self.cell_px), 0, self.shape[0] - 1).astype(np.int64)
         idx = row * self.shape[1] + col

@@ -356,7 +356,9 @@ def _table2(summary: pl.DataFrame, vr: str | None, gg: str | None, what: str) ->
                      _f(paper.TABLE2.get((mech, r, e)))])
     return ("Table 2: task classification accuracy (random forest, train original / "
             "test protected)", what + " Original data: original on both sides of the "
-            "split (the ceiling). Events: per-recording aggregates of I-VT event features; "
+            "split (the ceiling). Events: per-recording aggregates of I-VT event features "
+            "(implausible on the VR set and GazeGraph: I-VT labels 88 % and 41 % of their "
+            "valid samples as saccades); "
             "samples: histograms of gaze position, speed and direction (two lags), missing "
             "share, mean and spread, per recording or per 10 s segment. 'Recordings split' "
             "puts recordings of the same people on both sides (the first run's protocol); "

@@ -9,8 +9,9 @@ recordings. :func:`seal` turns it into what may leave the data holder, and
 
 * **gaze** ``x, y``: the mechanism's output (status ``protected``);
 * **ids**: ``participant`` and ``recording`` are replaced by pseudonyms, a keyed hash
-  (BLAKE2b) of the raw id under a 256-bit key drawn once from the release's generator (OS entropy
-  without a seed), so partitions of one run agree. The raw -> pseudonym map goes only to
+  (BLAKE2b) of the raw id under a 256-bit key drawn once per run from OS entropy (never from a
+  seed; a test-only ``pseudonym_key`` fixes it and the record then says the release is not
+  formally private), so partitions of one run agree. The raw -> pseudonym map goes only to
   ``id_map_path`` when asked for, ordered by pseudonym. Recordings are written in pseudonym order,
   so positions do not reveal raw ids. ``public=["participant"]`` keeps raw ids;
 * **time**: the public sampling grid ``t = i / sampling_rate_hz`` (public by design); the raw
@@ -25,10 +26,19 @@ recordings. :func:`seal` turns it into what may leave the data holder, and
   ``mask`` column as protected. A mechanism that synthesises every row writes no NaN and so no
   mask; NaN rows that the mechanism made itself (e.g. suppressed events) are its output;
 * **shape**: rows per recording and recordings per participant are the input's (public by
-  design), unless the mechanism's record sets one public length (``output_length_s``:
-  DPGazeSynth at participant level), which every recording must then have (else the release is
-  refused) and beside which the input's per-row columns cannot be declared public;
-* **metadata**: sampling rate and geometry are public by design; dataset name and info are
+  design, listed as not protected by :meth:`~gazeprivacy.guarantees.Guarantee.explain`), unless
+  the mechanism's record sets a fixed :class:`PublicStructure` (``output_length_s``,
+  ``recordings_per_participant``: DPGazeSynth at participant level), which every recording and
+  participant must then have (else the release is refused) and beside which the input's per-row
+  columns cannot be declared public. A **synthetic population** (``participant-synth``)
+  departs from "same recordings, same row counts": its participants, recordings and lengths are
+  set by its parameters, and only synthetic pseudonyms, the grid, ``x``, ``y`` and declared
+  labels are written (``public`` names labels only; docs/release.md);
+* **seed**: a written release made with a research seed is not formally private (a
+  guarantee-breaking flag, without the seed's value; :func:`protect_file` puts the seed in the
+  data holder's report), and the privacy-budget ledger refuses it unless ``allow_unaccounted``;
+* **metadata**: each recording's sampling rate (the record names one rate only when every
+  recording has it) and geometry are public by design; dataset name and info are
   written only under ``public=["name"]`` / ``public=["info"]``. Counts a mechanism leaves in
   ``Dataset.info`` (e.g. event-synth-PD's failed tests) go to the data holder's ``report`` and to
   ``report_path`` when asked for, never into the release.
@@ -38,9 +48,11 @@ input columns left out) with its status.
 """
 
 from gazeprivacy.mechanisms.release.files import protect_file
+from gazeprivacy.mechanisms.release.plan import planned_guarantee
 from gazeprivacy.mechanisms.release.pupil import protect_pupil
 from gazeprivacy.mechanisms.release.sealing import (
     PUBLIC_KEYWORDS,
+    TEST_ONLY_KEY_ENV,
     Pseudonymiser,
     SealedRelease,
     SealPolicy,
@@ -49,6 +61,7 @@ from gazeprivacy.mechanisms.release.sealing import (
     seal_series_table,
     sealed_name_info,
 )
+from gazeprivacy.mechanisms.release.structure import PublicStructure
 from gazeprivacy.mechanisms.release.write import (
     RECORD_KEY,
     guarantee_path,
@@ -62,11 +75,14 @@ from gazeprivacy.mechanisms.release.write import (
 __all__ = [
     "PUBLIC_KEYWORDS",
     "RECORD_KEY",
+    "TEST_ONLY_KEY_ENV",
     "Pseudonymiser",
+    "PublicStructure",
     "SealPolicy",
     "SealedRelease",
     "guarantee_path",
     "merge_columns",
+    "planned_guarantee",
     "protect_file",
     "protect_pupil",
     "record_json",

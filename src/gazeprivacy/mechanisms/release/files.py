@@ -8,6 +8,7 @@ one is given. Part of :mod:`gazeprivacy.mechanisms.release`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Release
 from gazeprivacy.mechanisms.contract import Level
-from gazeprivacy.mechanisms.release.pupil import _block_samples, _Pupil
+from gazeprivacy.mechanisms.release.plan import planned_guarantee
 from gazeprivacy.mechanisms.release.sealing import SealedRelease, seal, seal_series_table
 from gazeprivacy.mechanisms.release.write import release_outputs, write_sealed
 from gazeprivacy.rng import make_rng
@@ -27,7 +28,7 @@ from gazeprivacy.rng import make_rng
 if TYPE_CHECKING:
     from gazeprivacy.accounting.ledger import Ledger, Spend
 
-__all__ = ["protect_file"]
+__all__ = ["participant_ids", "protect_file"]
 
 def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
                  params: Any = None, public: Iterable[str] = (),
@@ -38,6 +39,7 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
                  labels: Iterable[str] = (), xy_unit: str | None = None,
                  px_per_deg: float | None = None, input_format: str | None = None,
                  participant: str | None = None, overwrite: bool = False,
+                 pseudonym_key: bytes | None = None,
                  **param_kwargs: Any) -> SealedRelease:
     """Read a long-format file, protect it with ``mechanism``, and write the sealed release.
 
@@ -61,7 +63,10 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
     id_map_path, report_path : path, optional
         Write the id map / the data holder's report there (only when given).
     seed : int, optional
-        Research run (noted in the record); None draws OS entropy.
+        Research run: fixes the noise (never the pseudonym key, which comes from OS entropy).
+        The written record is then not formally private (a guarantee-breaking flag, without the
+        seed's value), the seed goes to the data holder's report (``report_path``), and a
+        ledger refuses the release unless it allows unaccounted ones. None draws OS entropy.
     time_unit : {"s", "ms", "us"}
         Unit of the input's ``t`` column.
     geometry : Geometry, optional
@@ -72,9 +77,14 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         participant of a device export that names none.
     ledger : Ledger or path, optional
         Charge each participant in this privacy-budget ledger
-        (:mod:`gazeprivacy.accounting.ledger`): the spend, from the data-free privacy map, is
-        reserved before any work (refused past the ledger's cap) and committed with the
-        output's SHA-256 after the write.
+        (:mod:`gazeprivacy.accounting.ledger`): the spend, from the data-free privacy map plus
+        the pupil budget (:func:`~gazeprivacy.mechanisms.release.planned_guarantee`), is
+        reserved before any work (refused past the ledger's cap), checked participant by
+        participant against the sealed record before anything is written, cancelled when the
+        work or the write fails, and committed with the output's SHA-256 after the write.
+    pseudonym_key : bytes, optional
+        Test-only fixed pseudonym key (bit-equality and hash checks); the record then says the
+        release is not formally private.
 
     overwrite : bool
         Replace existing outputs. Every output (data, record, id map, report) is checked before
@@ -111,7 +121,8 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
                                     build_params(mechanism, params, **param_kwargs),
                                     public=public, seed=seed, id_map_path=id_map_path,
                                     rngs=(mech_rng, seal_rng), ledger=ledger,
-                                    overwrite=overwrite)
+                                    overwrite=overwrite, pseudonym_key=pseudonym_key,
+                                    report_path=report_path)
     if not spec.level.takes_samples:
         raise InvalidParameterError(
             f"{mechanism} is a {spec.level}-level mechanism; protect takes gaze samples or "
@@ -126,10 +137,11 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
     with entry.guard():
         rel = protect_dataset(ds, mechanism=mechanism, params=params, rng=mech_rng,
                               progress=progress, **param_kwargs)
-        rel = Release(rel.output, rel.guarantee.with_seed(seed))
-        sealed = seal(rel, public=public, pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
-                      source=ds, rng=seal_rng)
-        entry.check(sealed.guarantee)
+        rel = Release(rel.output, rel.guarantee.as_seeded_release(seed is not None))
+        sealed = _with_seed(seal(rel, public=public, pupil_epsilon=pupil_epsilon,
+                                 pupil_range=pupil_range, source=ds, rng=seal_rng,
+                                 pseudonym_key=pseudonym_key), seed, entry.merged)
+        entry.check(sealed.guarantee, ids=participant_ids(sealed))
         # inside the guard: a failed write (a full disk) cancels the reservation
         write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path,
                      input_path=in_path, overwrite=overwrite)
@@ -137,12 +149,32 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
     return sealed
 
 
+def _with_seed(sealed: SealedRelease, seed: int | None,
+               merged: Sequence[Sequence[str]] = ()) -> SealedRelease:
+    """The seed of a research run, and the raw id spellings the ledger charged as one person,
+    go to the data holder's report, never into the release."""
+    extra: dict[str, Any] = {}
+    if seed is not None:
+        extra["seed"] = int(seed)
+    if merged:
+        extra["ledger_merged_ids"] = [list(g) for g in merged]
+    return replace(sealed, report={**dict(sealed.report), **extra}) if extra else sealed
+
+
+def participant_ids(sealed: SealedRelease) -> dict[str, str]:
+    """Raw participant id -> the key of ``sealed.guarantee.per_participant`` (its pseudonym;
+    the raw id itself when participants are public)."""
+    rows = sealed.id_map.filter(pl.col("kind") == "participant")
+    return dict(zip(rows["raw"].to_list(), rows["pseudonym"].to_list(), strict=True))
+
+
 def _protect_series_file(in_path: Path, out_path: Path, mechanism: str, params: Any, *,
                          public: Iterable[str], seed: int | None,
                          id_map_path: str | Path | None,
                          rngs: tuple[np.random.Generator, np.random.Generator],
                          ledger: Ledger | str | Path | None = None,
-                         overwrite: bool = False) -> SealedRelease:
+                         overwrite: bool = False, pseudonym_key: bytes | None = None,
+                         report_path: str | Path | None = None) -> SealedRelease:
     from gazeprivacy.mechanisms.series import protect_series
 
     try:
@@ -153,43 +185,37 @@ def _protect_series_file(in_path: Path, out_path: Path, mechanism: str, params: 
     entry = _ledger_reserve(ledger, mechanism, params, {}, table, seed=seed)
     with entry.guard():
         rel = protect_series(table, mechanism, params, rng=rngs[0])
-        sealed = seal_series_table(rel.output, rel.guarantee.with_seed(seed), public=public,
-                                   rng=rngs[1])
-        entry.check(sealed.guarantee)
-        write_sealed(sealed, out_path, id_map_path=id_map_path, input_path=in_path,
-                     overwrite=overwrite)
+        sealed = _with_seed(seal_series_table(
+            rel.output, rel.guarantee.as_seeded_release(seed is not None), public=public,
+            pseudonym_key=pseudonym_key), seed, entry.merged)
+        entry.check(sealed.guarantee, ids=participant_ids(sealed))
+        write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path,
+                     input_path=in_path, overwrite=overwrite)
     entry.commit(out_path)
     return sealed
 
 
 # ---------------------------------------------------------------------- ledger hook
 # The privacy-budget ledger (gazeprivacy.accounting.ledger.Spend) around protect_file: reserve
-# the spend from the data-free privacy map before any work, check the written record spends no more,
-# commit after. A run that fails with an error before the write released nothing: its
-# reservation is cancelled. A killed or interrupted run keeps it (the ledger cannot tell).
+# the spend from the data-free privacy map before any work, check the sealed record spends no more
+# (participant by participant) before anything is written, commit after. A run that fails with an
+# error (in the work or in the write) released nothing: its reservation is cancelled. A killed or
+# interrupted run keeps it (the ledger cannot tell).
 
 
 def _ledger_reserve(ledger: Ledger | str | Path | None, mechanism: str, params: Any,
                     param_kwargs: Mapping[str, Any], data: Any, *, seed: int | None,
                     pupil: tuple[Any, Any, Iterable[str]] = (None, None, ())) -> Spend:
-    """Reserve the release's per-participant spend (privacy map on the public shape, plus the
-    pupil budget) in ``ledger`` (nothing without a ledger)."""
+    """Reserve the release's per-participant spend (:func:`planned_guarantee`: the privacy map on
+    the public shape, plus the pupil budget) in ``ledger`` (nothing without a ledger)."""
     from gazeprivacy.accounting.ledger import Spend
 
     if ledger is None:
         return Spend(None, None)
-    from gazeprivacy.mechanisms import MECHANISMS, build_params
+    from gazeprivacy.mechanisms import MECHANISMS
 
-    spec = MECHANISMS[mechanism]
-    shape = spec.shape_of(data)
-    g = spec.guarantee(build_params(mechanism, params, **param_kwargs), shape).with_seed(seed)
-    recordings = getattr(shape, "recordings", ())
-    participants = getattr(shape, "participants", None) or [r.participant for r in recordings]
-    pupil_policy = _Pupil.check(g, pupil[0], pupil[1], frozenset(str(p) for p in pupil[2]))
-    if pupil_policy is not None:
-        blocks: dict[str, int] = {}
-        for r in recordings:
-            b = _block_samples(g, r.sampling_rate_hz)
-            blocks[r.participant] = blocks.get(r.participant, 0) + -(-r.n_samples // b)
-        g = pupil_policy.record(g, blocks)
+    shape = MECHANISMS[mechanism].shape_of(data)
+    g, participants = planned_guarantee(mechanism, params, param_kwargs, shape, seed=seed,
+                                        pupil_epsilon=pupil[0], pupil_range=pupil[1],
+                                        public=pupil[2])
     return Spend(ledger, g, participants=participants)

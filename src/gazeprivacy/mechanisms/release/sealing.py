@@ -10,6 +10,8 @@ pseudonyms (:class:`Pseudonymiser`) and the per-run policy of partition-wise eng
 from __future__ import annotations
 
 import hashlib
+import os
+import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -26,9 +28,11 @@ from gazeprivacy.mechanisms.release.pupil import (
     _Pupil,
     protect_pupil,
 )
+from gazeprivacy.mechanisms.release.structure import PublicStructure
 
 __all__ = [
     "PUBLIC_KEYWORDS",
+    "TEST_ONLY_KEY_ENV",
     "Pseudonymiser",
     "SealPolicy",
     "SealedRelease",
@@ -44,19 +48,50 @@ _ID_KINDS = ("participant", "recording")
 _PREFIX = {"participant": "P", "recording": "R"}
 
 
+#: Test-only: a 64-hex-digit (256-bit) pseudonym key that :class:`Pseudonymiser` uses instead of
+#: OS entropy, so that two runs of ``scripts/release_hashes.py`` give equal hashes. Only that
+#: script and tests set it; a release sealed under it is flagged not formally private.
+TEST_ONLY_KEY_ENV = "GAZEPRIVACY_TEST_ONLY_PSEUDONYM_KEY"
+
+
 class Pseudonymiser:
-    """Random pseudonyms for ids: a keyed BLAKE2b hash under a key drawn from ``rng``.
+    """Random pseudonyms for ids: a keyed BLAKE2b hash under a 256-bit key.
+
+    The key comes from OS entropy (:func:`secrets.token_bytes`), never from the release's
+    generator: a research seed fixes the noise, not the pseudonyms. ``key`` (bytes, test-only:
+    bit-equality and hash checks) or the environment variable :data:`TEST_ONLY_KEY_ENV` fix it;
+    then :attr:`fixed` is True and the sealed record says the release is not formally private.
 
     One instance per release run; the same raw id always gets the same pseudonym within it (so
     partitions agree), and without the key a pseudonym says nothing of the raw id.
 
-    >>> p = Pseudonymiser(rng=np.random.default_rng(0))
+    >>> p = Pseudonymiser()
     >>> p("participant", "alice") == p("participant", "alice"), p("participant", "alice")[:2]
     (True, 'P-')
+    >>> Pseudonymiser()("participant", "alice") == p("participant", "alice")  # a new key
+    False
     """
 
-    def __init__(self, *, rng: np.random.Generator) -> None:
-        self._key = rng.bytes(32)
+    def __init__(self, key: bytes | None = None, *, fixed: bool | None = None) -> None:
+        env = os.environ.get(TEST_ONLY_KEY_ENV)
+        if key is None and env:
+            try:
+                key = bytes.fromhex(env.strip())
+            except ValueError:
+                key = b""
+            if len(key) != 32:
+                raise InvalidParameterError(f"{TEST_ONLY_KEY_ENV} (test-only) must be 64 hex "
+                                            "digits (a 256-bit key)")
+        if key is not None and (not isinstance(key, bytes) or not 16 <= len(key) <= 64):
+            raise InvalidParameterError("pseudonym_key (test-only) must be 16 to 64 bytes, got "
+                                        f"{type(key).__name__}")
+        self.fixed = (key is not None) if fixed is None else bool(fixed)
+        self._key = key if key is not None else secrets.token_bytes(32)
+
+    @property
+    def key(self) -> bytes:
+        """The key (kept by the run; never written)."""
+        return self._key
 
     def __call__(self, kind: str, raw: str) -> str:
         digest = hashlib.blake2b(str(raw).encode(), key=self._key, digest_size=8,
@@ -88,7 +123,8 @@ class SealedRelease:
 def seal(release: Release[Dataset], *, public: Iterable[str] = (),
          pupil_epsilon: float | None = None, pupil_range: Sequence[float] | None = None,
          source: Dataset | None = None, rng: np.random.Generator,
-         pseudonymiser: Pseudonymiser | None = None) -> SealedRelease:
+         pseudonymiser: Pseudonymiser | None = None,
+         pseudonym_key: bytes | None = None) -> SealedRelease:
     """Seal a sample-level release for writing (see the module docstring for each policy).
 
     Parameters
@@ -107,9 +143,12 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
         The mechanism's input; lets the writer tell input gaps from NaN rows the mechanism
         made itself. Without it, any NaN gaze row counts as releasing the mask.
     rng : numpy.random.Generator
-        Draws the pseudonym key and the pupil noise.
+        Draws the pupil noise (the pseudonym key always comes from OS entropy).
     pseudonymiser : Pseudonymiser, optional
-        Share one across partitions of a run (default: a new one from ``rng``).
+        Share one across partitions of a run (default: a new one, key from OS entropy).
+    pseudonym_key : bytes, optional
+        Test-only: a fixed pseudonym key (bit-equality and hash checks); the record then says
+        the release is not formally private.
 
     Raises
     ------
@@ -127,6 +166,8 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     >>> rel = protect(Dataset((rec,)), mechanism="kaleido", epsilon=1.0, radius_deg=1.0,
     ...               window_samples=50, seed=0)
     >>> sealed = seal(rel, rng=np.random.default_rng(1))
+    >>> sealed.guarantee.formally_private
+    True
     >>> sealed.table.columns
     ['participant', 'recording', 't', 'x', 'y']
     >>> "alice" in sealed.table["participant"].to_list()
@@ -137,16 +178,21 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     public = tuple(public)  # read twice below: a generator would be used up by the first
     if len(out) == 0:
         raise InvalidDataError("the release has no recordings")
-    _check_release_length(out, source, g, public)
+    structure = PublicStructure.of(g)
+    if _synthetic_population(g):
+        _check_synthetic_public(g, public, pupil_epsilon)
+        # R recordings per participant *per public label value*: its record entry says so
+        structure = replace(structure, recordings_per_participant=None)
+    structure.check(out, source, g, public)
     pub = _check_public(out, public)
     pupil = _Pupil.check(g, pupil_epsilon, pupil_range, pub)
     if pupil is not None and any(r.pupil is None for r in out):
         raise InvalidDataError("pupil_epsilon is given but some recordings have no pupil column")
-    pseudo = pseudonymiser or Pseudonymiser(rng=rng)
+    pseudo = pseudonymiser or Pseudonymiser(pseudonym_key)
     ids = {kind: {raw: (raw if kind in pub else pseudo(kind, raw))
                   for raw in dict.fromkeys(getattr(r, kind) for r in out)} for kind in _ID_KINDS}
     if any(len(set(m.values())) != len(m) for m in ids.values()):  # 64-bit digests: ~never
-        raise InvalidDataError("two ids got the same pseudonym; seal again with another rng")
+        raise InvalidDataError("two ids got the same pseudonym; seal again (a new key)")
     mask = _mask_status(out, source, pub, g)
     pupil_rngs = rng.spawn(len(out))
     recs, blocks = [], {}
@@ -168,16 +214,62 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     dataset = Dataset(tuple(recs), name=out.name if "name" in pub else "release", info=info,
                       schema=schema)
     record = pupil.record(g, blocks) if pupil is not None else g
+    record = _public_rate(record, dataset).as_seeded_release(
+        False, pseudonym_key=pseudo.fixed and not {"participant", "recording"} <= pub)
     if record.per_participant is not None:
         record = replace(record, per_participant={
             ids["participant"].get(k, k): v
             for k, v in sorted(record.per_participant.items(),
                                key=lambda kv: ids["participant"].get(kv[0], kv[0]))})
     # the input's columns (a release at a public length carries none of its per-row ones)
-    cols = _columns(source if source is not None else out, dataset, g, pub, pupil, mask)
+    cols = _columns(source if source is not None else out, dataset, g, pub, pupil, mask,
+                    structure)
     return SealedRelease(table=dataset.to_table(), dataset=dataset,
                          guarantee=replace(record, columns=cols), id_map=_id_map(ids, pub),
                          report=report)
+
+
+def _synthetic_population(g: Guarantee) -> bool:
+    """Whether ``g``'s mechanism releases a synthetic population (its registry entry says so):
+    a structure set by its parameters, not the input's recordings (docs/release.md)."""
+    from gazeprivacy.mechanisms import MECHANISMS
+
+    return g.mechanism in MECHANISMS and MECHANISMS[g.mechanism].synthetic_population
+
+
+#: What a synthetic population never writes, whatever ``public`` says: the input's ids, clock,
+#: mask, pupil and metadata do not exist in it (its ids are synthetic, its clock the grid).
+_NOT_IN_SYNTHETIC = ("participant", "recording", "t", "mask", "name", "info", "pupil")
+
+
+def _synthetic_structure(g: Guarantee) -> tuple[ColumnStatus, ColumnStatus]:
+    """The record's rows and recordings entries of a synthetic population: both set by its
+    parameters, none of the input's."""
+    p = g.parameters
+    length = p.get("output_length_s")
+    rows = ColumnStatus(name="rows", status=Status.PUBLIC_BY_DESIGN,
+                        by=f"{g.mechanism} output_length_s",
+                        note=f"public (set to {length:g} s by the release): every recording has "
+                             f"round({length:g} x sampling_rate_hz) rows, synthesised; the "
+                             "input's row counts are not written")
+    recordings = ColumnStatus(
+        name="recordings", status=Status.PUBLIC_BY_DESIGN, by=f"{g.mechanism} parameters",
+        note=f"public (set by the release): {p.get('n_participants')} synthetic participants x "
+             f"{len(p.get('label_values', [[]]))} public label values x "
+             f"{p.get('recordings_per_participant')} recordings; the input's recordings, their "
+             "number per participant and their order are not written")
+    return rows, recordings
+
+
+def _check_synthetic_public(g: Guarantee, public: Iterable[str],
+                            pupil_epsilon: float | None) -> None:
+    bad = sorted(set(public) & set(_NOT_IN_SYNTHETIC))
+    if bad or pupil_epsilon is not None:
+        what = bad[0] if bad else "pupil_epsilon"
+        raise InvalidParameterError(
+            f"{what} does not apply to {g.mechanism}: a synthetic population writes only "
+            "synthetic pseudonyms, the public time grid, x, y and the declared labels; declare "
+            "labels only")
 
 
 def _check_public(out: Dataset, public: Iterable[str]) -> frozenset[str]:
@@ -194,34 +286,6 @@ def _check_public(out: Dataset, public: Iterable[str]) -> frozenset[str]:
             f"public names {', '.join(unknown)} are neither columns, labels nor keywords of "
             f"this release; valid: {', '.join(sorted(known))}")
     return pub
-
-
-def _check_release_length(out: Dataset, source: Dataset | None, g: Guarantee,
-                          public: Iterable[str]) -> None:
-    """A record that sets the release's length (``output_length_s``, e.g. DPGazeSynth at
-    participant level) must hold for every recording; the input's per-row columns (raw clock,
-    pupil, channels, extras) have the input's lengths and cannot be declared public beside it."""
-    length = g.parameters.get("output_length_s")
-    if length is None:
-        return
-    wrong = [(r.recording, r.n_samples, round(length * r.sampling_rate_hz)) for r in out
-             if r.n_samples != round(length * r.sampling_rate_hz)]
-    if wrong:
-        rec, n, want = wrong[0]
-        raise InvalidDataError(
-            f"{g.mechanism}'s record says every recording is {length:g} s long "
-            f"(output_length_s), but {len(wrong)} recordings are not (e.g. {rec!r}: {n} rows, "
-            f"not {want}); the release is not written")
-    rows = {"t"} | {c for r in (source if source is not None else out)
-                    for c in ((*r.channels, *r.extras, "pupil") if r.pupil is not None
-                              else (*r.channels, *r.extras))}
-    clash = sorted(rows & {str(p) for p in public})
-    if clash:
-        raise InvalidParameterError(
-            f"{', '.join(clash)} cannot be declared public: {g.mechanism} releases every "
-            f"recording at a public length ({length:g} s, output_length_s) and these per-row "
-            "columns have the input's lengths; drop them from --public / public, or release "
-            "without output_length_s")
 
 
 def _seal_recording(r: Recording, ids: Mapping[str, Mapping[str, str]], pub: frozenset[str],
@@ -255,8 +319,8 @@ def _mask_status(out: Dataset, source: Dataset | None, pub: frozenset[str],
         # publishes only at valid samples): its record says so, and the user must say so too
         if "mask" not in pub:
             raise InvalidParameterError(
-                f"{g.mechanism} releases the missing-sample mask (its record: the mask is "
-                f"public under missing={g.parameters.get('missing')!r}) and the input has gaps; "
+                f"{g.mechanism} releases the missing-sample mask (its record: the mask is public "
+                f"under missing={str(g.parameters.get('missing'))!r}) and the input has gaps; "
                 "declare it public (--public mask / public=['mask']) or fill the gaps first")
         return ColumnStatus(name="mask", status=Status.PUBLIC_DECLARED, by="user",
                             note="the mechanism's output reveals the missing-sample mask (see "
@@ -312,6 +376,19 @@ def _report(out: Dataset, source: Dataset | None, g: Guarantee) -> dict[str, Any
             if k == g.mechanism or k not in base or base[k] != v}
 
 
+def _public_rate(g: Guarantee, released: Dataset) -> Guarantee:
+    """The record's ``sampling_rate_hz``: the one rate of every released recording, or absent
+    when they differ (each recording's own rate is in its metadata); never the first input
+    recording's, which would hint at the input's order."""
+    if "sampling_rate_hz" not in g.parameters:
+        return g
+    rates = sorted({float(r.sampling_rate_hz) for r in released})
+    params = {k: v for k, v in g.parameters.items() if k != "sampling_rate_hz"}
+    if len(rates) == 1:
+        params["sampling_rate_hz"] = rates[0]
+    return replace(g, parameters=params)
+
+
 def _id_map(ids: Mapping[str, Mapping[str, str]], pub: frozenset[str]) -> pl.DataFrame:
     rows = [(kind, pseudo, raw) for kind in _ID_KINDS if kind not in pub
             for raw, pseudo in ids[kind].items()]
@@ -320,7 +397,8 @@ def _id_map(ids: Mapping[str, Mapping[str, str]], pub: frozenset[str]) -> pl.Dat
 
 
 def _columns(source: Dataset, sealed: Dataset, g: Guarantee, pub: frozenset[str],
-             pupil: _Pupil | None, mask: ColumnStatus) -> tuple[ColumnStatus, ...]:
+             pupil: _Pupil | None, mask: ColumnStatus,
+             structure: PublicStructure) -> tuple[ColumnStatus, ...]:
     def declared(name: str) -> ColumnStatus:
         return ColumnStatus(name=name, status=Status.PUBLIC_DECLARED, by="user",
                             note="copied as is: declared public")
@@ -329,7 +407,7 @@ def _columns(source: Dataset, sealed: Dataset, g: Guarantee, pub: frozenset[str]
     for kind in _ID_KINDS:
         cols.append(declared(kind) if kind in pub else ColumnStatus(
             name=kind, status=Status.PSEUDONYMISED, by="keyed BLAKE2b pseudonym",
-            note="key drawn once per release from its generator; map only in the id map; "
+            note="key drawn once per release from OS entropy; map only in the id map; "
                  "rows ordered by pseudonym"))
     cols.append(declared("t") if "t" in pub else ColumnStatus(
         name="t", status=Status.PUBLIC_BY_DESIGN, by="sampling grid",
@@ -351,11 +429,11 @@ def _columns(source: Dataset, sealed: Dataset, g: Guarantee, pub: frozenset[str]
         if name in written and name not in {c.name for c in cols}:
             cols.append(declared(name))
     cols.append(mask)
-    cols.extend(_shape_columns(g))
+    cols.extend(_synthetic_structure(g) if _synthetic_population(g) else structure.columns(g))
     cols.append(ColumnStatus(name="sampling_rate_hz", status=Status.PUBLIC_BY_DESIGN,
-                             by="metadata", note="nominal rate per recording (declared in the "
-                                                 "input's metadata, else the rounded median "
-                                                 "sample interval)"))
+                             by="metadata", note="each recording's own nominal rate, as its "
+                                                 "Recording carries it (the record names one "
+                                                 "rate only when every recording has it)"))
     cols.append(ColumnStatus(name="geometry", status=Status.PUBLIC_BY_DESIGN, by="metadata",
                              note="screen / field-of-view bounds per recording"))
     for meta in ("name", "info"):
@@ -367,28 +445,6 @@ def _columns(source: Dataset, sealed: Dataset, g: Guarantee, pub: frozenset[str]
             cols.append(ColumnStatus(name=name, status=Status.NOT_WRITTEN, by="release schema",
                                      note="not declared public and not protected"))
     return tuple(cols)
-
-
-def _shape_columns(g: Guarantee) -> tuple[ColumnStatus, ColumnStatus]:
-    """The public-by-design shape of the release: rows per recording (the input's, or the
-    public length the mechanism's record sets with ``output_length_s``) and recordings per
-    participant (one released recording per input recording)."""
-    length = g.parameters.get("output_length_s")
-    if length is None:
-        rows = ColumnStatus(name="rows", status=Status.PUBLIC_BY_DESIGN, by="input",
-                            note="public (the input's): row count of every recording, as in "
-                                 "the input (SPEC 8); not protected")
-    else:
-        rows = ColumnStatus(name="rows", status=Status.PUBLIC_BY_DESIGN,
-                            by=f"{g.mechanism} output_length_s",
-                            note=f"public (set to {length:g} s by the release): every "
-                                 f"recording has round({length:g} x sampling_rate_hz) rows, "
-                                 "synthesised; the input's row counts are not written")
-    recordings = ColumnStatus(name="recordings", status=Status.PUBLIC_BY_DESIGN, by="input",
-                              note="public (the input's): one released recording per input "
-                                   "recording, so each participant's number of recordings is "
-                                   "the input's; not protected")
-    return rows, recordings
 
 
 def _input_columns(ds: Dataset) -> list[str]:
@@ -417,30 +473,38 @@ def _written(ds: Dataset) -> set[str]:
 class SealPolicy:
     """How one run seals its partitions (small and picklable, for partition-wise engines).
 
-    ``entropy`` (256 bits, drawn once per run: OS entropy, or derived from a research seed) keys
-    the pseudonyms, so every partition and worker maps an id to the same pseudonym, and seeds
-    each partition's own sealing generator (pupil noise).
+    ``key`` (256 bits from OS entropy, drawn once per run; fixed only by the test-only
+    ``pseudonym_key``) keys the pseudonyms, so every partition and worker maps an id to the same
+    pseudonym. ``entropy`` (OS entropy, or derived from a research seed) seeds each partition's
+    own sealing generator (pupil noise): a seed fixes the noise, never the pseudonyms.
     """
 
     public: tuple[str, ...] = ()
     pupil_epsilon: float | None = None
     pupil_range: tuple[float, float] | None = None
     entropy: int = 0
+    key: bytes = b""
+    key_fixed: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.key:  # made directly, not by create(): one OS-entropy key for the run
+            object.__setattr__(self, "key", Pseudonymiser().key)
 
     @classmethod
     def create(cls, *, seed: int | None = None, public: Iterable[str] = (),
                pupil_epsilon: float | None = None,
-               pupil_range: Sequence[float] | None = None) -> SealPolicy:
+               pupil_range: Sequence[float] | None = None,
+               pseudonym_key: bytes | None = None) -> SealPolicy:
         ss = np.random.SeedSequence(None if seed is None else [int(seed), 0x5EA1])
         entropy = int.from_bytes(ss.generate_state(4, np.uint64).tobytes(), "little")
+        pseudo = Pseudonymiser(pseudonym_key)
         return cls(public=tuple(public), pupil_epsilon=pupil_epsilon,
                    pupil_range=None if pupil_range is None else tuple(pupil_range),
-                   entropy=entropy)
+                   entropy=entropy, key=pseudo.key, key_fixed=pseudo.fixed)
 
     @property
     def pseudonymiser(self) -> Pseudonymiser:
-        return Pseudonymiser(rng=np.random.default_rng(
-            np.random.SeedSequence(self.entropy, spawn_key=(0,))))
+        return Pseudonymiser(self.key, fixed=self.key_fixed)
 
     def rng(self, index: int) -> np.random.Generator:
         """Partition ``index``'s sealing generator."""
@@ -495,13 +559,16 @@ _SERIES_TIME = "t_start"
 
 
 def seal_series_table(table: pl.DataFrame, guarantee: Guarantee, *, public: Iterable[str] = (),
-                      rng: np.random.Generator) -> SealedRelease:
+                      rng: np.random.Generator | None = None,
+                      pseudonym_key: bytes | None = None) -> SealedRelease:
     """Seal a protected feature-series table (``participant, recording, t_start``, features,
     labels): the numeric feature columns are the mechanism's output; ids are pseudonymised;
     ``t_start`` becomes the window grid ``j * step`` (step: the table's median window step,
     rounded to 1 ms, a public design parameter) unless declared public; string labels only
-    when declared public.
+    when declared public. The pseudonym key comes from OS entropy (``rng`` is accepted for
+    compatibility and draws nothing); ``pseudonym_key`` is the test-only fixed key.
     """
+    del rng
     pub = frozenset(public)
     features = [c for c, dt in table.schema.items()
                 if dt.is_numeric() and c not in (_SERIES_TIME, *_ID_KINDS)]
@@ -510,7 +577,7 @@ def seal_series_table(table: pl.DataFrame, guarantee: Guarantee, *, public: Iter
     if unknown:
         raise InvalidParameterError(f"public names {', '.join(unknown)} are not label columns of "
                                     f"the feature table; valid: {', '.join(labels)}")
-    pseudo = Pseudonymiser(rng=rng)
+    pseudo = Pseudonymiser(pseudonym_key)
     ids = {k: {raw: raw if k in pub else pseudo(k, raw)
                for raw in table[k].cast(pl.String).unique(maintain_order=True)}
            for k in _ID_KINDS}
@@ -534,7 +601,8 @@ def seal_series_table(table: pl.DataFrame, guarantee: Guarantee, *, public: Iter
     cols += [ColumnStatus(name=c, status=Status.PUBLIC_DECLARED if c in pub
                           else Status.NOT_WRITTEN, by="user" if c in pub else "release schema")
              for c in labels]
-    record = guarantee
+    record = guarantee.as_seeded_release(
+        False, pseudonym_key=pseudo.fixed and not {"participant", "recording"} <= pub)
     if record.per_participant is not None:
         record = replace(record, per_participant={ids["participant"].get(k, k): v for k, v in
                                                   record.per_participant.items()})

@@ -160,14 +160,17 @@ def write_release(release: Release[Dataset], path: str | Path, *, public: Iterab
                   source: Dataset | None = None, id_map_path: str | Path | None = None,
                   report_path: str | Path | None = None,
                   rng: np.random.Generator | None = None,
-                  overwrite: bool = False) -> SealedRelease:
+                  overwrite: bool = False,
+                  pseudonym_key: bytes | None = None) -> SealedRelease:
     """:func:`seal` ``release`` and write it with :func:`write_sealed` (every output checked
-    before the sealing; an existing one needs ``overwrite``); returns the sealed release.
-    Without ``rng`` the pseudonym key and pupil noise come from OS entropy."""
+    before the sealing; an existing one needs ``overwrite``); returns the sealed release. The
+    pseudonym key always comes from OS entropy (``pseudonym_key``: a test-only fixed key, which
+    the record flags); without ``rng`` the pupil noise does too."""
     check_outputs(release_outputs(path, id_map_path=id_map_path, report_path=report_path),
                   overwrite=overwrite)
     sealed = seal(release, public=public, pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
-                  source=source, rng=rng if rng is not None else make_rng(None))
+                  source=source, rng=rng if rng is not None else make_rng(None),
+                  pseudonym_key=pseudonym_key)
     write_sealed(sealed, path, id_map_path=id_map_path, report_path=report_path,
                  overwrite=overwrite)
     return sealed

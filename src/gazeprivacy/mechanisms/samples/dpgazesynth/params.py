@@ -141,6 +141,14 @@ class DPGazeSynthParams:
         (default): one released row per input row, and the record says the row counts are the
         input's (public, not protected). Refused with ``unit="window"``
         (:data:`OUTPUT_LENGTH_REFUSAL`).
+    recordings_per_participant : int, optional
+        ``unit="participant"`` with ``output_length_s`` only: every participant gets exactly
+        this many released recordings (each ``output_length_s`` long, synthesised from the
+        population model, with new recording ids and no labels), so the release does not carry
+        the input's number of recordings per participant either: a fixed public structure
+        (:class:`~gazeprivacy.mechanisms.release.PublicStructure`). Needs one sampling rate
+        across the input and one geometry per participant (or ``geometry``). None (default):
+        one released recording per input recording (public, listed in the record).
     """
 
     epsilon: float
@@ -156,6 +164,7 @@ class DPGazeSynthParams:
     unit: PrivacyUnit = PrivacyUnit.WINDOW
     windows_per_participant: int | None = None
     output_length_s: float | None = None
+    recordings_per_participant: int | None = None
 
     def __post_init__(self) -> None:
         check_positive(epsilon=self.epsilon)
@@ -191,6 +200,13 @@ class DPGazeSynthParams:
                     "rows are the input's valid rows (its missing-sample mask, of the input's "
                     "length), which a release of another length cannot keep; pass "
                     "missing='fill' (--param missing=fill)")
+        if self.recordings_per_participant is not None:
+            check_int(recordings_per_participant=self.recordings_per_participant, minimum=1)
+            if self.output_length_s is None:
+                raise InvalidParameterError(
+                    "recordings_per_participant needs output_length_s (unit='participant', "
+                    "missing='fill'): a fixed number of recordings per participant is a public "
+                    "structure only with a fixed length too; pass --output-length-s S")
 
     @classmethod
     def paper(cls, *, epsilon: float, grid_size: int = 60, **kw: Any) -> DPGazeSynthParams:

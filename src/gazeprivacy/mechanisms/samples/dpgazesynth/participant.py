@@ -24,6 +24,7 @@ from gazeprivacy.mechanisms.samples.dpgazesynth.params import (
 from gazeprivacy.mechanisms.samples.dpgazesynth.privacy_map import _check_windows_available
 
 __all__ = [
+    "fixed_structure",
     "participant_windows",
     "population_windows",
 ]
@@ -122,3 +123,46 @@ def _at_output_length(r: Recording, params: DPGazeSynthParams) -> Recording:
         return Recording(recording=r.recording, participant=r.participant, t=t, x=blank,
                          y=blank, sampling_rate_hz=r.sampling_rate_hz, labels=r.labels,
                          geometry=r.geometry)
+
+
+def fixed_structure(recordings: Sequence[Recording], params: DPGazeSynthParams
+                    ) -> tuple[Recording, ...]:
+    """The released skeleton under a fixed public structure (``recordings_per_participant``):
+    every participant (in order of first appearance) gets that many recordings of
+    :func:`output_samples` rows, ids ``PARTICIPANT#j``, no labels, the input's one sampling
+    rate and the participant's one geometry (or ``params.geometry``). Reads the public shape
+    only; nothing of the input's number of recordings or their lengths is carried.
+
+    Raises
+    ------
+    InvalidDataError
+        Recordings at several sampling rates, or a participant whose recordings differ in
+        geometry (without ``params.geometry``).
+    """
+    recs = tuple(recordings)
+    rates = {r.sampling_rate_hz for r in recs}
+    if len(rates) != 1:
+        raise InvalidDataError(
+            f"recordings_per_participant: the input has {len(rates)} sampling rates; a fixed "
+            "public structure gives every released recording one rate (resample to one rate, "
+            "or release without recordings_per_participant)")
+    rate = rates.pop()
+    n = output_samples(params, rate)
+    assert n is not None  # recordings_per_participant needs output_length_s
+    geos: dict[str, set] = {}
+    for r in recs:
+        geos.setdefault(r.participant, set()).add(params.geometry or r.geometry)
+    odd = sorted(p for p, g in geos.items() if len(g) != 1)
+    if odd:
+        raise InvalidDataError(
+            f"recordings_per_participant: {len(odd)} participants have recordings of several "
+            "geometries (e.g. " + repr(odd[0]) + "); pass one geometry (--geometry)")
+    t = np.arange(n) / rate
+    blank = np.zeros(n)
+    out = []
+    with adopt(t, blank):
+        for p, g in geos.items():
+            out += [Recording(recording=f"{p}#{j + 1}", participant=p, t=t, x=blank, y=blank,
+                              sampling_rate_hz=rate, geometry=next(iter(g)))
+                    for j in range(int(params.recordings_per_participant or 0))]
+    return tuple(out)

@@ -113,8 +113,11 @@ def _participant_record(window: Guarantee, params: DPGazeSynthParams) -> Guarant
         "recording, public shape; the draw uses the release's generator and no gaze value), "
         f"each at epsilon / m = {per_window:.6g} (basic sequential composition: {window.epsilon:g}"
         " per participant); the other windows send nothing",
-        "released: one synthetic recording per input recording (the number of recordings per "
-        "participant is the input's, public shape), "
+        ("released: one synthetic recording per input recording (the number of recordings per "
+         "participant is the input's, public shape), " if params.recordings_per_participant is None
+         else f"released: {params.recordings_per_participant} synthetic recordings per "
+              "participant whatever the input's number (recordings_per_participant, a fixed "
+              "public structure; new recording ids, no labels), ")
         + (f"each of round({params.output_length_s:g} s x rate) rows whatever the input's "
            "length (output_length_s; the input's row counts are not written, but neither are "
            "they protected: the windows drawn and a recording's last, shorter window depend on "
@@ -134,7 +137,11 @@ def _participant_record(window: Guarantee, params: DPGazeSynthParams) -> Guarant
         parameters={**window.parameters, "unit": params.unit, "windows_per_participant": m,
                     "epsilon_per_window": per_window,
                     "output_length_s": params.output_length_s,
-                    "release": "one synthetic recording per input recording ("
+                    "recordings_per_participant": params.recordings_per_participant,
+                    "release": ("one synthetic recording per input recording ("
+                                if params.recordings_per_participant is None else
+                                f"{params.recordings_per_participant} synthetic recordings per "
+                                "participant (")
                                + ("the input's row counts, public" if params.output_length_s
                                   is None else f"{params.output_length_s:g} s each, public")
                                + "), synthesised from the population model"},
@@ -150,9 +157,12 @@ def shape_guarantee(params: DPGazeSynthParams, shape: SampleShape) -> Guarantee:
     record = guarantee(params, sampling_rate_hz=recs[0].sampling_rate_hz,
                        geometry=_geometry(recs[0], params))
     if len({(r.sampling_rate_hz, _geometry(r, params)) for r in recs}) > 1:
-        record = _with_note(record, "recordings differ in sampling rate or geometry; window "
-                                    "samples and radius in 'parameters' are those of the first "
-                                    "recording")
+        record = _with_note(record, "recordings differ in sampling rate or geometry; the "
+                                    "radius in 'parameters' is that of the first recording's "
+                                    "geometry; W is round(window_s x each recording's own "
+                                    "rate) (window_samples_by_rate when the rates differ)")
+    if len({r.sampling_rate_hz for r in recs}) > 1:  # no single rate: each recording's own
+        record = _per_rate(record, params, sorted({r.sampling_rate_hz for r in recs}))
     for rate in {r.sampling_rate_hz for r in recs}:
         output_samples(params, rate)  # refuses a too short output length
     windows = shape.units_per_participant(
@@ -183,6 +193,30 @@ def _check_windows_available(windows: dict[str, int], params: DPGazeSynthParams)
 def _record(dataset: Dataset, params: DPGazeSynthParams) -> Guarantee:
     """The guarantee of releasing ``dataset``: its public shape's privacy map."""
     return shape_guarantee(params, sample_shape(dataset))
+
+
+def _per_rate(record: Guarantee, params: DPGazeSynthParams, rates: list[float]) -> Guarantee:
+    """The record of recordings at several rates: no single rate, and W (and each OUE report's
+    budget) per rate, never the first recording's (W = window_s x rate would give its rate).
+
+    >>> g = guarantee(DPGazeSynthParams(epsilon=1.0), sampling_rate_hz=60.0)
+    >>> p = _per_rate(g, DPGazeSynthParams(epsilon=1.0), [60.0, 240.0]).parameters
+    >>> "sampling_rate_hz" in p, "window_samples" in p, p["window_samples_by_rate"]
+    (False, False, {'60': 30, '240': 120})
+    """
+    ws = {f"{r:g}": window_samples(params, r) for r in rates}
+    drop = ("sampling_rate_hz", "window_samples", "epsilon_per_report")
+    out = {k: v for k, v in record.parameters.items() if k not in drop}
+    out["window_samples_by_rate"] = ws
+    out["epsilon_per_report_by_rate"] = {k: params.epsilon_per_report(w) for k, w in ws.items()}
+    each = ", ".join(f"W = {w} at {r} Hz" for r, w in ws.items())
+    import re
+
+    neighbouring = re.sub(r"W = \d+ samples", f"W samples ({each})", record.neighbouring)
+    notes = [re.sub(r"sensitivity 2W - 2 = \d+", "sensitivity 2W - 2", n) for n in record.notes]
+    notes = [re.sub(r"eps3 = ([^ ]+) \(OUE, [^ ]+ per report\)",
+                    r"eps3 = \1 (OUE, per report: epsilon_per_report_by_rate)", n) for n in notes]
+    return replace(record, parameters=out, neighbouring=neighbouring, notes=tuple(notes))
 
 
 def _with_note(g: Guarantee, note: str) -> Guarantee:

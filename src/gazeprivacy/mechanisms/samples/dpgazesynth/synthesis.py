@@ -17,6 +17,7 @@ from gazeprivacy.mechanisms.samples.dpgazesynth.grid import _DCOL, _DROW, Client
 from gazeprivacy.mechanisms.samples.dpgazesynth.params import DPGazeSynthParams
 from gazeprivacy.mechanisms.samples.dpgazesynth.participant import (
     _at_output_length,
+    fixed_structure,
     population_windows,
 )
 
@@ -64,10 +65,12 @@ def synthesise(recordings: Sequence[Recording], clients: ClientReport, model: Tr
 
     ``unit="participant"``: ``clients`` is the report of *all* clients and every window of
     ``recordings`` is synthesised from the population (:func:`population_windows`), not from
-    a report of its own."""
+    a report of its own; with ``recordings_per_participant`` the released recordings are the
+    fixed public structure (:func:`fixed_structure`), not one per input recording."""
     recs = tuple(recordings)
     if params.unit == "participant":
-        recs = tuple(_at_output_length(r, params) for r in recs)
+        recs = (fixed_structure(recs, params) if params.recordings_per_participant is not None
+                else tuple(_at_output_length(r, params) for r in recs))
     sizes = [r.n_samples for r in recs]
     if params.unit == "participant":
         rng_draw, rng = rng.spawn(2)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 
 import numpy as np
@@ -22,7 +23,8 @@ from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode, PerRecording
 from gazeprivacy.mechanisms.samples.kaleido.params import KaleidoParams, guarantee
 from gazeprivacy.mechanisms.samples.kaleido.stream import KaleidoStream
 
-__all__ = ["SPEC", "kaleido", "kaleido_arrays", "kaleido_dataset", "shape_guarantee"]
+__all__ = ["SPEC", "dataset_record", "kaleido", "kaleido_arrays", "kaleido_dataset",
+           "shape_guarantee"]
 
 
 def kaleido_arrays(x: np.ndarray, y: np.ndarray, params: KaleidoParams, *,
@@ -80,6 +82,8 @@ def kaleido_dataset(dataset: Dataset, params: KaleidoParams, *, rng: np.random.G
             dataset, lambda rec, g: kaleido(rec, params, rng=g), rng=rng,
             units=lambda rec: -(-rec.n_samples // params.w_for(rec.sampling_rate_hz)),
             progress=progress, description="kaleido")
+    rel = Release(rel.output, dataset_record(rel.guarantee, params,
+                                             [r.sampling_rate_hz for r in dataset]))
     if params.mode == "paper":
         warnings.warn("Kaleido paper mode: the test noise does not cover the radius; see the "
                       "guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
@@ -99,8 +103,48 @@ def shape_guarantee(params: KaleidoParams, shape: SampleShape) -> Guarantee:
     record = guarantee(params, sampling_rate_hz=shape.recordings[0].sampling_rate_hz)
     for r in shape.recordings[1:]:
         record = record.with_flags(*guarantee(params, sampling_rate_hz=r.sampling_rate_hz).flags)
+    record = dataset_record(record, params, [r.sampling_rate_hz for r in shape.recordings])
     return record.compose(shape.units_per_participant(
         lambda r: -(-r.n_samples // params.w_for(r.sampling_rate_hz))))
+
+
+def dataset_record(record: Guarantee, params: KaleidoParams, rates: list[float]) -> Guarantee:
+    """The record of a dataset whose recordings have these ``rates``: with one rate, ``record``
+    itself; with several, no single rate and (``window_s`` sets w per recording) no single w:
+    ``window_samples_by_rate`` lists each rate's w, so that anything sized by the unit (e.g. the
+    pupil blocks of a sealed release) takes each recording's own w, never the first one's.
+
+    >>> p = KaleidoParams(epsilon=1.0, radius_deg=2.0, window_s=0.5)
+    >>> g = dataset_record(guarantee(p, sampling_rate_hz=60.0), p, [60.0, 240.0])
+    >>> "sampling_rate_hz" in g.parameters, g.parameters["window_samples_by_rate"]
+    (False, {'60': 30, '240': 120})
+    """
+    distinct = sorted(set(map(float, rates)))
+    if len(distinct) <= 1:
+        return record
+    from dataclasses import replace
+
+    params_out = {k: v for k, v in record.parameters.items() if k != "sampling_rate_hz"}
+    notes = list(record.notes)
+    if params.window_s is not None:
+        ws = {f"{r:g}": params.w_for(r) for r in distinct}
+        for k in ("window_samples", "epsilon_test", "test_scale"):
+            params_out.pop(k, None)
+        params_out["window_samples_by_rate"] = ws
+        each = ", ".join(f"{w} samples at {r} Hz" for r, w in ws.items())
+        notes[0] = (f"w = window_s x each recording's own rate ({each}); per window testing "
+                    f"spends at most eps / h = {params.epsilon / params.h:.4g}, publishing at "
+                    f"most {params.epsilon:.4g} - eps / h")
+        neighbouring = re.sub(r"w = \d+ consecutive samples",
+                              f"w consecutive samples (w = round(window_s x the recording's "
+                              f"rate): {each})", record.neighbouring)
+        notes.append("recordings at several sampling rates: the record names no single rate "
+                     "(each recording's own rate is in its metadata)")
+        return replace(record, parameters=params_out, notes=tuple(notes),
+                       neighbouring=neighbouring)
+    notes.append("recordings at several sampling rates: the record names no single rate "
+                 "(each recording's own rate is in its metadata)")
+    return replace(record, parameters=params_out, notes=tuple(notes))
 
 
 def _example(mode: Mode) -> tuple[Dataset, KaleidoParams] | None:
@@ -118,5 +162,6 @@ SPEC = Mechanism(
     example=_example,
     summary="real-time (epsilon, w, r)-DP gaze stream: noisy threshold test, planar Laplace "
             "publication with an adaptive budget per w samples",
-    citation="Li et al., Kaleido (USENIX Security 2020), as re-implemented in seed 001",
+    citation="Li et al., Kaleido (USENIX Security 2020), as re-implemented by David-John, "
+             "Butler, Jain (TVCG 2023)",
 )

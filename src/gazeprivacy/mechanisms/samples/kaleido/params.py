@@ -198,6 +198,7 @@ def guarantee(params: KaleidoParams, *, sampling_rate_hz: float) -> Guarantee:
                       "(x, y) degree plane), same missing-sample mask (the mask is public "
                       f"under missing={str(params.missing.value)!r})"),
         parameters={"epsilon": params.epsilon, "window_samples": w,
+                    **({} if params.window_s is None else {"window_s": params.window_s}),
                     "radius_deg": params.radius_deg, "l_thresh_deg": params.l_thresh_deg,
                     "t_skip_samples": params.t_skip_samples, "h": params.h,
                     "test_distance": params.test_distance, "missing": params.missing,
