@@ -224,3 +224,30 @@ def test_participant_level_on_dask_equals_local_bit_for_bit(src, scheduler, tmp_
     assert _without_engine_note(read_guarantee(tmp_path / "dask")) == _without_engine_note(
         loc.guarantee)
     assert {b.units for b in loc.guarantee.per_participant.values()} == {2}
+
+
+def test_participant_synth_runs_partition_wise_on_both_engines(scheduler, tmp_path):
+    # partitions of whole participants (4 recordings each); the synthetic population's
+    # recordings are set by its parameters, not the input's (the engines accept that)
+    ds = simulate_dataset(n_participants=4, tasks=("free-viewing", "reading"),
+                          recordings_per_task=2, duration_s=3.0, sampling_rate_hz=100,
+                          rng=np.random.default_rng(11))
+    src = write_partitioned(ds, tmp_path / "in", recordings_per_partition=4)
+    kw = {"epsilon_per_participant": 3.0, "delta": 1e-6, "output_length_s": 1.5,
+          "public_labels": ("task",)}
+    loc = protect_partitioned(src, tmp_path / "local", mechanism="participant-synth", seed=3,
+                              public=["task"], **kw)
+    dsk = protect_partitioned(src, tmp_path / "dask", mechanism="participant-synth", seed=3,
+                              engine="dask", scheduler=scheduler, public=["task"], **kw)
+    assert loc.output.n_partitions == dsk.output.n_partitions == 4
+    n = [sum(r.n_samples for r in p) for p in loc.output]
+    assert n == [sum(r.n_samples for r in p) for p in dsk.output] and all(n)
+    for pa, pb in zip(loc.output, dsk.output, strict=True):
+        for ra, rb in zip(pa, pb, strict=True):
+            np.testing.assert_array_equal(ra.x, rb.x)
+    assert loc.guarantee.kind.value == "rho-zCDP"
+    # a participant spanning partitions is refused (its statistics are bounded per participant)
+    spanning = write_partitioned(ds, tmp_path / "in3", recordings_per_partition=3)
+    with pytest.raises(InvalidDataError, match="several partitions"):
+        protect_partitioned(spanning, tmp_path / "out3", mechanism="participant-synth",
+                            seed=3, public=["task"], **kw)

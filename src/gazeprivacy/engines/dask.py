@@ -57,7 +57,7 @@ from gazeprivacy.data.partitioned import (
     write_partition,
 )
 from gazeprivacy.data.recording import Dataset
-from gazeprivacy.engines.plan import PartitionPlan, PartitionStreams
+from gazeprivacy.engines.plan import PartitionPlan, PartitionStreams, same_recordings
 from gazeprivacy.exceptions import GazePrivacyError, InvalidParameterError
 from gazeprivacy.guarantees import Guarantee, Release
 from gazeprivacy.mechanisms.release import SealPolicy, sealed_name_info
@@ -145,7 +145,7 @@ def _release_task(job: _Job, i: int, model: Any
         state, _ = job.plan.client(part, job.streams.client(i))
         rel = job.plan.release(part, state, model, job.streams.release(i))
         del state
-        if [r.n_samples for r in rel.output] != [r.n_samples for r in part]:
+        if not same_recordings(job.plan, part, rel.output):
             raise AssertionError(f"{job.plan.mechanism} changed recordings or row counts")
         return _write(job, i, part, rel)
 

@@ -55,6 +55,7 @@ from gazeprivacy.engines.plan import (
     combine_records,
     partition_streams,
     plan_for,
+    same_recordings,
 )
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Guarantee, Release
@@ -152,7 +153,7 @@ def iter_release(source: Source, plan: PartitionPlan, streams: PartitionStreams
         state, _ = plan.client(part, streams.client(i))
         rel = plan.release(part, state, model, streams.release(i))
         del state
-        if [r.n_samples for r in rel.output] != [r.n_samples for r in part]:
+        if not same_recordings(plan, part, rel.output):
             raise AssertionError(f"{plan.mechanism} changed recordings or row counts of "
                                  f"partition {i}")
         yield i, part, rel

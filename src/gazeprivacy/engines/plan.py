@@ -83,6 +83,7 @@ __all__ = [
     "combine_records",
     "partition_streams",
     "plan_for",
+    "same_recordings",
 ]
 
 
@@ -220,6 +221,17 @@ def combine_guarantees(records: Sequence[Guarantee],
         totals = {str(k): int(v) for k, v in units_per_participant.items()}
     base = replace(first, flags=flags, notes=tuple(notes), per_participant=None)
     return base.compose(totals)
+
+
+def same_recordings(plan: Any, part: Any, released: Any) -> bool:
+    """Whether a released partition keeps the input's recordings and row counts, as every plan
+    must -- except a synthetic population's (its entry's ``synthetic_population``), whose
+    recordings are set by its parameters."""
+    from gazeprivacy.mechanisms import MECHANISMS
+
+    if plan.mechanism in MECHANISMS and MECHANISMS[plan.mechanism].synthetic_population:
+        return True
+    return [r.n_samples for r in released] == [r.n_samples for r in part]
 
 
 def combine_records(plan: Any, records: Sequence[Guarantee]) -> Guarantee:
