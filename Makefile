@@ -14,9 +14,11 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e ".[test,docs,deep,distributed,opendp,stream]"
 	touch $@
 
-# the compiled Kaleido loop (setup.py): `pip install -e` builds it; rebuilt when its C changes
+# the compiled Kaleido loop and DPGazeSynth kernel (setup.py): `pip install -e` builds them;
+# rebuilt when their C changes
 KLOOP := src/gazeprivacy/mechanisms/samples/_kaleido_loop
-$(VENV)/.kaleido-loop: $(KLOOP).c setup.py $(VENV)/.installed
+DKERN := src/gazeprivacy/mechanisms/samples/_dpgazesynth_kernel
+$(VENV)/.kaleido-loop: $(KLOOP).c $(DKERN).c setup.py $(VENV)/.installed
 	$(PY) setup.py inplace
 	touch $@
 
