@@ -262,19 +262,36 @@ typedef struct {
     Py_ssize_t i;
 } Rem;
 
-/* largest remainder first, ties in index order (numpy's stable argsort of -rem) */
+/* does a come before b? Largest remainder first, ties in index order (numpy's stable argsort of
+ * -rem) */
+static inline int
+rem_before(const Rem *a, const Rem *b)
+{
+    return a->rem > b->rem || (a->rem == b->rem && a->i < b->i);
+}
+
 static int
 rem_cmp(const void *pa, const void *pb)
 {
     const Rem *a = pa, *b = pb;
-    if (a->rem > b->rem)
-        return -1;
-    if (a->rem < b->rem)
-        return 1;
-    return (a->i > b->i) - (a->i < b->i);
+    return rem_before(a, b) ? -1 : (rem_before(b, a) ? 1 : 0);
 }
 
-/* grid._round_keep_sum_block for one group v[0..n) with total: into fl (the rounded values) */
+static void
+insertion_sort(Rem *r, Py_ssize_t n)
+{
+    for (Py_ssize_t j = 1; j < n; j++) {
+        Rem key = r[j];
+        Py_ssize_t i = j - 1;
+        for (; i >= 0 && rem_before(&key, &r[i]); i--)
+            r[i + 1] = r[i];
+        r[i + 1] = key;
+    }
+}
+
+/* grid._round_keep_sum_block for one group v[0..n) with total: into fl (the rounded values).
+ * rk (n entries) holds the positive remainders from the front, the positions of the zero ones
+ * from the back (they sort after every positive one, in index order: never sorted). */
 static void
 round_group(double *v, Py_ssize_t n, int64_t total, double *fl, Rem *rk)
 {
@@ -288,22 +305,28 @@ round_group(double *v, Py_ssize_t n, int64_t total, double *fl, Rem *rk)
         s = 1.0;
     }
     double q = (double)total / (s > 0.0 ? s : 1.0), sum_fl = 0.0;
-    Py_ssize_t m = 0;
+    Py_ssize_t m = 0, z = n;
     for (Py_ssize_t i = 0; i < n; i++) {
         double scaled = v[i] * q;
         fl[i] = floor(scaled);
         sum_fl += fl[i];
-        rk[m].rem = scaled - fl[i];
-        rk[m++].i = i;
+        double rem = scaled - fl[i];
+        Rem *slot = rem > 0.0 ? &rk[m++] : &rk[--z];
+        slot->rem = rem;
+        slot->i = i;
     }
     double d = nearbyint((double)total - sum_fl);  /* np.rint: half to even */
     if (d <= 0.0)
         return;
     Py_ssize_t up = d >= (double)n ? n : (Py_ssize_t)d;
-    if (up < n)
-        qsort(rk, n, sizeof(Rem), rem_cmp);
-    for (Py_ssize_t k = 0; k < up; k++)
-        fl[rk[k].i] += 1.0;
+    if (up < m) {  /* only then does the order of the positive remainders matter */
+        if (m <= 32)
+            insertion_sort(rk, m);
+        else
+            qsort(rk, m, sizeof(Rem), rem_cmp);
+    }
+    for (Py_ssize_t k = 0; k < up; k++)  /* positive remainders, then zero ones in order */
+        fl[k < m ? rk[k].i : rk[n - 1 - (k - m)].i] += 1.0;
 }
 
 PyDoc_STRVAR(runs_doc,
