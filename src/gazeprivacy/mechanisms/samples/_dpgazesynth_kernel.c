@@ -270,13 +270,6 @@ rem_before(const Rem *a, const Rem *b)
     return a->rem > b->rem || (a->rem == b->rem && a->i < b->i);
 }
 
-static int
-rem_cmp(const void *pa, const void *pb)
-{
-    const Rem *a = pa, *b = pb;
-    return rem_before(a, b) ? -1 : (rem_before(b, a) ? 1 : 0);
-}
-
 static void
 insertion_sort(Rem *r, Py_ssize_t n)
 {
@@ -287,6 +280,37 @@ insertion_sort(Rem *r, Py_ssize_t n)
             r[i + 1] = r[i];
         r[i + 1] = key;
     }
+}
+
+/* reorder r[0..m) so that r[0..k) are its first k entries in rem_before's order (in any
+ * order among themselves), 0 < k < m: Hoare's selection, insertion sort on short ranges */
+static void
+select_first(Rem *r, Py_ssize_t m, Py_ssize_t k)
+{
+    Py_ssize_t lo = 0, hi = m - 1;
+    while (hi - lo >= 16) {
+        Rem pivot = r[lo + (hi - lo) / 2];
+        Py_ssize_t i = lo, j = hi;
+        while (i <= j) {
+            while (rem_before(&r[i], &pivot))
+                i++;
+            while (rem_before(&pivot, &r[j]))
+                j--;
+            if (i <= j) {
+                Rem tmp = r[i];
+                r[i++] = r[j];
+                r[j--] = tmp;
+            }
+        }
+        /* r[lo..j] come before r[i..hi]; between them (if any): the pivot, in place */
+        if (k - 1 <= j)
+            hi = j;
+        else if (k - 1 >= i)
+            lo = i;
+        else
+            return;
+    }
+    insertion_sort(r + lo, hi - lo + 1);
 }
 
 /* grid._round_keep_sum_block for one group v[0..n) with total: into fl (the rounded values).
@@ -319,12 +343,8 @@ round_group(double *v, Py_ssize_t n, int64_t total, double *fl, Rem *rk)
     if (d <= 0.0)
         return;
     Py_ssize_t up = d >= (double)n ? n : (Py_ssize_t)d;
-    if (up < m) {  /* only then does the order of the positive remainders matter */
-        if (m <= 32)
-            insertion_sort(rk, m);
-        else
-            qsort(rk, m, sizeof(Rem), rem_cmp);
-    }
+    if (up < m)  /* only then does the order of the positive remainders matter */
+        select_first(rk, m, up);
     for (Py_ssize_t k = 0; k < up; k++)  /* positive remainders, then zero ones in order */
         fl[k < m ? rk[k].i : rk[n - 1 - (k - m)].i] += 1.0;
 }
