@@ -39,9 +39,11 @@ constraints:
 	mv $(CONSTRAINTS).new $(CONSTRAINTS)
 	rm -rf $(CONSTRAINTS_VENV)
 
-# the compiled Kaleido loop (setup.py): `pip install -e` builds it; rebuilt when its C changes
+# the compiled Kaleido loop and DPGazeSynth kernel (setup.py): `pip install -e` builds them;
+# rebuilt when their C changes
 KLOOP := src/gazeprivacy/mechanisms/samples/_kaleido_loop
-$(VENV)/.kaleido-loop: $(KLOOP).c setup.py $(VENV)/.installed
+DKERN := src/gazeprivacy/mechanisms/samples/_dpgazesynth_kernel
+$(VENV)/.kaleido-loop: $(KLOOP).c $(DKERN).c setup.py $(VENV)/.installed
 	$(PY) setup.py inplace
 	touch $@
 

@@ -157,7 +157,8 @@ def mark(name):
 from gazeprivacy.cli.app import app
 from gazeprivacy.data.io import read_dataset
 from gazeprivacy.mechanisms import protect
-from gazeprivacy.mechanisms.release import Release, seal, write_sealed
+from gazeprivacy.guarantees import Release
+from gazeprivacy.mechanisms.release import seal, write_sealed
 from gazeprivacy.rng import make_rng
 mark("imports (CLI, mechanisms, release)")
 ds = read_dataset(sys.argv[1]); mark("read_dataset (Parquet + Recording construction)")
@@ -166,7 +167,7 @@ rel = protect(ds, mechanism=sys.argv[3], rng=mech_rng, **json.loads(sys.argv[4])
 mark("mechanism")
 rel = Release(rel.output, rel.guarantee.with_seed(0))
 sealed = seal(rel, public=("mask",), source=ds, rng=seal_rng); mark("seal")
-write_sealed(sealed, sys.argv[2]); mark("write_sealed (release + record)")
+write_sealed(sealed, sys.argv[2], overwrite=True); mark("write_sealed (release + record)")
 for (name, c, w), (_, c0, w0) in zip(marks[1:], marks[:-1]):
     print(f"| {name} | {c - c0:.2f} | {w - w0:.2f} |")
 """

@@ -564,24 +564,47 @@ def _uniform_table(recs: tuple[Recording, ...]) -> pl.DataFrame | None:
     sizes = np.fromiter((r.n_samples for r in recs), dtype=np.int64, count=len(recs))
     which = pl.Series(np.repeat(np.arange(len(recs), dtype=np.uint32), sizes))
 
-    def per_rec(values: list[str]) -> pl.Series:
+    def per_rec(values: list[str], which: pl.Series) -> pl.Series:
         return pl.Series(values, dtype=pl.String).gather(which)
 
     def joined(get: Callable[[Recording], np.ndarray]) -> np.ndarray:
         return np.concatenate([get(r) for r in recs])  # a new array, also for one recording
 
+    ids = {k: per_rec([getattr(r, k) for r in recs], which) for k in ("participant",
+                                                                      "recording")}
+    labels = {k: per_rec([r.labels[k] for r in recs], which) for k in first.labels}
+    del which  # (the row index, as long as a column: freed before the numeric columns)
+    ts = [r.t for r in recs]
+    whole_t = _consecutive(ts)  # the sealed release's grid: one array, not copied again
     cols: dict[str, Any] = {
-        "participant": per_rec([r.participant for r in recs]),
-        "recording": per_rec([r.recording for r in recs]),
-        "t": joined(lambda r: r.t), "x": _nan_canonical(joined(lambda r: r.x)),
-        "y": _nan_canonical(joined(lambda r: r.y)),
+        **ids, "t": whole_t if whole_t is not None else np.concatenate(ts),
+        "x": _nan_canonical(joined(lambda r: r.x)), "y": _nan_canonical(joined(lambda r: r.y)),
     }
+    del ts, whole_t
     if first.pupil is not None:
         cols["pupil"] = joined(lambda r: r.pupil)  # type: ignore[arg-type,return-value]
     cols.update({k: joined(lambda r, k=k: r.channels[k]) for k in first.channels})
     cols.update({k: pl.concat([r.extras[k] for r in recs]).alias(k) for k in first.extras})
-    cols.update({k: per_rec([r.labels[k] for r in recs]) for k in first.labels})
+    cols.update(labels)
     return pl.DataFrame(cols)
+
+
+def _consecutive(parts: list[np.ndarray]) -> np.ndarray | None:
+    """The one read-only array whose consecutive slices ``parts`` are, in order (a view of
+    their common base), or None when they are not."""
+    base = parts[0].base
+    if (not isinstance(base, np.ndarray) or base.flags.writeable or base.ndim != 1
+            or any(p.base is not base or p.dtype != base.dtype or p.ndim != 1
+                   or p.strides != (p.itemsize,) for p in parts)):
+        return None
+    at = parts[0].__array_interface__["data"][0]
+    start = at - base.__array_interface__["data"][0]
+    for p in parts:
+        if p.__array_interface__["data"][0] != at:
+            return None
+        at += p.nbytes
+    first = start // base.itemsize
+    return base[first:first + sum(p.size for p in parts)]
 
 
 def _nan_canonical(a: np.ndarray) -> np.ndarray:

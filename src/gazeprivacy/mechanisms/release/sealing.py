@@ -195,8 +195,9 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
         raise InvalidDataError("two ids got the same pseudonym; seal again (a new key)")
     mask = _mask_status(out, source, pub, g)
     pupil_rngs = rng.spawn(len(out))
+    grid = _public_grids(out, ids, pub)
     recs, blocks = [], {}
-    for r, child in zip(out, pupil_rngs, strict=True):
+    for r, child, t in zip(out, pupil_rngs, grid, strict=True):
         values = None
         if pupil is not None:
             b = _block_samples(g, r.sampling_rate_hz)
@@ -204,7 +205,7 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
                                    epsilon_per_block=pupil.epsilon / _BLOCKS_TOUCHED[g.unit],
                                    pupil_range=(pupil.lo, pupil.hi), rng=child)
             blocks[r.participant] = blocks.get(r.participant, 0) + -(-r.n_samples // b)
-        recs.append(_seal_recording(r, ids, pub, values))
+        recs.append(_seal_recording(r, ids, pub, values, t))
     recs.sort(key=lambda r: (r.participant, r.recording))
     report = _report(out, source, g)
     info = {k: v for k, v in (source.info if source is not None else out.info).items()
@@ -288,9 +289,34 @@ def _check_public(out: Dataset, public: Iterable[str]) -> frozenset[str]:
     return pub
 
 
+def _public_grids(out: Dataset, ids: Mapping[str, Mapping[str, str]], pub: frozenset[str]
+                  ) -> list[np.ndarray | None]:
+    """Per recording of ``out``, its public time grid ``i / sampling_rate_hz`` (None where the
+    raw clock is public): read-only slices of one array, in the sealed order, so that the
+    release table's ``t`` column is that array itself rather than a second copy of every
+    grid (``Dataset.to_table`` takes consecutive slices of one array uncopied)."""
+    if "t" in pub:
+        return [None] * len(out)
+    order = sorted(range(len(out)), key=lambda i: (ids["participant"][out[i].participant],
+                                                   ids["recording"][out[i].recording]))
+    whole = np.empty(sum(r.n_samples for r in out))
+    grids: list[np.ndarray | None] = [None] * len(out)
+    a = 0
+    for i in order:
+        r = out[i]
+        # the same operation as Recording's own grid (np.arange(n) / rate), written in place
+        grids[i] = np.divide(np.arange(r.n_samples), r.sampling_rate_hz,
+                             out=whole[a:a + r.n_samples])
+        a += r.n_samples
+    whole.setflags(write=False)
+    return grids
+
+
 def _seal_recording(r: Recording, ids: Mapping[str, Mapping[str, str]], pub: frozenset[str],
-                    pupil: np.ndarray | None) -> Recording:
-    t = r.t if "t" in pub else None  # None: the public grid i / sampling_rate_hz
+                    pupil: np.ndarray | None, grid: np.ndarray | None = None) -> Recording:
+    # t: the raw clock if public, else the public grid i / sampling_rate_hz (``grid``, or None:
+    # the recording makes it)
+    t = r.t if "t" in pub else grid
     channels = {k: v for k, v in r.channels.items() if k in pub}
     kw: dict[str, Any] = dict(recording=ids["recording"][r.recording],
                               participant=ids["participant"][r.participant],

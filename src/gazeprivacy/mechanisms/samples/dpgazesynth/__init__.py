@@ -43,6 +43,7 @@ variance), composed by :func:`client_release`; the curator's :func:`curate` and
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
@@ -226,9 +227,15 @@ def dpgazesynth(dataset: Dataset, params: DPGazeSynthParams, *, rng: np.random.G
     # of its recordings and every window is synthesised from the whole population's reports
     blocks = _blocks(dataset.recordings) if params.unit == "window" else [dataset.recordings]
     rng_clients, rng_curator, rng_synth = (r.spawn(len(blocks)) for r in rng.spawn(3))
-    states = [client_release(b, params, g) for b, g in zip(blocks, rng_clients, strict=True)]
-    model = curate([perturb_reports(c, params, g) for c, g in
-                    zip(states, rng_curator, strict=True)], params)
+    states, messages = [], []
+    for b, g_client, g_curator in zip(blocks, rng_clients, rng_curator, strict=True):
+        # block by block (each block has its own generators: the same draws in any order), the
+        # reports dropped once aggregated: the synthesis reads none, and the memory of one
+        # block's reports is reused by the next instead of held for all (first-touch costs)
+        state = client_release(b, params, g_client)
+        messages.append(perturb_reports(state, params, g_curator))
+        states.append(replace(state, reports={}, report_windows={}))
+    model = curate(messages, params)
     out = [r for b, c, g in zip(blocks, states, rng_synth, strict=True)
            for r in synthesise(b, c, model, params, g)]
     return Release(Dataset(tuple(out), name=dataset.name, info=dataset.info),

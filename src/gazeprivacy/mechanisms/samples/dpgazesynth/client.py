@@ -17,6 +17,7 @@ from gazeprivacy.data.recording import Recording
 from gazeprivacy.mechanisms.noise.laplace import laplace_noise
 from gazeprivacy.mechanisms.noise.oue import oue_q, oue_variance
 from gazeprivacy.mechanisms.noise.planar_laplace import planar_laplace
+from gazeprivacy.mechanisms.samples.dpgazesynth import kernel
 from gazeprivacy.mechanisms.samples.dpgazesynth.grid import (
     ClientReport,
     ClientWindows,
@@ -146,19 +147,37 @@ def noisy_run_lengths(windows: ClientWindows, params: DPGazeSynthParams,
     """eps2 share, before post-processing: ``(window, true value, noisy value)`` of every
     entry of :func:`run_length_series`; Laplace noise of scale ``(2 W_v - 2) / eps2``."""
     grp, vals = run_length_series(windows, params)
-    noise_scale = (2.0 * windows.n_valid[grp] - 2.0) / params.epsilon_times
+    noise_scale = _window_noise_scale(windows, params)[grp]
     noisy = vals + laplace_noise(scale=1.0, size=vals.size, rng=rng) * noise_scale
     return grp, vals, noisy
+
+
+def _window_noise_scale(windows: ClientWindows, params: DPGazeSynthParams) -> np.ndarray:
+    """Per window, the Laplace scale ``(2 W_v - 2) / eps2`` of its run-length noise."""
+    return (2.0 * windows.n_valid - 2.0) / params.epsilon_times
 
 
 def release_run_lengths(windows: ClientWindows, params: DPGazeSynthParams,
                         rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """eps2 share: ``(window, length)`` of the released runs: the noisy series clipped at 0,
-    scaled to sum ``W_v``, rounded by largest remainder, zero runs dropped."""
-    grp, _, noisy = noisy_run_lengths(windows, params, rng)
-    lengths = _round_keep_sum(noisy, grp, windows.n_valid)
-    keep = lengths > 0
-    return grp[keep], lengths[keep]
+    scaled to sum ``W_v``, rounded by largest remainder, zero runs dropped.
+
+    With the compiled kernel (:mod:`.kernel`) the same Laplace draws, and the series, its
+    noise and the rounding in one pass per window (the same result bit for bit)."""
+    kern = kernel.KERNEL
+    if kern is None:
+        grp, _, noisy = noisy_run_lengths(windows, params, rng)
+        lengths = _round_keep_sum(noisy, grp, windows.n_valid)
+        keep = lengths > 0
+        return grp[keep], lengths[keep]
+    sound = params.mode != "paper"
+    size = int(windows.n_valid.sum()) if sound else windows.run_length.size
+    noise = laplace_noise(scale=1.0, size=size, rng=rng)
+    out_win, out_len = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+    i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
+    k = kern.runs(i64(windows.run_window), i64(windows.run_length), i64(windows.n_valid), noise,
+                  _window_noise_scale(windows, params), sound, out_win, out_len)
+    return out_win[:k], out_len[:k]
 
 
 # --- eps3: the transitions ------------------------------------------------------------------

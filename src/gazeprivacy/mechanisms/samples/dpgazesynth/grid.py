@@ -18,6 +18,7 @@ import numpy as np
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Recording
 from gazeprivacy.exceptions import InvalidParameterError
+from gazeprivacy.mechanisms.samples.dpgazesynth import kernel
 from gazeprivacy.mechanisms.samples.dpgazesynth.params import DPGazeSynthParams, window_samples
 
 __all__ = [
@@ -132,15 +133,65 @@ def _fill_missing(x: np.ndarray, y: np.ndarray, w: int, geometry: Geometry
 def client_windows(recordings: Recording | Sequence[Recording], params: DPGazeSynthParams
                    ) -> ClientWindows:
     """Steps 1-2 of every client: discretise, fill (``missing="fill"``), cut into windows of
-    ``W`` samples and runs of equal cells. Deterministic; spends no budget."""
+    ``W`` samples and runs of equal cells. Deterministic; spends no budget.
+
+    One pass over the samples in the compiled kernel (:mod:`.kernel`) when it is built, the
+    numpy passes otherwise; the same result bit for bit."""
     recs = (recordings,) if isinstance(recordings, Recording) else tuple(recordings)
-    g = params.grid_size
     geos = [_geometry(r, params) for r in recs]
     ws = np.array([window_samples(params, r.sampling_rate_hz) for r in recs])
     n_rows = np.array([r.n_samples for r in recs])
     n_win = -(-n_rows // ws)
     win_off = np.concatenate([[0], np.cumsum(n_win)[:-1]])
-    n_windows = int(n_win.sum())
+    # per-recording public quantities (from the recording's geometry and rate)
+    g = params.grid_size
+    gx0, gy0, gx1, gy1 = (np.array([getattr(q, a) for q in geos]) for a in
+                          ("x_min_deg", "y_min_deg", "x_max_deg", "y_max_deg"))
+    gcw, gch = (gx1 - gx0) / g, (gy1 - gy0) / g
+    rec_of_win = np.repeat(np.arange(len(recs)), n_win)
+    w_of = rec_of_win
+    radius = np.array([params.radius_for(q) for q in geos])
+    public = dict(rec_of_win=rec_of_win, x0=gx0[w_of], y0=gy0[w_of], x1=gx1[w_of],
+                  y1=gy1[w_of], cw=gcw[w_of], ch=gch[w_of], radius=radius[w_of], rec_w=ws)
+    kern = kernel.KERNEL
+    if kern is None:
+        per_sample = _windows_numpy(recs, geos, params, ws, n_rows, win_off, (gx0, gy0, gcw, gch))
+    else:
+        centre = [((q.x_min_deg + q.x_max_deg) / 2.0, (q.y_min_deg + q.y_max_deg) / 2.0)
+                  for q in geos]
+        per_rec = [(int(w), int(o), float(a), float(b), float(c), float(d), cx, cy)
+                   for w, o, a, b, c, d, (cx, cy) in zip(ws, win_off, gx0, gy0, gcw, gch,
+                                                         centre, strict=True)]
+        per_sample = _windows_compiled(kern, recs, per_rec, g, params.missing == "fill",
+                                       int(n_rows.sum()), int(n_win.sum()))
+    return ClientWindows(n_windows=int(n_win.sum()), **per_sample, **public)
+
+
+def _windows_compiled(kern: Any, recs: tuple[Recording, ...], per_rec: list[tuple[Any, ...]],
+                      g: int, fill: bool, n: int, n_windows: int) -> dict[str, np.ndarray]:
+    """The per-sample part of :func:`client_windows` in the compiled kernel: outputs sized
+    for the worst case (one run per sample; pages never written are never touched), returned
+    as views of what was written."""
+    valid_rows, run = np.empty(n, dtype=np.int64), np.empty((5, n), dtype=np.int64)
+    n_valid = np.empty(n_windows, dtype=np.int64)
+    start_x, start_y = np.empty(n_windows), np.empty(n_windows)
+    f64 = [(np.ascontiguousarray(r.x, dtype=np.float64),
+            np.ascontiguousarray(r.y, dtype=np.float64)) for r in recs]
+    nv, nr = kern.windows([a for a, _ in f64], [b for _, b in f64], per_rec, g, fill,
+                          valid_rows, n_valid, start_x, start_y, *run)
+    names = ("run_window", "run_length", "run_cell", "run_col", "run_row")
+    return dict(n_valid=n_valid, valid_rows=valid_rows[:nv], start_x=start_x,
+                start_y=start_y, **{k: a[:nr] for k, a in zip(names, run, strict=True)})
+
+
+def _windows_numpy(recs: tuple[Recording, ...], geos: list[Geometry],
+                   params: DPGazeSynthParams, ws: np.ndarray, n_rows: np.ndarray,
+                   win_off: np.ndarray, screen: tuple[np.ndarray, ...]
+                   ) -> dict[str, np.ndarray]:
+    """The per-sample part of :func:`client_windows` in numpy passes."""
+    g = params.grid_size
+    gx0, gy0, gcw, gch = screen
+    n_windows = int((-(-n_rows // ws)).sum())
     if params.missing == "fill":
         filled = [_fill_missing(r.x, r.y, int(w), q) for r, w, q in zip(recs, ws, geos,
                                                                          strict=True)]
@@ -151,13 +202,6 @@ def client_windows(recordings: Recording | Sequence[Recording], params: DPGazeSy
     rec_of_row = np.repeat(np.arange(len(recs)), n_rows)
     local_row = np.arange(x.size) - np.repeat(np.concatenate([[0], np.cumsum(n_rows)[:-1]]),
                                               n_rows)
-    # per-window public quantities (from the recording's geometry and rate)
-    rec_of_win = np.repeat(np.arange(len(recs)), n_win)
-    gx0, gy0, gx1, gy1 = (np.array([getattr(q, a) for q in geos]) for a in
-                          ("x_min_deg", "y_min_deg", "x_max_deg", "y_max_deg"))
-    gcw, gch = (gx1 - gx0) / g, (gy1 - gy0) / g
-    radius = np.array([params.radius_for(q) for q in geos])
-
     valid_rows = np.flatnonzero(~np.isnan(x))
     vx, vy = x[valid_rows], y[valid_rows]
     vrec = rec_of_row[valid_rows]
@@ -178,15 +222,12 @@ def client_windows(recordings: Recording | Sequence[Recording], params: DPGazeSy
     run_first = np.flatnonzero(brk)
     has = n_valid > 0
     first_idx = np.minimum(np.searchsorted(vwin, np.arange(n_windows)), max(vx.size - 1, 0))
-    w_of = rec_of_win
-    return ClientWindows(
-        n_windows=n_windows, rec_of_win=rec_of_win, n_valid=n_valid, valid_rows=valid_rows,
+    return dict(
+        n_valid=n_valid, valid_rows=valid_rows,
         start_x=np.where(has, vx[first_idx] if vx.size else 0.0, 0.0),
         start_y=np.where(has, vy[first_idx] if vy.size else 0.0, 0.0),
         run_window=vwin[run_first], run_length=np.diff(np.append(run_first, vwin.size)),
-        run_cell=cell[run_first], run_col=col[run_first], run_row=row[run_first],
-        x0=gx0[w_of], y0=gy0[w_of], x1=gx1[w_of], y1=gy1[w_of], cw=gcw[w_of], ch=gch[w_of],
-        radius=radius[w_of], rec_w=ws)
+        run_cell=cell[run_first], run_col=col[run_first], run_row=row[run_first])
 
 
 def _subset_windows(windows: ClientWindows, keep: np.ndarray) -> ClientWindows:
@@ -215,6 +256,13 @@ def _round_keep_sum(values: np.ndarray, group: np.ndarray, totals: np.ndarray,
     its first entry. Groups are independent, so they are processed ``block`` at a time (the same
     result; arrays of cache size rather than of the whole dataset, 2-3 x faster at 5 M rows).
     """
+    kern = kernel.KERNEL
+    if kern is not None:  # one pass over the groups, compiled (the same result bit for bit)
+        out = np.empty(group.size, dtype=np.int64)
+        kern.round_keep_sum(np.ascontiguousarray(values, dtype=np.float64),
+                            np.ascontiguousarray(group, dtype=np.int64),
+                            np.ascontiguousarray(totals, dtype=np.int64), out)
+        return out
     n_groups = totals.shape[0]
     if n_groups <= block:
         return _round_keep_sum_block(values, group, totals)

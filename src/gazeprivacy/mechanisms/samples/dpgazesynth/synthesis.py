@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from gazeprivacy.data.recording import Recording, adopt
+from gazeprivacy.mechanisms.samples.dpgazesynth import kernel
 from gazeprivacy.mechanisms.samples.dpgazesynth.curator import TransitionModel
 from gazeprivacy.mechanisms.samples.dpgazesynth.grid import _DCOL, _DROW, ClientReport
 from gazeprivacy.mechanisms.samples.dpgazesynth.params import DPGazeSynthParams
@@ -32,6 +33,17 @@ def _synthesise(n_rows: int, clients: ClientReport, model: TransitionModel,
     g = params.grid_size
     win, length = clients.run_window, clients.run_length
     m = win.size
+    kern = kernel.KERNEL
+    if kern is not None:  # the same draws, then one compiled pass over the runs and rows
+        u_all, rx, ry = rng.random(m), rng.random(m), rng.random(m)
+        x, y = np.empty(n_rows), np.empty(n_rows)
+        i64, f64 = (lambda a: np.ascontiguousarray(a, dtype=np.int64),
+                    lambda a: np.ascontiguousarray(a, dtype=np.float64))
+        kern.synth(i64(win), i64(length), i64(clients.start_cell), f64(model.cumulative),
+                   u_all, rx, ry, f64(clients.window_x0), f64(clients.window_y0),
+                   f64(clients.window_cw), f64(clients.window_ch), i64(clients.valid_rows), g,
+                   x, y)
+        return x, y
     cells = np.empty(m, dtype=np.int64)
     rank = np.arange(m) - np.searchsorted(win, win)
     first = rank == 0
