@@ -202,3 +202,12 @@ def test_a_grouped_plan_sums_a_spanning_participants_statistics_before_the_noise
     # each participant's two recordings (25 each after clipping), summed over partitions
     assert all(abs(v - 50) < 10 for _, _, v in released)
     assert len({v for _, _, v in released}) == 3
+
+
+def test_a_fixed_public_structure_is_refused_partition_wise():
+    from gazeprivacy.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="recordings_per_participant cannot run "
+                                                    "partition-wise"):
+        plan_for("dpgazesynth", **{**P, "output_length_s": 2.0,
+                                   "recordings_per_participant": 2})
