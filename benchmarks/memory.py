@@ -21,7 +21,11 @@ or protected partitioned dataset), ``partition`` (what ``gazeprivacy partition``
 the same rows, without gazeprivacy metadata, into partitions of 9 recordings), and ``idle``
 (interpreter and imports only, the floor; the other steps' seconds exclude the imports; each
 step imports only what its command needs: the partition engines for protect, the experiment
-runner's featurizer for featurize). Bounded memory means peak RSS stays flat as the scale grows
+runner's featurizer for featurize). ``dpgazesynth-participant-dask`` (not in the default steps:
+``--steps dpgazesynth-participant-dask``) protects at the participant level (3 per participant,
+m = 2) on a local Dask cluster of 2 worker processes, and reports the driver's and every
+worker's peak RSS and CPU seconds of the protect call (measured in each process). Bounded memory
+means peak RSS stays flat as the scale grows
 while time grows linearly.
 """
 
@@ -37,6 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 __all__: list[str] = []
 
@@ -92,6 +97,54 @@ def _protect(path: str, dest: str, mechanism: str) -> dict:
     return {"samples": rel.output.n_samples}
 
 
+def _usage() -> tuple[float, float]:
+    """(CPU seconds, peak RSS in MB) of the calling process."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+
+
+def _warm() -> tuple[float, float]:
+    """On a worker: the imports a task needs, then its usage so far."""
+    import gazeprivacy.engines.dask
+    import gazeprivacy.mechanisms.samples.dpgazesynth  # noqa: F401
+
+    return _usage()
+
+
+def _protect_participant_dask(path: str, dest: str) -> dict:
+    """Participant-level DPGazeSynth on a 2-worker local cluster (worker processes). CPU: the
+    driver's (it hosts the scheduler) and every worker's during the protect call, after the
+    cluster is up and the workers have imported gazeprivacy (fixed costs, reported apart)."""
+    import warnings
+
+    import distributed
+
+    from gazeprivacy.engines import protect_partitioned
+    from gazeprivacy.engines.dask import local_cluster
+
+    t0 = time.perf_counter()
+    with local_cluster(2) as cluster, distributed.Client(cluster) as client:
+        client.run(_warm)  # first imports on the workers: not part of the run
+        start = time.perf_counter() - t0
+        before, cpu0 = client.run(_usage), _usage()[0]
+        t1 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rel = protect_partitioned(path, dest, mechanism="dpgazesynth", seed=0,
+                                      overwrite=True, engine="dask", scheduler=client,
+                                      public=["mask"], epsilon=3.0, unit="participant",
+                                      windows_per_participant=2, grid_size=30)
+        seconds = time.perf_counter() - t1
+        driver_cpu = _usage()[0] - cpu0
+        after = client.run(_usage)
+    workers = [{"cpu": after[w][0] - before[w][0], "peak_rss_mb": after[w][1]}
+               for w in sorted(after)]
+    return {"samples": rel.output.n_samples, "seconds": seconds, "cluster_start": start,
+            "driver_cpu": driver_cpu, "driver_rss_mb": _usage()[1], "workers": workers}
+
+
 def _featurize(path: str, dest: str) -> dict:
     from gazeprivacy.data.partitioned import PartitionedDataset
 
@@ -134,6 +187,8 @@ def child(a: argparse.Namespace) -> None:
         out = _generate(a.path, a.scale, a.dest)
     elif a.child == "partition":
         out = _partition(a.path, a.dest)
+    elif a.child == "protect" and a.mechanism == "dpgazesynth-participant-dask":
+        out = _protect_participant_dask(a.path, a.dest)
     elif a.child == "protect":
         out = _protect(a.path, a.dest, a.mechanism)
     else:
@@ -171,6 +226,23 @@ def measure(args: list[str]) -> dict:
     res["cpu"] = usage.ru_utime + usage.ru_stime - res.pop("import_cpu", 0.0)
     res["wall"] = wall
     return res
+
+
+def _dask_rows(scale: float, r: dict, row: Any) -> None:
+    """The participant-level Dask run as rows: the driver, each worker, and all processes
+    (CPU summed, the largest peak)."""
+    name = "protect dpgazesynth participant-level (dask, 2 workers)"
+    n = r["samples"]
+    row(scale, f"{name}: driver (+ scheduler)", {"samples": 0, "peak_rss_mb": r["driver_rss_mb"],
+                                                 "seconds": r["seconds"],
+                                                 "cpu": r["driver_cpu"]})
+    for k, w in enumerate(r["workers"]):
+        row(scale, f"{name}: worker {k + 1}", {"samples": 0, "peak_rss_mb": w["peak_rss_mb"],
+                                              "seconds": r["seconds"], "cpu": w["cpu"]})
+    total = r["driver_cpu"] + sum(w["cpu"] for w in r["workers"])
+    peak = max([r["driver_rss_mb"], *(w["peak_rss_mb"] for w in r["workers"])])
+    row(scale, f"{name}: all (cluster start {r['cluster_start']:.1f} s apart)",
+        {"samples": n, "peak_rss_mb": peak, "seconds": r["seconds"], "cpu": total})
 
 
 def _machine() -> str:
@@ -241,7 +313,10 @@ def main() -> None:
                 else:
                     r = measure(["--child", "protect", "--path", str(data), "--dest",
                                  str(tmp / step), "--mechanism", step])
-                    row(scale, f"protect {step} (engine local)", r)
+                    if "workers" in r:
+                        _dask_rows(scale, r, row)
+                    else:
+                        row(scale, f"protect {step} (engine local)", r)
                     shutil.rmtree(tmp / step, ignore_errors=True)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

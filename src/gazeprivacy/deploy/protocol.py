@@ -61,6 +61,7 @@ import pyarrow as pa
 from gazeprivacy._atomic import Output, atomic_files, check_outputs
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset
+from gazeprivacy.deploy.protocol_plan import plan_of, planned_valid_rows, read_plan, write_plan
 from gazeprivacy.exceptions import (
     InvalidDataError,
     InvalidParameterError,
@@ -79,8 +80,10 @@ from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_phases import (
     ClientMessage,
     announcement_diff,
     client_message,
+    population_report,
     synthesise_message,
 )
+from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_plan import ParticipantPlan
 
 __all__ = [
     "MAGIC",
@@ -93,7 +96,9 @@ __all__ = [
     "curator_release",
     "decode_client_message",
     "encode_client_message",
+    "read_plan",
     "validate_message",
+    "write_plan",
 ]
 
 PROTOCOL = "gazeprivacy/dpgazesynth-client-message"
@@ -175,7 +180,8 @@ def _list(values: np.ndarray | None, typ: Any) -> Any:
 
 
 def decode_client_message(data: bytes, *, name: str = "message",
-                          announced: Announcement | None = None) -> ClientMessage:
+                          announced: Announcement | None = None,
+                          plan: ParticipantPlan | None = None) -> ClientMessage:
     """Parse and validate one device's message (:func:`validate_message`).
 
     Parameters
@@ -185,6 +191,8 @@ def decode_client_message(data: bytes, *, name: str = "message",
         How errors name the message (e.g. its file).
     announced : Announcement, optional
         The curator's announcement; the message's must equal it.
+    plan : ParticipantPlan, optional
+        ``unit="participant"``: the curator's plan (see :func:`validate_message`).
 
     Raises
     ------
@@ -193,7 +201,7 @@ def decode_client_message(data: bytes, *, name: str = "message",
         parameters than announced, or inconsistent; the message says which and names ``name``.
     """
     try:
-        return validate_message(_parse(bytes(data)), announced=announced)
+        return validate_message(_parse(bytes(data)), announced=announced, plan=plan)
     except InvalidDataError as exc:
         raise InvalidDataError(f"client message {name!r} refused: {exc}") from None
 
@@ -277,8 +285,8 @@ def _from_table(table: Any, schema: Any) -> ClientMessage:
 # --------------------------------------------------------------------------------------------
 
 
-def validate_message(message: ClientMessage, *, announced: Announcement | None = None
-                     ) -> ClientMessage:
+def validate_message(message: ClientMessage, *, announced: Announcement | None = None,
+                     plan: ParticipantPlan | None = None) -> ClientMessage:
     """Check a message against its announcement (and ``announced``); return it unchanged.
 
     Checks: the parameters equal the announced ones; ids, row counts and the number of windows
@@ -287,7 +295,11 @@ def validate_message(message: ClientMessage, *, announced: Announcement | None =
     valid rows (-1 otherwise); run lengths > 0 summing to each window's valid rows; the OUE part
     of the announced path, with the number of reports each window must send (``W_v - 1`` in
     sound mode, at most that in paper mode, one per window with >= 2 valid rows under
-    ``one-per-window``), no bit set outside the domain, column sums within ``[0, n]``.
+    ``one-per-window``), no bit set outside the domain, column sums within ``[0, n]``. At
+    ``unit="participant"`` these hold for the windows of the curator's ``plan`` (each
+    recording in the plan, with the plan's participant and rows), and every other window sends
+    nothing; without ``plan``, for the windows the message reports, at most ``m`` per
+    participant.
 
     Raises
     ------
@@ -300,6 +312,8 @@ def validate_message(message: ClientMessage, *, announced: Announcement | None =
                                f"{announcement_diff(a, announced)}")
     _check_shape(m, a)
     _, n_valid = m.window_layout()
+    if a.unit == "participant":
+        n_valid = planned_valid_rows(m, plan, n_valid)
     _check_runs(m, a, n_valid)
     _check_oue(m, a, n_valid)
     return m
@@ -404,7 +418,14 @@ def _check_oue(m: ClientMessage, a: Announcement, n_valid: np.ndarray) -> None:
 
 
 def _load(messages: Sequence[ClientMessage | bytes], announced: Announcement | None,
-          names: Sequence[str] | None) -> tuple[list[ClientMessage], Announcement]:
+          names: Sequence[str] | None, plan: ParticipantPlan | None = None
+          ) -> tuple[list[ClientMessage], Announcement]:
+    if plan is not None:
+        if announced is not None and announced != plan.announcement:
+            diff = announcement_diff(plan.announcement, announced)
+            raise InvalidParameterError(f"the plan was drawn under other parameters than "
+                                        f"announced: {diff}")
+        announced = plan.announcement
     if not messages:
         raise InvalidDataError("the curator got no client messages")
     names = list(names) if names is not None else [f"#{i}" for i in range(len(messages))]
@@ -415,12 +436,16 @@ def _load(messages: Sequence[ClientMessage | bytes], announced: Announcement | N
     for msg, name in zip(messages, names, strict=True):
         if isinstance(msg, ClientMessage):
             try:
-                m = validate_message(msg, announced=announced)
+                m = validate_message(msg, announced=announced, plan=plan)
             except InvalidDataError as exc:
                 raise InvalidDataError(f"client message {name!r} refused: {exc}") from None
         else:
-            m = decode_client_message(msg, name=name, announced=announced)
+            m = decode_client_message(msg, name=name, announced=announced, plan=plan)
         announced = announced or m.announcement
+        if m.announcement.unit == "participant" and plan is None:
+            raise InvalidParameterError("participant-level messages are checked against the "
+                                        "curator's plan: pass plan= (the ParticipantPlan the "
+                                        "devices were given)")
         for r in m.recordings:
             if r in owner:
                 raise InvalidDataError(f"client message {name!r} refused: recording {r!r} was "
@@ -433,7 +458,8 @@ def _load(messages: Sequence[ClientMessage | bytes], announced: Announcement | N
 
 def curate_messages(messages: Sequence[ClientMessage | bytes], *,
                     announced: Announcement | None = None,
-                    names: Sequence[str] | None = None) -> TransitionModel:
+                    names: Sequence[str] | None = None,
+                    plan: ParticipantPlan | None = None) -> TransitionModel:
     """The curator's transition model from validated device messages.
 
     The messages' OUE column sums are reduced exactly as the partition phases' messages
@@ -445,18 +471,20 @@ def curate_messages(messages: Sequence[ClientMessage | bytes], *,
     InvalidDataError
         No messages, a refused message (named), or a recording reported twice.
     """
-    msgs, a = _load(messages, announced, names)
+    msgs, a = _load(messages, announced, names, plan)
     return curate([m.column_sums() for m in msgs], a.params())
 
 
 def curator_release(messages: Sequence[ClientMessage | bytes], *, rng: np.random.Generator,
                     announced: Announcement | None = None,
-                    names: Sequence[str] | None = None) -> Release[Dataset]:
+                    names: Sequence[str] | None = None,
+                    plan: ParticipantPlan | None = None) -> Release[Dataset]:
     """The curator's whole step: validate, estimate the model, synthesise every device.
 
     ``rng`` is spawned into one stream per message, in order. The record is the mechanism's
     privacy map of the reported public shape (per window, composed per participant over all
-    messages).
+    messages). At ``unit="participant"`` the messages are checked against ``plan`` (required)
+    and every window is synthesised from the reports of all messages (the population).
 
     Examples
     --------
@@ -472,15 +500,19 @@ def curator_release(messages: Sequence[ClientMessage | bytes], *, rng: np.random
     >>> [r.n_samples for r in rel.output], rel.guarantee.per_participant["p1"].epsilon
     ([200, 200], 4.0)
     """
-    msgs, a = _load(messages, announced, names)
+    msgs, a = _load(messages, announced, names, plan)
     params = a.params()
     if params.mode == "paper":
         warnings.warn("DPGazeSynth paper mode releases the number of runs per window; see the "
                       "guarantee's flags", NotFormallyPrivateWarning, stacklevel=2)
     model = curate([m.column_sums() for m in msgs], params)
+    population = population_report(msgs) if a.unit == "participant" else None
+    if population is not None and not (population.start_cell >= 0).any():
+        raise InvalidDataError("no reported window has a valid sample: nothing to synthesise "
+                               "from (unit='participant')")
     rngs = rng.spawn(len(msgs))
     out = [r for m, g in zip(msgs, rngs, strict=True)
-           for r in synthesise_message(m, model, rng=g)]
+           for r in synthesise_message(m, model, rng=g, population=population)]
     shape = SampleShape(tuple(r for m in msgs for r in m.shape().recordings))
     record = shape_guarantee(params, shape)
     return Release(Dataset(tuple(out), name="curator"), _protocol_note(record, len(msgs)))
@@ -492,7 +524,10 @@ def _protocol_note(record: Guarantee, n: int) -> Guarantee:
         "message(s), each randomised on its device; the curator saw only the announced "
         "parameters, ids, row counts" + (", gap intervals" if record.parameters.get("missing")
                                          == "keep" else "")
-        + " and the noisy reports")))
+        + " and the noisy reports"
+        + ("; each device reported the windows of the curator's public plan (m per "
+           "participant, drawn from public row counts) and nothing else"
+           if record.parameters.get("unit") == "participant" else ""))))
 
 
 # --------------------------------------------------------------------------------------------
@@ -502,11 +537,13 @@ def _protocol_note(record: Guarantee, n: int) -> Guarantee:
 
 def client_file(in_path: str | Path, out_path: str | Path, params: DPGazeSynthParams, *,
                 seed: int | None = None, time_unit: str = "s",
-                geometry: Geometry | None = None, overwrite: bool = False) -> ClientMessage:
+                geometry: Geometry | None = None, overwrite: bool = False,
+                plan: ParticipantPlan | str | Path | None = None) -> ClientMessage:
     """A device's step on a data file: read its recordings (one sampling rate), write the
     encoded :class:`ClientMessage` to ``out_path`` (checked first, never the input, an existing
     file only with ``overwrite``; written beside, then renamed). Without ``seed`` the noise comes
-    from OS entropy.
+    from OS entropy. At ``unit="participant"`` pass the curator's ``plan`` (or its JSON file):
+    the device reports its planned windows only.
 
     Raises
     ------
@@ -520,7 +557,7 @@ def client_file(in_path: str | Path, out_path: str | Path, params: DPGazeSynthPa
 
     check_outputs([Output(out_path, "out_path")], inputs=[in_path], overwrite=overwrite)
     ds = read_dataset(in_path, time_unit=time_unit, geometry=geometry)
-    msg = client_message(ds.recordings, params, rng=make_rng(seed))
+    msg = client_message(ds.recordings, params, rng=make_rng(seed), plan=plan_of(plan))
     with atomic_files(out_path) as (tmp,):
         tmp.write_bytes(encode_client_message(msg))
     return msg
@@ -529,14 +566,16 @@ def client_file(in_path: str | Path, out_path: str | Path, params: DPGazeSynthPa
 def curator_files(paths: Sequence[str | Path], out_path: str | Path, *,
                   announced: Announcement | None = None, seed: int | None = None,
                   public: Sequence[str] = (), id_map_path: str | Path | None = None,
-                  overwrite: bool = False) -> Any:
+                  overwrite: bool = False,
+                  plan: ParticipantPlan | str | Path | None = None) -> Any:
     """The curator's step on message files: validate every message (named by its path),
     synthesise, and write the release through the sealed writer
     (:func:`gazeprivacy.mechanisms.release.write_release`: pseudonymised ids, public sampling
     grid, the record at ``OUT.guarantee.json``). One generator (``seed``, else OS entropy) is
     spawned into the synthesis and the sealing; the pseudonym key always comes from OS entropy.
     A seeded release is written as not formally private (a guarantee-breaking flag, without the
-    seed's value).
+    seed's value). At ``unit="participant"`` ``plan`` (the curator's, or its JSON file) is
+    required: every message is checked against it.
 
     Returns
     -------
@@ -565,7 +604,8 @@ def curator_files(paths: Sequence[str | Path], out_path: str | Path, *,
         except OSError as exc:
             raise InvalidDataError(f"cannot read client message {str(p)!r}: {exc}") from None
     syn_rng, seal_rng = make_rng(seed).spawn(2)
-    rel = curator_release(data, rng=syn_rng, announced=announced, names=[str(p) for p in paths])
+    rel = curator_release(data, rng=syn_rng, announced=announced, names=[str(p) for p in paths],
+                          plan=plan_of(plan))
     rel = Release(rel.output, rel.guarantee.as_seeded_release(seed is not None))
     return write_release(rel, out_path, public=public, id_map_path=id_map_path, rng=seal_rng,
                          overwrite=overwrite)

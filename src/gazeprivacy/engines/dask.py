@@ -16,6 +16,10 @@ What runs where (see docs/distributed.md):
   output folder and return its manifest entry and guarantee record.
 * **driver** -- write the manifest last (a folder without one is refused by readers).
 
+Participant-grouped plans (``grouped = True``) run three task phases: the public pass (each
+partition's public shape), the clients (under the driver's public assignment) and the releases
+(each with the broadcast model and its own piece); the driver assigns and curates in between.
+
 Every partition gets the streams of :func:`~gazeprivacy.engines.plan.partition_streams`, so
 the output for a seed equals engine ``local``'s bit for bit, whatever the number of workers,
 the order tasks finish in, or a task re-run after a lost worker. Warnings raised in a task
@@ -38,7 +42,7 @@ import uuid
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +57,7 @@ from gazeprivacy.data.partitioned import (
     write_partition,
 )
 from gazeprivacy.data.recording import Dataset
-from gazeprivacy.engines.plan import PartitionPlan, PartitionStreams
+from gazeprivacy.engines.plan import PartitionPlan, PartitionStreams, same_recordings
 from gazeprivacy.exceptions import GazePrivacyError, InvalidParameterError
 from gazeprivacy.guarantees import Guarantee, Release
 from gazeprivacy.mechanisms.release import SealPolicy, sealed_name_info
@@ -119,6 +123,20 @@ def _client_task(job: _Job, i: int) -> tuple[Any, _Warnings]:
     return _capture(job, run)
 
 
+def _write(job: _Job, i: int, part: Dataset, rel: Release[Dataset]
+           ) -> tuple[PartitionInfo | Release[Dataset], Guarantee]:
+    """Seal and write a released partition (or hand it back without ``write_to``)."""
+    if job.write_to is None:
+        return rel, rel.guarantee
+    out, record = rel.output, rel.guarantee
+    if job.sealing is not None:  # pseudonyms agree across workers: one key per run
+        sealed = job.sealing.seal(rel, source=part, index=i)
+        out, record = sealed.dataset, sealed.guarantee
+    name, info = sealed_name_info(job.sealing, job.name, job.info)
+    entry = write_partition(job.write_to, i, out, name=name, info=info)
+    return entry, record
+
+
 def _release_task(job: _Job, i: int, model: Any
                   ) -> tuple[PartitionInfo | Release[Dataset], Guarantee, _Warnings]:
     """Phase 2 on a worker: recompute the client state, release, write the partition file."""
@@ -127,17 +145,34 @@ def _release_task(job: _Job, i: int, model: Any
         state, _ = job.plan.client(part, job.streams.client(i))
         rel = job.plan.release(part, state, model, job.streams.release(i))
         del state
-        if [r.n_samples for r in rel.output] != [r.n_samples for r in part]:
+        if not same_recordings(job.plan, part, rel.output):
             raise AssertionError(f"{job.plan.mechanism} changed recordings or row counts")
-        if job.write_to is None:
-            return rel, rel.guarantee
-        out, record = rel.output, rel.guarantee
-        if job.sealing is not None:  # pseudonyms agree across workers: one key per run
-            sealed = job.sealing.seal(rel, source=part, index=i)
-            out, record = sealed.dataset, sealed.guarantee
-        name, info = sealed_name_info(job.sealing, job.name, job.info)
-        entry = write_partition(job.write_to, i, out, name=name, info=info)
-        return entry, record
+        return _write(job, i, part, rel)
+
+    (out, record), caught = _capture(job, run)
+    return out, record, caught
+
+
+def _shape_task(job: _Job, i: int) -> tuple[Any, _Warnings]:
+    """Grouped plans, the public pass on a worker: the partition's public shape."""
+    return _capture(job, lambda: job.plan.shape(job.read(i)))
+
+
+def _grouped_client_task(job: _Job, i: int) -> tuple[Any, _Warnings]:
+    """Grouped plans, phase 1 on a worker: the partition's message under the assignment."""
+    return _capture(job, lambda: job.plan.client(i, job.read(i), job.streams.client(i)))
+
+
+def _grouped_release_task(job: _Job, i: int, model: Any, piece: Any
+                          ) -> tuple[PartitionInfo | Release[Dataset], Guarantee, _Warnings]:
+    """Grouped plans, phase 2 on a worker: release with the model and the partition's piece,
+    write the partition file."""
+    def run() -> tuple[PartitionInfo | Release[Dataset], Guarantee]:
+        part = job.read(i)
+        rel = job.plan.release(i, part, model, piece, job.streams.release(i))
+        if len(rel.output) != len(part):
+            raise AssertionError(f"{job.plan.mechanism} changed the recordings")
+        return _write(job, i, part, rel)
 
     (out, record), caught = _capture(job, run)
     return out, record, caught
@@ -326,12 +361,16 @@ def _run_plan(pds: PartitionedDataset, plan: PartitionPlan, streams: PartitionSt
                sealing=sealing)
     n = pds.n_partitions
     run = uuid.uuid4().hex[:8]
+    if getattr(plan, "grouped", False):
+        results = _run_grouped(job, scheduler, n_workers, progress, run)
+        return _finish(results, out, name, info)
     two_phase = getattr(plan, "two_phase", True)
     phases = ("client", "release") if two_phase else ("release",)
     with _client(scheduler, n_workers) as client, \
             _progress(progress, plan.mechanism, n, phases) as advance:
+        job_ref = _shared(client, job)
         if two_phase:
-            futures = [client.submit(_client_task, job, i, key=f"gp-client-{run}-{i:05d}",
+            futures = [client.submit(_client_task, job_ref, i, key=f"gp-client-{run}-{i:05d}",
                                      pure=False) for i in range(n)]
             merge = getattr(plan, "merge", None)
             messages: list[Any] = []
@@ -351,15 +390,72 @@ def _run_plan(pds: PartitionedDataset, plan: PartitionPlan, streams: PartitionSt
             model = plan.curate([], streams.curator())
         # in a list: scatter would otherwise split a dict or list model into parts
         [model_ref] = client.scatter([model], broadcast=True, hash=False)
-        futures = [client.submit(_release_task, job, i, model_ref,
+        futures = [client.submit(_release_task, job_ref, i, model_ref,
                                  key=f"gp-release-{run}-{i:05d}", pure=False)
                    for i in range(n)]
         results: list[Any] = []
         _collect(client, futures, job, "release", advance["release"],
                  lambda i, result: results.append(result))
-        client.cancel(model_ref)
+        client.cancel([model_ref, job_ref])
+    return _finish(results, out, name, info)
+
+
+def _shared(client: Any, obj: Any) -> Any:
+    """``obj`` sent once to every worker; tasks take the reference. The job names every
+    partition's file (and a grouped plan every partition's assignment), so pickling it into
+    each task would cost O(partitions) per task and O(partitions^2) in the scheduler."""
+    [ref] = client.scatter([obj], broadcast=True, hash=False)  # a list: never split
+    return ref
+
+
+def _finish(results: list[Any], out: Path | None, name: str, info: dict[str, Any]
+            ) -> list[Any]:
+    """Re-raise the tasks' warnings; write the manifest last; the records (or releases)."""
     _reraise([w for *_, w in results])
     if out is None:
         return [r for r, _, _ in results]
     write_manifest(out, [e for e, _, _ in results], name=name, info=info)
     return [g for _, g, _ in results]
+
+
+def _gather(client: Any, job: _Job, fn: Callable[..., Any], phase: str, run: str,
+            advance: Callable[[], None], *args: Any) -> list[Any]:
+    """Submit ``fn(job, i, *args)`` for every partition; the results in partition order (the
+    tasks' warnings re-raised)."""
+    job_ref = _shared(client, job)
+    futures = [client.submit(fn, job_ref, i, *args, key=f"gp-{phase}-{run}-{i:05d}",
+                             pure=False) for i in range(len(job.files))]
+    results: list[Any] = []
+    _collect(client, futures, job, phase, advance, lambda i, r: results.append(r))
+    client.cancel(job_ref)
+    _reraise([r[1] for r in results])
+    return [r[0] for r in results]
+
+
+def _run_grouped(job: _Job, scheduler: Any, n_workers: int | None, progress: bool,
+                 run: str) -> list[Any]:
+    """A participant-grouped plan on the cluster: the public pass (workers), assign (driver),
+    the clients (workers), curate (driver), the releases (workers)."""
+    plan, streams, n = job.plan, job.streams, len(job.files)
+    phases = ("shape", "client", "release")
+    with _client(scheduler, n_workers) as client, \
+            _progress(progress, plan.mechanism, n, phases) as advance:
+        shapes = _gather(client, job, _shape_task, "shape", run, advance["shape"])
+        bound = plan.assign(shapes, streams.root())
+        del shapes
+        job = replace(job, plan=bound)
+        messages = _gather(client, job, _grouped_client_task, "client", run, advance["client"])
+        merge = getattr(bound, "merge", None)
+        model, pieces = bound.curate([merge(messages)] if merge else messages,
+                                     streams.curator())
+        del messages
+        [model_ref] = client.scatter([model], broadcast=True, hash=False)
+        job_ref = _shared(client, job)
+        futures = [client.submit(_grouped_release_task, job_ref, i, model_ref, pieces[i],
+                                 key=f"gp-release-{run}-{i:05d}", pure=False)
+                   for i in range(n)]
+        results: list[Any] = []
+        _collect(client, futures, job, "release", advance["release"],
+                 lambda i, result: results.append(result))
+        client.cancel([model_ref, job_ref])
+    return results

@@ -5,7 +5,11 @@
 Two passes over the partitions: phase 1 runs the client step of every partition and keeps only
 the (small) messages; the curator reduces them; phase 2 reads every partition again, recomputes
 its client state from the same random stream (same state, nothing new released) and releases it.
-Plans without a curator (per-recording mechanisms such as Kaleido) skip phase 1. Peak memory is
+Plans without a curator (per-recording mechanisms such as Kaleido) skip phase 1.
+Participant-grouped plans (``grouped = True``, e.g. DPGazeSynth ``unit="participant"``) add a
+public pass before phase 1 (``shape`` of every partition, then ``assign`` on the driver) and
+release from the curator's model and each partition's own piece, without recomputing a client
+state (see :mod:`gazeprivacy.engines.plan`). Peak memory is
 one partition and its client state plus the messages -- it does not grow with the number of
 partitions (``benchmarks/memory.py`` measures it; docs/scale.md).
 
@@ -48,9 +52,10 @@ from gazeprivacy.data.recording import Dataset
 from gazeprivacy.engines.plan import (
     PartitionPlan,
     PartitionStreams,
-    combine_guarantees,
+    combine_records,
     partition_streams,
     plan_for,
+    same_recordings,
 )
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Guarantee, Release
@@ -125,6 +130,9 @@ def iter_release(source: Source, plan: PartitionPlan, streams: PartitionStreams
     if streams.n_partitions != parts.n:
         raise InvalidParameterError(f"streams are for {streams.n_partitions} partitions, the "
                                     f"source has {parts.n}")
+    if getattr(plan, "grouped", False):
+        yield from _iter_grouped(parts, plan, streams)
+        return
     if _two_phase(plan):
         merge = getattr(plan, "merge", None)
         messages: list[Any] = []
@@ -145,12 +153,41 @@ def iter_release(source: Source, plan: PartitionPlan, streams: PartitionStreams
         state, _ = plan.client(part, streams.client(i))
         rel = plan.release(part, state, model, streams.release(i))
         del state
-        if [r.n_samples for r in rel.output] != [r.n_samples for r in part]:
+        if not same_recordings(plan, part, rel.output):
             raise AssertionError(f"{plan.mechanism} changed recordings or row counts of "
                                  f"partition {i}")
         yield i, part, rel
         del part, rel  # before the next read: hold one partition at a time, not two
         trim()  # and give its freed pages back (gazeprivacy._memory)
+
+
+def _iter_grouped(parts: _Parts, plan: Any, streams: PartitionStreams
+                  ) -> Iterator[tuple[int, Dataset, Release[Dataset]]]:
+    """:func:`iter_release` of a participant-grouped plan: the public pass (``shape`` of every
+    partition, ``assign`` on the driver), the clients' messages, the curator, the releases."""
+    shapes = []
+    for i in range(parts.n):
+        shapes.append(plan.shape(parts[i]))
+        trim()
+    bound = plan.assign(shapes, streams.root())
+    del shapes
+    merge = getattr(bound, "merge", None)
+    messages: list[Any] = []
+    for i in range(parts.n):
+        messages.append(bound.client(i, parts[i], streams.client(i)))
+        trim()
+        if merge is not None:
+            messages = [merge(messages)]
+    model, pieces = bound.curate(messages, streams.curator())
+    del messages
+    for i in range(parts.n):
+        part = parts[i]
+        rel = bound.release(i, part, model, pieces[i], streams.release(i))
+        if len(rel.output) != len(part):
+            raise AssertionError(f"{plan.mechanism} changed the recordings of partition {i}")
+        yield i, part, rel
+        del part, rel
+        trim()
 
 
 def run_plan_local(source: Source, plan: PartitionPlan, streams: PartitionStreams, *,
@@ -385,7 +422,7 @@ def _run(parts: _Parts, source: Source, plan: PartitionPlan, dest: Path, sealing
                                  check=check)
     else:
         records = _run_dask(source, plan, streams, scheduler, dest, progress, sealing)
-    record = replace(combine_guarantees(records).as_seeded_release(seed is not None),
+    record = replace(combine_records(plan, records).as_seeded_release(seed is not None),
                      columns=merge_columns(records))
     if record.parameters.get("pupil_epsilon") is not None:
         record = replace(record, per_participant=_summed_budgets(records))
@@ -470,7 +507,7 @@ class ProtectedPartitions:
         if self._records is None:
             raise InvalidParameterError("the guarantee is known once every partition has been "
                                         "released: iterate over all partitions first")
-        return combine_guarantees(self._records).with_seed(self._seed)
+        return combine_records(self._plan, self._records).with_seed(self._seed)
 
 
 def iter_protected(source: Source, *, mechanism: str, params: Any = None,

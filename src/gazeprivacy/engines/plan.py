@@ -37,6 +37,17 @@ parameters; release: render per partition). :func:`plan_for` looks the plan up; 
 without one raises :class:`~gazeprivacy.exceptions.InvalidParameterError` with the reason its
 entry gives (``partition_refusal``) and the way out.
 
+**Participant-grouped plans** (``grouped = True``, e.g. DPGazeSynth's ``unit="participant"``,
+whose participants may span partitions) add a public pass: ``shape(part)`` on every partition
+(public shape only), then on the driver ``assign(shapes, streams.root())`` (the one-process
+generator) returns the plan bound to the public assignment. The bound plan's ``client(i, part,
+rng)`` gives partition ``i``'s message (``merge`` may fold them), ``curate(messages, rng)``
+gives ``(model, pieces)`` (the model goes to every partition, ``pieces[i]`` to partition ``i``
+only) and ``release(i, part, model, pieces[i], rng)`` the released partition. The unbound
+plan's optional ``combined(record)`` finishes the record :func:`combine_guarantees` makes
+(:func:`combine_records`). The engines run the same steps (:mod:`gazeprivacy.engines.local`,
+``gazeprivacy.engines.dask``).
+
 >>> import numpy as np
 >>> from gazeprivacy.data.simulate import simulate_dataset
 >>> from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams
@@ -69,8 +80,10 @@ __all__ = [
     "PartitionStreams",
     "PerRecordingPlan",
     "combine_guarantees",
+    "combine_records",
     "partition_streams",
     "plan_for",
+    "same_recordings",
 ]
 
 
@@ -111,6 +124,13 @@ class PartitionStreams:
 
     def release(self, i: int) -> np.random.Generator:
         return self._child(_RELEASE, self._check(i))
+
+    def root(self) -> np.random.Generator:
+        """The generator a one-process file release at this seed gives its mechanism
+        (:func:`~gazeprivacy.mechanisms.release.protect_file`: ``make_rng(seed).spawn(2)[0]``,
+        spawn key ``(0,)``): for grouped plans, which reproduce the one-process run. It is the
+        curator's stream too; a plan uses one or the other."""
+        return self._child(_CURATOR)
 
 
 def partition_streams(seed: int | np.random.SeedSequence | None,
@@ -201,6 +221,25 @@ def combine_guarantees(records: Sequence[Guarantee],
         totals = {str(k): int(v) for k, v in units_per_participant.items()}
     base = replace(first, flags=flags, notes=tuple(notes), per_participant=None)
     return base.compose(totals)
+
+
+def same_recordings(plan: Any, part: Any, released: Any) -> bool:
+    """Whether a released partition keeps the input's recordings and row counts, as every plan
+    must -- except a synthetic population's (its entry's ``synthetic_population``), whose
+    recordings are set by its parameters."""
+    from gazeprivacy.mechanisms import MECHANISMS
+
+    if plan.mechanism in MECHANISMS and MECHANISMS[plan.mechanism].synthetic_population:
+        return True
+    return [r.n_samples for r in released] == [r.n_samples for r in part]
+
+
+def combine_records(plan: Any, records: Sequence[Guarantee]) -> Guarantee:
+    """:func:`combine_guarantees` of a run of ``plan``, finished by the plan's own
+    ``combined(record)`` when it has one (participant-grouped plans)."""
+    record = combine_guarantees(records)
+    finish = getattr(plan, "combined", None)
+    return record if finish is None else finish(record)
 
 
 # --------------------------------------------------------------------------------------------

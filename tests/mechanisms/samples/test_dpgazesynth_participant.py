@@ -269,12 +269,14 @@ def test_whole_release_audit_passes_and_its_lower_bound_stays_below_the_claim(
     assert {"x", "y"} <= {c.column for c in res.columns if c.result is not None}
 
 
-def test_no_partition_plan_in_participant_mode_and_the_reason_says_why():
+def test_participant_mode_has_the_participant_grouped_plan_not_the_per_partition_one():
+    from gazeprivacy.mechanisms.samples.dpgazesynth.participant_plan import ParticipantPhases
+
+    assert isinstance(plan_for("dpgazesynth", params()), ParticipantPhases)
     with pytest.raises(InvalidParameterError, match="drawn across all of its recordings"):
-        plan_for("dpgazesynth", params())
-    with pytest.raises(InvalidParameterError, match="cannot run partition-wise"):
         dpg.DPGazeSynthPhases(params=params())
-    assert plan_for("dpgazesynth", DPGazeSynthParams(epsilon=1.0, grid_size=10)) is not None
+    assert isinstance(plan_for("dpgazesynth", DPGazeSynthParams(epsilon=1.0, grid_size=10)),
+                      dpg.DPGazeSynthPhases)
 
 
 def test_cli_protect_participant_level(tmp_path):
@@ -316,13 +318,21 @@ def test_the_hand_written_participant_release_audit_passes_below_the_claim():
     assert moved.size and not np.any(moved % 50 == 0)  # every window's first sample kept
 
 
-def test_the_device_protocol_refuses_participant_level_parameters():
+def test_the_device_protocol_announces_the_participant_budget_with_m_and_needs_the_plan():
+    # (the plan, the devices and the curator: tests/cli/test_client_curator_participant.py)
     from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_phases import (
         Announcement,
         client_message,
     )
+    from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_plan import ParticipantPlan
 
-    with pytest.raises(InvalidParameterError, match="announces unit='window' only"):
-        Announcement.of(params(), sampling_rate_hz=RATE, geometry=GEO)
-    with pytest.raises(InvalidParameterError, match="announces unit='window' only"):
-        client_message(people({"a": [6]}).recordings, params(), rng=np.random.default_rng(0))
+    a = Announcement.of(params(), sampling_rate_hz=RATE, geometry=GEO)
+    assert (a.unit, a.windows_per_participant, a.epsilon) == ("participant", 2, 2.0)
+    assert a.params().epsilon_window == pytest.approx(1.0)  # not the budget per window
+    recs = people({"a": [6]}).recordings
+    with pytest.raises(InvalidParameterError, match="the curator's plan: pass plan="):
+        client_message(recs, params(), rng=np.random.default_rng(0))
+    plan = ParticipantPlan.draw(a, [(r.recording, r.participant, r.n_samples) for r in recs],
+                                rng=np.random.default_rng(1))
+    msg = client_message(recs, a, rng=np.random.default_rng(0), plan=plan)
+    assert int((msg.runs_per_window > 0).sum()) == 2 and msg.n_windows == 6

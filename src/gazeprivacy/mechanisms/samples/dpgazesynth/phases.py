@@ -22,6 +22,7 @@ from gazeprivacy.mechanisms.contract import Mode, check_partition
 from gazeprivacy.mechanisms.samples.dpgazesynth.client import client_release
 from gazeprivacy.mechanisms.samples.dpgazesynth.curator import curate, perturb_reports
 from gazeprivacy.mechanisms.samples.dpgazesynth.params import DPGazeSynthParams
+from gazeprivacy.mechanisms.samples.dpgazesynth.participant_plan import ParticipantPhases
 from gazeprivacy.mechanisms.samples.dpgazesynth.privacy_map import _record, _with_note
 from gazeprivacy.mechanisms.samples.dpgazesynth.synthesis import synthesise
 
@@ -50,8 +51,8 @@ class DPGazeSynthPhases:
 
     def __post_init__(self) -> None:
         if self.params.unit == "participant":
-            raise InvalidParameterError(f"dpgazesynth with unit='participant' cannot run "
-                                        f"partition-wise: {PARTICIPANT_REFUSAL}")
+            raise InvalidParameterError(f"DPGazeSynthPhases is the unit='window' plan: "
+                                        f"{PARTICIPANT_REFUSAL}")
 
     def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
         check_partition(part)
@@ -92,22 +93,18 @@ class DPGazeSynthPhases:
         return Release(Dataset(tuple(out), name=part.name, info=part.info), record)
 
 
-def plan(params: DPGazeSynthParams) -> DPGazeSynthPhases:
-    """The partition phases of DPGazeSynth with ``params``.
-
-    Raises
-    ------
-    InvalidParameterError
-        ``unit="participant"``, which has no partition plan (see :data:`PARTICIPANT_REFUSAL`).
-    """
-    return DPGazeSynthPhases(params=params)  # refuses unit='participant'
+def plan(params: DPGazeSynthParams) -> DPGazeSynthPhases | ParticipantPhases:
+    """The partition phases of DPGazeSynth with ``params``: :class:`DPGazeSynthPhases`
+    (``unit="window"``), or the participant-grouped :class:`~gazeprivacy.mechanisms.samples.
+    dpgazesynth.participant_plan.ParticipantPhases` (``unit="participant"``)."""
+    if params.unit == "participant":
+        return ParticipantPhases(params=params)
+    return DPGazeSynthPhases(params=params)
 
 
-#: Why ``unit="participant"`` has no partition plan.
+#: Why :class:`DPGazeSynthPhases` (the per-partition clients) refuses ``unit="participant"``.
 PARTICIPANT_REFUSAL = (
-    "each participant's m windows are drawn across all of its recordings, and a partition's "
-    "clients cannot know whether the participant also has recordings in another partition "
-    "(drawing m per partition would spend m x epsilon / m per partition, over the budget; "
-    "finding out at the curator is too late, the reports are sent); and every released window "
-    "is drawn from the reports of all partitions. Way out: protect it in memory, or run "
-    "unit='window' partition-wise")
+    "each participant's m windows are drawn across all of its recordings, which a partition's "
+    "clients alone cannot do (drawing m per partition would spend over the budget); "
+    "unit='participant' runs as the participant-grouped plan (plan(params), a public pass over "
+    "every partition's window counts first)")

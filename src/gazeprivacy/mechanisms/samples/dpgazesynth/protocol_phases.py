@@ -43,6 +43,7 @@ __all__ = [
     "announcement_diff",
     "client_message",
     "message_from_report",
+    "population_report",
     "synthesise_message",
 ]
 
@@ -83,17 +84,19 @@ class Announcement:
     transitions: str
     missing: str
     oue_path: str
+    unit: str = "window"
+    windows_per_participant: int | None = None
 
     @classmethod
     def of(cls, params: DPGazeSynthParams, *, sampling_rate_hz: float,
            geometry: Geometry | None = None) -> Announcement:
         """The announcement of running ``params`` at this rate on this screen (default:
-        ``params.geometry``)."""
-        if params.unit != "window":  # the message format has no m and no window draw
-            raise InvalidParameterError(
-                "the device protocol announces unit='window' only: a unit='participant' "
-                "announcement would hand the devices the per-participant budget as a per-window "
-                "epsilon. Run the participant level with protect (in memory)")
+        ``params.geometry``). At ``unit="participant"`` it carries ``m`` too (``epsilon`` is
+        then per participant, ``epsilon / m`` per reported window) and the devices report the
+        windows of the curator's :class:`ParticipantPlan` only."""
+        if params.output_length_s is not None:
+            raise InvalidParameterError("the device protocol synthesises every reported row: "
+                                        "output_length_s is a protect option only")
         geo = geometry or params.geometry
         if geo is None:
             raise InvalidParameterError("the announcement needs the screen bounds: pass "
@@ -112,7 +115,10 @@ class Announcement:
                    radius_deg=float(params.radius_for(geo)),
                    geometry=(geo.x_min_deg, geo.x_max_deg, geo.y_min_deg, geo.y_max_deg),
                    mode=str(params.mode), transitions=str(params.transitions),
-                   missing=str(params.missing), oue_path=str(params.oue_path))
+                   missing=str(params.missing), oue_path=str(params.oue_path),
+                   unit=str(params.unit),
+                   windows_per_participant=None if params.unit == "window" else int(
+                       params.windows_per_participant))
 
     @property
     def screen(self) -> Geometry:
@@ -127,7 +133,8 @@ class Announcement:
                                  split=BudgetSplit(start=a, times=b, transitions=c),
                                  mode=self.mode, transitions=self.transitions,
                                  oue_path=self.oue_path, missing=self.missing,
-                                 geometry=self.screen)
+                                 geometry=self.screen, unit=self.unit,
+                                 windows_per_participant=self.windows_per_participant)
 
     @property
     def domain_size(self) -> int:
@@ -144,25 +151,36 @@ class Announcement:
         return self.params().epsilon_per_report(self.window_samples)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
-                for f in fields(self)}
+        """The JSON form; ``unit`` and ``windows_per_participant`` only at the participant
+        level (a window-level announcement keeps the keys it always had)."""
+        d = {f.name: (list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
+             for f in fields(self)}
+        if self.unit == "window":
+            del d["unit"], d["windows_per_participant"]
+        return d
 
     @classmethod
     def from_dict(cls, d: Any) -> Announcement:
         """Parse and check an announcement (exact keys, types, and ``W`` and ``r``
         consistent with the other parameters); :class:`InvalidDataError` otherwise."""
         names = [f.name for f in fields(cls)]
-        if not isinstance(d, dict) or sorted(d) != sorted(names):
+        base = names[:-2]  # the window level's keys; the participant level adds unit and m
+        if not isinstance(d, dict) or sorted(d) not in (sorted(names), sorted(base)):
             got = sorted(d) if isinstance(d, dict) else type(d).__name__
-            raise InvalidDataError(f"announcement must have exactly the keys {names}, got {got}")
+            raise InvalidDataError(f"announcement must have exactly the keys {base} (and "
+                                   f"unit, windows_per_participant at the participant level), "
+                                   f"got {got}")
         try:
+            level = {} if "unit" not in d else {"unit": _str(d["unit"]),
+                                                "windows_per_participant": _int(
+                                                    d["windows_per_participant"])}
             a = cls(epsilon=_num(d["epsilon"]), split=_nums(d["split"], 3),
                     grid_size=_int(d["grid_size"]), window_s=_num(d["window_s"]),
                     sampling_rate_hz=_num(d["sampling_rate_hz"]),
                     window_samples=_int(d["window_samples"]), radius_deg=_num(d["radius_deg"]),
                     geometry=_nums(d["geometry"], 4), mode=_str(d["mode"]),
                     transitions=_str(d["transitions"]), missing=_str(d["missing"]),
-                    oue_path=_str(d["oue_path"]))
+                    oue_path=_str(d["oue_path"]), **level)
             again = cls.of(a.params(), sampling_rate_hz=a.sampling_rate_hz)
         except (GazePrivacyError, TypeError, ValueError) as exc:
             raise InvalidDataError(f"announcement is not valid: {exc}") from None
@@ -317,7 +335,7 @@ def _device_recordings(recordings: Recording | Sequence[Recording] | Dataset
 
 def client_message(recordings: Recording | Sequence[Recording] | Dataset,
                    params: DPGazeSynthParams | Announcement, *,
-                   rng: np.random.Generator) -> ClientMessage:
+                   rng: np.random.Generator, plan: Any = None) -> ClientMessage:
     """The device's whole client step: its :class:`ClientMessage`.
 
     ``rng`` is split as :meth:`DPGazeSynthPhases.client
@@ -333,11 +351,18 @@ def client_message(recordings: Recording | Sequence[Recording] | Dataset,
         The announced parameters (from ``DPGazeSynthParams``: this rate and screen, the first
         recording's geometry unless ``params.geometry``).
     rng : numpy.random.Generator
+    plan : ~gazeprivacy.mechanisms.samples.dpgazesynth.protocol_plan.ParticipantPlan, optional
+        ``unit="participant"`` (required there): the curator's plan; the device reports the
+        planned windows of its recordings only, each at ``epsilon / m``, and sends nothing
+        for its other windows (start cell -1, no runs, no reports).
 
     Raises
     ------
     InvalidParameterError
-        A recording at another sampling rate than announced, or no screen bounds.
+        A recording at another sampling rate than announced, no screen bounds, or a
+        participant-level announcement without its plan.
+    InvalidDataError
+        A recording that is not in the plan (or with other rows).
 
     Examples
     --------
@@ -352,7 +377,13 @@ def client_message(recordings: Recording | Sequence[Recording] | Dataset,
     recs = _device_recordings(recordings)
     announcement = _announce(recs, params)
     rng_clients, rng_perturb = rng.spawn(2)
-    report = client_release(recs, _device_params(recs, announcement), rng_clients)
+    p = _device_params(recs, announcement)
+    if p.unit == "window":
+        report = client_release(recs, p, rng_clients)
+    else:
+        from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_plan import planned_report
+
+        report = planned_report(recs, p, plan, announcement, rng_clients)
     return message_from_report(recs, announcement, report, rng=rng_perturb)
 
 
@@ -434,13 +465,41 @@ def _encode_reports(values: np.ndarray, a: Announcement, rng: np.random.Generato
 
 
 def synthesise_message(message: ClientMessage, model: TransitionModel, *,
-                       rng: np.random.Generator) -> list[Recording]:
+                       rng: np.random.Generator,
+                       population: ClientReport | None = None) -> list[Recording]:
     """Algorithm 1 for one device's rows (post-processing of its message and the model):
-    its recordings on the public sampling grid, NaN at the gaps it reported."""
+    its recordings on the public sampling grid, NaN at the gaps it reported. At
+    ``unit="participant"`` every window is drawn from ``population`` (:func:`population_report`
+    of all messages), not from the device's own report."""
     a = message.announcement
-    recs = [Recording(recording=r, participant=p, t=np.arange(int(n)) / a.sampling_rate_hz,
-                      x=np.full(int(n), np.nan), y=np.full(int(n), np.nan),
-                      sampling_rate_hz=a.sampling_rate_hz, geometry=a.screen)
-            for r, p, n in zip(message.recordings, message.participants, message.n_samples,
-                               strict=True)]
-    return synthesise(recs, message.client_report(), model, a.params(), rng)
+    participant = a.unit == "participant"
+    if participant and population is None:
+        raise InvalidParameterError("unit='participant': pass population= (the report of all "
+                                    "messages, population_report)")
+    valid_rows, _ = message.window_layout()
+    offsets = np.concatenate([[0], np.cumsum(message.n_samples)[:-1]]).astype(np.int64)
+    recs = []
+    for r, p, n, o in zip(message.recordings, message.participants, message.n_samples, offsets,
+                          strict=True):
+        skeleton = np.full(int(n), np.nan)  # the public mask (keep) where it is synthesised
+        if participant:
+            skeleton[valid_rows[(valid_rows >= o) & (valid_rows < o + n)] - o] = 0.0
+        recs.append(Recording(recording=r, participant=p,
+                              t=np.arange(int(n)) / a.sampling_rate_hz, x=skeleton,
+                              y=skeleton.copy(), sampling_rate_hz=a.sampling_rate_hz,
+                              geometry=a.screen))
+    report = population if participant else message.client_report()
+    return synthesise(recs, report, model, a.params(), rng)
+
+
+def population_report(messages: Sequence[ClientMessage]) -> ClientReport:
+    """The reports of all messages as one :class:`ClientReport` (windows in message order):
+    what every window is synthesised from at ``unit="participant"``."""
+    reps = [m.client_report() for m in messages]
+    shift = np.cumsum([0] + [r.start_cell.size for r in reps])
+    cat = {f: np.concatenate([getattr(r, f) for r in reps]) for f in
+           ("run_length", "start_cell", "window_x0", "window_y0", "window_cw", "window_ch")}
+    return ClientReport(valid_rows=np.zeros(0, dtype=np.int64),
+                        run_window=np.concatenate([r.run_window + s for r, s in
+                                                   zip(reps, shift, strict=False)]),
+                        reports={}, **cat)
