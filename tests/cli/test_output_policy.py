@@ -324,7 +324,7 @@ FAULTS: dict[str, tuple[str, str, int]] = {
     "protect": ("gazeprivacy.mechanisms.release.write", "write_dataset", 1),
     "protect PARTS": ("gazeprivacy.data.partitioned", "write_dataset", 1),
     "partition": ("gazeprivacy.data.partitioned", "write_dataset", 1),
-    "client": ("gazeprivacy.deploy.protocol", "encode_client_message",
+    "client": ("gazeprivacy.deploy.protocol_files", "encode_client_message",
                -1),
     "curator": ("gazeprivacy.mechanisms.release.write", "write_dataset", 1),
     "heatmap": ("gazeprivacy.report.heatmap_render", "render_heatmap_png", 1),

@@ -28,7 +28,12 @@ from gazeprivacy.mechanisms.release.pupil import (
     _Pupil,
     protect_pupil,
 )
-from gazeprivacy.mechanisms.release.structure import PublicStructure
+from gazeprivacy.mechanisms.release.structure import (
+    PublicStructure,
+    check_synthetic_public,
+    synthetic_population,
+    synthetic_structure,
+)
 
 __all__ = [
     "PUBLIC_KEYWORDS",
@@ -179,8 +184,8 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     if len(out) == 0:
         raise InvalidDataError("the release has no recordings")
     structure = PublicStructure.of(g)
-    if _synthetic_population(g):
-        _check_synthetic_public(g, public, pupil_epsilon)
+    if synthetic_population(g):
+        check_synthetic_public(g, public, pupil_epsilon)
         # R recordings per participant *per public label value*: its record entry says so
         structure = replace(structure, recordings_per_participant=None)
     structure.check(out, source, g, public)
@@ -228,49 +233,6 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     return SealedRelease(table=dataset.to_table(), dataset=dataset,
                          guarantee=replace(record, columns=cols), id_map=_id_map(ids, pub),
                          report=report)
-
-
-def _synthetic_population(g: Guarantee) -> bool:
-    """Whether ``g``'s mechanism releases a synthetic population (its registry entry says so):
-    a structure set by its parameters, not the input's recordings (docs/release.md)."""
-    from gazeprivacy.mechanisms import MECHANISMS
-
-    return g.mechanism in MECHANISMS and MECHANISMS[g.mechanism].synthetic_population
-
-
-#: What a synthetic population never writes, whatever ``public`` says: the input's ids, clock,
-#: mask, pupil and metadata do not exist in it (its ids are synthetic, its clock the grid).
-_NOT_IN_SYNTHETIC = ("participant", "recording", "t", "mask", "name", "info", "pupil")
-
-
-def _synthetic_structure(g: Guarantee) -> tuple[ColumnStatus, ColumnStatus]:
-    """The record's rows and recordings entries of a synthetic population: both set by its
-    parameters, none of the input's."""
-    p = g.parameters
-    length = p.get("output_length_s")
-    rows = ColumnStatus(name="rows", status=Status.PUBLIC_BY_DESIGN,
-                        by=f"{g.mechanism} output_length_s",
-                        note=f"public (set to {length:g} s by the release): every recording has "
-                             f"round({length:g} x sampling_rate_hz) rows, synthesised; the "
-                             "input's row counts are not written")
-    recordings = ColumnStatus(
-        name="recordings", status=Status.PUBLIC_BY_DESIGN, by=f"{g.mechanism} parameters",
-        note=f"public (set by the release): {p.get('n_participants')} synthetic participants x "
-             f"{len(p.get('label_values', [[]]))} public label values x "
-             f"{p.get('recordings_per_participant')} recordings; the input's recordings, their "
-             "number per participant and their order are not written")
-    return rows, recordings
-
-
-def _check_synthetic_public(g: Guarantee, public: Iterable[str],
-                            pupil_epsilon: float | None) -> None:
-    bad = sorted(set(public) & set(_NOT_IN_SYNTHETIC))
-    if bad or pupil_epsilon is not None:
-        what = bad[0] if bad else "pupil_epsilon"
-        raise InvalidParameterError(
-            f"{what} does not apply to {g.mechanism}: a synthetic population writes only "
-            "synthetic pseudonyms, the public time grid, x, y and the declared labels; declare "
-            "labels only")
 
 
 def _check_public(out: Dataset, public: Iterable[str]) -> frozenset[str]:
@@ -455,7 +417,7 @@ def _columns(source: Dataset, sealed: Dataset, g: Guarantee, pub: frozenset[str]
         if name in written and name not in {c.name for c in cols}:
             cols.append(declared(name))
     cols.append(mask)
-    cols.extend(_synthetic_structure(g) if _synthetic_population(g) else structure.columns(g))
+    cols.extend(synthetic_structure(g) if synthetic_population(g) else structure.columns(g))
     cols.append(ColumnStatus(name="sampling_rate_hz", status=Status.PUBLIC_BY_DESIGN,
                              by="metadata", note="each recording's own nominal rate, as its "
                                                  "Recording carries it (the record names one "

@@ -24,7 +24,8 @@ from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import ColumnStatus, Guarantee, Status
 
-__all__ = ["PublicStructure"]
+__all__ = ["PublicStructure", "check_synthetic_public", "synthetic_population",
+           "synthetic_structure"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,3 +136,48 @@ class PublicStructure:
                      "synthesised recordings; the input's number of recordings per participant "
                      "is not written")
         return rows, recordings
+
+
+# A synthetic population (participant-synth): its structure is set by its parameters.
+
+def synthetic_population(g: Guarantee) -> bool:
+    """Whether ``g``'s mechanism releases a synthetic population (its registry entry says so):
+    a structure set by its parameters, not the input's recordings (docs/release.md)."""
+    from gazeprivacy.mechanisms import MECHANISMS
+
+    return g.mechanism in MECHANISMS and MECHANISMS[g.mechanism].synthetic_population
+
+
+#: What a synthetic population never writes, whatever ``public`` says: the input's ids, clock,
+#: mask, pupil and metadata do not exist in it (its ids are synthetic, its clock the grid).
+_NOT_IN_SYNTHETIC = ("participant", "recording", "t", "mask", "name", "info", "pupil")
+
+
+def synthetic_structure(g: Guarantee) -> tuple[ColumnStatus, ColumnStatus]:
+    """The record's rows and recordings entries of a synthetic population: both set by its
+    parameters, none of the input's."""
+    p = g.parameters
+    length = p.get("output_length_s")
+    rows = ColumnStatus(name="rows", status=Status.PUBLIC_BY_DESIGN,
+                        by=f"{g.mechanism} output_length_s",
+                        note=f"public (set to {length:g} s by the release): every recording has "
+                             f"round({length:g} x sampling_rate_hz) rows, synthesised; the "
+                             "input's row counts are not written")
+    recordings = ColumnStatus(
+        name="recordings", status=Status.PUBLIC_BY_DESIGN, by=f"{g.mechanism} parameters",
+        note=f"public (set by the release): {p.get('n_participants')} synthetic participants x "
+             f"{len(p.get('label_values', [[]]))} public label values x "
+             f"{p.get('recordings_per_participant')} recordings; the input's recordings, their "
+             "number per participant and their order are not written")
+    return rows, recordings
+
+
+def check_synthetic_public(g: Guarantee, public: Iterable[str],
+                            pupil_epsilon: float | None) -> None:
+    bad = sorted(set(public) & set(_NOT_IN_SYNTHETIC))
+    if bad or pupil_epsilon is not None:
+        what = bad[0] if bad else "pupil_epsilon"
+        raise InvalidParameterError(
+            f"{what} does not apply to {g.mechanism}: a synthetic population writes only "
+            "synthetic pseudonyms, the public time grid, x, y and the declared labels; declare "
+            "labels only")

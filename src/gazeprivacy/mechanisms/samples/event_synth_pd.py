@@ -71,6 +71,13 @@ from gazeprivacy.events.models import (
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
 from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode, SampleShape, coerce_option
+from gazeprivacy.mechanisms.samples._event_synth_pd_fit import (
+    CVAE_FAST_PROFILES,
+    CVAE_PATIENCE,
+    CVAE_VALIDATION,
+    sample_stats,
+    train_cvae,
+)
 from gazeprivacy.mechanisms.samples._event_synthesis import (
     FittedEvents,
     _segments,
@@ -96,10 +103,8 @@ _PAIR_BUDGET = 1 << 21
 #: ``ln(gamma) + margin`` of the seed's log-probability are recomputed exactly.
 _PREFILTER_MARGIN = 5.0
 #: ``cvae_training="fast"``: most saccade profiles the C-VAE trains on (a random subsample),
-#: profiles held out for early stopping, and passes without improvement before it stops.
-CVAE_FAST_PROFILES = 30_000
-CVAE_VALIDATION = 5_000
-CVAE_PATIENCE = 5
+#: profiles held out for early stopping, and passes without improvement before it stops
+#: (CVAE_FAST_PROFILES, CVAE_VALIDATION, CVAE_PATIENCE: in _event_synth_pd_fit, imported here).
 #: The public prior that replaces an event that never passes (``on_failure="population"``):
 #: chosen here, not fitted to any data. A fixation: a normal at the centre of the recording's
 #: geometry with this standard deviation per axis (degrees).
@@ -737,7 +742,7 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
     model_rng, test_rng = spawn(rng, 2)
     fitted = fit_dataset_events(dataset, events, progress=progress, **_detection(params))
     pop = _build_population(dataset, fitted, params)
-    cvae = _train_cvae(dataset, fitted, params, model_rng)
+    cvae = train_cvae(dataset, fitted, params, model_rng)
     index = {p: i for i, p in enumerate(pop.participants)}
     owner = np.array([index[r.participant] for r in dataset.recordings], dtype=np.int64)
     fix_rng, sac_rng, render_rng = spawn(test_rng, 3)
@@ -758,7 +763,7 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
     stats = {"events": n_events, "released": n_ok, "failed": n_events - n_ok,
              "tries": int(f_tries.sum() + s_tries.sum()), "on_failure": params.on_failure}
     f_start = np.cumsum(fix_events.n) - fix_events.n
-    f_stats = _sample_stats(f_x, f_y, fix_events.n)
+    f_stats = sample_stats(f_x, f_y, fix_events.n)
     recs: list[Recording] = []
     fi0 = si0 = 0
     for rec, fit, child in zip(dataset.recordings, fitted, spawn(render_rng, len(dataset)),
@@ -788,50 +793,11 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
     return Release(Dataset(tuple(recs), name=dataset.name, info=info), record)
 
 
-def _sample_stats(x: np.ndarray, y: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """``(mean x, mean y, std x, std y)`` of consecutive sample sets of sizes ``n`` (NaN for
-    sets with missing samples), as ``numpy.mean`` / ``numpy.std`` per set."""
-    seg = np.repeat(np.arange(n.size), n)
-    size = np.maximum(n, 1).astype(np.float64)
-    out = []
-    for v in (x, y):
-        mean = np.bincount(seg, weights=v, minlength=n.size) / size
-        out.append(mean)
-    for v, mean in zip((x, y), out[:2], strict=True):
-        out.append(np.sqrt(np.bincount(seg, weights=(v - mean[seg]) ** 2, minlength=n.size)
-                           / size))
-    return np.column_stack(out)
-
-
 def _events_per_participant(dataset: Dataset, fitted: list[FittedEvents]) -> dict[str, int]:
     out: dict[str, int] = {p: 0 for p in dataset.participants}
     for rec, f in zip(dataset.recordings, fitted, strict=True):
         out[rec.participant] = out.get(rec.participant, 0) + len(f.names)
     return out
-
-
-def _train_cvae(dataset: Dataset, fitted: list[FittedEvents], params: EventSynthPDParams,
-                rng: np.random.Generator):
-    from gazeprivacy.events.cvae import SaccadeCVAE
-
-    prof = [f.saccade_profiles for f in fitted if f.n_saccades]
-    if sum(p.shape[0] for p in prof) < 2:
-        return None
-    owners = np.concatenate([np.full(f.n_saccades, r.participant, dtype=object)
-                             for r, f in zip(dataset.recordings, fitted, strict=True)])
-    n = sum(p.shape[0] for p in prof)
-    if params.cvae_training == "full":
-        model = SaccadeCVAE(epochs=params.cvae_epochs, batch_size=256)
-    else:  # the batch grows with the training set (16+ steps a pass), the step with the batch
-        n_train = min(n - min(CVAE_VALIDATION, n // 5), CVAE_FAST_PROFILES)
-        batch = int(np.clip(n_train // 16, 256, 1024))
-        model = SaccadeCVAE(epochs=params.cvae_epochs, batch_size=batch,
-                            learning_rate=3e-3 * math.sqrt(batch / 256),
-                            max_profiles=CVAE_FAST_PROFILES, patience=CVAE_PATIENCE,
-                            validation_size=CVAE_VALIDATION)
-    return model.fit(
-        np.vstack(prof), np.concatenate([f.saccade_amplitude_deg for f in fitted]),
-        np.concatenate([f.saccade_duration_s for f in fitted]), owners, rng=rng)
 
 
 # --------------------------------------------------------------------------------------------
