@@ -9,7 +9,8 @@ screen, prints:
 * ``prior``: the Jensen-Shannon density error (base 2, seed 000 eq. 16) of the data-free
   centre Gaussian N(centre, (W/6, H/6)) (clipped to the screen) against the held-out
   participants' data (every number: the mean over 20 random splits holding 30 % out);
-* ``split``: the error of the training participants' raw data against the held-out ones': what a release without any noise scores under the frontier protocol
+* ``split``: the error of the training participants' raw data against the held-out ones':
+  what a release without any noise scores under the frontier protocol
   (when it is above ``prior``, *no* release fitted on these participants beats the prior at
   this grid, private or not);
 * per epsilon (delta 1e-6; rho the largest with that (epsilon, delta), Canonne, Kamath &
@@ -18,10 +19,11 @@ screen, prints:
   sqrt(2) under replace-one, clipped at 0 and renormalised) against the held-out data;
   ``shrunk``, the same histogram mixed with the prior at the *oracle* weight (the best mixture
   for this dataset: an optimistic floor for "histogram + prior" mechanisms of this grid); and
-  ``lb``, the two-point lower bound of docs/privacy/limits.md, which every mechanism's
-  worst-case error obeys (small: it is the k-free part of the bound).
+  ``keep``, the two-point lower bound of docs/privacy/limits.md around the prior: on inputs as
+  far from the prior as this data (L1 distance ``prior_l1``), some input makes every
+  mechanism's L1 error at least ``keep`` times the prior's (0: the bound does not bind).
 
-Run:  PYTHONPATH=src python scripts/frontier_limits.py [--data /work/shared/data] [--grids 2 4 8 16 60]
+Run:  PYTHONPATH=src python scripts/frontier_limits.py [--data DIR] [--grids 2 4 8 16 60]
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.spatial.distance import jensenshannon
 
-__all__ = ["epsilon_to_rho", "main", "two_point_l1"]
+__all__ = ["epsilon_to_rho", "keep_share", "main", "two_point_l1"]
 
 EPSILONS = (1.0, 3.0, 10.0)
 DELTA = 1e-6
@@ -70,6 +72,14 @@ def two_point_l1(n: int, rho: float) -> float:
     for m in range(1, n + 1):
         best = max(best, (m / n) * (1 - m * math.sqrt(rho / 2)))
     return best
+
+
+def keep_share(n: int, r: float, rho: float) -> float:
+    """The two-point bound around a prior: on inputs at L1 distance r from it, some input makes
+    every rho-zCDP mechanism's expected L1 error at least this share of r (limits.md, 2a):
+    1 - m sqrt(rho / 2) with m = round(n r) participants moved (at least 1), floored at 0."""
+    m = max(1, round(n * min(r, 1.0)))
+    return max(0.0, 1 - m * math.sqrt(rho / 2))
 
 
 def _hist(x: np.ndarray, y: np.ndarray, geo, g: int) -> np.ndarray:
@@ -118,6 +128,7 @@ def _row(name: str, ds, g: int, rng: np.random.Generator, draws: int = 20) -> di
         perm = rng.permutation(n)
         fit, held = perm[:n_fit], counts[perm[n_fit:]].sum(0)
         acc.setdefault("prior", []).append(_js(held, prior))
+        acc.setdefault("prior_l1", []).append(float(np.abs(held / held.sum() - prior).sum()))
         acc.setdefault("split", []).append(_js(counts[fit].sum(0), held))
         mean = norm[fit].sum(axis=0)
         for eps, rho in rhos.items():
@@ -130,6 +141,7 @@ def _row(name: str, ds, g: int, rng: np.random.Generator, draws: int = 20) -> di
            **{k: float(np.mean(v)) for k, v in acc.items()}}
     for eps, rho in rhos.items():
         out[f"lb@{eps:g}"] = two_point_l1(n_fit, rho) ** 2 / (8 * math.log(2))
+        out[f"keep@{eps:g}"] = keep_share(n_fit, out["prior_l1"], rho)
     return out
 
 
@@ -143,8 +155,8 @@ def main(argv: list[str] | None = None) -> None:
 
     for eps in EPSILONS:
         print(f"epsilon {eps:g}, delta {DELTA:g}: rho = {epsilon_to_rho(eps, DELTA):.4f}")
-    head = ["dataset", "grid", "n", "n_fit", "prior", "split"] + [
-        f"{what}@{e:g}" for e in EPSILONS for what in ("gauss", "shrunk", "lb")]
+    head = ["dataset", "grid", "n", "n_fit", "prior", "split", "prior_l1"] + [
+        f"{what}@{e:g}" for e in EPSILONS for what in ("gauss", "shrunk", "keep")]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     rng = np.random.default_rng(0)
