@@ -19,12 +19,9 @@ import time
 import numpy as np
 
 from gazeprivacy.data.simulate import simulate_dataset
+from gazeprivacy.deploy.protocol import curator_release, encode_client_message
 from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams
-from gazeprivacy.mechanisms.samples.dpgazesynth_protocol import (
-    client_message,
-    curator_release,
-    encode_client_message,
-)
+from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_phases import client_message
 
 __all__: list[str] = []
 

@@ -4,6 +4,7 @@
 
 __all__ = [
     "DataPolicyWarning",
+    "DiskFullError",
     "GazePrivacyError",
     "ImplausibleEventsWarning",
     "InvalidDataError",
@@ -11,6 +12,7 @@ __all__ = [
     "LowExpectedUtilityWarning",
     "MissingDependencyError",
     "NotFormallyPrivateWarning",
+    "Terminated",
 ]
 
 
@@ -45,3 +47,11 @@ class LowExpectedUtilityWarning(UserWarning):
 class ImplausibleEventsWarning(UserWarning):
     """Detected events are implausible for human gaze (e.g. > 30 % of samples in saccades,
     where human coders label 5-10 %): the detector's thresholds do not fit the data."""
+
+
+class DiskFullError(GazePrivacyError, OSError):
+    """The disk (or quota) is full: nothing was written and an earlier output is unchanged."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised by the command line's handler so that clean-up runs as on Ctrl-C."""

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from gazeprivacy.cli.app import app
 from gazeprivacy.data import Dataset, Geometry, Recording, read_dataset, write_dataset
+from gazeprivacy.deploy.protocol import curator_release
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
-from gazeprivacy.mechanisms.samples.dpgazesynth_protocol import curator_release
 from gazeprivacy.rng import make_rng
 
 GEO = Geometry(x_min_deg=0.0, x_max_deg=16.0, y_min_deg=0.0, y_max_deg=12.0)

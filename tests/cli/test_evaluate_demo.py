@@ -64,7 +64,10 @@ n_splits = 2
     assert set(table["mechanism"]) == {"none", "fake-noise"}
     assert len(json.loads((out / "guarantees.json").read_text())) == 2
     assert "data:image/png;base64," in (out / "report.html").read_text()
-    again = runner.invoke(app, ["evaluate", str(cfg), "--out", str(out), "--no-progress"])
+    refused = runner.invoke(app, ["evaluate", str(cfg), "--out", str(out), "--no-progress"])
+    assert refused.exit_code != 0 and "--overwrite" in str(refused.exception)
+    again = runner.invoke(app, ["evaluate", str(cfg), "--out", str(out), "--no-progress",
+                               "--overwrite"])
     assert "3 cells (0 run, 3 reused)" in again.output
 
 

@@ -94,7 +94,7 @@ def test_refusals(ds, src, tmp_path):
                             radius_deg=1.0, window_samples=10, seed=1, **MASK)
     protect_partitioned(src, tmp_path / "o", mechanism="kaleido", epsilon=1.0, radius_deg=1.0,
                         window_samples=10, seed=1, overwrite=True, **MASK)
-    with pytest.raises(InvalidParameterError, match="input folder"):
+    with pytest.raises(InvalidParameterError, match="is the input"):
         protect_partitioned(src, src.path, mechanism="kaleido", epsilon=1.0, radius_deg=1.0,
                             window_samples=10, overwrite=True)
     with pytest.raises(InvalidParameterError, match="engine must be"):

@@ -6,10 +6,11 @@ Results go to stdout; progress, notes and errors go to stderr. ``--quiet`` silen
 notes (never results or errors); ``--verbose`` adds detail and shows a traceback for unexpected
 errors.
 
-Output is written safely: :func:`check_output` validates a path *before* the work (suffix,
-folder, not the input, no silent overwrite) and :func:`atomic_files` / :func:`atomic_dir` write
-beside the final name, ``fsync`` and rename, and delete the temporary on any exception or Ctrl-C,
-so an interrupted command leaves nothing under the final name.
+Output is written safely (:mod:`gazeprivacy._atomic`, one policy for every command):
+:func:`check_outputs` validates every output *before* the work (suffix, folder, not an input,
+not the ledger or its key, not another output, no silent overwrite) and :func:`atomic_files` /
+:func:`atomic_dir` write beside the final name, ``fsync`` and rename, and delete the temporary on
+any exception, Ctrl-C or SIGTERM, so an interrupted command leaves nothing under the final name.
 """
 
 from __future__ import annotations
@@ -25,14 +26,12 @@ from typing import Any
 
 from rich.console import Console
 
-from gazeprivacy._atomic import atomic_dir, atomic_files
-from gazeprivacy._paths import is_within
+from gazeprivacy._atomic import Output, atomic_dir, atomic_files, check_outputs
 from gazeprivacy.exceptions import InvalidParameterError
 
-__all__ = ["STATE", "Format", "atomic_dir", "atomic_files", "check_output", "check_output_dir",
-           "cli_message", "echo_table", "err", "make_rng", "open_ledger", "out", "progress_wanted",
-           "say",
-           "write_text_atomic"]
+__all__ = ["STATE", "Format", "Output", "atomic_dir", "atomic_files", "check_output",
+           "check_output_dir", "check_outputs", "cli_message", "echo_table", "err", "make_rng",
+           "open_ledger", "out", "progress_wanted", "say", "write_text_atomic"]
 
 
 class Format(enum.StrEnum):
@@ -49,6 +48,8 @@ class _State:
     verbose: bool = False
     # What an interrupted command leaves behind, said in the Ctrl-C line.
     on_interrupt: str = "partial output removed"
+    # The signal that stopped the command (set by the SIGTERM handler of cli/app.py).
+    stopped_by: str = "Ctrl-C"
 
 
 STATE = _State()
@@ -134,71 +135,25 @@ def cli_message(text: str) -> str:
 
 
 # ----------------------------------------------------------------------------------- checks
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        if a.exists() and b.exists():
-            return a.samefile(b)
-    except OSError:
-        pass
-    return a.resolve() == b.resolve()
-
+# Thin forms of the one output policy (gazeprivacy._atomic.check_outputs); a command with more
+# than one output, an input or a ledger calls check_outputs itself with all of them at once.
 
 def check_output(path: Path, *, suffixes: Iterable[str], inputs: Iterable[Path | None] = (),
                  overwrite: bool = False, option: str = "OUTPUT") -> Path:
-    """Validate an output file before any work; returns ``path``.
-
-    Refuses a name without one of ``suffixes``, a folder that does not exist or is not writable,
-    a path that is one of ``inputs``, an existing folder, and an existing file unless
-    ``overwrite``. Raises :class:`InvalidParameterError` naming ``option``.
-    """
-    suffixes = tuple(suffixes)
-    if not path.name.lower().endswith(suffixes):
-        raise InvalidParameterError(
-            f"{option} must end in {' or '.join(suffixes)}, got {str(path)!r}")
-    for inp in inputs:
-        if inp is not None and _same_file(path, inp):
-            raise InvalidParameterError(
-                f"{option} {str(path)!r} is the input file; refusing to write over it")
-    if path.is_dir():
-        raise InvalidParameterError(f"{option} {str(path)!r} is a folder, not a file")
-    if path.exists() and not overwrite:
-        raise InvalidParameterError(
-            f"{option} {str(path)!r} already exists; pass --overwrite to replace it")
-    _check_folder(path.parent if str(path.parent) else Path("."), option)
+    """:func:`~gazeprivacy._atomic.check_outputs` for one output file; returns ``path``."""
+    check_outputs([Output(path, option, suffixes=tuple(suffixes))], inputs=inputs,
+                  overwrite=overwrite)
     return path
 
 
 def check_output_dir(path: Path, *, overwrite: bool = False, option: str = "--out",
-                     marker: str | None = None) -> Path:
-    """Validate an output folder that a command creates whole (e.g. ``demo --out``).
-
-    A missing or empty folder is fine; a non-empty one needs ``overwrite``, and then only if it
-    holds ``marker`` (a file the command writes), so ``--overwrite`` never deletes an unrelated
-    folder.
-    """
-    if path.exists() and not path.is_dir():
-        raise InvalidParameterError(f"{option} {str(path)!r} exists and is not a folder")
-    if path.is_dir() and is_within(Path.cwd(), path):
-        raise InvalidParameterError(
-            f"{option} {str(path)!r} is the current folder or holds it; name a sub-folder")
-    if path.is_dir() and any(path.iterdir()):
-        if not overwrite:
-            raise InvalidParameterError(
-                f"{option} {str(path)!r} is not empty; pass --overwrite to replace it")
-        if marker is not None and not (path / marker).exists():
-            raise InvalidParameterError(
-                f"{option} {str(path)!r} is not empty and holds no {marker}; refusing to "
-                "replace a folder this command did not write")
-    _check_folder(path.parent if str(path.parent) else Path("."), option)
+                     marker: str | None = None, inputs: Iterable[Path | None] = ()) -> Path:
+    """:func:`~gazeprivacy._atomic.check_outputs` for one output folder that a command creates
+    whole (e.g. ``demo --out``): a missing or empty folder is fine; a non-empty one needs
+    ``overwrite``, and then only if it holds ``marker``."""
+    check_outputs([Output(path, option, folder=True, markers=(marker,) if marker else ())],
+                  inputs=inputs, overwrite=overwrite)
     return path
-
-
-def _check_folder(folder: Path, option: str) -> None:
-    if not folder.is_dir():
-        raise InvalidParameterError(f"{option}: folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise InvalidParameterError(f"{option}: folder {str(folder)!r} is not writable")
 
 
 # ----------------------------------------------------------------------------- atomic writes

@@ -9,7 +9,8 @@ stderr and an exit code, never a traceback (``--verbose`` shows one for unexpect
 * 1: a data or parameter error (:class:`GazePrivacyError`), a file-system error, or an
   unexpected error;
 * 2: a usage error (unknown option, missing argument, a value of the wrong type);
-* 130: interrupted (Ctrl-C); the command's partial output is removed.
+* 130: interrupted (Ctrl-C); the command's partial output is removed;
+* 143: stopped by SIGTERM, which takes the same clean-up path as Ctrl-C.
 
 Command modules import their heavy dependencies (scikit-learn, matplotlib, torch) inside the
 command bodies, so ``gazeprivacy --help`` stays fast.
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Annotated
 
 import typer
@@ -41,7 +42,7 @@ from gazeprivacy.cli import reproduce as reproduce_cmd
 from gazeprivacy.cli import sample as sample_cmd
 from gazeprivacy.cli import stream as stream_cmd
 from gazeprivacy.cli._common import STATE, cli_message, err
-from gazeprivacy.exceptions import GazePrivacyError
+from gazeprivacy.exceptions import GazePrivacyError, Terminated
 
 __all__ = ["app", "cli_message", "main", "run"]
 
@@ -76,7 +77,8 @@ class _WorkflowGroup(TyperGroup):
 _HELP = """Release eye-tracking data with formal privacy guarantees, and measure what it cost.
 
 Results go to stdout; progress, notes and errors to stderr. Exit codes: 0 success, 1 data or
-parameter error, 2 usage error, 130 interrupted (partial output removed).
+parameter error, 2 usage error, 130 interrupted (partial output removed), 143 stopped by
+SIGTERM (likewise).
 
 Details of a command: gazeprivacy COMMAND --help.
 """
@@ -178,13 +180,39 @@ def _is_click(exc: BaseException, name: str) -> bool:
 
 
 def _interrupted() -> int:
-    err().print(f"interrupted: stopped on Ctrl-C; {STATE.on_interrupt}", markup=False)
-    return 130
+    err().print(f"interrupted: stopped on {STATE.stopped_by}; {STATE.on_interrupt}",
+                markup=False)
+    return 143 if STATE.stopped_by == "SIGTERM" else 130
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM as Ctrl-C: an exception at the next Python instruction, so every ``except`` /
+    ``finally`` that removes a partial output runs (exit code 143)."""
+    STATE.stopped_by = "SIGTERM"
+    raise Terminated("SIGTERM")
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Install :func:`_on_sigterm` for one run (main thread only; restored afterwards)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _handle(exc: BaseException) -> int:
     """The exit code of ``exc``, after printing its one line."""
     if isinstance(exc, KeyboardInterrupt):
+        if isinstance(exc, Terminated):
+            STATE.stopped_by = "SIGTERM"
         return _interrupted()
     if isinstance(exc, typer.Exit):
         return exc.exit_code
@@ -236,11 +264,13 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     STATE.quiet = STATE.verbose = False
     STATE.on_interrupt = "partial output removed"
+    STATE.stopped_by = "Ctrl-C"
     shown = warnings.showwarning
     warnings.showwarning = _show_warning
     try:
-        rv = app(args=list(argv) if argv is not None else None, prog_name="gazeprivacy",
-                 standalone_mode=False)
+        with _sigterm_as_interrupt():
+            rv = app(args=list(argv) if argv is not None else None, prog_name="gazeprivacy",
+                     standalone_mode=False)
     except BaseException as exc:  # the one place that turns errors into lines
         if isinstance(exc, SystemExit):
             return exc.code if isinstance(exc.code, int) else 1

@@ -3,10 +3,10 @@
 """``gazeprivacy client IN OUT.reports --epsilon E --grid-size G``: a device's DPGazeSynth step.
 
 Reads the device's own recordings (CSV or Parquet, one sampling rate) and writes its randomised
-report as one versioned client message (:mod:`gazeprivacy.mechanisms.samples.
-dpgazesynth_protocol`): noisy start cells, noisy run lengths and OUE reports per 0.5 s window,
-the ids, row counts and (``--missing keep``) gap intervals, and the announced parameters. The raw
-gaze never leaves the device. Every parameter must be the curator's announced one.
+report as one versioned client message (:mod:`gazeprivacy.deploy.protocol`): noisy start
+cells, noisy run lengths and OUE reports per 0.5 s window, the ids, row counts and (``--missing
+keep``) gap intervals, and the announced parameters. The raw gaze never leaves the device. Every
+parameter must be the curator's announced one.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from gazeprivacy.cli._common import parse_geometry
+from gazeprivacy.cli._common import Output, check_outputs, parse_geometry
 
 __all__ = ["client"]
 
@@ -44,16 +44,19 @@ def client(
     time_unit: Annotated[str, typer.Option(help="Unit of the t column: s, ms or us.")] = "s",
     seed: Annotated[int | None, typer.Option(
         help="Fix the generator (tests only). Default: OS entropy.")] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing OUTPUT.")] = False,
 ) -> None:
     """Randomise this device's gaze into one DPGazeSynth client message."""
+    from gazeprivacy.deploy.protocol import client_file
     from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams
-    from gazeprivacy.mechanisms.samples.dpgazesynth_protocol import client_file
 
+    check_outputs([Output(output, "OUTPUT")], inputs=[input], overwrite=overwrite)
     geo = parse_geometry(geometry) if geometry else None
     params = DPGazeSynthParams(epsilon=epsilon, grid_size=grid_size, window_s=window_s,
                                radius_deg=radius_deg, mode=mode, transitions=transitions,
                                oue_path=oue_path, missing=missing, geometry=geo)
-    msg = client_file(input, output, params, seed=seed, time_unit=time_unit)
+    msg = client_file(input, output, params, seed=seed, time_unit=time_unit,
+                      overwrite=overwrite)
     Console().print(f"[bold]{output}[/]: {output.stat().st_size:,} bytes, {msg.n_windows} "
                     f"windows, {msg.oue_n} OUE reports, {len(msg.recordings)} recordings",
                     highlight=False)

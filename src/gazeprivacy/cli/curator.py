@@ -45,13 +45,21 @@ def curator(
                          "under --missing keep), participant / recording (raw ids).")] = None,
     id_map: Annotated[Path | None, typer.Option(
         "--id-map", help="Write the raw id -> pseudonym map here (keep private).")] = None,
+    overwrite: Annotated[bool, typer.Option(
+        help="Replace an existing OUTPUT (and its record) and --id-map.")] = False,
 ) -> None:
     """Validate client messages, synthesise every device's rows and write the sealed release."""
+    from gazeprivacy._atomic import Output, check_outputs, sidecars
     from gazeprivacy.cli._common import parse_geometry
+    from gazeprivacy.deploy import protocol as proto
     from gazeprivacy.exceptions import InvalidParameterError
-    from gazeprivacy.mechanisms.samples import dpgazesynth_protocol as proto
     from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams
+    from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_phases import Announcement
 
+    check_outputs([Output(output, "OUTPUT", suffixes=(".csv", ".csv.gz", ".parquet", ".pq")),
+                   *(Output(p, "the record" if p.name.endswith(".guarantee.json")
+                            else "OUTPUT's metadata file") for p in sidecars(output)),
+                   Output(id_map, "--id-map")], inputs=reports, overwrite=overwrite)
     announced = None
     if (epsilon is None) != (grid_size is None):
         raise InvalidParameterError("give both --epsilon and --grid-size to announce the "
@@ -63,10 +71,11 @@ def curator(
             epsilon=epsilon, grid_size=grid_size, window_s=window_s, radius_deg=radius_deg,
             mode=mode, transitions=transitions, oue_path=oue_path, missing=missing,
             geometry=parse_geometry(geometry) if geometry else first.announcement.screen)
-        announced = proto.Announcement.of(
+        announced = Announcement.of(
             params, sampling_rate_hz=sampling_rate_hz or first.announcement.sampling_rate_hz)
     sealed = proto.curator_files(reports, output, announced=announced, seed=seed,
-                                 public=public or (), id_map_path=id_map)
+                                 public=public or (), id_map_path=id_map,
+                                 overwrite=overwrite)
     console = Console()
     console.print(f"[bold]{output}[/]: {len(reports)} messages, {sealed.table.height} rows",
                   highlight=False)

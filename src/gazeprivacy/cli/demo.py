@@ -14,7 +14,14 @@ from typing import Annotated
 
 import typer
 
-from gazeprivacy.cli._common import atomic_dir, check_output_dir, make_rng, progress_wanted, say
+from gazeprivacy.cli._common import (
+    Output,
+    atomic_dir,
+    check_outputs,
+    make_rng,
+    progress_wanted,
+    say,
+)
 from gazeprivacy.cli._common import out as out_console
 
 __all__ = ["demo"]
@@ -35,7 +42,8 @@ def demo(
     measure fidelity, and write results.parquet, guarantees.json and report.html."""
     from gazeprivacy.experiments.demo import run_demo
 
-    check_output_dir(out, overwrite=overwrite, option="--out", marker="results.parquet")
+    check_outputs([Output(out, "--out", folder=True, markers=("results.parquet",))],
+                  overwrite=overwrite)
     say(f"demo: writing into {out} (the folder appears when the run is complete)")
     with atomic_dir(out) as tmp:
         res, _report = run_demo(tmp, rng=make_rng(seed), workers=workers, n_splits=n_splits,

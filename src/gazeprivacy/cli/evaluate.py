@@ -3,7 +3,9 @@
 """``gazeprivacy evaluate CONFIG --out DIR``: run an experiment grid and write its report.
 
 The run is resumable: each finished cell is cached under ``DIR/cells``, so an interrupted run
-(Ctrl-C) keeps the finished cells and the same command resumes it.
+(Ctrl-C) keeps the finished cells and the same command with ``--overwrite`` resumes it. An
+existing, non-empty DIR is refused without ``--overwrite`` (the one output policy,
+:func:`gazeprivacy._atomic.check_outputs`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from gazeprivacy.cli._common import STATE, check_output_dir, progress_wanted, say
+from gazeprivacy.cli._common import STATE, Output, check_outputs, progress_wanted, say
 from gazeprivacy.cli._common import out as out_console
 
 __all__ = ["evaluate"]
@@ -27,16 +29,19 @@ def evaluate(
     progress: Annotated[bool, typer.Option(help="Report progress on stderr (a bar on a "
                                            "terminal, one line per cell otherwise).")] = True,
     report: Annotated[bool, typer.Option(help="Write report.html.")] = True,
+    overwrite: Annotated[bool, typer.Option(
+        help="Write into an existing --out: finished cells are reused (this resumes an "
+             "interrupted run), the results and report replaced.")] = False,
 ) -> None:
     """Run the grid (resumable: finished cells are skipped), write results.parquet,
     guarantees.json and report.html."""
     from gazeprivacy.experiments.config import load_config
     from gazeprivacy.experiments.engine import run_experiment
 
+    check_outputs([Output(out, "--out", folder=True)], inputs=[config], overwrite=overwrite)
     cfg = load_config(config)
-    # Resuming into an existing folder is the point here, so only the path itself is checked.
-    check_output_dir(out, overwrite=True, option="--out")
-    STATE.on_interrupt = f"finished cells are kept in {out}; rerun the same command to resume"
+    STATE.on_interrupt = (f"finished cells are kept in {out}; rerun the same command with "
+                          "--overwrite to resume")
     res = run_experiment(cfg, out, workers=workers, progress=progress_wanted(progress))
     console = out_console()
     console.print(f"{cfg.name}: {res.n_cells} cells ({res.n_run} run, "

@@ -11,8 +11,9 @@ from typing import Annotated, Any
 import typer
 
 from gazeprivacy.cli._common import (
+    Output,
     atomic_files,
-    check_output,
+    check_outputs,
     err,
     make_rng,
     open_ledger,
@@ -71,11 +72,9 @@ def heatmap(
     from gazeprivacy.report.heatmap_render import read_stimulus_image, render_heatmap_png
 
     # Everything about the output is checked before the (possibly long) work.
-    inputs = (input_path, stimulus_image)
     rec_path = out.with_name(out.stem + ".guarantee.json")
-    check_output(out, suffixes=(".png",), inputs=inputs, overwrite=overwrite, option="--out")
-    check_output(rec_path, suffixes=(".json",), inputs=inputs, overwrite=overwrite,
-                 option="the record")
+    check_outputs([Output(out, "--out", suffixes=(".png",)), Output(rec_path, "the record")],
+                  inputs=[input_path, stimulus_image], ledger=ledger, overwrite=overwrite)
     cap_value: int | str = cap if cap == "auto" else _int(cap)
     led = open_ledger(ledger, max_epsilon_per_participant, allow_unaccounted)
     say(f"reading {input_path}")
@@ -83,17 +82,18 @@ def heatmap(
     spend = Spend(led, _planned(led, fx, stimulus, mechanism, epsilon, delta, cap_value, cell_px,
                                 mode))
     say(f"releasing the heatmap of {stimulus!r} ({mechanism})")
+    # the write inside the guard: a failed write (a full disk) cancels the reservation
     with spend.guard():
         rel = _release(fx, stimulus, mechanism=mechanism, epsilon=epsilon, delta=delta,
                        cap=cap_value, sigma_px=sigma_px, rng=make_rng(seed), cell_px=cell_px,
                        mode=mode, fixations_per_observer=prior_fixations)
         record = rel.guarantee.with_seed(seed)
         spend.check(record)
-    image = read_stimulus_image(stimulus_image) if stimulus_image is not None else None
-    with atomic_files(out, rec_path) as (tmp_png, tmp_rec):
-        render_heatmap_png(rel.output.heatmap, tmp_png, stimulus_image=image,
-                           title=f"{stimulus}: {record.summary()}", cell_px=cell_px)
-        tmp_rec.write_text(record.to_json())
+        image = read_stimulus_image(stimulus_image) if stimulus_image is not None else None
+        with atomic_files(out, rec_path) as (tmp_png, tmp_rec):
+            render_heatmap_png(rel.output.heatmap, tmp_png, stimulus_image=image,
+                               title=f"{stimulus}: {record.summary()}", cell_px=cell_px)
+            tmp_rec.write_text(record.to_json())
     spend.commit(out)
     console = out_console()
     console.print(f"wrote {out} and {rec_path}", markup=False)

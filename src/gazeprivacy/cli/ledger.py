@@ -89,15 +89,18 @@ def export(
     file: Annotated[Path, typer.Argument(help="The ledger file.")],
     out: Annotated[Path, typer.Argument(help="CSV file to write (one row per release and "
                                              "participant hash).")],
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing OUT.")] = False,
 ) -> None:
     """Write every charge of the ledger as CSV (participant hashes, never raw ids)."""
     import csv
 
+    from gazeprivacy._atomic import Output, atomic_files, check_outputs
     from gazeprivacy.accounting.ledger import Ledger
 
+    check_outputs([Output(out, "OUT")], ledger=file, overwrite=overwrite)
     rows = Ledger(file).entries()
     fields = list(rows[0]) if rows else ["release_id", "participant"]
-    with open(out, "w", newline="") as f:
+    with atomic_files(out) as (tmp,), open(tmp, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)

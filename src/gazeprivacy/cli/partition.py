@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from gazeprivacy.cli._common import atomic_dir, check_output_dir, out, say
+from gazeprivacy.cli._common import Output, atomic_dir, check_outputs, out, say
 from gazeprivacy.exceptions import InvalidParameterError
 
 __all__ = ["partition"]
@@ -34,17 +34,11 @@ def partition(
     if recordings_per_partition < 1:
         raise InvalidParameterError(
             f"--recordings-per-partition must be >= 1, got {recordings_per_partition}")
-    from gazeprivacy.data.partitioned import PartitionedDataset
+    from gazeprivacy.data.partitioned import PARTITIONED_MARKERS, PartitionedDataset
     from gazeprivacy.data.partitioning import partition_data_file
 
-    if outdir.exists() and input.exists() and outdir.resolve() == input.resolve():
-        raise InvalidParameterError(f"OUTDIR {str(outdir)!r} is the input; refusing to write "
-                                    "over it")
-    if outdir.exists() and not outdir.is_dir():
-        raise InvalidParameterError(f"OUTDIR {str(outdir)!r} exists and is not a folder")
-    if outdir.is_dir() and any(outdir.iterdir()):
-        _check_replaceable(outdir, input, overwrite)
-    check_output_dir(outdir, overwrite=True, option="OUTDIR")
+    check_outputs([Output(outdir, "OUTDIR", folder=True, markers=PARTITIONED_MARKERS,
+                          holds="partitioned dataset")], inputs=[input], overwrite=overwrite)
     say(f"streaming {input} into partitions in {outdir}")
     # written into a hidden folder beside OUTDIR that replaces it only when complete: an error
     # found in a late partition, or Ctrl-C, leaves no new folder and an old one as it was
@@ -55,21 +49,3 @@ def partition(
                 f"recordings, {len(pds.participants)} participants, {pds.n_samples:,} "
                 "samples", markup=False)
 
-
-def _check_replaceable(outdir: Path, input: Path, overwrite: bool) -> None:
-    """A non-empty OUTDIR is replaced only with --overwrite, and only if it holds a partitioned
-    dataset (a manifest or partition files) and not the input, never an unrelated folder."""
-    from gazeprivacy._paths import is_within
-    from gazeprivacy.data.partitioned import is_partitioned
-
-    if not (is_partitioned(outdir) or any(outdir.glob("part-*.parquet"))):
-        raise InvalidParameterError(
-            f"OUTDIR {str(outdir)!r} is not empty and holds no partitioned dataset; refusing "
-            "to replace a folder this command did not write")
-    if not overwrite:
-        raise InvalidParameterError(
-            f"OUTDIR {str(outdir)!r} already holds a partitioned dataset; pass --overwrite to "
-            "replace it or choose another folder")
-    if input.exists() and is_within(input.resolve(), outdir):
-        raise InvalidParameterError(f"OUTDIR {str(outdir)!r} holds the input; refusing to "
-                                    "replace it")

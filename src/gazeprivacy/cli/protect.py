@@ -161,7 +161,8 @@ def protect(
     scheduler: Annotated[str | None, typer.Option(
         help="--engine dask: scheduler address (default: a local cluster).")] = None,
     overwrite: Annotated[bool, typer.Option(
-        help="Partitioned INPUT: replace an existing OUTPUT folder.")] = False,
+        help="Replace an existing OUTPUT (file and record, or partitioned folder), --id-map "
+             "and --report.")] = False,
     ledger: Annotated[Path | None, typer.Option(
         "--ledger", help="Charge each participant in this privacy-budget ledger (SQLite; its "
                          "key goes to FILE.key, keep both private). See `gazeprivacy ledger`.")
@@ -180,6 +181,9 @@ def protect(
     from gazeprivacy.mechanisms.release import protect_file
 
     spec = MECHANISMS[mechanism]
+    partitioned = is_partitioned(input)
+    _check_outputs(input, output, partitioned, (id_map, report), ledger=ledger,
+                   ranges=ranges, overwrite=overwrite)
     geo = parse_geometry(geometry) if geometry else None
     kw: dict[str, Any] = {name: value for name, value in
                           (("epsilon", epsilon), ("k", k), ("gamma", gamma), ("mode", mode),
@@ -190,7 +194,6 @@ def protect(
     kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
     if spec.level == "series" and ranges is not None:
         kw["ranges"] = _declared_ranges(ranges)
-    partitioned = is_partitioned(input)
     if not partitioned and (engine != "local" or scheduler is not None):
         raise InvalidParameterError(
             "--engine / --scheduler apply to a partitioned INPUT folder; make one with "
@@ -222,7 +225,7 @@ def protect(
                               time_unit=time_unit, geometry=geo, ledger=led,
                               labels=label or (), xy_unit=_value(xy_unit),
                               px_per_deg=px_per_deg, input_format=_value(input_format),
-                              participant=participant, **kw)
+                              participant=participant, overwrite=overwrite, **kw)
     console = Console()
     for w in caught:  # paper mode and other unproven paths: say so, do not fail
         if issubclass(w.category, NotFormallyPrivateWarning):
@@ -237,6 +240,27 @@ def protect(
     console.print(f"guarantee record: {guarantee_path(output)}", highlight=False)
     if id_map is not None:
         console.print(f"id map (keep private): {id_map}", highlight=False)
+
+
+def _check_outputs(input: Path, output: Path, partitioned: bool,
+                   extra: tuple[Path | None, Path | None], *, ledger: Path | None,
+                   ranges: str | None, overwrite: bool) -> None:
+    """Every output of this run, checked before any work (gazeprivacy._atomic.check_outputs):
+    the release (a file with its record, or a folder), --id-map and --report."""
+    from gazeprivacy._atomic import Output, check_outputs, sidecars
+    from gazeprivacy.data.partitioned import PARTITIONED_MARKERS
+
+    id_map, report = extra
+    if partitioned:
+        release = [Output(output, "OUTPUT", folder=True, markers=PARTITIONED_MARKERS,
+                          holds="partitioned release")]
+    else:
+        release = [Output(output, "OUTPUT", suffixes=(".csv", ".csv.gz", ".parquet", ".pq")),
+                   *(Output(p, "the record" if p.name.endswith(".guarantee.json")
+                            else "OUTPUT's metadata file") for p in sidecars(output))]
+    ranges_file = Path(ranges) if ranges and not ranges.startswith("catalogue:") else None
+    check_outputs([*release, Output(id_map, "--id-map"), Output(report, "--report")],
+                  inputs=[input, ranges_file], ledger=ledger, overwrite=overwrite)
 
 
 def _participant_level(kw: dict[str, Any], budget: float | None, m: int | None

@@ -20,15 +20,15 @@ from rich.table import Table
 
 from gazeprivacy.cli._common import (
     STATE,
+    Output,
     atomic_dir,
-    check_output_dir,
+    check_outputs,
     echo_table,
     make_rng,
     progress_wanted,
     say,
 )
 from gazeprivacy.cli._common import out as out_console
-from gazeprivacy.exceptions import InvalidParameterError
 
 __all__ = ["PAPERS", "register", "reproduce_app", "seed000", "seed001", "seed002", "seed003",
            "seed004"]
@@ -39,11 +39,16 @@ reproduce_app = typer.Typer(help="Reproduce a paper's experiment (named by autho
 _SEED_HELP = "Seed of the run (research run; >= 0)."
 
 
-def _resumable(out: Path) -> None:
-    """Check --out of a resumable run (an existing folder is how it resumes)."""
-    if out.exists() and not out.is_dir():
-        raise InvalidParameterError(f"--out {str(out)!r} exists and is not a folder")
-    STATE.on_interrupt = f"finished work is kept in {out}; rerun the same command to resume"
+_RESUME_HELP = ("Write into an existing --out: finished work is reused (this resumes an "
+                "interrupted run), results replaced.")
+
+
+def _resumable(out: Path, data_dir: Path | None, overwrite: bool) -> None:
+    """Check --out of a resumable run (gazeprivacy._atomic.check_outputs): an existing
+    non-empty folder needs --overwrite, which resumes into it; never the data folder."""
+    check_outputs([Output(out, "--out", folder=True)], inputs=[data_dir], overwrite=overwrite)
+    STATE.on_interrupt = (f"finished work is kept in {out}; rerun the same command with "
+                          "--overwrite to resume")
 
 
 def _default_data_dir() -> Path:
@@ -54,7 +59,8 @@ def _default_data_dir() -> Path:
 
 
 def seed000(
-    out: Annotated[Path, typer.Option(help="Output folder (cells are cached: a rerun resumes).")],
+    out: Annotated[Path, typer.Option(
+        help="Output folder (cells are cached: a rerun with --overwrite resumes).")],
     data_dir: Annotated[Path | None, typer.Option(
         help="Folder with doves/, vr_selfcalib_office_supermarket/ and "
              "gazegraph_desktop_activity/ (default $GAZEPRIVACY_DATA or ../shared/data).")] = None,
@@ -68,11 +74,12 @@ def seed000(
     n_seeds_reid: Annotated[int, typer.Option(
         help="How many of the seeds the DOVES re-identification run uses (default 1).")] = 1,
     workers: Annotated[int, typer.Option(help="Worker processes.")] = 2,
+    overwrite: Annotated[bool, typer.Option(help=_RESUME_HELP)] = False,
 ) -> None:
     """Ren, Fan et al. (DPGazeSynth) section 5: Fig. 2 and Tables 2-4 on DOVES, VR, GazeGraph."""
     from gazeprivacy.experiments.reproduce.seed000 import reproduce_seed000
 
-    _resumable(out)
+    _resumable(out, data_dir or _default_data_dir(), overwrite)
     res = reproduce_seed000(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
                             quick=quick, n_seeds=n_seeds, n_splits=n_splits,
                             n_seeds_reid=n_seeds_reid, workers=workers,
@@ -84,7 +91,8 @@ def seed000(
 
 
 def seed001(
-    out: Annotated[Path, typer.Option(help="Output folder (cells are cached: a rerun resumes).")],
+    out: Annotated[Path, typer.Option(
+        help="Output folder (cells are cached: a rerun with --overwrite resumes).")],
     data_dir: Annotated[Path | None, typer.Option(
         help="Folder with vr_selfcalib_office_supermarket/, gazegraph_desktop_activity/ and "
              "mpiidpeye/ (default $GAZEPRIVACY_DATA or ../shared/data).")] = None,
@@ -99,6 +107,7 @@ def seed001(
              "about 3x the default budget grid's compute).")] = False,
     n_seeds: Annotated[int | None, typer.Option(help="Repetitions (default 1).")] = None,
     workers: Annotated[int, typer.Option(help="Worker processes.")] = 2,
+    overwrite: Annotated[bool, typer.Option(help=_RESUME_HELP)] = False,
 ) -> None:
     """David-John et al. (TVCG 2023) section 5: Tables 3-4, Figs 1, 4 and 8 on VR, GazeGraph,
     MPIIDPEye (gaze prediction, activity recognition, identification, linkage)."""
@@ -109,7 +118,7 @@ def seed001(
         kw["n_seeds"] = n_seeds
     settings = (Seed001Settings.quick_run(**kw) if quick else
                 Seed001Settings(**kw) if paper_grid else Seed001Settings.budget(**kw))
-    _resumable(out)
+    _resumable(out, None if simulate else (data_dir or _default_data_dir()), overwrite)
     res = reproduce_seed001(out, data_dir=None if simulate else (data_dir or _default_data_dir()),
                             rng=make_rng(seed), settings=settings, simulate=simulate,
                             progress=progress_wanted(not (quick or simulate)))
@@ -139,7 +148,8 @@ def seed003(
     from gazeprivacy.experiments.reproduce.seed003 import reproduce_seed003
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    check_output_dir(out, overwrite=overwrite, option="--out", marker="results.parquet")
+    check_outputs([Output(out, "--out", folder=True, markers=("results.parquet",))],
+                  inputs=[data_dir], overwrite=overwrite)
     with atomic_dir(out) as tmp:  # Ctrl-C or an error leaves no partial --out
         res = reproduce_seed003(
             tmp, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed), n_draws=n_draws,
@@ -189,6 +199,7 @@ def seed002(
         help="FPA, CFPA-32/64/128, DCFPA-32/64/128 (repeatable; default all seven).")] = None,
     epsilon: Annotated[list[float] | None, typer.Option(
         help="Epsilons (repeatable; default the paper's 0.48 2.4 4.8 24 48).")] = None,
+    overwrite: Annotated[bool, typer.Option(help=_RESUME_HELP)] = False,
 ) -> None:
     """Bozkir et al. (PLOS ONE 2021): LPA / FPA / CFPA / DCFPA on MPIIDPEye, Tables 1-3."""
     from gazeprivacy.experiments.reproduce.seed002 import reproduce_seed002
@@ -200,7 +211,7 @@ def seed002(
         kw["methods"] = kw["utility_methods"] = tuple(method)
     if epsilon:
         kw["epsilons"] = tuple(epsilon)
-    _resumable(out)
+    _resumable(out, data_dir or _default_data_dir(), overwrite)
     table = reproduce_seed002(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
                               repetitions=repetitions, subsample_lopo=subsample_lopo,
                               subsample_person=subsample_person, **kw)
@@ -221,11 +232,12 @@ def seed004(
         help="Equal windows per class in every task, as the paper sampled them.")] = True,
     epsilon: Annotated[list[float] | None, typer.Option(
         help="Per-feature eps_i (repeatable; default 1 5 10 15 20 30 40 50).")] = None,
+    overwrite: Annotated[bool, typer.Option(help=_RESUME_HELP)] = False,
 ) -> None:
     """Steil et al. (ETRA 2019): the exponential-mechanism method on MPIIDPEye, Figs 6-8."""
     from gazeprivacy.experiments.reproduce.seed004 import reproduce_seed004
 
-    _resumable(out)
+    _resumable(out, data_dir or _default_data_dir(), overwrite)
     table = reproduce_seed004(out, data_dir=data_dir or _default_data_dir(), rng=make_rng(seed),
                               repetitions=repetitions, protocol_subsample=protocol_subsample,
                               balanced=balanced, **({"epsilons": tuple(epsilon)} if epsilon

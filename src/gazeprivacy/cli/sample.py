@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from gazeprivacy.cli._common import atomic_files, check_output
+from gazeprivacy.cli._common import Output, atomic_files, check_outputs
 from gazeprivacy.cli._common import out as out_console
 
 __all__ = ["sample"]
@@ -25,16 +25,19 @@ def sample(
     overwrite: Annotated[bool, typer.Option(help="Replace an existing OUT.")] = False,
 ) -> None:
     """Write the bundled DOVES sample as a long-format file, ready for protect, info, ..."""
-    check_output(out, suffixes=_SUFFIXES, overwrite=overwrite, option="OUT")
+    parquet = out.name.lower().endswith((".parquet", ".pq"))
+    meta = out.with_name(out.name + ".meta.json")
+    check_outputs([Output(out, "OUT", suffixes=_SUFFIXES),
+                   Output(None if parquet else meta, "OUT's metadata file")],
+                  overwrite=overwrite)
     from gazeprivacy.data.io import write_dataset
     from gazeprivacy.data.sample import load_sample
 
     ds = load_sample()
-    if out.name.lower().endswith((".parquet", ".pq")):
+    if parquet:
         with atomic_files(out) as (tmp,):
             write_dataset(ds, tmp)
     else:
-        meta = out.with_name(out.name + ".meta.json")
         with atomic_files(out, meta) as (tmp, tmp_meta):
             write_dataset(ds, tmp)
             os.replace(tmp.with_name(tmp.name + ".meta.json"), tmp_meta)

@@ -42,7 +42,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from gazeprivacy.cli._common import parse_geometry, write_text_atomic
+from gazeprivacy.cli._common import Output, check_outputs, parse_geometry, write_text_atomic
 from gazeprivacy.deploy.lsl import LOOPBACK_CONFIG, Halt, open_filter
 from gazeprivacy.exceptions import InvalidParameterError, MissingDependencyError
 
@@ -74,15 +74,6 @@ def _realtime(err: Console) -> None:
     except (AttributeError, OSError) as exc:
         err.print(f"warning: --realtime: the OS refused real-time scheduling ({exc}); running "
                   "at normal priority", highlight=False, markup=False)
-
-
-def _check_record_path(record: Path | None, overwrite: bool) -> None:
-    if record is None:
-        return
-    if not record.parent.is_dir():
-        raise InvalidParameterError(f"--record {record}: folder {record.parent} does not exist")
-    if record.exists() and not overwrite:
-        raise InvalidParameterError(f"--record {record} exists; pass --overwrite to replace it")
 
 
 # long: one typed declaration per CLI flag (typer reads them from the signature)
@@ -149,7 +140,9 @@ def stream(
     geo = parse_geometry(geometry) if geometry else None
     params = KaleidoParams(epsilon=epsilon, radius_deg=radius_deg, window_s=window_s,
                            missing=missing, clamp=geo is not None)
-    _check_record_path(record, overwrite)
+    check_outputs([Output(record, "--record")],
+                  inputs=[lsl_config if lsl_config and str(lsl_config) != "loopback" else None],
+                  overwrite=overwrite)
     pylsl = _import_pylsl(lsl_config)
     err = Console(stderr=True)
     if realtime:

@@ -28,6 +28,7 @@ samples. Recording ids must be unique across partitions.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import uuid
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gazeprivacy._atomic import Output, atomic_dir, check_outputs
 from gazeprivacy._paths import is_within
 from gazeprivacy.data.io import read_dataset, write_dataset
 from gazeprivacy.data.recording import Dataset
@@ -44,6 +46,7 @@ from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 
 __all__ = [
     "MANIFEST",
+    "PARTITIONED_MARKERS",
     "PartitionInfo",
     "PartitionWriter",
     "PartitionedDataset",
@@ -57,6 +60,9 @@ __all__ = [
 
 #: File name of the manifest inside a partitioned-dataset folder.
 MANIFEST = "_gazeprivacy.json"
+#: Names that show a folder holds a partitioned dataset (or a partition-wise release), so that
+#: ``overwrite`` may replace it; a folder holding none of them is never replaced.
+PARTITIONED_MARKERS = (MANIFEST, "part-00000.parquet", "guarantee.json")
 _FORMAT = "gazeprivacy-partitioned"
 _VERSION = 1
 
@@ -164,38 +170,37 @@ class PartitionedDataset:
 
 
 class PartitionWriter:
-    """Write a partitioned dataset one partition at a time; the manifest is written by
-    :meth:`close` (or on leaving a ``with`` block without an exception).
+    """Write a partitioned dataset one partition at a time, atomically: the partitions and the
+    manifest go to a hidden folder beside ``path`` that replaces it in :meth:`close` (or on
+    leaving a ``with`` block without an exception), so an earlier dataset at ``path`` stays whole
+    until the new one is complete. :meth:`abort` (or an exception in the ``with`` block) deletes
+    the hidden folder and leaves ``path`` as it was.
 
     Parameters
     ----------
     path
-        Target folder; created if missing. It must be empty unless ``overwrite``.
+        Target folder; created if missing. It must be empty, or hold a partitioned dataset and
+        ``overwrite`` be True (:func:`gazeprivacy._atomic.check_outputs`).
     name, info
         Dataset name and info stored in the manifest.
     overwrite
-        Remove earlier partitions and manifest in ``path`` first.
+        Replace an earlier partitioned dataset at ``path`` (on :meth:`close`).
     """
 
     def __init__(self, path: str | Path, *, name: str = "dataset",
                  info: dict[str, Any] | None = None, overwrite: bool = False) -> None:
-        self.path = Path(path)
+        self.final = Path(path)
         self.name = name
         self.info = dict(info or {})
         self._parts: list[PartitionInfo] = []
         self._seen: set[str] = set()
         self._closed = False
-        if self.path.exists() and not self.path.is_dir():
-            raise InvalidParameterError(f"{str(self.path)!r} exists and is not a folder")
-        old = sorted(self.path.glob("part-*.parquet")) if self.path.is_dir() else []
-        if (old or is_partitioned(self.path)) and not overwrite:
-            raise InvalidParameterError(
-                f"{str(self.path)!r} already holds a partitioned dataset; pass overwrite=True "
-                "(CLI: --overwrite) or choose another folder")
-        for f in old:
-            f.unlink()
-        (self.path / MANIFEST).unlink(missing_ok=True)
-        self.path.mkdir(parents=True, exist_ok=True)
+        check_outputs([Output(self.final, "path", folder=True, markers=PARTITIONED_MARKERS,
+                              holds="partitioned dataset")], overwrite=overwrite)
+        self.final.parent.mkdir(parents=True, exist_ok=True)
+        self._swap = atomic_dir(self.final)
+        #: where the partitions are written until :meth:`close` (then ``final``)
+        self.path = self._swap.__enter__()
 
     def write(self, part: Dataset) -> PartitionInfo:
         """Append one partition (a whole-recordings :class:`Dataset`)."""
@@ -215,11 +220,26 @@ class PartitionWriter:
         return info
 
     def close(self) -> PartitionedDataset:
-        """Write the manifest and return the finished dataset."""
+        """Write the manifest, put the folder in place and return the finished dataset."""
         if not self._closed:
-            write_manifest(self.path, self._parts, name=self.name, info=self.info)
+            try:
+                write_manifest(self.path, self._parts, name=self.name, info=self.info)
+            except BaseException:
+                self.abort()
+                raise
             self._closed = True
+            self._swap.__exit__(None, None, None)
+            self.path = self.final
         return PartitionedDataset(self.path)
+
+    def abort(self) -> None:
+        """Delete what was written; ``path`` keeps what it held before."""
+        if not self._closed:
+            self._closed = True
+            stop = InvalidParameterError("the partitioned write was aborted")
+            with contextlib.suppress(InvalidParameterError):
+                self._swap.__exit__(type(stop), stop, None)
+            self.path = self.final
 
     def __enter__(self) -> PartitionWriter:
         return self
@@ -227,6 +247,8 @@ class PartitionWriter:
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if exc_type is None:
             self.close()
+        else:
+            self.abort()
 
 
 def partition_file(index: int) -> str:
@@ -304,11 +326,16 @@ def write_partitioned(data: Dataset | Iterable[Dataset], path: str | Path, *,
     else:
         name, info, parts = None, None, data
     writer: PartitionWriter | None = None
-    for part in parts:
-        if writer is None:
-            writer = PartitionWriter(path, name=name or part.name, info=info or part.info,
-                                     overwrite=overwrite)
-        writer.write(part)
+    try:
+        for part in parts:
+            if writer is None:
+                writer = PartitionWriter(path, name=name or part.name, info=info or part.info,
+                                         overwrite=overwrite)
+            writer.write(part)
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
     if writer is None:
         raise InvalidDataError("nothing to write: no partitions (or no recordings)")
     return writer.close()

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from gazeprivacy._atomic import atomic_dir
+from gazeprivacy._atomic import atomic_dir, raise_if_disk_full
 from gazeprivacy.data.io import (
     _MAX_SPAN_DEG,
     LABEL_NAMES,
@@ -48,7 +48,7 @@ from gazeprivacy.data.io import (
 from gazeprivacy.data.io import _parquet_meta as _io_parquet_meta
 from gazeprivacy.data.partitioned import PartitionedDataset, PartitionWriter, is_partitioned
 from gazeprivacy.data.recording import CORE_COLUMNS, Dataset
-from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.exceptions import GazePrivacyError, InvalidDataError, InvalidParameterError
 
 __all__ = ["partition_data_file"]
 
@@ -114,6 +114,7 @@ def partition_data_file(path: str | Path, dest: str | Path, recordings_per_parti
 
 def _partition(path: Path, meta: dict[str, Any], source: str, stem: str, dest: str | Path,
                k: int, time_unit: str, overwrite: bool) -> PartitionedDataset:
+    writer: PartitionWriter | None = None
     try:
         survey = _survey(path, meta, source)
         rows = survey.rows
@@ -127,9 +128,13 @@ def _partition(path: Path, meta: dict[str, Any], source: str, stem: str, dest: s
                                       copy=False)  # read from the file here
             writer.write(_as_extras(part, table, survey.varying))
             del part, table
-    except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
-        if isinstance(exc, InvalidDataError | InvalidParameterError):
+    except BaseException as exc:
+        if writer is not None:
+            writer.abort()  # the hidden folder goes; dest keeps what it held
+        if not isinstance(exc, pl.exceptions.PolarsError | OSError | ValueError) or \
+                isinstance(exc, GazePrivacyError):
             raise
+        raise_if_disk_full(exc, Path(dest))  # a full disk is not a read error
         if source.lower().endswith((".parquet", ".pq")):  # as read_dataset words it
             raise _cannot_read(Path(source), "parquet", exc) from None
         raise InvalidDataError(f"cannot read {source!r}: {exc}") from None

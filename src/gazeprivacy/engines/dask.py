@@ -31,6 +31,7 @@ machine, or a shared file system). Workers need the same gazeprivacy version ins
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import uuid
@@ -41,12 +42,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gazeprivacy._atomic import Output, atomic_dir, check_outputs
 from gazeprivacy._optional import import_optional
 from gazeprivacy.data.io import read_dataset
 from gazeprivacy.data.partitioned import (
+    PARTITIONED_MARKERS,
     PartitionedDataset,
     PartitionInfo,
-    PartitionWriter,
     write_manifest,
     write_partition,
 )
@@ -269,9 +271,10 @@ def run_plan(source: PartitionedDataset | str | Path, plan: PartitionPlan,
         cluster (:func:`local_cluster`) started and closed by this call.
     write_to : path, optional
         Output folder: each task writes its ``part-%05d.parquet``, the driver the manifest last.
-        Must hold no partitioned dataset unless ``overwrite``.
+        Must be empty or, with ``overwrite``, hold a partitioned dataset, which stays whole
+        until the new one is complete (written into a hidden folder beside it).
     overwrite : bool
-        Remove earlier partitions and manifest in ``write_to`` first.
+        Replace an earlier partitioned dataset in ``write_to``.
     progress : bool
         Show a progress bar per phase (rich).
     n_workers : int, optional
@@ -300,9 +303,23 @@ def run_plan(source: PartitionedDataset | str | Path, plan: PartitionPlan,
                                     f"source has {pds.n_partitions}")
     out = None if write_to is None else Path(write_to).resolve()
     name, info = sealed_name_info(sealing, pds.name, dict(pds.info))
-    if out is not None:
-        # checks and clears the folder as the local engine's writer does; tasks then write
-        PartitionWriter(out, name=name, info=info, overwrite=overwrite)
+    with contextlib.ExitStack() as swap:
+        if out is not None:
+            # checked as the local engine's writer does; tasks write into a hidden folder that
+            # replaces write_to once the manifest is written (an error leaves it as it was)
+            check_outputs([Output(out, "write_to", folder=True, markers=PARTITIONED_MARKERS,
+                                  holds="partitioned dataset")], inputs=[pds.path],
+                          overwrite=overwrite)
+            out = swap.enter_context(atomic_dir(out))
+        return _run_plan(pds, plan, streams, out, (name, info), scheduler=scheduler,
+                         n_workers=n_workers, progress=progress, sealing=sealing)
+
+
+def _run_plan(pds: PartitionedDataset, plan: PartitionPlan, streams: PartitionStreams,
+              out: Path | None, name_info: tuple[str, dict[str, Any]], *, scheduler: Any,
+              n_workers: int | None, progress: bool, sealing: Any) -> list[Any]:
+    """:func:`run_plan` once ``out`` (a hidden folder, or None) is known."""
+    name, info = name_info
     job = _Job(source=str(pds.path.resolve()), name=pds.name, info=dict(pds.info),
                files=tuple(p.file for p in pds.partitions), plan=plan, streams=streams,
                write_to=None if out is None else str(out), driver_pid=os.getpid(),

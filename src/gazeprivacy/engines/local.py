@@ -36,8 +36,10 @@ from typing import Any
 
 import numpy as np
 
+from gazeprivacy._atomic import Output, atomic_dir, atomic_files, check_outputs
 from gazeprivacy._memory import trim
 from gazeprivacy.data.partitioned import (
+    PARTITIONED_MARKERS,
     PartitionedDataset,
     PartitionWriter,
     is_partitioned,
@@ -179,38 +181,30 @@ def run_plan_local(source: Source, plan: PartitionPlan, streams: PartitionStream
 
         items = track(items, total=parts.n, description=f"{plan.mechanism} (local)",
                       transient=True)
-    for i, part, rel in items:
-        record = rel.guarantee
-        out = rel.output
-        if sealing is not None:
-            sealed = sealing.seal(rel, source=part, index=i)
-            out, record = sealed.dataset, sealed.guarantee
-        if writer is not None:
-            writer.write(out)
-        records.append(record)
-        del part, rel, out  # before the next partition is read (peak memory: one, not two)
-        sealed = None
+    try:
+        for i, part, rel in items:
+            record = rel.guarantee
+            out = rel.output
+            if sealing is not None:
+                sealed = sealing.seal(rel, source=part, index=i)
+                out, record = sealed.dataset, sealed.guarantee
+            if writer is not None:
+                writer.write(out)
+            records.append(record)
+            del part, rel, out  # before the next partition is read (peak memory: one, not two)
+            sealed = None
+    except BaseException:
+        if writer is not None:  # the partitions written so far go; write_to keeps its old data
+            writer.abort()
+        raise
     if writer is not None:
         writer.close()
     return records
 
 
-def _check_dest(source: Source, dest: Path, overwrite: bool) -> None:
-    if isinstance(source, PartitionedDataset | str | Path):
-        src = Path(source.path if isinstance(source, PartitionedDataset) else source)
-        if src.resolve() == dest.resolve():
-            raise InvalidParameterError(f"the output folder {str(dest)!r} is the input folder; "
-                                        "choose another OUTPUT")
-    if dest.exists() and not dest.is_dir():
-        raise InvalidParameterError(f"{str(dest)!r} exists and is not a folder")
-    if dest.is_dir() and any(dest.iterdir()) and not overwrite:
-        raise InvalidParameterError(f"{str(dest)!r} is not empty; pass overwrite=True (CLI: "
-                                    "--overwrite) or choose another folder")
-
-
 def _run_dask(source: Source, plan: PartitionPlan, streams: PartitionStreams,
-              scheduler: str | None, dest: Path, overwrite: bool,
-              progress: bool, sealing: SealPolicy) -> list[Guarantee]:
+              scheduler: str | None, dest: Path, progress: bool, sealing: SealPolicy
+              ) -> list[Guarantee]:
     from gazeprivacy.engines import dask as dask_engine  # optional extra: imported on use
 
     if not isinstance(source, PartitionedDataset | str | Path):
@@ -218,7 +212,7 @@ def _run_dask(source: Source, plan: PartitionPlan, streams: PartitionStreams,
                                     "path of a partitioned dataset")
     src = source.path if isinstance(source, PartitionedDataset) else Path(source)
     return dask_engine.run_plan(src, plan, streams, scheduler=scheduler, write_to=dest,
-                                overwrite=overwrite, progress=progress, sealing=sealing)
+                                progress=progress, sealing=sealing)
 
 
 def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
@@ -307,24 +301,38 @@ def protect_partitioned(source: Source, dest: str | Path, *, mechanism: str,
         raise InvalidParameterError(
             f"{str(source)!r} is not a partitioned dataset (no manifest); make one with "
             "`gazeprivacy partition INPUT OUTDIR` or protect the file in memory")
-    parts = _Parts(source)
     dest = Path(dest)
-    _check_dest(source, dest, overwrite)
+    check_outputs([Output(dest, "dest", folder=True, markers=PARTITIONED_MARKERS,
+                          holds="partitioned release"),
+                   Output(id_map_path, "id_map_path", suffixes=(".csv", ".parquet", ".pq"))],
+                  inputs=[_source_path(source)], ledger=getattr(ledger, "path", ledger),
+                  overwrite=overwrite)
+    parts = _Parts(source)
     plan = plan_for(mechanism, params, **param_kwargs)
     sealing = SealPolicy.create(seed=seed, public=public, pupil_epsilon=pupil_epsilon,
                                 pupil_range=pupil_range)
     spend = _reserve(ledger, parts, mechanism, params, param_kwargs, seed)
-    with spend.guard():
-        record = _run(parts, source, plan, dest, sealing, seed=seed, engine=engine,
-                      scheduler=scheduler, overwrite=overwrite, progress=progress)
+    maps = () if id_map_path is None else (Path(id_map_path),)
+    # The release is written into a hidden folder that replaces dest only when complete (its
+    # record included), then the id map: an error, Ctrl-C or a full disk leaves dest as it was
+    # and cancels the reservation.
+    with spend.guard(), atomic_files(*maps) as map_tmps, atomic_dir(dest) as tmp:
+        record = _run(parts, source, plan, tmp, sealing, seed=seed, engine=engine,
+                      scheduler=scheduler, progress=progress)
         spend.check(record)
-    (dest / GUARANTEE_FILE).write_text(record.to_json())
+        (tmp / GUARANTEE_FILE).write_text(record.to_json())
+        if map_tmps:
+            ids = [(q, r) for k in range(parts.n) for r, q in _raw_ids(parts, k)]
+            write_sealed_table(sealing.id_map([q for q, _ in ids], [r for _, r in ids]),
+                               map_tmps[0])
     spend.commit(dest / GUARANTEE_FILE)
-    if id_map_path is not None:
-        ids = [(q, r) for k in range(parts.n) for r, q in _raw_ids(parts, k)]
-        write_sealed_table(sealing.id_map([q for q, _ in ids], [r for _, r in ids]),
-                           Path(id_map_path))
     return Release(PartitionedDataset(dest), record)
+
+
+def _source_path(source: Source) -> Path | None:
+    if isinstance(source, PartitionedDataset):
+        return Path(source.path)
+    return Path(source) if isinstance(source, str | Path) else None
 
 
 def _reserve(ledger: Any, parts: _Parts, mechanism: str, params: Any,
@@ -343,17 +351,14 @@ def _reserve(ledger: Any, parts: _Parts, mechanism: str, params: Any,
 
 
 def _run(parts: _Parts, source: Source, plan: PartitionPlan, dest: Path, sealing: SealPolicy,
-         *, seed: int | None, engine: str, scheduler: str | None, overwrite: bool,
-         progress: bool) -> Guarantee:
+         *, seed: int | None, engine: str, scheduler: str | None, progress: bool) -> Guarantee:
     """Run ``plan`` over the partitions into ``dest``; the combined record (not yet written)."""
     streams = partition_streams(seed, parts.n)
     if engine == "local":
         records = run_plan_local(parts.pds if parts.pds is not None else source, plan,
-                                 streams, write_to=dest, overwrite=overwrite,
-                                 progress=progress, sealing=sealing)
+                                 streams, write_to=dest, progress=progress, sealing=sealing)
     else:
-        records = _run_dask(source, plan, streams, scheduler, dest, overwrite, progress,
-                            sealing)
+        records = _run_dask(source, plan, streams, scheduler, dest, progress, sealing)
     record = replace(combine_guarantees(records).with_seed(seed),
                      columns=merge_columns(records))
     return _with_engine_note(record, engine, parts.n)

@@ -18,6 +18,7 @@ from gazeprivacy.mechanisms.samples.dpgazesynth import (
     BudgetSplit,
     DPGazeSynthParams,
     dpgazesynth,
+    grid,
     guarantee,
 )
 
@@ -200,11 +201,11 @@ def test_round_keep_sum_keeps_totals_and_nonnegativity(rng):
     group = np.sort(rng.integers(0, 30, 500))
     totals = np.bincount(group, minlength=30) * 3
     vals = rng.laplace(0, 5, 500)
-    out = dg._round_keep_sum(vals, group, totals)
+    out = grid._round_keep_sum(vals, group, totals)
     assert (out >= 0).all()
     np.testing.assert_array_equal(np.bincount(group, weights=out, minlength=30), totals)
     # all clipped to zero: the whole total goes to the first entry of the group
-    out = dg._round_keep_sum(np.full(3, -1.0), np.zeros(3, int), np.array([7]))
+    out = grid._round_keep_sum(np.full(3, -1.0), np.zeros(3, int), np.array([7]))
     assert out.tolist() == [7, 0, 0]
 
 

@@ -18,7 +18,7 @@ from scipy import stats
 
 from gazeprivacy.data import Geometry, Recording
 from gazeprivacy.mechanisms.samples import dpgazesynth as dg
-from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams
+from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams, grid
 
 BIG = Geometry(x_min_deg=0.0, x_max_deg=300.0, y_min_deg=0.0, y_max_deg=300.0)
 RATE = 200.0
@@ -164,11 +164,11 @@ def test_fill_stays_within_each_window():
     geo = Geometry(x_min_deg=0.0, x_max_deg=16.0, y_min_deg=0.0, y_max_deg=12.0)
     nan = np.nan
     x = np.array([nan, 1.0, nan, nan, nan, 5.0, 3.0, nan, nan, 2.0, nan])
-    fx, fy = dg._fill_missing(x, x + 1.0, 3, geo)
+    fx, fy = grid._fill_missing(x, x + 1.0, 3, geo)
     assert fx.tolist() == [1.0, 1.0, 1.0, 5.0, 5.0, 5.0, 3.0, 3.0, 3.0, 2.0, 2.0]
     np.testing.assert_array_equal(fy, fx + 1.0)
     x[6] = nan  # a window without valid samples: the screen centre (public)
-    fx, fy = dg._fill_missing(x, x.copy(), 3, geo)
+    fx, fy = grid._fill_missing(x, x.copy(), 3, geo)
     assert fx[6:9].tolist() == [8.0] * 3 and fy[6:9].tolist() == [6.0] * 3
     assert fx[9:].tolist() == [2.0, 2.0]
 

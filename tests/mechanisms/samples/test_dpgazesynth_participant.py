@@ -317,7 +317,10 @@ def test_the_hand_written_participant_release_audit_passes_below_the_claim():
 
 
 def test_the_device_protocol_refuses_participant_level_parameters():
-    from gazeprivacy.mechanisms.samples.dpgazesynth_protocol import Announcement, client_message
+    from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_phases import (
+        Announcement,
+        client_message,
+    )
 
     with pytest.raises(InvalidParameterError, match="announces unit='window' only"):
         Announcement.of(params(), sampling_rate_hz=RATE, geometry=GEO)

@@ -18,6 +18,13 @@ from hypothesis import strategies as st
 
 from gazeprivacy.data import Dataset, Geometry, Recording
 from gazeprivacy.data.simulate import simulate_dataset
+from gazeprivacy.deploy import protocol as proto
+from gazeprivacy.deploy.protocol import (
+    curate_messages,
+    curator_release,
+    decode_client_message,
+    encode_client_message,
+)
 from gazeprivacy.engines.local import iter_release
 from gazeprivacy.engines.plan import partition_streams, plan_for
 from gazeprivacy.exceptions import (
@@ -26,16 +33,11 @@ from gazeprivacy.exceptions import (
     NotFormallyPrivateWarning,
 )
 from gazeprivacy.mechanisms import protect
-from gazeprivacy.mechanisms.samples import dpgazesynth_protocol as proto
 from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams, client_release
-from gazeprivacy.mechanisms.samples.dpgazesynth_protocol import (
+from gazeprivacy.mechanisms.samples.dpgazesynth.protocol_phases import (
     Announcement,
     ClientMessage,
     client_message,
-    curate_messages,
-    curator_release,
-    decode_client_message,
-    encode_client_message,
     message_from_report,
     synthesise_message,
 )

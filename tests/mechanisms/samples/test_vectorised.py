@@ -37,7 +37,7 @@ from gazeprivacy.mechanisms.samples._event_synthesis import (
     public_centre,
     render,
 )
-from gazeprivacy.mechanisms.samples.dpgazesynth import _round_keep_sum
+from gazeprivacy.mechanisms.samples.dpgazesynth.grid import _round_keep_sum
 from gazeprivacy.mechanisms.samples.event_synth_pd import (
     EventSynthPDParams,
     _axis_bound,

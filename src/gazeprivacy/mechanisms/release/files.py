@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
+from gazeprivacy._atomic import check_outputs
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Release
 from gazeprivacy.mechanisms.contract import Level
 from gazeprivacy.mechanisms.release.pupil import _block_samples, _Pupil
 from gazeprivacy.mechanisms.release.sealing import SealedRelease, seal, seal_series_table
-from gazeprivacy.mechanisms.release.write import write_sealed
+from gazeprivacy.mechanisms.release.write import release_outputs, write_sealed
 from gazeprivacy.rng import make_rng
 
 if TYPE_CHECKING:
@@ -36,7 +37,8 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
                  progress: bool = False, ledger: Ledger | str | Path | None = None,
                  labels: Iterable[str] = (), xy_unit: str | None = None,
                  px_per_deg: float | None = None, input_format: str | None = None,
-                 participant: str | None = None, **param_kwargs: Any) -> SealedRelease:
+                 participant: str | None = None, overwrite: bool = False,
+                 **param_kwargs: Any) -> SealedRelease:
     """Read a long-format file, protect it with ``mechanism``, and write the sealed release.
 
     The library function behind ``gazeprivacy protect``: every privacy parameter comes from the
@@ -74,6 +76,11 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         reserved before any work (refused past the ledger's cap) and committed with the
         output's SHA-256 after the write.
 
+    overwrite : bool
+        Replace existing outputs. Every output (data, record, id map, report) is checked before
+        any work (:func:`gazeprivacy._atomic.check_outputs`): none may be the input, the
+        ledger, its key or another output.
+
     Returns
     -------
     SealedRelease
@@ -92,6 +99,8 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
     from gazeprivacy.mechanisms import protect as protect_dataset
 
     spec = MECHANISMS[mechanism]
+    check_outputs(release_outputs(out_path, id_map_path=id_map_path, report_path=report_path),
+                  inputs=[in_path], ledger=getattr(ledger, "path", ledger), overwrite=overwrite)
     public = tuple(public)
     rng = make_rng(seed)
     mech_rng, seal_rng = rng.spawn(2)
@@ -101,7 +110,8 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         return _protect_series_file(Path(in_path), Path(out_path), mechanism,
                                     build_params(mechanism, params, **param_kwargs),
                                     public=public, seed=seed, id_map_path=id_map_path,
-                                    rngs=(mech_rng, seal_rng), ledger=ledger)
+                                    rngs=(mech_rng, seal_rng), ledger=ledger,
+                                    overwrite=overwrite)
     if not spec.level.takes_samples:
         raise InvalidParameterError(
             f"{mechanism} is a {spec.level}-level mechanism; protect takes gaze samples or "
@@ -120,8 +130,9 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
         sealed = seal(rel, public=public, pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
                       source=ds, rng=seal_rng)
         entry.check(sealed.guarantee)
-    write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path,
-                 input_path=in_path)
+        # inside the guard: a failed write (a full disk) cancels the reservation
+        write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path,
+                     input_path=in_path, overwrite=overwrite)
     entry.commit(out_path)
     return sealed
 
@@ -130,7 +141,8 @@ def _protect_series_file(in_path: Path, out_path: Path, mechanism: str, params: 
                          public: Iterable[str], seed: int | None,
                          id_map_path: str | Path | None,
                          rngs: tuple[np.random.Generator, np.random.Generator],
-                         ledger: Ledger | str | Path | None = None) -> SealedRelease:
+                         ledger: Ledger | str | Path | None = None,
+                         overwrite: bool = False) -> SealedRelease:
     from gazeprivacy.mechanisms.series import protect_series
 
     try:
@@ -144,7 +156,8 @@ def _protect_series_file(in_path: Path, out_path: Path, mechanism: str, params: 
         sealed = seal_series_table(rel.output, rel.guarantee.with_seed(seed), public=public,
                                    rng=rngs[1])
         entry.check(sealed.guarantee)
-    write_sealed(sealed, out_path, id_map_path=id_map_path)
+        write_sealed(sealed, out_path, id_map_path=id_map_path, input_path=in_path,
+                     overwrite=overwrite)
     entry.commit(out_path)
     return sealed
 

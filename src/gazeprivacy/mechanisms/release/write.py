@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from gazeprivacy._atomic import Output, atomic_files, check_outputs, sidecars
 from gazeprivacy.accounting.ledger import file_sha256
 from gazeprivacy.data.io import write_dataset
 from gazeprivacy.data.recording import Dataset
@@ -29,6 +28,7 @@ __all__ = [
     "RECORD_KEY",
     "guarantee_path",
     "record_json",
+    "release_outputs",
     "write_release",
     "write_sealed",
     "write_sealed_table",
@@ -36,23 +36,27 @@ __all__ = [
 
 def _atomic_write(files: Mapping[Path, Any]) -> None:
     """Write each ``path -> writer(tmp_path)`` beside its target, then rename all in the order
-    given (write_sealed: the record, the id map, the data, then the report that hashes it)."""
-    tmps = {}
-    try:
-        for path, writer in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{uuid.uuid4().hex[:12]}.{path.name}")
+    given (write_sealed: the record, the id map, the data, then the report that hashes it), with
+    :func:`gazeprivacy._atomic.atomic_files`: an exception in any writer (Ctrl-C, SIGTERM, a full
+    disk) renames nothing and removes every temporary."""
+    for path in files:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_files(*files) as temps:
+        for writer, tmp in zip(files.values(), temps, strict=True):
             writer(tmp)
-            tmps[path] = tmp
-        for path, tmp in tmps.items():  # in the order given: the record before its data
-            os.replace(tmp, path)
-            side = tmp.with_name(tmp.name + ".meta.json")
-            if side.exists():
-                os.replace(side, path.with_name(path.name + ".meta.json"))
-    finally:
-        for tmp in tmps.values():
-            tmp.unlink(missing_ok=True)
-            tmp.with_name(tmp.name + ".meta.json").unlink(missing_ok=True)
+
+
+def release_outputs(path: str | Path, *, id_map_path: str | Path | None = None,
+                    report_path: str | Path | None = None,
+                    names: tuple[str, str, str] = ("path", "id_map_path", "report_path")
+                    ) -> list[Output]:
+    """What a sealed release at ``path`` writes, for :func:`gazeprivacy._atomic.check_outputs`:
+    the data (and a CSV's metadata file), its record, the id map and the report; ``names`` are
+    the options that name the last three (the command line passes its flags)."""
+    return [Output(path, names[0]),
+            *(Output(p, "the record" if p.name.endswith(".guarantee.json")
+                     else f"{names[0]}'s metadata file") for p in sidecars(path)),
+            Output(id_map_path, names[1]), Output(report_path, names[2])]
 
 
 def _write_table(table: pl.DataFrame, path: Path,
@@ -104,9 +108,11 @@ def record_json(guarantee: Guarantee) -> str:
 
 def write_sealed(sealed: SealedRelease, path: str | Path, *, id_map_path: str | Path | None = None,
                  report_path: str | Path | None = None,
-                 input_path: str | Path | None = None) -> Path:
+                 input_path: str | Path | None = None, overwrite: bool = False) -> Path:
     """Write a sealed release (format by suffix) and its record, atomically; the id map and the
-    data holder's report only when their paths are given.
+    data holder's report only when their paths are given. Every output is checked first
+    (:func:`gazeprivacy._atomic.check_outputs`: none may be ``input_path`` or another output; an
+    existing one needs ``overwrite``).
 
     The record goes to ``PATH.guarantee.json`` and, for Parquet, also into the file's schema
     metadata (key :data:`RECORD_KEY`), each with the package version and the time. The SHA-256
@@ -114,6 +120,8 @@ def write_sealed(sealed: SealedRelease, path: str | Path, *, id_map_path: str | 
     raw input identifies it, so it is never written into the release or its record.
     """
     path = Path(path)
+    check_outputs(release_outputs(path, id_map_path=id_map_path, report_path=report_path),
+                  inputs=[input_path], overwrite=overwrite)
     text = record_json(sealed.guarantee)
     files: dict[Path, Any] = {guarantee_path(path): lambda p: p.write_text(text)}
     if id_map_path is not None:
@@ -151,10 +159,15 @@ def write_release(release: Release[Dataset], path: str | Path, *, public: Iterab
                   pupil_epsilon: float | None = None, pupil_range: Sequence[float] | None = None,
                   source: Dataset | None = None, id_map_path: str | Path | None = None,
                   report_path: str | Path | None = None,
-                  rng: np.random.Generator | None = None) -> SealedRelease:
-    """:func:`seal` ``release`` and write it with :func:`write_sealed`; returns the sealed
-    release. Without ``rng`` the pseudonym key and pupil noise come from OS entropy."""
+                  rng: np.random.Generator | None = None,
+                  overwrite: bool = False) -> SealedRelease:
+    """:func:`seal` ``release`` and write it with :func:`write_sealed` (every output checked
+    before the sealing; an existing one needs ``overwrite``); returns the sealed release.
+    Without ``rng`` the pseudonym key and pupil noise come from OS entropy."""
+    check_outputs(release_outputs(path, id_map_path=id_map_path, report_path=report_path),
+                  overwrite=overwrite)
     sealed = seal(release, public=public, pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
                   source=source, rng=rng if rng is not None else make_rng(None))
-    write_sealed(sealed, path, id_map_path=id_map_path, report_path=report_path)
+    write_sealed(sealed, path, id_map_path=id_map_path, report_path=report_path,
+                 overwrite=overwrite)
     return sealed
