@@ -40,7 +40,7 @@ __all__ = ["epsilon_to_rho", "keep_share", "main", "two_point_l1"]
 
 EPSILONS = (1.0, 3.0, 10.0)
 DELTA = 1e-6
-_DOVES_IMAGES = list(range(1, 101, 4))
+_DOVES_IMAGES = list(range(1, 101, 8))
 DATASETS = {  # name -> (loader, options): the frontier configs' selections
     "DOVES": ("doves", {"images": _DOVES_IMAGES}),
     "MPIIDPEye": ("mpiidpeye", {}),
