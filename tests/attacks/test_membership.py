@@ -108,3 +108,14 @@ def test_attribute_missing_from_the_release_gives_the_majority_guess(split):
     res = release_attribute_attack(bare, split.member_probes, split.nonmember_probes, truth,
                                    attribute="group", rng=np.random.default_rng(6))
     assert not res.label_in_release and res.accuracy == res.chance
+
+
+def test_segment_probes_are_the_end_of_every_recording():
+    ds = _people(n=6, recs=2)
+    s = frontier_split(ds, rng=np.random.default_rng(0), holdout_fraction=0.34,
+                       probe_fraction=0.25, probes="segments")
+    assert len(s.fit) == 8 and len(s.member_probes) == 8  # every recording of 4 members, cut
+    assert {r.n_samples for r in s.member_probes} == {75}
+    assert {r.n_samples for r in s.fit} == {225}
+    res = membership_attack(s.fit, s.member_probes, s.nonmember_probes)
+    assert res.n_members == 4 and res.n_nonmembers == 2

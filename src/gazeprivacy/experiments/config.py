@@ -435,7 +435,8 @@ class FrontierConfig:
     ``holdout_fraction`` of the participants is held out (never in a mechanism's input); of
     every participant a ``probe_fraction`` of the recordings (a participant with one recording:
     its last ``probe_fraction`` in time) is kept back as the membership and attribute attackers'
-    probes. Mechanisms and baselines are fitted on the rest of the training participants;
+    probes (``probes = "segments"``: the last ``probe_fraction`` of every recording, a stronger
+    attacker). Mechanisms and baselines are fitted on the rest of the training participants;
     everything is scored against the held-out participants' raw data: density error on the
     ``density_grid`` and ``coarse_grid`` grids (pooled and per value of each of ``labels``),
     train-on-release / test-on-raw accuracy per label (a ``n_trees`` forest on ``window_s``
@@ -446,6 +447,7 @@ class FrontierConfig:
 
     holdout_fraction: float = 0.3
     probe_fraction: float = 0.34
+    probes: str = "recordings"
     labels: tuple[str, ...] = ()
     window_s: float = 1.0
     n_trees: int = 50
@@ -458,6 +460,9 @@ class FrontierConfig:
             object.__setattr__(self, "labels", tuple(self.labels))
         if not isinstance(self.labels, tuple) or not all(isinstance(x, str) for x in self.labels):
             raise ConfigError(f"frontier.labels must be a list of strings, got {self.labels!r}")
+        if self.probes not in ("recordings", "segments"):
+            raise ConfigError(f"frontier.probes must be 'recordings' or 'segments', got "
+                              f"{self.probes!r}")
         for name in ("holdout_fraction", "probe_fraction"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < 1:
@@ -474,7 +479,8 @@ def _frontier(value: Any) -> FrontierConfig | None:
     """``frontier``: absent (the usual protocol) or a table (:class:`FrontierConfig`)."""
     if value is None:
         return None
-    _check_keys("frontier", value, {"holdout_fraction", "probe_fraction", "labels", "window_s",
+    _check_keys("frontier", value, {"holdout_fraction", "probe_fraction", "probes", "labels",
+                                    "window_s",
                                     "n_trees", "discriminator_splits", "density_grid",
                                     "coarse_grid"})
     return FrontierConfig(**value)

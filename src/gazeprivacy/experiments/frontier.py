@@ -8,7 +8,9 @@ changes what a cell measures:
 1. **Split** (:func:`frontier_split`, one per seed, the same for every cell of the seed): a
    random ``holdout_fraction`` of the participants is *held out*; of every participant a
    ``probe_fraction`` of the recordings (one recording: its last ``probe_fraction`` in time) is
-   kept back as the attackers' *probes*. The mechanism (or baseline) sees only the training
+   kept back as the attackers' *probes* (``probes = "segments"``: the last ``probe_fraction``
+   of *every* recording instead, a stronger attacker that holds part of the very recordings
+   the input has). The mechanism (or baseline) sees only the training
    participants' other recordings (``fit``); the raw cell's "release" is ``fit`` itself (the
    release that copies its input: the attacks' reference).
 2. **Score against the held-out participants' raw data** (:func:`frontier_metrics`):
@@ -83,23 +85,31 @@ def _slice(rec: Recording, a: int, b: int, suffix: str) -> Recording:
                    extras={k: v[a:b] for k, v in rec.extras.items()})
 
 
-def _probe_split(recs: list[Recording], fraction: float, rng: np.random.Generator
-                 ) -> tuple[list[Recording], list[Recording]]:
-    """(kept, probes) of one participant's recordings."""
+def _cut(rec: Recording, fraction: float) -> tuple[Recording, Recording]:
+    cut = rec.n_samples - max(2, round(fraction * rec.n_samples))
+    if cut < 2:
+        raise InvalidDataError(f"recording {rec.recording!r} is too short to keep a probe back")
+    return _slice(rec, 0, cut, ""), _slice(rec, cut, rec.n_samples, ":probe")
+
+
+def _probe_split(recs: list[Recording], fraction: float, rng: np.random.Generator,
+                 probes: str = "recordings") -> tuple[list[Recording], list[Recording]]:
+    """(kept, probes) of one participant's recordings: whole recordings (one recording: its
+    end), or with ``probes="segments"`` the last ``fraction`` of every recording."""
+    if probes == "segments":
+        pairs = [_cut(r, fraction) for r in recs]
+        return [a for a, _ in pairs], [b for _, b in pairs]
     if len(recs) >= 2:
         k = min(len(recs) - 1, max(1, round(fraction * len(recs))))
         pick = set(rng.choice(len(recs), size=k, replace=False).tolist())
         return ([r for i, r in enumerate(recs) if i not in pick],
                 [r for i, r in enumerate(recs) if i in pick])
-    rec = recs[0]
-    cut = rec.n_samples - max(2, round(fraction * rec.n_samples))
-    if cut < 2:
-        raise InvalidDataError(f"recording {rec.recording!r} is too short to keep a probe back")
-    return [_slice(rec, 0, cut, "")], [_slice(rec, cut, rec.n_samples, ":probe")]
+    kept, probe = _cut(recs[0], fraction)
+    return [kept], [probe]
 
 
 def frontier_split(dataset: Dataset, *, rng: np.random.Generator, holdout_fraction: float,
-                   probe_fraction: float) -> FrontierSplit:
+                   probe_fraction: float, probes: str = "recordings") -> FrontierSplit:
     """Hold participants out and keep probes back (see the module docstring).
 
     >>> from gazeprivacy.data.simulate import simulate_dataset
@@ -120,13 +130,13 @@ def frontier_split(dataset: Dataset, *, rng: np.random.Generator, holdout_fracti
     fit, m_probe, held_recs, n_probe = [], [], [], []
     for p, child in zip(people, rng.spawn(len(people)), strict=True):
         recs = [r for r in dataset.recordings if r.participant == p]
-        kept, probes = _probe_split(recs, probe_fraction, child)
+        kept, back = _probe_split(recs, probe_fraction, child, probes)
         if p in held:
             held_recs += recs
-            n_probe += probes
+            n_probe += back
         else:
             fit += kept
-            m_probe += probes
+            m_probe += back
     name = dataset.name
     return FrontierSplit(fit=Dataset(tuple(fit), name=f"{name}:fit"),
                          held=Dataset(tuple(held_recs), name=f"{name}:held-out"),

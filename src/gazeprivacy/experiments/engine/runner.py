@@ -150,7 +150,7 @@ def _run_frontier_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     attack_rng, protect_rng = _streams(cell, ctx.n_combos)
     split = frontier_split(raw, rng=_named_stream(attack_rng, "frontier-split"),
                            holdout_fraction=cfg.holdout_fraction,
-                           probe_fraction=cfg.probe_fraction)
+                           probe_fraction=cfg.probe_fraction, probes=cfg.probes)
     protected = _protect_cell(cell, ctx, split.fit, protect_rng, notes)
     release = split.fit if protected.dataset is None else protected.dataset
     attribute_of = {a.attribute: labs for a in ctx.config.attacks
