@@ -107,3 +107,15 @@ def test_frontier_verdict(frontier_run):
     none = frontier(res.results, max_participant_epsilon=0.1)
     assert none.row(0, named=True)["n_candidates"] == 0
     assert none.row(0, named=True)["verdict"] == "none"
+
+
+def test_first_seconds_cuts_every_recording():
+    from gazeprivacy.experiments.frontier import first_seconds
+
+    ds = activity_dataset(n_participants=2, duration_s=10.0, seed=0)
+    cut = first_seconds(ds, 4.0)
+    assert [r.recording for r in cut] == [r.recording for r in ds]
+    assert {r.n_samples for r in cut} == {120}  # 4 s at 30 Hz
+    assert first_seconds(ds, None) is ds
+    with pytest.raises(ConfigError, match="frontier.max_duration_s"):
+        parse_config({**_BASE, "frontier": {"max_duration_s": 0}})

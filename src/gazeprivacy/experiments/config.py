@@ -436,18 +436,20 @@ class FrontierConfig:
     every participant a ``probe_fraction`` of the recordings (a participant with one recording:
     its last ``probe_fraction`` in time) is kept back as the membership and attribute attackers'
     probes (``probes = "segments"``: the last ``probe_fraction`` of every recording, a stronger
-    attacker). Mechanisms and baselines are fitted on the rest of the training participants;
-    everything is scored against the held-out participants' raw data: density error on the
-    ``density_grid`` and ``coarse_grid`` grids (pooled and per value of each of ``labels``),
-    train-on-release / test-on-raw accuracy per label (a ``n_trees`` forest on ``window_s``
-    windows), the discriminator (``discriminator_splits`` participant folds), W1 of fixation
-    durations and saccade amplitudes, and the ``[[attacks]]`` of kind ``membership`` and
-    ``attribute``.
+    attacker). ``max_duration_s`` first cuts every recording to its first seconds (a public
+    choice that bounds the cost). Mechanisms and baselines are fitted on the rest of the
+    training participants; everything is scored against the held-out participants' raw data:
+    density error on the ``density_grid`` and ``coarse_grid`` grids (pooled and per value of
+    each of ``labels``), train-on-release / test-on-raw accuracy per label (a ``n_trees`` forest
+    on ``window_s`` windows), the discriminator (``discriminator_splits`` participant folds), W1
+    of fixation durations and saccade amplitudes, and the ``[[attacks]]`` of kind ``membership``
+    and ``attribute``.
     """
 
     holdout_fraction: float = 0.3
     probe_fraction: float = 0.34
     probes: str = "recordings"
+    max_duration_s: float | None = None
     labels: tuple[str, ...] = ()
     window_s: float = 1.0
     n_trees: int = 50
@@ -469,6 +471,10 @@ class FrontierConfig:
                 raise ConfigError(f"frontier.{name} must be in (0, 1), got {v!r}")
         if not (isinstance(self.window_s, int | float) and self.window_s > 0):
             raise ConfigError(f"frontier.window_s must be > 0 seconds, got {self.window_s!r}")
+        if self.max_duration_s is not None and not (
+                isinstance(self.max_duration_s, int | float) and self.max_duration_s > 0):
+            raise ConfigError(f"frontier.max_duration_s must be > 0 seconds, got "
+                              f"{self.max_duration_s!r}")
         for name in ("n_trees", "discriminator_splits", "density_grid", "coarse_grid"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 2:
@@ -480,9 +486,8 @@ def _frontier(value: Any) -> FrontierConfig | None:
     if value is None:
         return None
     _check_keys("frontier", value, {"holdout_fraction", "probe_fraction", "probes", "labels",
-                                    "window_s",
-                                    "n_trees", "discriminator_splits", "density_grid",
-                                    "coarse_grid"})
+                                    "max_duration_s", "window_s", "n_trees",
+                                    "discriminator_splits", "density_grid", "coarse_grid"})
     return FrontierConfig(**value)
 
 

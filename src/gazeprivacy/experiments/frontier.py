@@ -63,7 +63,8 @@ from gazeprivacy.metrics.realism import (
 )
 from gazeprivacy.rng import seed_for_sklearn
 
-__all__ = ["FrontierSplit", "frontier_metrics", "frontier_preview", "frontier_split"]
+__all__ = ["FrontierSplit", "first_seconds", "frontier_metrics", "frontier_preview",
+           "frontier_split"]
 
 _BOOTSTRAP = 30
 
@@ -90,6 +91,17 @@ def _cut(rec: Recording, fraction: float) -> tuple[Recording, Recording]:
     if cut < 2:
         raise InvalidDataError(f"recording {rec.recording!r} is too short to keep a probe back")
     return _slice(rec, 0, cut, ""), _slice(rec, cut, rec.n_samples, ":probe")
+
+
+def first_seconds(dataset: Dataset, seconds: float | None) -> Dataset:
+    """Every recording cut to its samples within ``seconds`` of its first (None: unchanged)."""
+    if seconds is None:
+        return dataset
+    out = []
+    for r in dataset.recordings:
+        n = int(np.searchsorted(r.t, r.t[0] + seconds, side="left"))
+        out.append(r if n >= r.n_samples else _slice(r, 0, max(n, 2), ""))
+    return Dataset(tuple(out), name=dataset.name)
 
 
 def _probe_split(recs: list[Recording], fraction: float, rng: np.random.Generator,

@@ -55,7 +55,12 @@ from gazeprivacy.experiments.featurize import (
     event_features_of,
     load_configured_dataset,
 )
-from gazeprivacy.experiments.frontier import frontier_metrics, frontier_preview, frontier_split
+from gazeprivacy.experiments.frontier import (
+    first_seconds,
+    frontier_metrics,
+    frontier_preview,
+    frontier_split,
+)
 from gazeprivacy.experiments.release_view import attack_side
 from gazeprivacy.experiments.streaming import partitioned_source, protected_pass, raw_pass
 from gazeprivacy.features.aggregate import recording_features
@@ -146,7 +151,7 @@ def _run_frontier_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     t0 = time.perf_counter()
     notes: list[str] = []
     cfg = ctx.config.frontier
-    raw = ctx.datasets[cell.dataset]
+    raw = first_seconds(ctx.datasets[cell.dataset], cfg.max_duration_s)
     attack_rng, protect_rng = _streams(cell, ctx.n_combos)
     split = frontier_split(raw, rng=_named_stream(attack_rng, "frontier-split"),
                            holdout_fraction=cfg.holdout_fraction,
