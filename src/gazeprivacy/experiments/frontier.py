@@ -230,11 +230,19 @@ def _tstr(w_held: pl.DataFrame, w_rel: pl.DataFrame, held: Dataset, release: Dat
             "chance": chance, "label_in_release": 1.0}
 
 
-def _events(held: Dataset, release: Dataset, rng: np.random.Generator) -> dict[str, float]:
-    ev_h = detect_events_dataset(held, method="adaptive", max_saccade_share=None)
+def _held_events(held: Dataset, memo: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    if "events" not in memo:
+        ev = detect_events_dataset(held, method="adaptive", max_saccade_share=None)
+        memo["events"] = (ev, saccade_table(held, ev))
+    return memo["events"]
+
+
+def _events(held: Dataset, release: Dataset, rng: np.random.Generator,
+            memo: dict[str, Any]) -> dict[str, float]:
+    ev_h, s_h = _held_events(held, memo)
     ev_r = detect_events_dataset(release, method="adaptive", max_saccade_share=None)
-    return event_distances(ev_h, ev_r, saccade_table(held, ev_h), saccade_table(release, ev_r),
-                           rng=rng, n_bootstrap=_BOOTSTRAP)
+    return event_distances(ev_h, ev_r, s_h, saccade_table(release, ev_r), rng=rng,
+                           n_bootstrap=_BOOTSTRAP)
 
 
 def _stream(rng: np.random.Generator, name: str) -> np.random.Generator:
@@ -246,14 +254,18 @@ def _stream(rng: np.random.Generator, name: str) -> np.random.Generator:
 
 def frontier_metrics(cfg: FrontierConfig, split: FrontierSplit, release: Dataset, *,
                      attacks: Sequence[AttackConfig], attribute_of: Mapping[str, Mapping[str, str]],
-                     rng: np.random.Generator, notes: list[str]
+                     rng: np.random.Generator, notes: list[str],
+                     memo: dict[str, Any] | None = None
                      ) -> dict[str, tuple[str, dict[str, float]]]:
     """``evaluation -> (kind, metrics)`` of ``release`` under the protocol (module docstring).
 
     ``attribute_of[label][participant]`` are the participants' labels (for the attribute
     attacks' scoring); ``rng`` is the seed's evaluation stream (every evaluation derives its
-    own stream from it by name, so every cell of a seed meets the same folds).
+    own stream from it by name, so every cell of a seed meets the same folds). ``memo`` keeps
+    what depends on the held-out data only (its events and windows) between the cells of one
+    split: pass the same dict for the cells of one (dataset, seed).
     """
+    memo = {} if memo is None else memo
     held, geo = split.held, _geometry(split.held)
     out: dict[str, tuple[str, dict[str, float]]] = {
         "frontier:density": ("fidelity", _density(held, release, geo, cfg.density_grid,
@@ -264,7 +276,9 @@ def frontier_metrics(cfg: FrontierConfig, split: FrontierSplit, release: Dataset
         d = _by_label(held, release, label, geo, cfg.density_grid)
         if d is not None:
             out[f"frontier:density:{label}"] = ("fidelity", d)
-    w_held = window_feature_table(held, window_s=cfg.window_s)
+    if "windows" not in memo:
+        memo["windows"] = window_feature_table(held, window_s=cfg.window_s)
+    w_held = memo["windows"]
     w_rel = window_feature_table(release, window_s=cfg.window_s)
     for label in cfg.labels:
         t = _tstr(w_held, w_rel, held, release, label, cfg.n_trees, _stream(rng, "tstr" + label))
@@ -276,7 +290,7 @@ def frontier_metrics(cfg: FrontierConfig, split: FrontierSplit, release: Dataset
     disc = discriminator_auc(w_held, w_rel, rng=_stream(rng, "discriminator"),
                              n_splits=cfg.discriminator_splits)
     out["realism:discriminator"] = ("realism", disc.metrics())
-    out["realism:events"] = ("realism", _events(held, release, _stream(rng, "events")))
+    out["realism:events"] = ("realism", _events(held, release, _stream(rng, "events"), memo))
     out.update(_attack_metrics(split, release, attacks, attribute_of, rng, notes, cfg))
     return out
 

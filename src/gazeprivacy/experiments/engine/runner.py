@@ -161,10 +161,15 @@ def _run_frontier_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     attribute_of = {a.attribute: labs for a in ctx.config.attacks
                     if a.kind == "attribute" and a.attribute
                     and (labs := _labels(raw, a.attribute, by="participant")) is not None}
+    # what depends on the held-out data only is computed once per (dataset, seed) and process
+    memo = _FRONTIER_MEMO.setdefault((cell.dataset, cell.seed, ctx.fingerprints.get(
+        cell.dataset), repr(cfg)), {})
+    if len(_FRONTIER_MEMO) > 2:  # keep the memory of two splits at most
+        _FRONTIER_MEMO.pop(next(iter(_FRONTIER_MEMO)))
     metrics = frontier_metrics(cfg, split, release, attacks=ctx.config.attacks,
                                attribute_of=attribute_of,
                                rng=_named_stream(attack_rng, "frontier-evaluations"),
-                               notes=notes)
+                               notes=notes, memo=memo)
     bound = _participant_bound(protected.guarantee)
     if bound:
         metrics["guarantee"] = ("privacy", bound)
@@ -172,6 +177,9 @@ def _run_frontier_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
             for row in _rows(cell, protected.mode, kind, ev, m)]
     return _write_cell(cell, ctx, rows, frontier_preview(split.held, release), protected, notes,
                        t0)
+
+
+_FRONTIER_MEMO: dict[tuple[Any, ...], dict[str, Any]] = {}
 
 
 def _participant_bound(guarantee: Mapping[str, Any] | None) -> dict[str, float]:
