@@ -94,11 +94,14 @@ def _protect(path: str, dest: str, mechanism: str) -> dict:
 
 def _featurize(path: str, dest: str) -> dict:
     from gazeprivacy.data.partitioned import PartitionedDataset
-    from gazeprivacy.experiments.featurize import event_features_of
+
+    # I-VT, as measured in docs/scale.md; the runner's default (REMoDNaV) costs 40-200x the
+    # CPU per sample (docs/events.md), with the same per-recording memory
+    from gazeprivacy.experiments.featurize import ivt_event_features_of
     from gazeprivacy.experiments.streaming import featurize_partitions
 
     pds = PartitionedDataset(path)
-    rows = featurize_partitions(pds, event_features_of, dest)
+    rows = featurize_partitions(pds, ivt_event_features_of, dest)
     return {"samples": pds.n_samples, "events": rows}
 
 

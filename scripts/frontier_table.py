@@ -21,9 +21,9 @@ from pathlib import Path
 
 import polars as pl
 
-from gazeprivacy.report.verdict import frontier, frontier_line
+from gazeprivacy.report.verdict import flag_results, frontier, frontier_line
 
-__all__ = ["main", "table"]
+__all__ = ["main", "read_run", "table"]
 
 _COLS = [  # (header, evaluation suffix or name, metric)
     ("density 60", "frontier:density", "density_error"),
@@ -90,9 +90,19 @@ def table(results: pl.DataFrame, dataset: str) -> list[str]:
     return lines
 
 
+def read_run(run: str | Path) -> pl.DataFrame:
+    """A run's results; for an interrupted run, its finished cells (flagged the same way)."""
+    run = Path(run)
+    if (run / "results.parquet").is_file():
+        return pl.read_parquet(run / "results.parquet")
+    parts = [pl.read_parquet(p).drop("beats_baselines", strict=False)
+             for p in sorted((run / "cells").glob("*.parquet"))]
+    return flag_results(pl.concat(parts, how="vertical"))
+
+
 def main(argv: list[str] | None = None) -> None:
     for run in argv if argv is not None else sys.argv[1:]:
-        results = pl.read_parquet(Path(run) / "results.parquet")
+        results = read_run(run)
         for ds in sorted(results["dataset"].unique().to_list()):
             print("\n".join(table(results, ds)))
             for row in frontier(results.filter(pl.col("dataset") == ds)).to_dicts():

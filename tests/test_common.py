@@ -11,7 +11,11 @@ Each entry's ``example(mode)`` gives a tiny input of its level and parameters. C
   another mechanism's parameter type, through the entry and through ``gazeprivacy.protect``;
 * sound is the default mode; paper mode, where it exists, is recorded and flagged (not formally
   private or at least one flag); a baseline release is not formally private;
-* sample- and event-level releases keep the recordings, their order and row counts.
+* sample- and event-level releases keep the recordings, their order and row counts; a
+  **synthetic-population** mechanism (``synthetic_population=True``) instead writes a structure
+  set by its parameters and the public shape alone: the same ids, counts, lengths, time grid and
+  labels (and record) for an input with other row counts, recording ids and order, no input id,
+  every recording ``output_length_s`` long on the public grid, only declared labels.
 
 A toy mechanism defined here (one module-level definition plus one registry entry) goes
 through ``protect``, ``plan_for`` and these same checks without edits elsewhere.
@@ -158,8 +162,8 @@ def check_modes(name: str) -> None:
 
 def check_rows_are_kept(name: str) -> None:
     mech = MECHANISMS[name]
-    if not mech.level.takes_samples:
-        return
+    if not mech.level.takes_samples or mech.synthetic_population:
+        return  # a synthetic population: check_public_structure
     for data, params in _modes(mech).values():
         out = _quiet(mech.protect, data, params, rng=np.random.default_rng(2)).output
         assert isinstance(out, Dataset)
@@ -168,8 +172,53 @@ def check_rows_are_kept(name: str) -> None:
         assert [r.n_samples for r in out] == [r.n_samples for r in data]
 
 
+def _other_private_structure(data: Dataset) -> Dataset:
+    """``data`` with the same public shape as a synthetic population sees it (participants,
+    labels, rate, geometry) but other recording ids, row counts and order."""
+    recs = []
+    for i, r in enumerate(reversed(data.recordings)):
+        n = max(2, r.n_samples - 7 * (i + 1))
+        recs.append(Recording(recording=f"other-{i}", participant=r.participant, t=r.t[:n],
+                              x=r.x[:n], y=r.y[:n], sampling_rate_hz=r.sampling_rate_hz,
+                              labels=r.labels, geometry=r.geometry))
+    return Dataset(tuple(recs), name="other")
+
+
+def _structure(ds: Dataset) -> list[tuple[Any, ...]]:
+    return [(r.recording, r.participant, r.n_samples, r.sampling_rate_hz, dict(r.labels),
+             r.t.tobytes(), r.pupil is None, tuple(r.channels), tuple(r.extras)) for r in ds]
+
+
+def check_public_structure(name: str) -> None:
+    mech = MECHANISMS[name]
+    if not mech.synthetic_population:
+        return
+    assert mech.level.takes_samples, f"{name}: a synthetic population is a Dataset"
+    for mode, (data, params) in _modes(mech).items():
+        a = _quiet(mech.protect, data, params, rng=np.random.default_rng(6))
+        other = _other_private_structure(data)
+        b = _quiet(mech.protect, other, params, rng=np.random.default_rng(6))
+        assert _structure(a.output) == _structure(b.output), f"{name} ({mode}): structure " \
+            "follows the input's recordings, rows or order"
+        assert a.guarantee == b.guarantee == mech.guarantee(params, mech.shape_of(other))
+        assert Guarantee.from_json(a.guarantee.to_json()) == a.guarantee
+        g = a.guarantee
+        raw_ids = {r.participant for r in data} | {r.recording for r in data}
+        assert raw_ids.isdisjoint({r.participant for r in a.output} |
+                                  {r.recording for r in a.output}), f"{name}: an input id"
+        assert not raw_ids & set(g.per_participant or {}), f"{name}: an input id in the record"
+        length = g.parameters["output_length_s"]
+        declared = set(g.parameters["public_labels"])
+        for r in a.output:
+            assert r.n_samples == round(length * r.sampling_rate_hz), name
+            np.testing.assert_array_equal(r.t, np.arange(r.n_samples) / r.sampling_rate_hz)
+            assert set(r.labels) == declared, f"{name}: undeclared labels {set(r.labels)}"
+            assert r.pupil is None and not r.channels and not r.extras, name
+
+
 CHECKS = (check_same_seed_same_output, check_guarantee_is_the_privacy_map,
-          check_wrong_input_is_named, check_modes, check_rows_are_kept)
+          check_wrong_input_is_named, check_modes, check_rows_are_kept,
+          check_public_structure)
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__.removeprefix("check_"))
@@ -179,7 +228,7 @@ def test_contract(name: str, check: Any) -> None:
 
 
 def test_every_mechanism_is_in_the_run_and_every_level_is_covered():
-    assert len(NAMES) == 16
+    assert len(NAMES) == 17
     assert {m.level for m in MECHANISMS.values()} == set(Level)
     for name, mech in MECHANISMS.items():
         assert mech.name == name and mech.summary and mech.citation, name

@@ -53,7 +53,12 @@ def test_site_builds_strict(tmp_path):
     for page in ("getting-started", "concepts", "choosing", "streaming", "changelog"):
         assert (site / page / "index.html").is_file(), page
     assert "Keep a Changelog" in (site / "changelog" / "index.html").read_text()
-    assert {p.name for p in (site / "examples").glob("*.ipynb")} == {p.name for p in NOTEBOOKS}
+    # the notebooks are pages of the site (mkdocs-jupyter), each with its .ipynb beside it
+    assert {p.name for p in (site / "examples").rglob("*.ipynb")} == {p.name for p in NOTEBOOKS}
+    for nb in NOTEBOOKS:
+        assert "jupyter-wrapper" in (site / "examples" / nb.stem / "index.html").read_text()
+    guide = (site / "release-a-study" / "index.html").read_text()
+    assert "Art. 4(5)" in guide and "not legal advice" in guide
 
 
 def test_every_docs_page_is_in_the_nav():
@@ -73,7 +78,7 @@ def test_every_docs_page_is_in_the_nav():
                 yield from paths(value)
 
     nav = set(paths(config["nav"]))
-    pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
+    pages = {p.relative_to(DOCS).as_posix() for p in (*DOCS.rglob("*.md"), *NOTEBOOKS)}
     assert not nav - pages, f"nav entries without a page: {sorted(nav - pages)}"
     assert not pages - nav, f"pages missing from the nav in mkdocs.yml: {sorted(pages - nav)}"
 

@@ -153,3 +153,11 @@ def test_explain_lists_every_breaking_flag_of_a_paper_mode_record():
     assert "- **proof-gap**: the paper's lemma 2 does not hold" in text
     assert "(informational) fixed-seed" in text
     assert "No flag breaks" not in text
+
+
+def test_explain_of_a_record_without_columns_says_what_it_covers_not_what_it_lacks():
+    from gazeprivacy.guarantees import Guarantee, Kind, Unit
+    text = Guarantee(mechanism="kaleido", kind=Kind.PURE_DP, unit=Unit.WINDOW,
+                     epsilon=1.0).explain()
+    assert "does not list" not in text
+    assert "The output of `kaleido` as the guarantee below describes it." in text

@@ -21,6 +21,32 @@ def test_five_line_example_runs(tmp_path, monkeypatch):
     assert (tmp_path / "protected.parquet").is_file()
 
 
+def _study_csv(folder: Path) -> None:
+    """A study's own table, with its own column names (the README's "your own data")."""
+    import numpy as np
+    import polars as pl
+
+    n = 300
+    pl.DataFrame({"subject": ["s1"] * n + ["s2"] * n, "trial": ["a"] * n + ["b"] * n,
+                  "timestamp": np.tile(np.arange(n) / 60.0, 2),
+                  "gaze_x": np.tile(17 + 8 * np.sin(np.arange(n) / 25), 2),
+                  "gaze_y": np.full(2 * n, 9.5)}).write_csv(folder / "study.csv")
+
+
+def test_the_example_runs_on_a_user_table(tmp_path, monkeypatch):
+    """The "your own data" block, then the five lines after their loading line."""
+    text = README.read_text()
+    five = re.search(r"## Five lines of Python\n\n```python\n(.*?)```", text, re.S).group(1)
+    own = re.search(r"On your own data.*?```python\n(.*?)```", text, re.S).group(1)
+    _study_csv(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    code = "\n".join([own, *[ln for ln in five.splitlines() if "load_sample" not in ln]])
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert namespace["release"].output[0].sampling_rate_hz == 60.0
+    assert (tmp_path / "protected.parquet").is_file()
+
+
 def test_setup_commands_are_make_targets():
     text = README.read_text()
     assert "make demo" in text and "make test" in text
@@ -69,6 +95,7 @@ def test_every_python_snippet_runs(tmp_path, monkeypatch):
     five = re.search(r"## Five lines of Python\n\n```python\n(.*?)```", text, re.S).group(1)
     others = [b for b in _code_blocks(text, "python") if b != five]
     assert len(others) + 1 == len(_code_blocks(text, "python"))
+    _study_csv(tmp_path)  # (read by the "your own data" block)
     monkeypatch.chdir(tmp_path)
     for block in others:
         exec(compile(block, "README.md", "exec"), {})

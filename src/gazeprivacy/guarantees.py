@@ -39,6 +39,10 @@ class Kind(StrEnum):
 
     PURE_DP = "epsilon-DP"
     APPROX_DP = "(epsilon,delta)-DP"
+    #: rho-zero-concentrated DP (Bun & Steinke 2016); the record's epsilon and delta are its
+    #: conversion (``parameters["rho"]``, ``parameters["conversion"]``:
+    #: :mod:`gazeprivacy.accounting.zcdp`)
+    RHO_ZCDP = "rho-zCDP"
     LOCAL_DP = "epsilon-LDP"
     W_EVENT_DP = "(epsilon,w,r)-DP"
     K_ANONYMITY = "k-anonymity"
@@ -326,10 +330,13 @@ epsilon <= 20, delta = 0 (vacuous: epsilon 20 > 10 promises nothing per particip
         >>> "factor e^epsilon = 2.72" in g.explain()
         True
         """
-        return "\n".join([f"# What `{self.mechanism}` promises ({self.mode} mode)", "",
-                           *_explain_columns(self), *_explain_unit(self),
-                           *_explain_participant(self), *_explain_flags(self),
-                           *_explain_neighbouring(self)]).rstrip() + "\n"
+        from gazeprivacy._text import reader_text
+
+        return reader_text("\n".join([f"# What `{self.mechanism}` promises ({self.mode} mode)",
+                                       "", *_explain_columns(self), *_explain_unit(self),
+                                       *_explain_participant(self), *_explain_flags(self),
+                                       *_explain_neighbouring(self)]), markdown=True
+                           ).rstrip() + "\n"
 
 
 _PURE_KINDS = (Kind.PURE_DP, Kind.LOCAL_DP, Kind.W_EVENT_DP)
@@ -369,7 +376,11 @@ _STATUS_WORDS = {
 def _explain_columns(g: Guarantee) -> list[str]:
     lines = ["## What was released", ""]
     if not g.columns:
-        return [*lines, "The record does not list the released columns.", ""]
+        # a mechanism's own record (an evaluation, the library's protect()): no file was
+        # written yet; the record that a written release carries lists its columns
+        return [*lines, f"The output of `{g.mechanism}` as the guarantee below describes it. "
+                "A written release (`gazeprivacy protect`) carries a record that also lists "
+                "every column of the file and what covers it.", ""]
     for c in g.columns:
         text = f"- `{c.name}`: {_STATUS_WORDS[c.status]}"
         if c.status is Status.PROTECTED and c.by:
@@ -389,7 +400,7 @@ def _odds(eps: float) -> str:
 def _explain_unit(g: Guarantee) -> list[str]:
     unit = g.unit.value
     lines = ["## The guarantee per " + unit, ""]
-    if g.kind in (*_PURE_KINDS, Kind.APPROX_DP) and g.epsilon is not None:
+    if g.kind in (*_PURE_KINDS, Kind.APPROX_DP, Kind.RHO_ZCDP) and g.epsilon is not None:
         text = (f"{g.kind.value} with epsilon = {g.epsilon:g} per {unit}: an observer's odds of "
                 f"telling two neighbouring inputs apart change by at most a factor "
                 f"e^epsilon = {_odds(g.epsilon)}")
@@ -398,6 +409,9 @@ def _explain_unit(g: Guarantee) -> list[str]:
         lines.append(text + ".")
         if g.kind is Kind.LOCAL_DP:
             lines.append("The noise is added before the data leave the device (local DP).")
+        if g.kind is Kind.RHO_ZCDP:
+            lines.append(f"It holds as rho-zCDP with rho = {g.parameters.get('rho')}; epsilon "
+                         f"and delta are its conversion ({g.parameters.get('conversion')}).")
     elif g.kind is Kind.K_ANONYMITY:
         lines.append(f"k-anonymity with k = {g.k}: each released {unit} is indistinguishable "
                      f"from at least {g.k} - 1 others in the released attributes. This is not "

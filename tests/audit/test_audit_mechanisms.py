@@ -37,6 +37,8 @@ SERIES = ("series-lpa", "series-fpa", "series-dct", "series-cfpa", "series-dcfpa
 def trials_for(name: str) -> int:
     if name.startswith("heatmap-") or name in SERIES:
         return HEATMAP_TRIALS
+    if "participant-synth" in name:  # one measure() call per draw
+        return 4000 if name.startswith("broken-") else 2000
     return TEST_TRIALS.get(name, DEFAULT_TRIALS)
 
 

@@ -151,7 +151,10 @@ def params_for(name: str) -> Any:
     names = {f.name for f in fields(spec.params_type)}
     guess = {"epsilon": 1.0, "delta": 1e-3, "radius_deg": 2.0, "window_samples": 5,
              "grid_size": 6, "cap": 2, "fraction": 0.5, "geometry": GEO, "chunk_size": 8,
-             "k": 2, "gamma": 2.0, "cvae_epochs": 1, "max_tries": 2, "epsilon0": 1.0}
+             "k": 2, "gamma": 2.0, "cvae_epochs": 1, "max_tries": 2, "epsilon0": 1.0,
+             # arbitrary arrays are not gaze: the event mechanisms' plausibility gate would
+             # refuse most of them (tested in tests/mechanisms/samples/test_event_synth_gate.py)
+             "accept_implausible_events": True}
     required = {f.name for f in fields(spec.params_type)
                 if f.default is f.default_factory  # both MISSING: no default
                 and f.name not in guess}

@@ -123,9 +123,9 @@ def _check_real(tmp_path, ds: Dataset, mechanism: str) -> None:
     labels = [x for n in ds.label_names() for x in ("--public", n)]
     invoke(str(src), str(out), "--mechanism", mechanism, "--epsilon", "2", "--radius-frac",
            "0.05", "--window-s", "0.5", "--seed", "11", "--public", "mask", *labels,
-           "--id-map", str(tmp_path / "ids.parquet"),
+           "--id-map", str(tmp_path / f"ids_{mechanism}.parquet"),
            *(["--grid-size", "60"] if mechanism == "dpgazesynth" else []))
-    pairs = aligned(src, out, tmp_path / "ids.parquet")
+    pairs = aligned(src, out, tmp_path / f"ids_{mechanism}.parquet")
     assert len(pairs) == len(ds)
     for ra, rb in pairs:
         assert ra.n_samples == rb.n_samples

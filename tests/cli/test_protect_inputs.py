@@ -15,7 +15,7 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from export_helpers import asc_file, tobii_file
+from export_helpers import asc_file, asc_trials_file, tobii_file
 from gazeprivacy.cli.app import run
 from gazeprivacy.data import Geometry, dataset_from_table, write_dataset
 from gazeprivacy.guarantees import Guarantee
@@ -243,3 +243,98 @@ def test_participant_names_the_wearer_of_an_export_that_names_none(tmp_path, cap
     code, _o, err = _run(capsys, "protect", str(tobii_file(tmp_path)), str(tmp_path / "t.csv"),
                          *common, "--participant", "P-07")
     assert code == 1 and "'Participant name'" in _error(err) and "--participant" in _error(err)
+
+
+# ------------------------------------------------------------------ the reader options
+
+
+def test_eyelink_trials_and_both_eyes_through_protect(tmp_path, capsys):
+    out = tmp_path / "o.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        code, _o, err = _run(capsys, "protect", str(asc_trials_file(tmp_path)), str(out),
+                             *KALEIDO, "--px-per-deg", "40", "--participant", "s12",
+                             "--eye", "both", "--public", "eye", "--public", "stimulus",
+                             "--public", "recording", "--public", "mask")
+    assert code == 0, err
+    assert "15 samples outside every trial dropped" in err  # counted, not silent
+    rel = pl.read_csv(out)
+    assert rel["recording"].n_unique() == 6  # 3 trials x 2 eyes, each protected
+    assert sorted(rel["eye"].unique().to_list()) == ["left", "right"]
+    assert sorted(rel["stimulus"].unique().to_list()) == [f"images/scene{k}.png"
+                                                         for k in (1, 2, 3)]
+    per = rel.group_by("recording").agg(pl.col("t").max())["t"].to_list()
+    assert per == pytest.approx([49 / 500] * 6)  # the public grid at the file's RATE
+
+
+def test_a_raw_second_eye_is_never_writable(tmp_path, capsys):
+    code, _o, err = _run(capsys, "protect", str(tobii_file(tmp_path)), str(tmp_path / "o.csv"),
+                         *KALEIDO, "--px-per-deg", "40", "--eye", "left", "--public",
+                         "Gaze point right X")
+    assert code != 0 and "Gaze point right X" in _error(err)
+
+
+def test_rate_declares_the_nominal_rate_and_the_grid_follows(tmp_path, capsys):
+    path = tobii_file(tmp_path, n=120)
+    for extra, last in (((), 119 / 120), (("--rate", "125"), 119 / 125)):
+        out = tmp_path / f"o{len(extra)}.csv"
+        code, _o, err = _run(capsys, "protect", str(path), str(out), *KALEIDO,
+                             "--px-per-deg", "40", "--public", "mask", *extra)
+        assert code == 0, err
+        assert pl.read_csv(out)["t"].max() == pytest.approx(last)
+
+
+def test_columns_map_a_user_table_on_protect_and_info(tmp_path, capsys):
+    tab = rich_table().rename({"participant": "subject", "recording": "trial_name",
+                               "t": "timestamp", "x": "gaze_x", "y": "gaze_y"})
+    src = tmp_path / "study.csv"
+    tab.write_csv(src)
+    code, _o, err = _run(capsys, "info", str(src))
+    assert code == 1 and "map your columns with --columns participant=" in _error(err)
+    cols = "participant=subject,recording=trial_name,t=timestamp,x=gaze_x,y=gaze_y"
+    code, text, err = _run(capsys, "info", str(src), "--columns", cols, "--geometry", GEO)
+    assert code == 0, err
+    assert "2 recordings, 2 participants" in text and "100 Hz" in text
+    code, _o, err = _run(capsys, "protect", str(src), str(tmp_path / "o.csv"), *KALEIDO,
+                         "--geometry", GEO, "--columns", cols)
+    assert code == 0, err
+    code, _o, err = _run(capsys, "info", str(src), "--columns", "who=subject")
+    assert code == 1 and "columns maps who" in _error(err)
+    assert "e.g. --columns participant=subject" in _error(err)
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--screen-cm", "38,30", "--distance-cm", "68", "--geometry", GEO],
+     "not with --geometry or --px-per-deg"),
+    (["--screen-cm", "38,30", "--distance-cm", "68", "--px-per-deg", "40"],
+     "not with --geometry or --px-per-deg"),
+    (["--screen-cm", "38,30"], "--screen-cm W,H and --distance-cm D go together"),
+    (["--screen-cm", "38;30", "--distance-cm", "68"], "--screen-cm must be W,H"),
+    (["--rate", "0"], "--rate must be > 0"),
+    (["--input-format", "eyelink", "--px-per-deg", "40"],
+     "not an EyeLink ASC file (no START, SAMPLES or MSG line); it looks like a tobii export: "
+     "pass --input-format tobii"),
+    (["--trial-message", "(", "--px-per-deg", "40"], "--trial-message applies to EyeLink"),
+    (["--eye", "both", "--columns", "t=x"], "columns apply to the long format"),
+])
+def test_reader_option_errors_are_one_line(tmp_path, capsys, args, says):
+    code, _o, err = _run(capsys, "protect", str(tobii_file(tmp_path)), str(tmp_path / "o.csv"),
+                         *KALEIDO, *args)
+    assert code in (1, 2) and says in _error(err)
+
+
+def test_broken_eyelink_files_never_end_in_an_internal_error(tmp_path, capsys):
+    bad = tmp_path / "bad.asc"
+    bad.write_text("** CONVERTED FROM bad.edf\nSTART\t1 LEFT SAMPLES\n1\t2\n3\tx\ty\n")
+    code, _o, err = _run(capsys, "protect", str(bad), str(tmp_path / "o.csv"), *KALEIDO,
+                         "--px-per-deg", "40", "--participant", "s")
+    line = _error(err)
+    assert code == 1 and "internal error" not in line and "TypeError" not in line
+    assert "2 sample lines do not parse" in line
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")  # shown as the command line shows them
+        code, _o, err = _run(capsys, "protect", str(asc_trials_file(tmp_path, rate=False)),
+                             str(tmp_path / "o.csv"), *KALEIDO, "--screen-cm", "53,30",
+                             "--distance-cm", "60", "--participant", "s", "--public", "mask")
+    assert code == 0, err
+    assert "has no RATE" in err and "--rate HZ" in err

@@ -36,7 +36,7 @@ def sim(rate: float, noise: float | None = None, seed: int = 1) -> Dataset:
 def quiet(ds: Dataset, **kw) -> pl.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ImplausibleEventsWarning)
-        return detect_events_dataset(ds, **kw)
+        return detect_events_dataset(ds, **{"method": "adaptive", **kw})
 
 
 # Floors: measured kappa of saccade samples on 4 participants x 3 tasks x 20 s (seed 1,
@@ -45,7 +45,8 @@ def quiet(ds: Dataset, **kw) -> pl.DataFrame:
 @pytest.mark.parametrize(("rate", "floor"), [(60.0, 0.45), (200.0, 0.6)])
 def test_adaptive_recovers_simulated_events(rate, floor):
     ds = sim(rate)
-    k = sample_kappa(ds, detect_events_dataset(ds))  # no warning on clean simulated data
+    # no warning on clean simulated data
+    k = sample_kappa(ds, detect_events_dataset(ds, method="adaptive"))
     assert k["saccade"] > floor and k["fixation"] > floor
     # true share 0.10; detected 0.15 at 200 Hz, 0.18 at 60 Hz (saccades extend to the
     # neighbouring speed minima)
@@ -89,7 +90,7 @@ def test_no_warning_on_clean_simulated_data(rate):
     ds = sim(rate)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ImplausibleEventsWarning)
-        ev = detect_events_dataset(ds)
+        ev = detect_events_dataset(ds, method="adaptive")
         if rate == 30.0:  # I-VT labels 22-25 % at 30-60 Hz (but 71 % at 1 kHz)
             ev_ivt = detect_events_dataset(ds, method="ivt")
             assert saccade_share(ds, ev_ivt) < 0.3
@@ -120,7 +121,7 @@ def blink_jump(rate: float = 200.0) -> Recording:
 @pytest.mark.parametrize("rate", [30.0, 200.0, 1000.0])
 def test_nan_gap_is_not_bridged(rate):
     r = blink_jump(rate)
-    ev = detect_events(r)
+    ev = detect_events(r, method="adaptive")
     n = int(rate)
     # two fixations, split by the blink; no saccade is invented across it
     assert ev.select("name", "onset", "offset").rows() == [
@@ -142,7 +143,7 @@ def test_smoothed_speed_is_local_to_its_segment():
     x = np.where(np.isnan(r.x), 0.0, r.x)
     gap = Recording.from_arrays(recording="g", participant="p", x=x, y=np.zeros_like(x), t=t,
                                 sampling_rate_hz=1000.0)
-    ev = detect_events(gap)
+    ev = detect_events(gap, method="adaptive")
     assert all(off <= 1100 or on >= 1100 for on, off in ev.select("onset", "offset").rows())
 
 
@@ -203,7 +204,7 @@ def test_adaptive_settings_only_with_adaptive_method():
     with pytest.raises(InvalidParameterError, match="apply to method='adaptive' only"):
         detect_events(r, method="ivt", adaptive=AdaptiveParams())
     with pytest.raises(InvalidParameterError, match="must be an AdaptiveParams"):
-        detect_events(r, adaptive={"peak_sd": 4})
+        detect_events(r, method="adaptive", adaptive={"peak_sd": 4})
 
 
 # ---------------------------------------------------------------------------- real data
@@ -224,7 +225,7 @@ def test_doves_adaptive_fixations_match_the_fixation_lists(data_dir):
                           (pl.col("duration_ms") / 1000.0).alias("duration_s"))
     with warnings.catch_warnings():
         warnings.simplefilter("error", ImplausibleEventsWarning)  # plausible on lab data
-        ev = detect_events_dataset(ds)
+        ev = detect_events_dataset(ds, method="adaptive")
     c = compare_fixation_lists(ev, ref)
     assert c.height == len(ds) == 44
     # Tolerances (docs/events.md, 29 observers x 21 images: ratio 1.15, median durations 0.25 s
@@ -247,4 +248,4 @@ def test_vr_walking_data_warn_for_both_detectors(data_dir):
     with pytest.warns(ImplausibleEventsWarning, match="labelled saccade by method='ivt'"):
         detect_events_dataset(ds, method="ivt")  # ~88 % of samples above 30 deg/s
     with pytest.warns(ImplausibleEventsWarning, match="peak-velocity threshold"):
-        detect_events_dataset(ds)  # head-frame speed noise: PT of 500-1600 deg/s
+        detect_events_dataset(ds, method="adaptive")  # head-frame speed noise: PT of 500-1600 deg/s

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gazeprivacy.data.simulate import simulate_dataset
+from gazeprivacy.events import EVENT_NAMES
 from gazeprivacy.experiments.featurize import event_features_of
 from gazeprivacy.features.aggregate import feature_columns, recording_features
 
@@ -14,7 +15,7 @@ def test_default_featurizer_gives_fixations_and_saccades_per_recording():
                           sampling_rate_hz=100.0, rng=np.random.default_rng(0))
     ev = event_features_of(ds)
     assert {"recording", "participant", "name"} <= set(ev.columns)
-    assert set(ev["name"].unique()) == {"fixation", "saccade"}
+    assert {"fixation", "saccade"} <= set(ev["name"].unique()) <= set(EVENT_NAMES)
     assert "duration_s" in feature_columns(ev) and "onset" not in feature_columns(ev)
     agg = recording_features(ev, recordings=[r.recording for r in ds])
     assert agg.height == len(ds)
@@ -22,18 +23,22 @@ def test_default_featurizer_gives_fixations_and_saccades_per_recording():
 
 
 def test_featurizers_name_their_detector():
-    # the runner's default (and the reproductions') stays the papers' I-VT; the adaptive one
-    # is separate and gives other events on the same data
+    # the runner's default is REMoDNaV (sound mode); the reproductions pass the papers' I-VT
+    # featurizer; the adaptive one is separate; each gives its own events on the same data
     from gazeprivacy.events import detect_events_dataset
-    from gazeprivacy.experiments.featurize import adaptive_event_features_of
+    from gazeprivacy.experiments.featurize import (
+        adaptive_event_features_of,
+        ivt_event_features_of,
+    )
 
     ds = simulate_dataset(n_participants=2, tasks=("reading",), duration_s=4.0,
                           sampling_rate_hz=200.0, rng=np.random.default_rng(0))
-    ivt = detect_events_dataset(ds, method="ivt", max_saccade_share=None)
-    ev = event_features_of(ds)
-    assert ev.height == ivt.filter(ivt["n_samples"] >= 4).height
-    ad = adaptive_event_features_of(ds)
-    assert ad.height > 0 and not ad["duration_s"].equals(ev["duration_s"])
+    for featurize, method in ((event_features_of, "remodnav"), (ivt_event_features_of, "ivt"),
+                              (adaptive_event_features_of, "adaptive")):
+        det = detect_events_dataset(ds, method=method, max_saccade_share=None)
+        ev = featurize(ds)
+        assert ev.height == det.filter(det["n_samples"] >= 4).height, method
+    assert not event_features_of(ds)["duration_s"].equals(ivt_event_features_of(ds)["duration_s"])
 
 
 def test_grouped_featurization_equals_one_pass(monkeypatch):
@@ -49,8 +54,8 @@ def test_grouped_featurization_equals_one_pass(monkeypatch):
                           sampling_rate_hz=100.0, rng=np.random.default_rng(1))
     monkeypatch.setattr(featurize, "_GROUP_SAMPLES", 900)  # 400-sample recordings: 3 groups
     assert [len(g) for g in featurize._groups(ds)] == [2, 2, 2]
-    one = event_features_dataset(ds, detect_events_dataset(ds, method="ivt",
-                                                           max_saccade_share=None), min_samples=4)
+    one = event_features_dataset(ds, detect_events_dataset(ds, max_saccade_share=None),
+                                 min_samples=4)
     grouped = featurize.event_features_of(ds)
     assert grouped.height > 0 and grouped.schema == one.schema
     medians = [c for c in one.columns if c.endswith("_median")]

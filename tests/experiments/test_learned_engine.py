@@ -102,7 +102,8 @@ def test_report_draws_the_learned_metrics_with_reference_lines(run):
     assert any("gaze-prediction" in f and f.endswith("error_deg.png") for f in figs), figs
     assert any("activity-seq" in f and f.endswith("accuracy.png") for f in figs), figs
     assert any("linkage" in f and "success_quasi_and_gaze" in f for f in figs), figs
-    assert "gaze-prediction:gru:seed001: error_deg vs epsilon" in page
+    assert ("gaze prediction by a recurrent network (GRU) (trained on the release, tested on "
+            "raw gaze): prediction error [deg] vs epsilon") in page
     assert "constant-position baseline" in page
 
 

@@ -99,10 +99,11 @@ def test_first_screen_states_strongest_attack_and_baselines_per_mechanism(tmp_pa
     first = text[start:text.index("</section>", text.index("<section class='mech'>"))]
     assert "raw data" in first and "without any participant data" in first
     card = first[first.index("<section class='mech'>"):]
-    assert "<h3>fake-noise" in card and "re-identification (" in card
+    assert "<h3>fake-noise" in card and "re-identification by " in card
     assert re.search(r"% identified vs chance 33\.3 % = <b[^>]*>\d+\.\dx chance</b>", card)
-    assert "rmse" in card and "centre" in card  # rmse against the best (centre) baseline
-    assert ("beats it on" in card) or ("beats it on no metric" in card)
+    # rmse in words, against the best (centre) baseline
+    assert "gaze positions off by" in card and "the screen centre" in card
+    assert "than data-free:</span>" in card or "about the same:</span>" in card
     curve = [p.name for p in (tmp_path / "figures").glob("curve_*rmse*.png")]
     assert curve  # baselines are drawn as reference lines on the fidelity curve
 

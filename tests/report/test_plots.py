@@ -5,6 +5,8 @@ units, colour bars and the captions that explain clamping and suppression."""
 
 from __future__ import annotations
 
+import json
+
 import matplotlib.image as mpimg
 import matplotlib.pyplot as plt
 import numpy as np
@@ -108,19 +110,42 @@ def test_captions_give_the_share_clamped_and_suppressed():
     assert preview_notes(raw) == []
 
 
-def test_density_maps_are_viridis_with_a_colour_bar_per_panel():
+def test_density_maps_share_one_viridis_scale_and_one_colour_bar():
     rng = np.random.default_rng(0)
     raw, prot = rng.random((6, 6)), rng.random((6, 6)) * 5
+    prot[0, 0] = 100.0  # a concentrated map beside a flat one
     fig = density_figure({"density_raw": raw, "density_protected": prot,
                           "bounds": np.array([0.0, 10.0, 0.0, 20.0])}, title="t")
     images = [im for ax in fig.axes for im in ax.images]
-    assert len(fig.axes) == 4 and len(images) == 2  # two panels, two colour bars
+    assert len(fig.axes) == 3 and len(images) == 2  # two panels, one colour bar
     assert {im.get_cmap().name for im in images} == {"viridis"}
-    # each panel shows shares of its own samples, from 0 to its own maximum
-    assert images[0].get_clim() == pytest.approx((0.0, raw.max() / raw.sum()))
-    assert images[1].get_clim() == pytest.approx((0.0, prot.max() / prot.sum()))
+    # both panels from 0 to the largest share of either: equal colours are equal shares
+    top = max(raw.max() / raw.sum(), prot.max() / prot.sum())
+    assert images[0].get_clim() == pytest.approx((0.0, top))
+    assert images[1].get_clim() == pytest.approx((0.0, top))
+    assert images[0].norm is images[1].norm
     bars = [ax for ax in fig.axes if ax not in (images[0].axes, images[1].axes)]
-    assert all("share of samples" in ax.get_ylabel() for ax in bars)
+    assert len(bars) == 1 and "one scale" in bars[0].get_ylabel()
+    plt.close(fig)
+
+
+def test_per_window_and_per_participant_epsilons_get_separate_axes():
+    ev, fid = "fidelity", "fidelity"
+    rows = [_rows("m", ev, "rmse", 3.0 - e * 0.5, kind=fid, epsilon=float(e)) for e in (1, 2)]
+    rows += [{**_rows("m-participant", ev, "rmse", 2.0, kind=fid, epsilon=float(e)),
+              "parameters": json.dumps({"epsilon": float(e), "unit": "participant"})}
+             for e in (3, 6)]
+    rows.append(_rows("baseline-centre", ev, "rmse", 3.7, kind=fid))
+    t = _table(rows)
+    fig = curve_figure(t, dataset="d", kind="fidelity", evaluation=ev, metric="rmse")
+    axes = [a for a in fig.axes if a.get_xlabel()]
+    assert [a.get_xlabel() for a in axes] == ["epsilon per unit (window, w-window, ...)",
+                                              "epsilon per participant"]
+    assert max(axes[1].get_xlim()) >= 6 and max(axes[0].get_xlim()) < 3
+    plt.close(fig)
+    only = t.filter(pl.col("mechanism") != "m")
+    fig = curve_figure(only, dataset="d", kind="fidelity", evaluation=ev, metric="rmse")
+    assert [a.get_xlabel() for a in fig.axes] == ["epsilon per participant"]
     plt.close(fig)
 
 

@@ -53,12 +53,13 @@ def test_first_screen_uses_the_strongest_of_any_attack_and_names_new_metrics():
     page = first_screen(_results(), [_record()])
     card = re.search(r"<section class='mech'>(.*?)</section>", page, re.S).group(1)
     # the deep attack (0.6 = 6x chance) beats the paper's RBFN (0.1): it is the headline
-    assert "re-identification (deep)" in card and "60.0 % identified" in card
+    assert "re-identification by a deep network (aware)" in card and "60.0 % identified" in card
     assert "6.0x chance" in card
     assert "odds change at most <b>7.39x</b> per window" in card
     assert "epsilon up to 6 over 3 windows (odds up to 403x)" in card  # not vacuous
     assert "vacuous" not in card
-    assert "beats it on</span> rmse" in card
+    assert ("better than data-free:</span> gaze positions off by 1.1&deg; <span class='note'>"
+            "(data-free: 3.7&deg;, the screen centre)</span>") in card
     assert "discriminator tells it from real gaze with AUC 0.91" in card
     # the reference line: raw data and the data-free baselines
     assert "9.5x chance" in page and "up to 1.0x chance" in page
@@ -66,13 +67,17 @@ def test_first_screen_uses_the_strongest_of_any_attack_and_names_new_metrics():
 
 def test_pivot_has_a_column_for_every_metric_and_marks_the_cells():
     page = pivot_tables(_results())
-    header = page[:page.index("</thead>")]
-    for name in ("reid:deep:aware", "reid:rbfn:seed000", "discriminator:rf",
+    # one table per kind of measure (so each fits the screen): every header together
+    header = "".join(re.findall(r"<thead>.*?</thead>", page, re.S))
+    assert page.count("<table class='pivot'>") == 3  # privacy, fidelity, realism
+    for name in ("re-identification by a deep network (aware)",
+                 "re-identification by an RBF network (trained on raw gaze, tested on the "
+                 "release)", "discriminator:rf",
                  "discriminator auc", "identification rate", "rmse"):
         assert name in header, name
     assert "[deg]" in header  # units on the fidelity metric
     assert "_se" not in header  # standard errors are shown inside the cells
-    row = re.search(r"<tr><th>m</th>(.*?)</tr>", page, re.S).group(1)
+    row = "".join(re.findall(r"<tr><th>m</th>(.*?)</tr>", page, re.S))  # m's row per table
     assert "<td class='win'>1.1" in row  # rmse beats the centre baseline
     assert "<td class='strongest'>0.6" in row
     assert "&plusmn;0.01414" in row  # std over the two seeds of the AUC
@@ -84,7 +89,7 @@ def test_build_report_runs_on_results_with_unknown_metrics(tmp_path):
     _results().write_parquet(tmp_path / "results.parquet")
     (tmp_path / "guarantees.json").write_text(json.dumps([_record()]))
     text = build_report(tmp_path).read_text()
-    assert "discriminator_auc" in text and "reid:deep:aware" in text
+    assert "discriminator_auc" in text and "re-identification by a deep network" in text
     assert any(p.name.endswith("identification_rate.png") and "deep" in p.name
                for p in (tmp_path / "figures").iterdir())
 
@@ -111,3 +116,47 @@ def test_first_screen_carries_the_clamping_note_of_the_plotted_recording():
     page = first_screen(_results(), [_record()], notes={("d", "m", _PARAMS): [note]})
     card = re.search(r"<section class='mech'>(.*?)</section>", page, re.S).group(1)
     assert f"<span class='warn'>{note}</span>" in card.replace("&#x27;", "'")
+
+
+def test_a_tie_with_the_baselines_is_said_as_such_not_as_a_failure():
+    t = pl.concat([_results(), pl.DataFrame(
+        _rows("m", "fidelity", "fidelity", "density_error", [0.50, 0.52], _PARAMS)
+        + _rows("baseline-centre", "fidelity", "fidelity", "density_error", [0.51, 0.50])
+        + _rows("m", "realism", "realism:events", "fixation_duration_w1_s", [0.12, 0.13],
+                _PARAMS)
+        + _rows("baseline-centre", "realism", "realism:events", "fixation_duration_w1_s",
+                [0.05, 0.05]), schema=RESULT_SCHEMA)])
+    card = re.search(r"<section class='mech'>(.*?)</section>", first_screen(t, [_record()]),
+                     re.S).group(1)
+    tie = card[card.index("about the same:</span>"):]
+    assert tie.startswith("about the same:</span> heatmaps apart by 0.51 bits")
+    worse = card[card.index("worse than data-free:</span>"):]
+    assert "fixation durations off by 125 ms" in worse and "(data-free: 50 ms" in worse
+    assert "heatmaps" not in worse
+
+
+def test_the_report_opens_with_the_verdict_and_has_no_internal_ids(tmp_path):
+    _results().write_parquet(tmp_path / "results.parquet")
+    (tmp_path / "guarantees.json").write_text(json.dumps([_record()]))
+    (tmp_path / "run.json").write_text(json.dumps({"name": "r", "notes": [
+        "the seed004 threat model was used (issue 15)"]}))
+    text = build_report(tmp_path).read_text()
+    verdict = text[text.index("<section id='verdict'>"):text.index("</section>")]
+    assert text.index("<h1>") < text.index("<section id='verdict'>") < text.index(
+        "<section id='summary'>")
+    # m: epsilon 6 per participant (bounded) and better than the centre on rmse
+    assert "<b>m</b> (epsilon = 2): epsilon 6 per participant" in verdict
+    visible = re.sub(r"<[^>]+>|data:image/png;base64,[A-Za-z0-9+/=]+", " ", text)
+    for internal in ("seed00", "SPEC", "issue 1", ":mod:", ":func:"):
+        assert internal not in visible, internal
+
+
+def test_the_verdict_says_none_and_why():
+    from gazeprivacy.report.overall import verdict_section
+    from gazeprivacy.report.verdict import release_verdicts
+    rec = _record()
+    g = Guarantee.from_dict(rec["guarantee"])
+    rec["guarantee"] = g.compose({"p0": 30}).to_dict()  # 60 per participant: vacuous
+    html_ = verdict_section(release_verdicts(_results(), [rec]))
+    assert "<b>d</b>: <b class='flag'>none</b>" in html_
+    assert "better than data-free but not bounded per participant: <b>m</b>" in html_

@@ -74,3 +74,42 @@ def test_single_seed_uses_the_split_standard_error():
     r = baseline_comparison(t).row(0, named=True)
     assert r["se_known"] and r["se"] == pytest.approx(0.03)
     assert r["beats_baselines"] is False  # 0.05 < 2 * sqrt(0.03^2 + 0.02^2) = 0.072
+
+
+def test_a_tie_is_neither_a_win_nor_a_loss():
+    fid = "fidelity"
+    t = _table(_rows("baseline-centre", fid, fid, "rmse", [3.6, 3.7, 3.8]),
+               _rows("good", fid, fid, "rmse", [1.0, 1.1, 1.2]),
+               _rows("close", fid, fid, "rmse", [3.4, 3.7, 3.6]),
+               _rows("worse", fid, fid, "rmse", [10.0, 10.5, 11.0]))
+    got = {r["mechanism"]: r["outcome"] for r in baseline_comparison(t).iter_rows(named=True)}
+    assert got == {"good": "better", "close": "tie", "worse": "worse"}
+
+
+def _record(mech, eps, units):
+    from gazeprivacy.guarantees import Guarantee, Kind, Unit
+    g = Guarantee(mechanism=mech, kind=Kind.PURE_DP, unit=Unit.WINDOW, epsilon=eps)
+    return {"dataset": "d", "mechanism": mech, "parameters": {},
+            "guarantee": g.compose({"p0": units}).to_dict()}
+
+
+def test_the_verdict_is_the_most_private_release_bounded_and_better_than_every_baseline():
+    from gazeprivacy.report.verdict import best_releases, release_verdicts
+    fid = "fidelity"
+    t = _table(_rows("baseline-centre", fid, fid, "rmse", [3.6, 3.7, 3.8]),
+               _rows("baseline-uniform", fid, fid, "rmse", [7.1, 7.2, 7.3]),
+               _rows("loose", fid, fid, "rmse", [0.5, 0.5, 0.5]),  # better, vacuous bound
+               _rows("tight", fid, fid, "rmse", [3.4, 3.7, 3.6]),  # bounded, only a tie
+               _rows("mid", fid, fid, "rmse", [1.0, 1.1, 1.2]),  # bounded and better
+               _rows("mid2", fid, fid, "rmse", [1.0, 1.1, 1.2]))  # the same, larger bound
+    recs = [_record("loose", 1.0, 50), _record("tight", 0.5, 2), _record("mid", 2.0, 4),
+            _record("mid2", 3.0, 3)]
+    v = release_verdicts(t, recs)
+    rows = {r["mechanism"]: r for r in v.iter_rows(named=True)}
+    assert set(rows) == {"loose", "tight", "mid", "mid2"}  # no raw data, no baseline
+    assert rows["loose"]["participant_epsilon"] == 50 and not rows["loose"]["bounded"]
+    assert rows["tight"]["bounded"] and not rows["tight"]["beats_every_baseline"]
+    assert rows["tight"]["n_tie"] == 1 and rows["tight"]["n_worse"] == 0
+    assert best_releases(v)["d"]["mechanism"] == "mid"  # 8 per participant beats 9
+    assert best_releases(v.filter(pl.col("mechanism").is_in(["loose", "tight"]))) == {
+        "d": None}

@@ -543,6 +543,7 @@ def _adapters() -> dict[str, AuditAdapter]:
                                   default_trials=500 if m == "event-synth-pd" else
                                   RELEASE_TRIALS))
     a.append(_PARTICIPANT_RELEASE)
+    a += _participant_synth_adapters()
     for hm, modes, bad in (("heatmap-laplace", ("sound",), ()),
                            ("heatmap-gaussian", ("sound", "paper"), ()),
                            ("heatmap-analytic-gaussian", ("sound",), ()),
@@ -558,6 +559,27 @@ def _adapters() -> dict[str, AuditAdapter]:
                               modes=("sound", "paper"), requires=sr, expect_violation=("paper",),
                               description=f"{sr}: feature-series release per block"))
     return {x.name: x for x in a}
+
+
+def _participant_synth_adapters() -> list[AuditAdapter]:
+    """participant-synth: the curator's measurements (all, and each against its own share)
+    and a broken variant with the noise at an eighth (gazeprivacy.audit.participant_synth)."""
+    from gazeprivacy.audit import participant_synth as ps
+
+    out = [AuditAdapter("participant-synth", lambda m: ps.measurement_case(None, m),
+                        requires="participant-synth", default_trials=20_000,
+                        description="participant-synth: every curator measurement on one "
+                                    "participant replaced (the rest is post-processing)"),
+           AuditAdapter("broken-participant-synth-eighth-noise",
+                        lambda m: ps.measurement_case(None, m, noise_factor=0.125),
+                        requires="participant-synth", expect_violation=("sound",),
+                        description="participant-synth with the noise at an eighth of its sd")]
+    out += [AuditAdapter(f"participant-synth-{c}", lambda m, c=c: ps.measurement_case(c, m),
+                         requires="participant-synth", default_trials=20_000,
+                         description=f"participant-synth: the {c} measurement, against its "
+                                     "share of rho")
+            for c in ps.MEASURED]
+    return out
 
 
 #: DPGazeSynth ``unit="participant"``: a parameter variant with a hand-written release scenario

@@ -525,7 +525,11 @@ def derives_scenario(name: str) -> bool:
     if name in _scenarios() or name not in MECHANISMS:
         return False
     mech = MECHANISMS[name]
-    return mech.level.takes_samples and mech.example is not None
+    # a synthetic population's recordings are not the input's: the generic scenario, which
+    # lines the release up with its input recording by recording, does not apply (its audit:
+    # gazeprivacy.audit.participant_synth, the curator's measurements)
+    return mech.level.takes_samples and mech.example is not None and \
+        not mech.synthetic_population
 
 
 def unit_rows(record: Any, n_samples: int) -> np.ndarray:

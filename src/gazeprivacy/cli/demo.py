@@ -10,7 +10,7 @@ interrupted demo (Ctrl-C) leaves no partial DIR.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,6 +23,9 @@ from gazeprivacy.cli._common import (
     say,
 )
 from gazeprivacy.cli._common import out as out_console
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = ["demo"]
 
@@ -52,12 +55,31 @@ def demo(
     mechs = sorted(set(res.results["mechanism"].to_list()) - {"none"})
     console.print(f"demo: {res.n_cells} cells in {res.seconds:.1f} s; mechanisms: "
                   f"{', '.join(mechs) or 'none registered yet (raw data only)'}", markup=False)
-    reid = res.results.filter(res.results["metric"] == "identification_rate")
-    for row in reid.iter_rows(named=True):
-        eps = "" if row["epsilon"] is None else f" eps={row['epsilon']:g}"
-        attack = str(row["evaluation"]).removeprefix("reid:")
-        console.print(f"  {row['mechanism']}{eps}: identification rate {row['value']:.3f} "
-                      f"({attack})", markup=False)
+    for line in _attack_lines(res.results):
+        console.print(line, markup=False, highlight=False)
     for note in res.notes[:10]:
         say(f"note: {note}")
     console.print(f"report: {out / 'report.html'}", markup=False)
+
+
+def _attack_lines(results: pl.DataFrame) -> list[str]:
+    """One line per release and re-identification attack: the rate identified beside chance
+    (1 / participants) and their ratio, the attack in words."""
+    import polars as pl
+
+    from gazeprivacy.report.words import evaluation_words
+
+    keys = ["mechanism", "parameters", "seed", "evaluation"]
+    reid = results.filter(pl.col("metric") == "identification_rate")
+    chance = results.filter(pl.col("metric") == "chance").select(
+        *keys, pl.col("value").alias("chance"))
+    lines = []
+    for row in reid.join(chance, on=keys, how="left", maintain_order="left").iter_rows(
+            named=True):
+        eps = "" if row["epsilon"] is None else f" eps={row['epsilon']:g}"
+        text = f"  {row['mechanism']}{eps}: {100 * row['value']:.1f} % identified"
+        if row["chance"]:
+            text += (f" vs chance {100 * row['chance']:.1f} % "
+                     f"= {row['value'] / row['chance']:.1f}x chance")
+        lines.append(f"{text} ({evaluation_words(str(row['evaluation']))})")
+    return lines

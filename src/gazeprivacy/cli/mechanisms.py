@@ -24,6 +24,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from gazeprivacy._text import reader_text
 from gazeprivacy.cli._common import Format, echo_table, out
 from gazeprivacy.exceptions import InvalidParameterError
 
@@ -74,7 +75,7 @@ def _parameters(params_type: type) -> list[dict[str, Any]]:
             default, required = None, True
         rows.append({"name": f.name, "type": str(f.type), "required": required,
                      "default": default, "unit": _unit(f.name),
-                     "description": docs.get(f.name, "")})
+                     "description": reader_text(docs.get(f.name, ""))})
     return rows
 
 
@@ -87,7 +88,7 @@ def _presets(params_type: type) -> list[dict[str, str]]:
             sig = str(inspect.signature(fn)).replace("'", "").split(" -> ")[0]
             doc = (fn.__doc__ or "").strip().splitlines()
             rows.append({"name": name, "signature": sig,
-                         "summary": doc[0] if doc else ""})
+                         "summary": reader_text(doc[0]) if doc else ""})
     return rows
 
 
@@ -99,9 +100,10 @@ def describe_mechanism(name: str) -> dict[str, Any]:
         raise InvalidParameterError(
             f"no mechanism named {name!r}; registered: {', '.join(MECHANISMS)}")
     m = MECHANISMS[name]
-    return {"name": name, "level": _plain(m.level), "summary": m.summary,
-            "citation": m.citation, "partition_phases": m.plan is not None,
-            "partition_refusal": m.partition_refusal,
+    return {"name": name, "level": _plain(m.level), "summary": reader_text(m.summary),
+            "citation": m.citation and reader_text(m.citation),
+            "partition_phases": m.plan is not None,
+            "partition_refusal": m.partition_refusal and reader_text(m.partition_refusal),
             "parameters_class": m.params_type.__name__,
             "parameters": _parameters(m.params_type),
             "presets": _presets(m.params_type)}

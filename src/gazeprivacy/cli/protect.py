@@ -31,6 +31,17 @@ import typer
 from rich.console import Console
 
 from gazeprivacy.cli._common import open_ledger, parse_geometry
+from gazeprivacy.cli._reading import (
+    ColumnsOpt,
+    DistanceOpt,
+    EyeOpt,
+    RateOpt,
+    ScreenCmOpt,
+    ScreenPxOpt,
+    TrialMessageOpt,
+    input_file,
+    reader_options,
+)
 from gazeprivacy.exceptions import InvalidParameterError, NotFormallyPrivateWarning
 
 if TYPE_CHECKING:
@@ -105,8 +116,18 @@ def protect(
     windows_per_participant: Annotated[int | None, typer.Option(
         help="DPGazeSynth participant level: m windows per participant, drawn at random across "
              "its recordings, each at the budget / m.")] = None,
+    per_participant_delta: Annotated[float | None, typer.Option(
+        help="participant-synth: the delta of the per-participant (epsilon, delta) guarantee "
+             "(required; no default).")] = None,
+    participants: Annotated[int | None, typer.Option(
+        help="participant-synth: synthetic participants to write (default: the input's "
+             "participant count, public by design).")] = None,
+    recordings_per_participant: Annotated[int | None, typer.Option(
+        help="participant-synth: synthetic recordings per participant and public label value "
+             "(default 1).")] = None,
     output_length_s: Annotated[float | None, typer.Option(
-        help="DPGazeSynth participant level (with --param missing=fill): every released "
+        help="participant-synth: length of every synthetic recording (required). "
+             "DPGazeSynth participant level (with --param missing=fill): every released "
              "recording is S seconds long (round(S x rate) rows, synthesised), so the file does "
              "not carry the input's recording lengths. Without it the row counts are the "
              "input's (public, listed in the record).")] = None,
@@ -149,6 +170,13 @@ def protect(
         help="The participant of a device export that names none (default: its file or "
              "folder name, with a warning). Pseudonymised unless --public participant.")
     ] = None,
+    rate: RateOpt = None,
+    columns: ColumnsOpt = None,
+    eye: EyeOpt = None,
+    trial_message: TrialMessageOpt = None,
+    screen_px: ScreenPxOpt = None,
+    screen_cm: ScreenCmOpt = None,
+    distance_cm: DistanceOpt = None,
     seed: Annotated[int | None, typer.Option(
         help="Fix the generator (research run; noted in the record). Default: OS entropy.")] = None,
     ranges: Annotated[str | None, typer.Option(
@@ -173,6 +201,15 @@ def protect(
     allow_unaccounted: Annotated[bool, typer.Option(
         help="--ledger with a cap: accept a release without a usable epsilon (k-anonymity, "
              "plausible deniability, paper mode, flagged); the ledger records it.")] = False,
+    accept_implausible_events: Annotated[bool, typer.Option(
+        help="Event mechanisms (k-same-synth, event-synth-pd): release even when the detected "
+             "events are implausible (saccade share outside 2-25 %, or the detector's checks "
+             "fail on most recordings).")] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Print the guarantee and the forecasts that need only public "
+                          "parameters (vacuous bound, expected to lose to data-free points); "
+                          "reads only the input's public shape, runs no mechanism, writes "
+                          "nothing, charges no ledger.")] = False,
 ) -> None:
     """Protect a gaze data file (or, for feature-series mechanisms, a window feature table) and
     write the sealed release with its guarantee record beside it."""
@@ -191,9 +228,24 @@ def protect(
                            ("grid_size", grid_size), ("output_length_s", output_length_s))
                           if value is not None}
     kw.update(dict(_parse_param(p) for p in param or ()))
-    kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
+    if accept_implausible_events:
+        if "accept_implausible_events" not in {f.name for f in fields(spec.params_type)}:
+            raise InvalidParameterError(f"--accept-implausible-events applies to the event "
+                                        f"mechanisms (k-same-synth, event-synth-pd), not "
+                                        f"{mechanism}")
+        kw["accept_implausible_events"] = True
+    if spec.synthetic_population:
+        kw.update(_synthetic_population(kw, per_participant_epsilon, per_participant_delta,
+                                        windows_per_participant, participants,
+                                        recordings_per_participant, public or ()))
+    else:
+        _no_synthetic_flags(per_participant_delta, participants, recordings_per_participant)
+        kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
     if spec.level == "series" and ranges is not None:
         kw["ranges"] = _declared_ranges(ranges)
+    reading = reader_options(rate=rate, columns=columns, eye=eye, trial_message=trial_message,
+                             screen_px=screen_px, screen_cm=screen_cm, distance_cm=distance_cm,
+                             geometry=geo, px_per_deg=px_per_deg)
     if not partitioned and (engine != "local" or scheduler is not None):
         raise InvalidParameterError(
             "--engine / --scheduler apply to a partitioned INPUT folder; make one with "
@@ -204,12 +256,20 @@ def protect(
         kw["radius_deg"] = radius_frac * _smaller_side(
             input, geo, partitioned, {"time_unit": time_unit, "labels": tuple(label or ()),
                                       "input_format": _value(input_format),
-                                      "xy_unit": _value(xy_unit), "px_per_deg": px_per_deg})
+                                      "xy_unit": _value(xy_unit), "px_per_deg": px_per_deg,
+                                      **reading})
     if partitioned and (label or xy_unit or px_per_deg is not None or input_format
-                        or participant is not None):
-        raise InvalidParameterError("--label, --xy-unit, --px-per-deg, --input-format and "
-                                    "--participant apply to a file INPUT; a partitioned folder "
-                                    "was read already")
+                        or participant is not None or reading):
+        raise InvalidParameterError("--label, --xy-unit, --px-per-deg, --input-format, "
+                                    "--participant and the reader options (--rate, --columns, "
+                                    "--eye, --trial-message, --screen-*) apply to a file INPUT; "
+                                    "a partitioned folder was read already")
+    if dry_run:
+        _dry_run(input, mechanism, kw, partitioned, reading={
+            "time_unit": time_unit, "labels": tuple(label or ()), "geometry": geo,
+            "input_format": _value(input_format), "xy_unit": _value(xy_unit),
+            "px_per_deg": px_per_deg, "participant": participant, **reading})
+        return
     led = open_ledger(ledger, max_epsilon_per_participant, allow_unaccounted)
     if partitioned:
         _protect_partitioned_checked(input, output, mechanism, spec, geo, seed=seed,
@@ -219,7 +279,8 @@ def protect(
         return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", NotFormallyPrivateWarning)
-        sealed = protect_file(input, output, mechanism=mechanism, public=public or (),
+        sealed = protect_file(input_file(input, reading), output, mechanism=mechanism,
+                              public=public or (),
                               pupil_epsilon=pupil_epsilon, pupil_range=pupil_range,
                               id_map_path=id_map, report_path=report, seed=seed,
                               time_unit=time_unit, geometry=geo, ledger=led,
@@ -232,6 +293,7 @@ def protect(
             console.print(f"[yellow]warning:[/] {w.message}", highlight=False, soft_wrap=True)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    _warn_release(sealed, mechanism, kw)
     console.print(f"[bold]{output}[/]: {sealed.table.height} rows, columns "
                   f"{', '.join(sealed.table.columns)}", highlight=False)
     console.print(sealed.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
@@ -263,6 +325,36 @@ def _check_outputs(input: Path, output: Path, partitioned: bool,
                   inputs=[input, ranges_file], ledger=ledger, overwrite=overwrite)
 
 
+def _warn_release(sealed: Any, mechanism: str, kw: dict[str, Any]) -> None:
+    """One ``warning:`` line on stderr per check of gazeprivacy.mechanisms.forecast."""
+    from gazeprivacy.cli._common import err
+    from gazeprivacy.mechanisms import build_params
+    from gazeprivacy.mechanisms.forecast import release_warnings
+
+    for line in release_warnings(sealed.guarantee, sealed.dataset, mechanism=mechanism,
+                                 params=build_params(mechanism, None, **kw)):
+        err().print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
+
+
+def _dry_run(input: Path, mechanism: str, kw: dict[str, Any], partitioned: bool,
+             reading: dict[str, Any]) -> None:
+    """``--dry-run``: the guarantee (stdout) and the public forecasts (stderr); no release."""
+    from gazeprivacy.cli._common import err
+    from gazeprivacy.mechanisms import build_params
+    from gazeprivacy.mechanisms.forecast import PUBLIC_SHAPE_READ, plan_file
+
+    if partitioned:
+        raise InvalidParameterError("--dry-run applies to a file INPUT, not a partitioned folder")
+    plan = plan_file(input, mechanism=mechanism, params=build_params(mechanism, None, **kw),
+                     reading=reading)
+    console = Console()
+    console.print(f"dry run: no release made, nothing written, no ledger charged; read from "
+                  f"{input}: {PUBLIC_SHAPE_READ}", highlight=False, markup=False, soft_wrap=True)
+    console.print(plan.guarantee.summary(), highlight=False, markup=False, soft_wrap=True)
+    for line in plan.warnings:
+        err().print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
+
+
 def _participant_level(kw: dict[str, Any], budget: float | None, m: int | None
                        ) -> dict[str, Any]:
     """``--per-participant-epsilon E --windows-per-participant M`` as parameters (both needed,
@@ -277,6 +369,51 @@ def _participant_level(kw: dict[str, Any], budget: float | None, m: int | None
         raise InvalidParameterError("give --epsilon (per window) or --per-participant-epsilon "
                                     "(per participant), not both")
     return {"epsilon": budget, "unit": "participant", "windows_per_participant": m}
+
+
+# participant-synth (a synthetic population): its flags, checked in one place
+_SYNTH_NOT_PUBLIC = ("participant", "recording", "t", "mask", "name", "info", "pupil")
+
+
+def _synthetic_population(kw: dict[str, Any], epsilon: float | None, delta: float | None,
+                          windows: int | None, participants: int | None,
+                          recordings: int | None, public: Any) -> dict[str, Any]:
+    """The flags of a synthetic-population mechanism as parameters: ``--per-participant-epsilon``
+    and ``--per-participant-delta`` (both required), ``--participants``,
+    ``--recordings-per-participant``; every ``--public`` name is a public label."""
+    if windows is not None:
+        raise InvalidParameterError("--windows-per-participant does not apply to a synthetic "
+                                    "population: its unit is the participant with all their "
+                                    "recordings; drop it")
+    if "epsilon" in kw:
+        raise InvalidParameterError("--epsilon does not apply to a synthetic population; give "
+                                    "--per-participant-epsilon and --per-participant-delta")
+    if epsilon is None or delta is None:
+        raise InvalidParameterError("a synthetic population needs --per-participant-epsilon "
+                                    "and --per-participant-delta (no defaults)")
+    ids = sorted(set(public) & set(_SYNTH_NOT_PUBLIC))
+    if ids:
+        raise InvalidParameterError(f"--public {ids[0]} does not apply to a synthetic "
+                                    "population: its file holds only synthetic pseudonyms, the "
+                                    "public time grid, x, y and the declared labels; declare "
+                                    "labels only (e.g. --public task)")
+    out: dict[str, Any] = {"epsilon_per_participant": epsilon, "delta": delta,
+                           "public_labels": tuple(public)}
+    if participants is not None:
+        out["n_participants"] = participants
+    if recordings is not None:
+        out["recordings_per_participant"] = recordings
+    return out
+
+
+def _no_synthetic_flags(delta: float | None, participants: int | None,
+                        recordings: int | None) -> None:
+    given = [flag for flag, v in (("--per-participant-delta", delta),
+                                  ("--participants", participants),
+                                  ("--recordings-per-participant", recordings)) if v is not None]
+    if given:
+        raise InvalidParameterError(f"{given[0]} applies to a synthetic-population mechanism "
+                                    "(participant-synth) only")
 
 
 def _smaller_side(input: Path, geo: Geometry | None, partitioned: bool,

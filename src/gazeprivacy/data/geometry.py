@@ -14,8 +14,8 @@ import numpy as np
 from gazeprivacy._validation import check_positive
 from gazeprivacy.exceptions import InvalidParameterError
 
-__all__ = ["Geometry", "GeometryKind", "direction_to_angles_deg", "pixels_per_degree",
-           "px_to_deg"]
+__all__ = ["Geometry", "GeometryKind", "ScreenSetup", "direction_to_angles_deg",
+           "pixels_per_degree", "px_to_deg"]
 
 
 class GeometryKind(StrEnum):
@@ -112,6 +112,77 @@ class Geometry:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Geometry:
         return cls(**d)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScreenSetup:
+    """A flat screen in physical units, to convert pixels to degrees of visual angle exactly
+    (``atan``, pymovements' ``pix2deg``; the CLI's ``--screen-px W,H --screen-cm W,H
+    --distance-cm D``), instead of a linear ``px_per_deg``.
+
+    Degrees are measured from the screen's centre (0, 0), ``x`` right and ``y`` down, as
+    pymovements measures them; pixels from the top-left corner. ``width_px`` / ``height_px``
+    may come from the export (Tobii's recording resolution, EyeLink's ``DISPLAY_COORDS``).
+
+    >>> s = ScreenSetup(width_cm=38.0, height_cm=30.0, distance_cm=68.0, width_px=1280,
+    ...                 height_px=1024)
+    >>> g = s.geometry()
+    >>> round(g.x_min_deg, 2), round(g.x_max_deg, 2), g.width_px
+    (-15.6, 15.62, 1280)
+    """
+
+    width_cm: float
+    height_cm: float
+    distance_cm: float
+    width_px: int | None = None
+    height_px: int | None = None
+
+    def __post_init__(self) -> None:
+        check_positive(width_cm=self.width_cm)
+        check_positive(height_cm=self.height_cm)
+        check_positive(distance_cm=self.distance_cm)
+        if (self.width_px is None) != (self.height_px is None):
+            raise InvalidParameterError("give the screen's width_px and height_px together")
+        if self.width_px is not None:
+            check_positive(width_px=self.width_px)
+            check_positive(height_px=self.height_px)
+
+    def with_pixels(self, width_px: int, height_px: int) -> ScreenSetup:
+        """This screen with its pixel grid (kept when it has one already)."""
+        if self.width_px is not None:
+            return self
+        return ScreenSetup(width_cm=self.width_cm, height_cm=self.height_cm,
+                           distance_cm=self.distance_cm, width_px=int(width_px),
+                           height_px=int(height_px))
+
+    def _pixels(self) -> tuple[int, int]:
+        if self.width_px is None or self.height_px is None:
+            raise InvalidParameterError(
+                "the screen's size in pixels is unknown (the file does not say it): pass "
+                "screen=ScreenSetup(..., width_px=..., height_px=...)")
+        return self.width_px, self.height_px
+
+    def to_deg(self, x_px: np.ndarray, y_px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Pixels (origin top-left) to degrees (origin at the centre), with pymovements'
+        ``pix2deg``; NaN stays NaN."""
+        from pymovements.transforms.numpy import pix2deg
+
+        w, h = self._pixels()
+        xy = np.column_stack([np.asarray(x_px, dtype=np.float64),
+                              np.asarray(y_px, dtype=np.float64)])
+        if xy.shape[0] == 0:
+            return xy[:, 0], xy[:, 1]
+        out = pix2deg(xy, screen_px=(w, h), screen_cm=(self.width_cm, self.height_cm),
+                      distance_cm=self.distance_cm, origin="upper left")
+        return out[:, 0], out[:, 1]
+
+    def geometry(self) -> Geometry:
+        """The screen's bounds in degrees (its corners through :meth:`to_deg`) and pixel
+        grid."""
+        w, h = self._pixels()
+        x, y = self.to_deg(np.array([0.0, float(w)]), np.array([0.0, float(h)]))
+        return Geometry(x_min_deg=float(x[0]), x_max_deg=float(x[1]), y_min_deg=float(y[0]),
+                        y_max_deg=float(y[1]), width_px=w, height_px=h)
 
 
 def pixels_per_degree(*, screen_width_px: int, screen_width_cm: float, distance_cm: float) -> float:

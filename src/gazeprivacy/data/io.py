@@ -29,8 +29,9 @@ most of them outside the screen geometry (pixels) are refused with the option to
 warning says how many samples lie off the screen (bounded mechanisms clamp them to its edge).
 
 Per-recording metadata (sampling rate, geometry) and dataset info travel in the Parquet schema
-metadata under the key ``gazeprivacy``, and for CSV in a sidecar ``FILE.meta.json``. Without
-metadata the sampling rate is inferred from the timestamps.
+metadata under the key ``gazeprivacy``, and for CSV in a sidecar ``FILE.meta.json`` (its keys:
+``docs/inputs.md``). Without metadata the sampling rate is the clock's nominal rate
+(:mod:`gazeprivacy.data.rates`).
 """
 
 from __future__ import annotations
@@ -40,15 +41,17 @@ import json
 import math
 import os
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from gazeprivacy.data.geometry import Geometry
-from gazeprivacy.data.recording import CORE_COLUMNS, Dataset, Recording, adopt
+from gazeprivacy.data.column_map import check_columns, map_columns
+from gazeprivacy.data.geometry import Geometry, ScreenSetup
+from gazeprivacy.data.rates import RateLog
+from gazeprivacy.data.recording import _TIME_SCALE, CORE_COLUMNS, Dataset, Recording, adopt
 from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError, InvalidParameterError
 
 __all__ = ["LABEL_NAMES", "XY_UNITS", "as_polars", "dataset_from_table", "read_dataset",
@@ -135,11 +138,15 @@ def write_dataset(ds: Dataset, path: str | Path, *,
 def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
                  sampling_rate_hz: float | None = None, time_unit: str = "s",
                  name: str | None = None, labels: Iterable[str] = (),
-                 xy_unit: str | None = None, px_per_deg: float | None = None) -> Dataset:
+                 xy_unit: str | None = None, px_per_deg: float | None = None,
+                 columns: Mapping[str, str] | None = None,
+                 rate_source: str = "declared", screen: ScreenSetup | None = None) -> Dataset:
     """Read a long-format CSV or Parquet file into a :class:`Dataset`.
 
     ``labels``, ``xy_unit`` and ``px_per_deg`` are as in :func:`dataset_from_table`; a table
-    (polars, pandas or pyarrow) instead of a path is read with it.
+    (polars, pandas or pyarrow) instead of a path is read with it. ``columns`` maps the long
+    format's names to the table's (``{"participant": "subject", "t": "timestamp", ...}``; the
+    keys among ``participant, recording, t, x, y, pupil``).
 
     Raises
     ------
@@ -148,11 +155,14 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
         required column, or a recording breaks a data-model rule (the message names the
         recording and row).
     """
+    columns = check_columns(columns)
     if not isinstance(path, str | os.PathLike):
-        return dataset_from_table(path, geometry=geometry, sampling_rate_hz=sampling_rate_hz,
+        where = f"the {type(path).__name__} given"
+        return dataset_from_table(map_columns(as_polars(path, where), columns, where),
+                                  geometry=geometry, sampling_rate_hz=sampling_rate_hz,
                                   time_unit=time_unit, name=name or "dataset", labels=labels,
-                                  xy_unit=xy_unit, px_per_deg=px_per_deg,
-                                  source=f"the {type(path).__name__} given")
+                                  xy_unit=xy_unit, px_per_deg=px_per_deg, source=where,
+                                  rate_source=rate_source, screen=screen)
     path = Path(path)
     fmt = _format(path)
     if not path.is_file():
@@ -163,17 +173,20 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
             meta = _parquet_meta(path)
             table = pl.read_parquet(path)
         else:
-            table = _read_csv(path, labels)
+            table = _read_csv(path, (*labels, *(v for k, v in columns.items()
+                                                 if k in ("participant", "recording"))))
             side = path.with_name(path.name + ".meta.json")
             if side.is_file():
                 meta = json.loads(side.read_text())
     except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
         raise _cannot_read(path, fmt, exc) from None
-    return dataset_from_table(table, meta=meta, geometry=geometry,
-                              sampling_rate_hz=sampling_rate_hz, time_unit=time_unit,
+    return dataset_from_table(map_columns(table, columns, str(path)), meta=meta,
+                              geometry=geometry, sampling_rate_hz=sampling_rate_hz,
+                              time_unit=time_unit,
                               name=name or meta.get("name") or path.name.split(".")[0],
                               source=str(path), labels=labels, xy_unit=xy_unit,
-                              px_per_deg=px_per_deg, copy=False)
+                              px_per_deg=px_per_deg, copy=False, rate_source=rate_source,
+                              screen=screen)
 
 
 def _parquet_meta(path: Path) -> dict[str, Any]:
@@ -268,7 +281,9 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
                        geometry: Geometry | None = None, sampling_rate_hz: float | None = None,
                        time_unit: str = "s", name: str = "dataset", source: str = "table",
                        labels: Iterable[str] = (), xy_unit: str | None = None,
-                       px_per_deg: float | None = None, copy: bool = True) -> Dataset:
+                       px_per_deg: float | None = None, copy: bool = True,
+                       rate_source: str = "declared",
+                       screen: ScreenSetup | None = None) -> Dataset:
     """Split a long-format table into recordings (order of first appearance is kept).
 
     Parameters
@@ -282,6 +297,14 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
         Unit of ``x`` and ``y``; None: degrees, checked for normalised and pixel values.
     px_per_deg : float, optional
         Pixels per degree for ``xy_unit="px"`` (default: from the geometry's pixel grid).
+    screen : ScreenSetup, optional
+        The screen in physical units: pixels (``xy_unit`` "px" or unset) become degrees by
+        ``atan`` and the geometry is the screen's; not with ``geometry`` or ``px_per_deg``.
+    sampling_rate_hz : float, optional
+        The nominal rate of every recording (``rate_source`` says where it comes from); else a
+        gazeprivacy file's metadata, else the clock's nominal rate
+        (:mod:`gazeprivacy.data.rates`: snapped to a standard rate; one warning, with the
+        number of recordings, when none fits). :attr:`Dataset.reading` says which.
     copy : bool
         The recordings copy the table's float columns (default), so that later writes to the
         caller's arrays cannot change them. ``False`` hands them zero-copy, read-only views
@@ -308,6 +331,14 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
     rec_meta = meta.get("recordings", {})
     geo_of = {rid: geometry or (Geometry.from_dict(m["geometry"]) if m.get("geometry") else None)
               for rid, m in rec_meta.items()}
+    if screen is not None:
+        if geometry is not None or px_per_deg is not None or xy_unit not in (None, "px"):
+            raise InvalidParameterError(
+                "the screen in physical units converts pixels and gives the geometry: it goes "
+                "without geometry, px_per_deg and xy_unit other than 'px'")
+        geometry, xy_unit = screen.geometry(), "deg"
+        x, y = screen.to_deg(_floats(table["x"]), _floats(table["y"]))
+        table = table.with_columns(pl.Series("x", x), pl.Series("y", y))
     table = _to_degrees(table, xy_unit, px_per_deg,
                         geometry or next((g for g in geo_of.values() if g is not None), None),
                         source)
@@ -319,20 +350,22 @@ def dataset_from_table(table: Any, *, meta: dict[str, Any] | None = None,
     floats = {c: table[c] for c in ("t", "x", "y", "pupil", *kinds["channels"])
               if c in table.columns}
     label_cols = {c: _label_values(table[c], starts) for c in kinds["labels"]}
+    rates = RateLog(sampling_rate_hz, rate_source, _TIME_SCALE.get(time_unit, 1.0))
     for i, (a, b) in enumerate(zip(starts, [*starts[1:], table.height], strict=True)):
         rid = rids[i]
         m = rec_meta.get(rid, {})
         cols = {c: _floats(f.slice(a, b - a)) for c, f in floats.items()}
         with adopt(*cols.values()) if not copy else contextlib.nullcontext():
             recs.append(Recording.from_arrays(
-                recording=rid, participant=pid_of[i], t=cols.pop("t"), x=cols.pop("x"),
-                y=cols.pop("y"), sampling_rate_hz=sampling_rate_hz or m.get("sampling_rate_hz"),
+                recording=rid, participant=pid_of[i], t=cols["t"], x=cols.pop("x"),
+                y=cols.pop("y"), sampling_rate_hz=rates.of(cols.pop("t"), m),
                 time_unit=time_unit, geometry=geometry or geo_of.get(rid),
                 labels={c: v[i] for c, v in label_cols.items() if v[i] is not None},
                 pupil=cols.pop("pupil", None), channels=cols,
                 extras={c: table[c].slice(a, b - a) for c in kinds["extras"]},
             ))
-    ds = Dataset(tuple(recs), name=name, info=meta.get("info", {}), schema=schema)
+    ds = Dataset(tuple(recs), name=name, info=meta.get("info", {}), schema=schema,
+                 reading={"rate_source": rates.source(source)})
     if xy_unit is None and not rec_meta:  # gazeprivacy's own files were checked when made
         _check_degrees(ds, source)
     return ds

@@ -41,6 +41,7 @@ import numpy as np
 import polars as pl
 
 from gazeprivacy.data.geometry import Geometry
+from gazeprivacy.data.rates import clock_rate_hz, nominal_rate
 from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError, InvalidParameterError
 
 __all__ = ["CORE_COLUMNS", "Dataset", "Recording", "adopt", "repair_timestamps",
@@ -190,7 +191,9 @@ class Recording:
         """Build a recording, converting time to seconds and inferring the sampling rate.
 
         Without ``t``, timestamps are ``i / sampling_rate_hz``. Without ``sampling_rate_hz`` it is
-        ``1 / median(diff(t))``; when both are given they must agree within 25 %.
+        the clock's nominal rate (:mod:`gazeprivacy.data.rates`: snapped to a standard rate,
+        never the clock's drift; a warning when none fits); when both are given they must agree
+        within 25 % (of ``1 / median(diff(t))``).
         """
         if time_unit not in _TIME_SCALE:
             raise InvalidParameterError(
@@ -215,7 +218,7 @@ class Recording:
                 raise InvalidDataError(_time_unit_message(str(recording), dt, time_unit))
             inferred = 1.0 / dt
             if sampling_rate_hz is None:
-                sampling_rate_hz = round(inferred, 3)
+                sampling_rate_hz = _nominal_from_clock(t, str(recording))
             elif abs(inferred - sampling_rate_hz) > 0.25 * sampling_rate_hz:
                 raise InvalidDataError(
                     f"recording {recording!r}: sampling_rate_hz={sampling_rate_hz} but the "
@@ -302,6 +305,18 @@ class Recording:
     def __repr__(self) -> str:
         return (f"Recording({self.recording!r}, participant={self.participant!r}, "
                 f"n_samples={self.n_samples}, {self.sampling_rate_hz:g} Hz, labels={self.labels})")
+
+
+def _nominal_from_clock(t: np.ndarray, rec: str) -> float:
+    """The nominal rate of timestamps ``t`` (:func:`~gazeprivacy.data.rates.nominal_rate`),
+    with a warning when it is no standard rate."""
+    clock = clock_rate_hz(t)
+    rate, how = nominal_rate(clock)
+    if how == "unsure":
+        warnings.warn(f"recording {rec!r}: the timestamps say {clock:.4g} Hz, no standard "
+                      f"eye-tracker rate; taken as {rate:g} Hz: declare the nominal rate with "
+                      "sampling_rate_hz=...", DataPolicyWarning, stacklevel=4)
+    return rate
 
 
 def _extras(extras: Mapping[str, Any], n: int, rec: str) -> dict[str, pl.Series]:
@@ -442,6 +457,9 @@ class Dataset:
     #: The input table's column names and polars dtypes, in order (None: the default order).
     #: :meth:`to_table` restores both for the columns it writes.
     schema: Mapping[str, Any] | None = None
+    #: How a reader read the data (the rate's source, rows dropped or made missing, the
+    #: geometry's source), for ``gazeprivacy info``; never written.
+    reading: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         recs = tuple(self.recordings)

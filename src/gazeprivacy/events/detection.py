@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""Fixation and saccade detection: adaptive (default), I-VT and I-DT, one event table per call.
+"""Fixation, saccade and pursuit detection: REMoDNaV (default), adaptive, I-VT and I-DT, one
+event table per call.
 
-The default ``method="adaptive"`` is Nystroem & Holmqvist's (2010) data-driven peak-velocity
-threshold on Savitzky-Golay speeds (:mod:`gazeprivacy.events.adaptive`), with durations given
-in seconds and converted per sampling rate. On real recordings a fixed 30 deg/s labels most
-samples as saccades (61 % of DOVES' 200 Hz lab data, more on 30 Hz mobile data); see
-``docs/events.md`` for the validation. The paper reproductions keep their papers' I-VT and pass
-``method="ivt"`` explicitly.
+The default ``method="remodnav"`` is Dar, Wagner & Hanke's (2021) REMoDNaV
+(:mod:`gazeprivacy.events.remodnav`): adaptive thresholds per saccade context and a smooth
+pursuit class, built for natural viewing with moving stimuli; it is the only method here with
+a ``"pursuit"`` event. ``method="adaptive"`` is Nystroem & Holmqvist's (2010) data-driven
+peak-velocity threshold on Savitzky-Golay speeds (:mod:`gazeprivacy.events.adaptive`), with
+durations given in seconds and converted per sampling rate; it has no pursuit class (pursuit
+becomes fixation). On real recordings a fixed 30 deg/s labels most samples as saccades (61 % of
+a human-coded 500 Hz hold-out, more on 30 Hz mobile data); see ``docs/events.md`` for the
+validation. The paper reproductions keep their papers' I-VT and pass ``method="ivt"``
+explicitly.
 
 Every call checks the share of valid samples labelled saccade and raises an
 :class:`~gazeprivacy.exceptions.ImplausibleEventsWarning` above ``max_saccade_share`` (0.30;
@@ -62,7 +67,7 @@ column          dtype    meaning
 ==============  =======  ==========================================================
 recording       String   recording id
 participant     String   participant id
-name            String   ``"fixation"`` or ``"saccade"``
+name            String   ``"fixation"``, ``"saccade"`` or (REMoDNaV) ``"pursuit"``
 onset           Int64    index of the first sample (0-based, within the recording)
 offset          Int64    index one past the last sample (exclusive)
 onset_s         Float64  ``t[onset]``
@@ -95,9 +100,11 @@ from gazeprivacy.events.kinematics import (
     segments,
     smoothed_speed_deg_s,
 )
+from gazeprivacy.events.remodnav import RemodnavParams, remodnav_codes
 from gazeprivacy.exceptions import ImplausibleEventsWarning, InvalidParameterError
 
 __all__ = [
+    "DEFAULT_METHOD",
     "EVENT_NAMES",
     "EVENT_SCHEMA",
     "MAX_SACCADE_SHARE",
@@ -109,7 +116,7 @@ __all__ = [
     "sample_labels",
 ]
 
-EVENT_NAMES = ("fixation", "saccade")
+EVENT_NAMES = ("fixation", "saccade", "pursuit")
 EVENT_SCHEMA: dict[str, pl.DataType] = {
     "recording": pl.String(), "participant": pl.String(), "name": pl.String(),
     "onset": pl.Int64(), "offset": pl.Int64(), "onset_s": pl.Float64(),
@@ -117,7 +124,9 @@ EVENT_SCHEMA: dict[str, pl.DataType] = {
     "start_x": pl.Float64(), "start_y": pl.Float64(), "end_x": pl.Float64(),
     "end_y": pl.Float64(), "centroid_x": pl.Float64(), "centroid_y": pl.Float64(),
 }
-METHODS = ("adaptive", "ivt", "idt")
+METHODS = ("remodnav", "adaptive", "ivt", "idt")
+#: The default method (sound mode everywhere); paper mode and the reproductions use "ivt".
+DEFAULT_METHOD = "remodnav"
 #: Default ceiling of the share of valid samples in saccades before a warning
 MAX_SACCADE_SHARE = 0.30
 # A dataset warns when more than this share of its recordings has an implausible adaptive peak
@@ -128,8 +137,9 @@ _MAX_IMPLAUSIBLE_SHARE = 0.10
 # speeds exceed max_speed_deg_s (physiologically impossible: tracker noise, or not gaze at all).
 _MAX_NOISE_SHARE = 0.10
 _SHORT_RUNS = ("saccade", "unclassified")
-# Sample codes used internally: 0 none, 1 fixation (candidate), 2 saccade.
-_NONE, _FIX, _SAC = 0, 1, 2
+# Sample codes used internally: 0 none, 1 fixation (candidate), 2 saccade, 3 pursuit.
+_NONE, _FIX, _SAC, _PUR = 0, 1, 2, 3
+_CODE_NAMES = np.array(["", "fixation", "saccade", "pursuit"], dtype=object)
 _TOL = 1e-9  # seconds; absorbs floating error in timestamp arithmetic
 _BLOCK = 256  # recordings per vectorised block
 
@@ -317,7 +327,7 @@ def _events(b: _Block, code: np.ndarray, breaks: np.ndarray) -> pl.DataFrame:
     cols = {
         "recording": np.array([r.recording for r in b.recs], dtype=object)[rec_of],
         "participant": np.array([r.participant for r in b.recs], dtype=object)[rec_of],
-        "name": np.where(codes == _FIX, "fixation", "saccade").astype(object),
+        "name": _CODE_NAMES[codes],
         "onset": starts - base, "offset": ends - base,
         "onset_s": onset_s, "offset_s": offset_s, "duration_s": offset_s - onset_s,
         "n_samples": n,
@@ -369,28 +379,62 @@ def _adaptive_codes(b: _Block, max_intervals: list[float], params: list[Adaptive
 
 def _resolve(method: str, velocity_threshold_deg_s: float | None,
              minimum_fixation_duration_s: float | None, short_runs: str | None,
-             adaptive: AdaptiveParams | None) -> dict[str, Any]:
+             adaptive: AdaptiveParams | None,
+             remodnav: RemodnavParams | None = None) -> dict[str, Any]:
     """Method-dependent defaults (see :func:`detect_events`)."""
     check_in(options=METHODS, method=method)
+    if method in ("adaptive", "remodnav") and velocity_threshold_deg_s is not None:
+        raise InvalidParameterError(
+            f"velocity_threshold_deg_s applies to method='ivt' only; method={method!r} "
+            f"estimates its thresholds from the data, got {velocity_threshold_deg_s!r}; "
+            "pass method='ivt' for a fixed threshold")
     if method == "adaptive":
-        if velocity_threshold_deg_s is not None:
-            raise InvalidParameterError(
-                "velocity_threshold_deg_s applies to method='ivt' only; the adaptive detector "
-                f"estimates its thresholds from the data, got {velocity_threshold_deg_s!r}; "
-                "pass method='ivt' for a fixed threshold")
         if adaptive is not None and not isinstance(adaptive, AdaptiveParams):
             raise InvalidParameterError(
                 f"adaptive must be an AdaptiveParams, got {type(adaptive).__name__}")
     elif adaptive is not None:
         raise InvalidParameterError(
             f"adaptive settings apply to method='adaptive' only, got method={method!r}")
+    if short_runs is not None:
+        check_in(options=_SHORT_RUNS, short_runs=short_runs)
+    if method == "remodnav":
+        if remodnav is not None and not isinstance(remodnav, RemodnavParams):
+            raise InvalidParameterError(
+                f"remodnav must be a RemodnavParams, got {type(remodnav).__name__}")
+        if short_runs not in (None, "unclassified"):
+            raise InvalidParameterError(
+                f"short_runs applies to methods 'adaptive', 'ivt' and 'idt'; REMoDNaV leaves "
+                f"unlabelled stretches in no event, got short_runs={short_runs!r}")
+    elif remodnav is not None:
+        raise InvalidParameterError(
+            f"remodnav settings apply to method='remodnav' only, got method={method!r}")
     return dict(
         method=method,
         velocity_threshold_deg_s=(30.0 if velocity_threshold_deg_s is None
                                   else velocity_threshold_deg_s),
         minimum_fixation_duration_s=minimum_fixation_duration_s,
-        short_runs=short_runs or ("unclassified" if method == "adaptive" else "saccade"),
-        adaptive=adaptive)
+        short_runs=short_runs or ("unclassified" if method in ("adaptive", "remodnav")
+                                  else "saccade"),
+        adaptive=adaptive, remodnav=remodnav)
+
+
+def _remodnav_codes(b: _Block, max_intervals: list[float], remodnav: RemodnavParams | None,
+                    minimum_fixation_duration_s: float | None
+                    ) -> tuple[np.ndarray, np.ndarray, list[bool]]:
+    """Sample codes, run breaks and per-recording implausibility of REMoDNaV."""
+    code = np.full(b.t.shape[0], _NONE, dtype=np.int8)
+    breaks = b.breaks.copy()
+    flags = []
+    for k, r in enumerate(b.recs):
+        p = RemodnavParams.for_rate(r.sampling_rate_hz) if remodnav is None else remodnav
+        if minimum_fixation_duration_s is not None:
+            p = replace(p, min_fixation_duration_s=minimum_fixation_duration_s)
+        c, starts, bad = remodnav_codes(r, p, max_intervals[k])
+        o = int(b.starts[k])
+        code[o:o + r.n_samples] = c
+        breaks[o:o + r.n_samples] |= starts
+        flags.append(bad)
+    return code, breaks, flags
 
 
 def _adaptive_params(r: Recording, adaptive: AdaptiveParams | None,
@@ -404,8 +448,10 @@ def _adaptive_params(r: Recording, adaptive: AdaptiveParams | None,
 def _detect_block(recs: list[Recording], *, method: str, velocity_threshold_deg_s: float,
                   minimum_fixation_duration_s: float | None, dispersion_threshold_deg: float,
                   max_interval_s: float | None, short_runs: str, metric: str,
-                  adaptive: AdaptiveParams | None) -> tuple[pl.DataFrame, int]:
-    """The events of ``recs`` and how many have an implausible adaptive peak threshold."""
+                  adaptive: AdaptiveParams | None, remodnav: RemodnavParams | None = None,
+                  ) -> tuple[pl.DataFrame, list[bool]]:
+    """The events of ``recs`` and, per recording, whether the detector's own check (adaptive,
+    REMoDNaV: threshold or noise share) finds it implausible."""
     check_in(options=METRICS, metric=metric)
     min_fix = 0.2 if minimum_fixation_duration_s is None else minimum_fixation_duration_s
     max_iv = [_check_params(r, method=method, velocity_threshold_deg_s=velocity_threshold_deg_s,
@@ -413,13 +459,14 @@ def _detect_block(recs: list[Recording], *, method: str, velocity_threshold_deg_
                             dispersion_threshold_deg=dispersion_threshold_deg,
                             max_interval_s=max_interval_s, short_runs=short_runs) for r in recs]
     if not recs:
-        return empty_event_table(), 0
+        return empty_event_table(), []
     b = _Block(recs, max_iv, metric)
-    n_implausible = 0
-    if method == "adaptive":
+    flags = [False] * len(recs)
+    if method == "remodnav":
+        code, breaks, flags = _remodnav_codes(b, max_iv, remodnav, minimum_fixation_duration_s)
+    elif method == "adaptive":
         params = [_adaptive_params(r, adaptive, minimum_fixation_duration_s) for r in recs]
-        code, breaks, peaks = _adaptive_codes(b, max_iv, params, short_runs)
-        n_implausible = sum(peaks)
+        code, breaks, flags = _adaptive_codes(b, max_iv, params, short_runs)
     elif method == "ivt":
         code = _ivt_codes(b, velocity_threshold_deg_s=velocity_threshold_deg_s,
                           minimum_fixation_duration_s=min_fix, short_runs=short_runs)
@@ -429,7 +476,7 @@ def _detect_block(recs: list[Recording], *, method: str, velocity_threshold_deg_
             _idt_window(r, min_fix)
         code, breaks = _idt_codes(b, dispersion_threshold_deg=dispersion_threshold_deg,
                                   minimum_fixation_duration_s=min_fix)
-    return _events(b, code, breaks), n_implausible
+    return _events(b, code, breaks), flags
 
 
 def saccade_share(recordings: Recording | Dataset, events: pl.DataFrame) -> float:
@@ -460,14 +507,14 @@ def _check_share(recordings: Recording | Dataset, events: pl.DataFrame, method: 
     n = 1 if isinstance(recordings, Recording) else len(recordings)
     if n_implausible > _MAX_IMPLAUSIBLE_SHARE * n:
         warnings.warn(
-            f"{what}: the adaptive peak-velocity threshold exceeds implausible_threshold_deg_s, "
+            f"{what}: the {method} peak-velocity threshold exceeds implausible_threshold_deg_s, "
             "or > 10 % of the speeds exceed max_speed_deg_s, in "
             f"{n_implausible} of {n} recording(s): the speed noise is as fast as most "
             "saccades, so only the largest saccades are found and fixations are too long",
             ImplausibleEventsWarning, stacklevel=3)
     if share > max_saccade_share:
         hint = ("the data may be too noisy for saccade detection, or not gaze"
-                if method == "adaptive" else
+                if method in ("adaptive", "remodnav") else
                 "the fixed thresholds do not fit these data; try method='adaptive'")
         warnings.warn(
             f"{what}: {share:.0%} of valid samples labelled saccade by method={method!r} "
@@ -475,26 +522,29 @@ def _check_share(recordings: Recording | Dataset, events: pl.DataFrame, method: 
             ImplausibleEventsWarning, stacklevel=3)
 
 
-def detect_events(recording: Recording, *, method: str = "adaptive",
+def detect_events(recording: Recording, *, method: str = DEFAULT_METHOD,
                   velocity_threshold_deg_s: float | None = None,
                   minimum_fixation_duration_s: float | None = None,
                   dispersion_threshold_deg: float = 1.0,
                   max_interval_s: float | None = None, short_runs: str | None = None,
                   metric: str = "auto", adaptive: AdaptiveParams | None = None,
-                  max_saccade_share: float | None = MAX_SACCADE_SHARE) -> pl.DataFrame:
-    """Detect fixations and saccades in one recording.
+                  max_saccade_share: float | None = MAX_SACCADE_SHARE,
+                  remodnav: RemodnavParams | None = None) -> pl.DataFrame:
+    """Detect fixations, saccades and (REMoDNaV) smooth pursuit in one recording.
 
     Parameters
     ----------
     recording : Recording
-    method : {"adaptive", "ivt", "idt"}
-        Adaptive peak-velocity threshold (Nystroem & Holmqvist 2010; default), fixed velocity
-        threshold (seeds 000 and 001) or dispersion threshold.
+    method : {"remodnav", "adaptive", "ivt", "idt"}
+        REMoDNaV (Dar, Wagner & Hanke 2021; default; the only one with pursuit), adaptive
+        peak-velocity threshold (Nystroem & Holmqvist 2010), fixed velocity threshold (seeds
+        000 and 001; paper mode) or dispersion threshold.
     velocity_threshold_deg_s : float, deg/s, > 0, optional
         I-VT only: samples at or above it are saccade samples (default 30).
     minimum_fixation_duration_s : float, s, > 0, optional
         Shortest fixation: I-VT / I-DT default 0.2 (I-DT: minimum window, rounded up to whole
-        samples); adaptive default from ``adaptive`` (40 ms), given here it overrides it.
+        samples); adaptive / REMoDNaV default from ``adaptive`` / ``remodnav`` (40 ms), given
+        here it overrides it.
     dispersion_threshold_deg : float, deg, > 0
         I-DT: largest ``(max x - min x) + (max y - min y)`` of a fixation (default 1.0).
     max_interval_s : float, s, optional
@@ -502,7 +552,7 @@ def detect_events(recording: Recording, *, method: str = "adaptive",
     short_runs : {"saccade", "unclassified"}, optional
         What non-saccade runs shorter than the minimum fixation become (see module docs);
         default ``"saccade"`` for I-VT (the papers' complement rule), ``"unclassified"`` for
-        the adaptive detector.
+        the adaptive detector; REMoDNaV takes ``"unclassified"`` only.
     metric : {"auto", "euclidean", "great-circle"}
         Distance between samples; ``"auto"`` is great-circle for VR geometry, else Euclidean.
     adaptive : AdaptiveParams, optional
@@ -511,6 +561,8 @@ def detect_events(recording: Recording, *, method: str = "adaptive",
         Warn when a larger share of valid samples is labelled saccade (default 0.30);
         None turns both plausibility checks off. A dataset call warns on the threshold when
         more than 10 % of its recordings have an implausible one.
+    remodnav : RemodnavParams, optional
+        REMoDNaV settings; default :meth:`RemodnavParams.for_rate` of the recording's rate.
 
     Returns
     -------
@@ -526,9 +578,9 @@ def detect_events(recording: Recording, *, method: str = "adaptive",
     Warns
     -----
     ImplausibleEventsWarning
-        More than ``max_saccade_share`` of the valid samples are in saccades, or (adaptive)
-        the peak threshold exceeds ``adaptive.implausible_threshold_deg_s`` or more than 10 %
-        of the speeds exceed ``adaptive.max_speed_deg_s``.
+        More than ``max_saccade_share`` of the valid samples are in saccades, or (adaptive,
+        REMoDNaV) the peak threshold exceeds ``implausible_threshold_deg_s`` or more than 10 %
+        of the speeds exceed the maximum speed.
 
     Examples
     --------
@@ -544,20 +596,22 @@ def detect_events(recording: Recording, *, method: str = "adaptive",
     [0.25, 0.025, 0.25]
     """
     kw = _resolve(method, velocity_threshold_deg_s, minimum_fixation_duration_s, short_runs,
-                  adaptive)
-    ev, n_bad = _detect_block([recording], dispersion_threshold_deg=dispersion_threshold_deg,
+                  adaptive, remodnav)
+    ev, flags = _detect_block([recording], dispersion_threshold_deg=dispersion_threshold_deg,
                               max_interval_s=max_interval_s, metric=metric, **kw)
-    _check_share(recording, ev, method, max_saccade_share, n_bad)
+    _check_share(recording, ev, method, max_saccade_share, sum(flags))
     return ev
 
 
-def detect_events_dataset(dataset: Dataset, *, progress: bool = False, method: str = "adaptive",
+def detect_events_dataset(dataset: Dataset, *, progress: bool = False,
+                          method: str = DEFAULT_METHOD,
                           velocity_threshold_deg_s: float | None = None,
                           minimum_fixation_duration_s: float | None = None,
                           dispersion_threshold_deg: float = 1.0,
                           max_interval_s: float | None = None, short_runs: str | None = None,
                           metric: str = "auto", adaptive: AdaptiveParams | None = None,
-                          max_saccade_share: float | None = MAX_SACCADE_SHARE) -> pl.DataFrame:
+                          max_saccade_share: float | None = MAX_SACCADE_SHARE,
+                          remodnav: RemodnavParams | None = None) -> pl.DataFrame:
     """:func:`detect_events` on every recording; one table in dataset order.
 
     The saccade-share check runs once, over all valid samples of the dataset.
@@ -568,7 +622,7 @@ def detect_events_dataset(dataset: Dataset, *, progress: bool = False, method: s
     progress : bool
         Show a Rich progress bar (on stderr).
     method, velocity_threshold_deg_s, minimum_fixation_duration_s, dispersion_threshold_deg, \
-max_interval_s, short_runs, metric, adaptive, max_saccade_share
+max_interval_s, short_runs, metric, adaptive, max_saccade_share, remodnav
         As in :func:`detect_events`.
 
     Examples
@@ -579,13 +633,23 @@ max_interval_s, short_runs, metric, adaptive, max_saccade_share
     ['fixation']
     """
     kw = _resolve(method, velocity_threshold_deg_s, minimum_fixation_duration_s, short_runs,
-                  adaptive)
+                  adaptive, remodnav)
     kw.update(dispersion_threshold_deg=dispersion_threshold_deg, max_interval_s=max_interval_s,
               metric=metric)
+    ev, flags = _detect_with_flags(dataset, progress=progress, **kw)
+    _check_share(dataset, ev, method, max_saccade_share, sum(flags))
+    return ev
+
+
+def _detect_with_flags(dataset: Dataset, *, progress: bool = False,
+                       **kw: Any) -> tuple[pl.DataFrame, list[bool]]:
+    """The events of ``dataset`` and, per recording, the detector's own implausibility flag
+    (no warning); ``kw`` are :func:`_resolve`'s output plus the other detection options."""
+    method = kw["method"]
     recs = list(dataset.recordings)
     # Recordings are processed in blocks of concatenated arrays (I-VT is vectorised over a block).
     blocks = [recs[i:i + _BLOCK] for i in range(0, len(recs), _BLOCK)]
-    parts: list[tuple[pl.DataFrame, int]] = [(empty_event_table(), 0)]
+    parts: list[tuple[pl.DataFrame, list[bool]]] = [(empty_event_table(), [])]
     if progress:
         from rich.progress import Progress
 
@@ -597,8 +661,7 @@ max_interval_s, short_runs, metric, adaptive, max_saccade_share
     else:
         parts.extend(_detect_block(blk, **kw) for blk in blocks)
     ev = pl.concat([p[0] for p in parts], how="vertical")
-    _check_share(dataset, ev, method, max_saccade_share, sum(p[1] for p in parts))
-    return ev
+    return ev, [f for p in parts for f in p[1]]
 
 
 def sample_labels(recording: Recording, events: pl.DataFrame) -> np.ndarray:

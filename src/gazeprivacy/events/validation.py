@@ -6,10 +6,11 @@ event-level agreement with published fixation lists (``docs/events.md``).
 * :func:`ground_truth_labels` reads the simulator's ``event_code`` channel
   (:data:`gazeprivacy.data.simulate.EVENT_CODES`, ``simulate_dataset(..., ground_truth=True)``).
   Microsaccades count as fixation samples (detectors and human coders keep them inside
-  fixations); blink samples are missing and are left out.
+  fixations); blink samples are missing and are left out. Pursuit samples added by
+  :func:`gazeprivacy.events.synthetic_pursuit.add_pursuit` (code 4) count as pursuit.
 * :func:`sample_kappa`: Cohen's kappa (:func:`sklearn.metrics.cohen_kappa_score`) per event type,
   one type against the rest, over the valid samples of a dataset; samples in no detected event
-  count as "neither".
+  count as "neither". A type that neither the truth nor the detector has gets NaN.
 * :func:`saccade_event_agreement`: recall and precision of saccade *events* with a tolerance of
   one sample, which at 30 Hz (a saccade lasts 1-2 samples) says more than the per-sample kappa,
   where a half-sample shift of the velocity estimate already costs half the agreement.
@@ -30,8 +31,9 @@ from gazeprivacy.exceptions import InvalidDataError
 __all__ = ["compare_fixation_lists", "ground_truth_labels", "saccade_event_agreement",
            "sample_kappa"]
 
-# gazeprivacy.data.simulate.EVENT_CODES: fixation 0, saccade 1, microsaccade 2, blink 3
-_TRUTH = {0: "fixation", 1: "saccade", 2: "fixation", 3: ""}
+# gazeprivacy.data.simulate.EVENT_CODES: fixation 0, saccade 1, microsaccade 2, blink 3;
+# gazeprivacy.events.synthetic_pursuit.PURSUIT_CODE: pursuit 4
+_TRUTH = {0: "fixation", 1: "saccade", 2: "fixation", 3: "", 4: "pursuit"}
 
 
 def ground_truth_labels(recording: Recording) -> np.ndarray:
@@ -55,14 +57,15 @@ def ground_truth_labels(recording: Recording) -> np.ndarray:
 
 def sample_kappa(dataset: Dataset, events: pl.DataFrame) -> dict[str, float]:
     """Cohen's kappa per event type (one against the rest) over the valid samples of a
-    simulated ``dataset``, and ``"saccade_share"`` / ``"true_saccade_share"``.
+    simulated ``dataset``, and ``"saccade_share"`` / ``"true_saccade_share"`` and
+    ``"pursuit_share"`` / ``"true_pursuit_share"``.
 
     >>> from gazeprivacy.data.simulate import simulate_dataset
     >>> from gazeprivacy.events import detect_events_dataset
     >>> ds = simulate_dataset(n_participants=1, tasks="free-viewing", duration_s=5.0,
     ...                       sampling_rate_hz=200, rng=np.random.default_rng(0),
     ...                       ground_truth=True)
-    >>> k = sample_kappa(ds, detect_events_dataset(ds))
+    >>> k = sample_kappa(ds, detect_events_dataset(ds, method="adaptive"))
     >>> bool(k["saccade"] > 0.5)
     True
     """
@@ -74,9 +77,12 @@ def sample_kappa(dataset: Dataset, events: pl.DataFrame) -> dict[str, float]:
         truth.append(ground_truth_labels(r)[valid])
         found.append(sample_labels(r, events)[valid])
     t, f = np.concatenate(truth), np.concatenate(found)
-    out = {name: float(cohen_kappa_score(t == name, f == name)) for name in EVENT_NAMES}
-    out["saccade_share"] = float(np.mean(f == "saccade"))
-    out["true_saccade_share"] = float(np.mean(t == "saccade"))
+    out = {name: (float(cohen_kappa_score(t == name, f == name))
+                  if (t == name).any() or (f == name).any() else float("nan"))
+           for name in EVENT_NAMES}
+    for name in ("saccade", "pursuit"):
+        out[f"{name}_share"] = float(np.mean(f == name))
+        out[f"true_{name}_share"] = float(np.mean(t == name))
     return out
 
 

@@ -2,22 +2,23 @@
 # Copyright (c) 2026 the gazeprivacy developers
 """Dataset-level helpers for the runner: load a configured dataset, and its event features.
 
-:func:`event_features_of` is the runner's default featurizer: I-VT events (30 deg/s, minimum
-fixation 200 ms: SPEC section 1, seeds 000 and 001) per recording from
-:func:`gazeprivacy.events.detect_events_dataset` with ``method="ivt"`` named explicitly (the
-library's default detector is the adaptive one), then the George & Routray per-event features
-from :func:`gazeprivacy.features.event_features`. The RBFN attack and the seed 000 task
-classifier are defined on these I-VT features, so the reproductions pass this featurizer
-explicitly (:func:`~gazeprivacy.experiments.reproduce._runs.run_roles`).
-:func:`adaptive_event_features_of` is the same on adaptive (Nystroem & Holmqvist 2010) events,
-for evaluations that follow no paper.
+:func:`event_features_of` is the runner's default featurizer (sound mode): REMoDNaV events
+(Dar, Wagner & Hanke 2021; the library's default detector, with smooth pursuit) per recording
+from :func:`gazeprivacy.events.detect_events_dataset`, then the George & Routray per-event
+features from :func:`gazeprivacy.features.event_features` (pursuit rows are featurized too; the
+RBFN attack reads the fixation and saccade rows). :func:`ivt_event_features_of` is the same on
+I-VT events (30 deg/s, minimum fixation 200 ms: seeds 000 and 001), on which the RBFN attack
+and the seed 000 task classifier are defined; the reproductions pass it explicitly
+(:func:`~gazeprivacy.experiments.reproduce._runs.run_roles`), so their numbers do not follow
+the default. :func:`adaptive_event_features_of` uses adaptive (Nystroem & Holmqvist 2010)
+events.
 
 The runner calls a featurizer once per dataset it sees (raw once, each protected release once).
-Both switch the saccade-share warning off (``max_saccade_share=None``): protected releases are
+All switch the saccade-share warning off (``max_saccade_share=None``): protected releases are
 noisy by design, so the share is high for every noise mechanism, and the runner has no place for
 a warning per release. Check raw data with :func:`gazeprivacy.events.saccade_share` (see
 ``docs/events.md``).
-Both work on groups of about 100 k samples of whole recordings at a time (memory), and the
+All work on groups of about 100 k samples of whole recordings at a time (memory), and the
 module imports neither the runner nor the attacks (scikit-learn) nor the report (matplotlib).
 :func:`dataset_fingerprint` names the runner's cache of raw features by the data's content.
 """
@@ -39,12 +40,17 @@ if TYPE_CHECKING:  # the config module imports the attacks (scikit-learn)
     from gazeprivacy.experiments.config import DatasetConfig
 
 __all__ = ["adaptive_event_features_of", "dataset_fingerprint", "event_features_of",
-           "load_configured_dataset"]
+           "ivt_event_features_of", "load_configured_dataset"]
 
 
 def event_features_of(dataset: Dataset) -> pl.DataFrame:
-    """Per-event features of every recording on I-VT events (one row per event; see module
+    """Per-event features of every recording on REMoDNaV events (one row per event; see module
     docstring)."""
+    return _features(dataset, method="remodnav")
+
+
+def ivt_event_features_of(dataset: Dataset) -> pl.DataFrame:
+    """Per-event features of every recording on I-VT events (paper mode, the reproductions)."""
     return _features(dataset, method="ivt")
 
 

@@ -24,6 +24,7 @@ MECHANISMS: Registry[Mechanism] = Registry.lazy("mechanism", {
     "kaleido": _S + "kaleido:SPEC",
     "k-same-synth": _S + "k_same_synth:SPEC",
     "event-synth-pd": _S + "event_synth_pd:SPEC",
+    "participant-synth": _S + "participant_synth:SPEC",
     "heatmap-noise-free": _H + "noise_free:SPEC",
     "heatmap-rs1": _H + "random_selection:RS1_SPEC",
     "heatmap-rs2": _H + "random_selection:RS2_SPEC",

@@ -17,7 +17,11 @@ names
   release split that the partition-wise engines run (and that a device / curator deployment
   runs); a mechanism without phases says why in ``partition_refusal``;
 * optionally an **example** ``example(mode) -> (data, params)``: a tiny input that the common
-  contract test runs and from which ``gazeprivacy.audit`` derives a whole-release audit.
+  contract test runs and from which ``gazeprivacy.audit`` derives a whole-release audit;
+* whether its output is a **synthetic population** (``synthetic_population=True``): a new set
+  of synthetic participants and recordings whose structure (ids, counts, lengths, labels) is
+  set by the parameters and the public shape, instead of the input's recordings with their row
+  counts (the common contract test checks the one or the other).
 
 ``protect``, the engines, the auditor, the experiment runner and the CLI reach a mechanism only
 through this entry; no module outside ``mechanisms/`` imports a private name of a mechanism.
@@ -274,6 +278,7 @@ class Mechanism(Generic[InputT, ParamsT]):
     plan: Callable[[ParamsT], PartitionPlan] | None = None
     partition_refusal: str = ""
     example: Callable[[Mode], tuple[Any, ParamsT] | None] | None = None
+    synthetic_population: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "level", coerce_option("level", self.level, Level))

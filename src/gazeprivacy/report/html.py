@@ -6,10 +6,13 @@
 ``cells/*.json`` and ``cells/*.npz``), writes the figures as PNG into ``OUT/figures/`` and
 ``OUT/report.html`` with the same figures embedded as base64 data URIs.
 
-It is written for two readers. The first screen (:mod:`gazeprivacy.report.summary`) says per
+It is written for two readers. It opens with the verdict (:mod:`gazeprivacy.report.overall`:
+per dataset the most private release that is bounded per participant and better than every
+data-free baseline, or none). The first screen (:mod:`gazeprivacy.report.summary`) then says per
 mechanism, in plain words, what was released, the guarantee as odds, the per-participant bound
-("vacuous" when it is), what is NOT protected, the strongest attack against chance and which
-utility metrics beat the best data-free baseline. Then: the mechanism x metric table
+("vacuous" when it is), what is NOT protected, the strongest attack against chance and the
+utility in eye-tracking terms against the best data-free baseline
+(:mod:`gazeprivacy.report.words`). Then: the mechanism x metric tables
 (:mod:`gazeprivacy.report.tables`; every metric of the run), privacy-utility curves with
 chance, raw and baseline lines above the data, gaze paths and density maps with captions for
 clamping and suppression, the data, an optional "Paper comparison" section (a reproduction's
@@ -28,8 +31,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from gazeprivacy._text import reader_text
 from gazeprivacy.exceptions import InvalidDataError
+from gazeprivacy.report.overall import verdict_section
 from gazeprivacy.report.plots import (
+    AXIS_LABELS,
     CURVE_METRICS,
     density_maps,
     path_overlay,
@@ -38,6 +44,8 @@ from gazeprivacy.report.plots import (
 )
 from gazeprivacy.report.summary import canonical_parameters, first_screen
 from gazeprivacy.report.tables import fmt, guarantee_table, html_table, pivot_tables, results_table
+from gazeprivacy.report.verdict import release_verdicts
+from gazeprivacy.report.words import evaluation_words
 
 __all__ = ["build_report"]
 
@@ -47,7 +55,9 @@ color:#222;line-height:1.4;padding:0 1em}
 h1{font-size:1.5em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;
 margin-top:1.6em}h3{margin:.2em 0 .3em}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
-th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
+th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top;
+overflow-wrap:anywhere}
+img{max-width:100%;height:auto}ul.verdict li{margin:.3em 0}
 th{background:#f2f2f2}tr.notprivate td{background:#fde8e8}
 .flag{color:#b00020;font-weight:600}.ok{color:#1b5e20}.warn{color:#8a4b00;font-weight:600}
 .figs{display:flex;flex-wrap:wrap;gap:.8em}.figs figure{margin:0;max-width:570px}
@@ -61,7 +71,8 @@ table.first{table-layout:fixed}
 details.explain{margin:.3em 0}details.explain h4{font-size:1.05em;margin:.8em 0 .2em}
 details.explain h5{font-size:.95em;margin:.6em 0 .2em}
 .scroll{overflow-x:auto}table.pivot td{text-align:right;white-space:nowrap}
-table.pivot tbody th{text-align:left;font-weight:normal;white-space:nowrap}
+table.pivot tbody th{text-align:left;font-weight:normal;max-width:16em}
+table.pivot td{overflow-wrap:normal}table.pivot thead th{min-width:5em}
 table.pivot tbody th:first-child{font-weight:600}
 table.pivot tr.ref td,table.pivot tr.ref th{color:#555;font-style:italic}
 td.win{background:#e6f4ea}td.loss{background:#fde8e8}
@@ -140,6 +151,7 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
+        verdict_section(release_verdicts(results, guarantees)),
         first_screen(results, guarantees, notes=_first_screen_notes(previews)),
         "<h2>Results: mechanism x metric</h2>", _PIVOT_NOTE, pivot_tables(results),
         "<h2>Privacy-utility curves</h2>",
@@ -160,7 +172,8 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
         guarantee_table(guarantees), results_table(results),
     ]
     if notes := run.get("notes", []):
-        parts += ["<h2>Notes</h2><ul>", *(f"<li>{html.escape(n)}</li>" for n in notes), "</ul>"]
+        parts += ["<h2>Notes</h2><ul>", *(f"<li>{html.escape(reader_text(n))}</li>"
+                                          for n in notes), "</ul>"]
     parts.append("</body></html>")
     target = out / "report.html"
     target.write_text("\n".join(parts), encoding="utf-8")
@@ -182,7 +195,9 @@ def _curve_figures(results: pl.DataFrame, figs: Path) -> list[str]:
             p = privacy_utility_curve(results, dataset=dataset, kind=kind, evaluation=evaluation,
                                       metric=metric, path=figs / f"{name}.png")
             if p is not None:
-                curve_html.append(_img(p, f"{dataset} - {evaluation}: {metric} vs epsilon",
+                what = AXIS_LABELS.get(metric, metric.replace("_", " "))
+                curve_html.append(_img(p, f"{dataset} - {evaluation_words(evaluation)}: "
+                                          f"{what} vs epsilon",
                                        _curve_notes(metric)))
     return curve_html
 

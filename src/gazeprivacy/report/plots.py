@@ -5,9 +5,9 @@ data-free baseline lines, gaze-path overlays of original vs protected data, and 
 
 Reference lines (chance, the raw data, the data-free baselines, the 1 / k bound, ...) are drawn
 *above* the data and labelled by name at the right edge of the plot, so none hides under a
-mechanism's curve or behind the legend. Axes name their units. Density maps share one viridis
-colour scale with a colour bar. Every function writes one PNG and returns its path; nothing is
-shown on screen.
+mechanism's curve or behind the legend. Axes name their units; epsilons per window and per
+participant get separate x axes. The density maps of a figure share one viridis colour scale and
+one colour bar. Every function writes one PNG and returns its path; nothing is shown on screen.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
+
+from gazeprivacy.report.words import evaluation_words
 
 __all__ = ["AXIS_LABELS", "CURVE_METRICS", "REFERENCE_LINES", "curve_figure", "density_figure",
            "density_maps", "path_overlay", "preview_notes", "preview_shares",
@@ -156,35 +158,67 @@ def _label_right(ax: Any, lines: Sequence[tuple[float, str, Any, str]]) -> None:
                     arrowprops=arrow)
 
 
+def _participant_level(vals: pl.DataFrame) -> pl.Series:
+    """Whether each row's epsilon is per participant (the setting's ``unit`` says so)."""
+    return vals["parameters"].map_elements(
+        lambda p: json.loads(p).get("unit") == "participant", return_dtype=pl.Boolean)
+
+
 def curve_figure(results: pl.DataFrame, *, dataset: str, kind: str, evaluation: str,
                  metric: str) -> Any:
     """The figure of :func:`privacy_utility_curve` (None when no protected cell has
-    ``metric``)."""
+    ``metric``). Epsilons per window (or other unit) and per participant are not one scale:
+    when both occur they get separate x axes side by side, with the same y axis."""
     sel = results.filter((pl.col("dataset") == dataset) & (pl.col("kind") == kind)
                          & (pl.col("evaluation") == evaluation))
     vals = sel.filter(pl.col("metric") == metric)
     if vals.filter((pl.col("mechanism") != "none")
                    & ~pl.col("mechanism").str.starts_with("baseline-")).height == 0:
         return None
-    fig, ax = plt.subplots(figsize=(6.6, 4.6), dpi=90)
-    has_eps = _draw_mechanisms(ax, vals)
+    per_part = _participant_level(vals) & vals["epsilon"].is_not_null()
+    other = vals.filter(~per_part)
+    is_ref = (pl.col("mechanism") == "none") | pl.col("mechanism").str.starts_with("baseline-")
+    panels = []
+    if other.filter(~is_ref).height or not per_part.any():
+        panels.append((other, "epsilon per unit (window, w-window, ...)"))
+    if per_part.any():
+        panels.append((vals.filter(per_part), "epsilon per participant"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.6 + 3.4 * (len(panels) - 1), 4.6),
+                             dpi=90, sharey=True, squeeze=False)
     lines = _reference_lines(sel, vals, metric)
+    drawn = 0
+    for i, (ax, (part, xlabel)) in enumerate(zip(axes[0], panels, strict=True)):
+        # the colours continue across panels: no two mechanisms share one
+        palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        ax.set_prop_cycle(color=palette[drawn % len(palette):] + palette[:drawn % len(palette)])
+        has_eps = _draw_mechanisms(ax, part)
+        drawn += len(ax.containers)
+        ax.set_xlabel(xlabel if has_eps else "(no epsilon: each setting is a horizontal line)",
+                      fontsize=8)
+        ax.grid(alpha=0.3)
+        if i == 0:
+            ax.set_ylabel(AXIS_LABELS.get(metric, metric.replace("_", " ")), fontsize=8)
+    ax = axes[0][-1]
     if metric in _RATES:
         ax.set_ylim(-0.02, 1.02)
     else:
         levels = [lv for lv, *_ in lines]
         lo, hi = ax.get_ylim()
         ax.set_ylim(min([lo, 0.0, *levels]), max([hi, *levels]) * 1.05)
+    for a in axes[0][:-1]:  # the reference lines on every panel, named once at the right
+        for level, _label, style, colour in lines:
+            if math.isfinite(level):
+                a.axhline(level, color=colour, ls=style, lw=1.6, zorder=_REF_Z)
     _label_right(ax, lines)
-    ax.set_xlabel("epsilon per unit" if has_eps else
-                  "(no epsilon: each setting is a horizontal line)")
-    ax.set_ylabel(AXIS_LABELS.get(metric, metric.replace("_", " ")), fontsize=8)
-    ax.set_title(f"{dataset}: {evaluation}", fontsize=10)
-    ax.grid(alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(-0.12, -0.14), ncol=1,
-                  frameon=False, title="mechanisms (solid)", title_fontsize=7)
-    fig.subplots_adjust(left=0.12, right=0.72, top=0.92, bottom=0.2)
+    fig.suptitle(f"{dataset}: {evaluation_words(evaluation)}", fontsize=9, wrap=True)
+    handles = [h for a in axes[0] for h in zip(*a.get_legend_handles_labels(), strict=True)]
+    if handles:
+        axes[0][0].legend([h for h, _ in handles], [lb for _, lb in handles], fontsize=7,
+                          loc="upper left", bbox_to_anchor=(-0.12, -0.14), ncol=1,
+                          frameon=False, title="mechanisms (solid)", title_fontsize=7)
+    fig.subplots_adjust(left=0.12 if len(panels) == 1 else 0.08,
+                        right=0.72 if len(panels) == 1 else 0.82, top=0.9, bottom=0.2,
+                        wspace=0.08)
     return fig
 
 
@@ -285,26 +319,31 @@ def path_overlay(preview: Mapping[str, np.ndarray], *, title: str, path: str | P
 
 
 def density_figure(preview: Mapping[str, np.ndarray], *, title: str) -> Any:
-    """The figure of :func:`density_maps`: one panel per density (share of samples per cell,
-    viridis from 0 to the panel's maximum), each with its colour bar: a shared scale would
-    leave the flatter map blank beside a concentrated one."""
+    """The figure of :func:`density_maps`: one panel per density (share of samples per cell)
+    on one shared viridis scale, from 0 to the largest share of any panel, with one colour bar:
+    equal colours are equal shares, so the panels compare. A square-root colour scale keeps a
+    flat map visible beside a concentrated one."""
+    from matplotlib.colors import PowerNorm
+
     panels = [("original", preview["density_raw"])]
     if "density_protected" in preview:
         panels.append(("protected", preview["density_protected"]))
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.1 * len(panels), 2.8), dpi=90,
+    shares = [(name, h / h.sum() if h.sum() else h.astype(float)) for name, h in panels]
+    vmax = max(float(sh.max()) for _, sh in shares) or 1.0
+    norm = PowerNorm(gamma=0.5, vmin=0.0, vmax=vmax)
+    fig, axes = plt.subplots(1, len(panels), figsize=(2.9 * len(panels) + 0.6, 2.8), dpi=90,
                              squeeze=False, layout="constrained")
     b = preview["bounds"]
-    for ax, (name, h) in zip(axes[0], panels, strict=True):
-        share = h / h.sum() if h.sum() else h.astype(float)
-        im = ax.imshow(share, origin="upper", cmap="viridis", vmin=0.0,
-                       vmax=float(share.max()) or 1.0, extent=(b[2], b[3], b[1], b[0]),
-                       aspect="auto")
+    im = None
+    for ax, (name, share) in zip(axes[0], shares, strict=True):
+        im = ax.imshow(share, origin="upper", cmap="viridis", norm=norm,
+                       extent=(b[2], b[3], b[1], b[0]), aspect="auto")
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("x [deg]", fontsize=8)
         ax.tick_params(labelsize=7)
-        bar = fig.colorbar(im, ax=ax, fraction=0.08, pad=0.02)
-        bar.set_label("share of samples per cell", fontsize=7)
-        bar.ax.tick_params(labelsize=6)
+    bar = fig.colorbar(im, ax=list(axes[0]), fraction=0.06, pad=0.02)
+    bar.set_label("share of samples per cell (one scale)", fontsize=7)
+    bar.ax.tick_params(labelsize=6)
     axes[0][0].set_ylabel("y [deg]", fontsize=8)
     fig.suptitle(title, fontsize=9)
     return fig
@@ -312,8 +351,8 @@ def density_figure(preview: Mapping[str, np.ndarray], *, title: str) -> Any:
 
 def density_maps(preview: Mapping[str, np.ndarray], *, title: str, path: str | Path) -> Path:
     """Spatial density (60 x 60 grid over the screen) of the original and the protected data,
-    as the share of samples per cell on one viridis scale with a colour bar
-    (:func:`density_figure`)."""
+    as the share of samples per cell on one viridis scale shared by both panels, with a
+    colour bar (:func:`density_figure`)."""
     fig = density_figure(preview, title=title)
     path = Path(path)
     fig.savefig(path)

@@ -38,8 +38,15 @@ from typing import Any
 import polars as pl
 from markdown_it import MarkdownIt
 
+from gazeprivacy._text import reader_text
 from gazeprivacy.guarantees import Guarantee, Kind, Status
 from gazeprivacy.report.verdict import BASELINE_PREFIX, baseline_comparison, strongest_attacks
+from gazeprivacy.report.words import (
+    baseline_words,
+    evaluation_words,
+    metric_value,
+    metric_words,
+)
 
 __all__ = ["Setting", "first_screen", "release_settings"]
 
@@ -69,6 +76,9 @@ class Setting:
     losses: list[dict[str, Any]] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
     baseline_ratio: float | None = None  # the data-free baselines' strongest rate / chance
+    ties: list[dict[str, Any]] = field(default_factory=list)
+    #: evaluation -> chance level of its accuracy (macro F1: 1 / classes), for the words
+    chance: dict[str, float] = field(default_factory=dict)
 
 
 def release_settings(results: pl.DataFrame, guarantees: Sequence[Mapping[str, Any]]
@@ -88,19 +98,40 @@ def release_settings(results: pl.DataFrame, guarantees: Sequence[Mapping[str, An
         return list(out.values())
     for r in strongest_attacks(results).iter_rows(named=True):
         out[(r["dataset"], r["mechanism"], r["parameters"])].attack = r
+    chance = _chance_levels(results)
+    compared = set()
     for r in baseline_comparison(results).iter_rows(named=True):
         s = out[(r["dataset"], r["mechanism"], r["parameters"])]
-        (s.wins if r["beats_baselines"] else s.losses).append(r)
+        {"better": s.wins, "tie": s.ties}.get(r["outcome"], s.losses).append(r)
+        compared.add((r["dataset"], r["mechanism"], r["parameters"], r["metric"]))
+    for s in out.values():
+        s.chance = chance.get(s.dataset, {})
     for ds in {k[0] for k in keys}:
         ratios = [s.attack["ratio"] for s in out.values() if s.dataset == ds and s.attack
                   and s.mechanism.startswith(BASELINE_PREFIX)]
         for s in out.values():
             s.baseline_ratio = max(ratios) if ratios and s.dataset == ds else s.baseline_ratio
     for r in _discriminator_rows(results).iter_rows(named=True):
+        if (r["dataset"], r["mechanism"], r["parameters"], "discriminator_auc") in compared:
+            continue  # said among the measures compared with the baselines
         out[(r["dataset"], r["mechanism"], r["parameters"])].extra.append(
             f"a discriminator tells it from real gaze with AUC {r['value']:.2f} "
             "(0.5: indistinguishable, 1: always told apart)")
     return list(out.values())
+
+
+def _chance_levels(results: pl.DataFrame) -> dict[str, dict[str, float]]:
+    """dataset -> evaluation -> the chance level of its accuracy (``chance``) and, keyed
+    ``EVALUATION/f1``, of its macro F1 (``uniform_chance``), from the raw cells when there."""
+    out: dict[str, dict[str, float]] = {}
+    refs = results.filter(pl.col("metric").is_in(["chance", "uniform_chance"])
+                          & (pl.col("kind") != "privacy"))
+    for (ds, ev, metric), g in refs.group_by("dataset", "evaluation", "metric"):
+        raw = g.filter(pl.col("mechanism") == "none")
+        level = float((raw if raw.height else g)["value"].mean())
+        out.setdefault(str(ds), {})[str(ev) + ("/f1" if metric == "uniform_chance" else "")] = (
+            level)
+    return out
 
 
 def _discriminator_rows(results: pl.DataFrame) -> pl.DataFrame:
@@ -116,23 +147,16 @@ def _pct(v: float) -> str:
     return f"{100 * v:.1f} %" if v < 0.995 or v == 1 else f"{100 * v:.2f} %"
 
 
-def _num(metric: str, v: float) -> str:
-    return f"{v:.3g}" + ("&deg;" if METRIC_UNITS.get(metric) == "deg" else "")
-
-
 def attack_words(attack: Mapping[str, Any] | None, baseline_ratio: float | None = None) -> str:
     """"re-identification (aware-rf): 42.5 % identified vs chance 8.3 % = 5.1x chance", and
     whether that is more than the data-free baselines' ``baseline_ratio``."""
     if attack is None:
         return "no attack with a chance level was run"
-    ev = str(attack["evaluation"])
-    parts = ev.split(":")
-    name = (f"re-identification ({parts[1]})" if parts[0] == "reid" and len(parts) > 1
-            else ev)
+    name = evaluation_words(str(attack["evaluation"]))
     verb = "identified" if attack["metric"] == "identification_rate" else "correct"
     ratio = attack["ratio"]
     rtext = f"{ratio:.1f}x chance"
-    text = (f"<span title='{html.escape(ev)}'>{html.escape(name)}</span>: "
+    text = (f"{html.escape(name)}: "
             f"{_pct(attack['value'])} {verb} vs chance {_pct(attack['chance'])} = "
             + (f"<b class='flag'>{rtext}</b>" if ratio >= 2 else f"<b>{rtext}</b>"))
     if baseline_ratio is not None and ratio > 1 and ratio <= baseline_ratio:
@@ -162,6 +186,16 @@ def _odds(eps: float) -> str:
     return f"{math.exp(eps):.3g}" if eps < 700 else "an astronomically large factor"
 
 
+def _meaningful_bound(g: Guarantee | None) -> float | None:
+    """The per-participant epsilon when it is a bound that means something, else None."""
+    if (g is None or g.kind not in (Kind.PURE_DP, Kind.LOCAL_DP, Kind.W_EVENT_DP, Kind.APPROX_DP)
+            or not g.formally_private or g.participant_bound_vacuous):
+        return None
+    if g.per_participant:
+        return g.max_participant_epsilon
+    return g.epsilon if g.unit.value == "participant" else None
+
+
 def participant_words(g: Guarantee | None) -> str:
     """The per-participant bound, with "vacuous" said plainly when it is."""
     if g is None or not g.per_participant:
@@ -183,7 +217,7 @@ def not_protected(g: Guarantee | None) -> list[str]:
     """What the record says is NOT protected: breaking flags and columns declared public."""
     if g is None:
         return []
-    out = [f"{f.code.value}: {f.message}" for f in g.flags if f.breaks_guarantee]
+    out = [f"{f.code.value}: {reader_text(f.message)}" for f in g.flags if f.breaks_guarantee]
     out += [f"column {c.name} (declared public, copied as is)" for c in g.columns
             if c.status is Status.PUBLIC_DECLARED]
     if g.kind is Kind.NONE:
@@ -197,26 +231,35 @@ def not_protected(g: Guarantee | None) -> list[str]:
     return out
 
 
+def _measure(s: Setting, r: Mapping[str, Any], *, baseline: bool = True) -> str:
+    """One compared measure in words, the best data-free baseline's value beside it."""
+    ev, metric = str(r["evaluation"]), str(r["metric"])
+    key = f"{ev}/f1" if metric == "f1_macro" else ev
+    text = metric_words(metric, ev, float(r["mean"]), s.chance.get(key))
+    if baseline:
+        text += (f" <span class='note'>(data-free: {metric_value(metric, r['baseline_mean'])}, "
+                 f"{html.escape(baseline_words(str(r['best_baseline'])))})</span>")
+    return text
+
+
 def utility_words(s: Setting) -> str:
-    """Which utility / fidelity metrics beat the best data-free baseline, and which do not."""
-    if not s.wins and not s.losses:
-        return "no utility metric compared with a data-free baseline" + "".join(
-            f"<br><span class='warn'>{html.escape(e)}</span>" for e in s.extra)
-
-    def item(r: Mapping[str, Any]) -> str:
-        return (f"{html.escape(r['metric'])} <span class='note'>"
-                f"{_num(r['metric'], r['mean'])} vs {_num(r['metric'], r['baseline_mean'])} "
-                f"{html.escape(r['best_baseline'].removeprefix(BASELINE_PREFIX))}</span>")
-
-    good = ", ".join(item(r) for r in s.wins)
-    bad = ", ".join(item(r) for r in s.losses)
+    """How useful the release is, in eye-tracking terms with units: the measures where it is
+    better than the best data-free baseline, about the same (within 2 standard errors: not a
+    failure) and worse."""
     extra = "".join(f"<br><span class='warn'>{html.escape(e)}</span>" for e in s.extra)
-    if not good:
-        return f"<span class='flag'>&#10007; beats it on no metric:</span> {bad}{extra}"
-    text = f"<span class='ok'>&#10003; beats it on</span> {good}"
-    if bad:
-        text += f"<br><span class='flag'>&#10007; not on</span> {bad}"
-    return text + extra
+    if not s.wins and not s.losses and not s.ties:
+        return "no utility measure compared with a data-free baseline" + extra
+    parts = []
+    if s.wins:
+        parts.append("<span class='ok'>&#10003; better than data-free:</span> "
+                     + "; ".join(_measure(s, r) for r in s.wins))
+    if s.ties:
+        parts.append("<span class='note'>&asymp; about the same:</span> "
+                     + "; ".join(_measure(s, r) for r in s.ties))
+    if s.losses:
+        parts.append("<span class='flag'>&#10007; worse than data-free:</span> "
+                     + "; ".join(_measure(s, r) for r in s.losses))
+    return "<br>".join(parts) + extra
 
 
 def released_words(mechanism: str, g: Guarantee | None) -> str:
@@ -227,7 +270,7 @@ def released_words(mechanism: str, g: Guarantee | None) -> str:
     # a labelled run (e.g. dpgazesynth-participant) is its record's registered mechanism
     name = mechanism if mechanism in MECHANISMS or g is None else g.mechanism
     spec = MECHANISMS[name] if name in MECHANISMS else None  # noqa: SIM401 (no .get)
-    text = html.escape(spec.summary) + "." if spec is not None else ""
+    text = html.escape(reader_text(spec.summary)) + "." if spec is not None else ""
     if spec is not None and g is not None and g.unit.value == "participant":
         text += (f" Per participant: {g.parameters.get('windows_per_participant', '?')} "
                  "windows drawn at random report, at an equal share of the budget each; the "
@@ -303,7 +346,8 @@ def reference_words(settings: Sequence[Setting]) -> str:
             text.append(
                 "on <b>releases made without any participant data</b> (the data-free "
                 f"baselines) up to {top.attack['ratio']:.1f}x chance "
-                f"({html.escape(top.mechanism)}, {html.escape(str(top.attack['evaluation']))})"
+                f"({html.escape(baseline_words(top.mechanism))}, "
+                f"{html.escape(evaluation_words(str(top.attack['evaluation'])))})"
                 ": that much comes from what every release here keeps (recordings per "
                 "participant, lengths, timestamps), not from gaze")
         if text:
@@ -325,7 +369,10 @@ def first_screen(results: pl.DataFrame, guarantees: Sequence[Mapping[str, Any]],
             mechs.setdefault((s.dataset, s.mechanism), []).append(s)
     for group in mechs.values():
         group.sort(key=lambda s: json.loads(s.parameters).get("epsilon") or 0.0)
-    cards = "".join(mechanism_card(g) for g in mechs.values()) or (
+    # cards with a meaningful per-participant bound first, the smallest bound first
+    order = sorted(mechs.values(), key=lambda g: min(
+        (b for s in g if (b := _meaningful_bound(s.guarantee)) is not None), default=math.inf))
+    cards = "".join(mechanism_card(g) for g in order) or (
         "<p>No protected release in this run (raw data and baselines only).</p>")
     return ("<section id='summary'><h2>In plain words</h2>"
             "<p class='lead'>Per mechanism: what was released; the guarantee as odds (an "

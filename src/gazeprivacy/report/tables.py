@@ -23,9 +23,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from gazeprivacy._text import reader_text
 from gazeprivacy.guarantees import Guarantee
 from gazeprivacy.report.summary import METRIC_UNITS, canonical_parameters
 from gazeprivacy.report.verdict import BASELINE_PREFIX, baseline_comparison, strongest_attacks
+from gazeprivacy.report.words import evaluation_words
 
 __all__ = ["fmt", "guarantee_table", "html_table", "pivot_tables", "results_table"]
 
@@ -113,7 +115,7 @@ def _header(columns: Sequence[tuple[str, str, str]], folded: Mapping[tuple[str, 
     evals: dict[tuple[str, str], int] = {}
     for kind, ev, _ in columns:
         evals[(kind, ev)] = evals.get((kind, ev), 0) + 1
-    top = "".join(f"<th colspan='{n}'>{html.escape(ev)}<br><span class='note'>"
+    top = "".join(f"<th colspan='{n}'>{html.escape(evaluation_words(ev))}<br><span class='note'>"
                   f"{html.escape(kind)}" + (f"; {folded[(kind, ev)]}" if (kind, ev) in folded
                                            else "") + "</span></th>"
                   for (kind, ev), n in evals.items())
@@ -158,9 +160,32 @@ def pivot_tables(results: pl.DataFrame) -> str:
         columns = sorted({tuple(r) for r in sel.select(_COLS).unique(maintain_order=True).rows()},
                          key=lambda c: (_KIND_ORDER.get(c[0], 3), c[0], c[1], c[2]))
         columns, folded = _fold_constants(sel, columns)
-        out.append(f"<h3>{html.escape(ds)}</h3>"
-                   + _pivot_one(keys, columns, stats, marks, _header(columns, folded)))
+        out.append(f"<h3>{html.escape(ds)}</h3>" + "".join(
+            _pivot_one(keys, part, stats, marks, _header(part, folded))
+            for part in _chunks(columns)))
     return "".join(out)
+
+
+#: at most this many metric columns per table, so that a table fits a 1280 px screen
+MAX_COLUMNS = 7
+
+
+def _chunks(columns: Sequence[tuple[str, str, str]]) -> list[list[tuple[str, str, str]]]:
+    """The columns in tables of at most :data:`MAX_COLUMNS`, one kind per table, an
+    evaluation's columns kept together where they fit."""
+    groups: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    for col in columns:
+        groups.setdefault(col[:2], []).append(col)
+    out: list[list[tuple[str, str, str]]] = []
+    for (kind, _), cols in groups.items():
+        for i in range(0, len(cols), MAX_COLUMNS):
+            part = cols[i:i + MAX_COLUMNS]
+            last = out[-1] if out else None
+            if last and last[0][0] == kind and len(last) + len(part) <= MAX_COLUMNS:
+                last.extend(part)
+            else:
+                out.append(list(part))
+    return out
 
 
 def results_table(results: pl.DataFrame) -> str:
@@ -173,7 +198,8 @@ def results_table(results: pl.DataFrame) -> str:
                 pl.len().alias("n")))
     rows = [[fmt(r["dataset"]), fmt(r["mechanism"]), fmt(r["mode"]),
              f"<code>{html.escape(r['parameters'])}</code>", fmt(r["kind"]),
-             fmt(r["evaluation"]), fmt(r["metric"]), fmt(r["mean"]), fmt(r["std"]),
+             fmt(evaluation_words(r["evaluation"])), fmt(r["metric"]), fmt(r["mean"]),
+             fmt(r["std"]),
              str(r["n"])] for r in agg.iter_rows(named=True)]
     return (f"<details><summary>All {agg.height} result rows (mean and std over seeds; the "
             "same numbers per seed are in <code>results.parquet</code>)</summary>"
@@ -220,7 +246,7 @@ def guarantee_table(records: Sequence[Mapping[str, Any]]) -> str:
         g = rec["guarantee"]
         units_txt, per_part = _per_participant_cell(g)
         flags = "".join(f'<div class="flag">{html.escape(f["code"])}: '
-                        f'{html.escape(f["message"])}</div>'
+                        f'{html.escape(reader_text(f["message"]))}</div>'
                         for f in g.get("flags", []) if f.get("breaks_guarantee"))
         flags += "".join(f'<div class="note">{html.escape(f["code"])}</div>'
                          for f in g.get("flags", []) if not f.get("breaks_guarantee"))

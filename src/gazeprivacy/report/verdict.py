@@ -28,10 +28,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import polars as pl
 
-__all__ = ["HIGHER_IS_BETTER", "LOWER_IS_BETTER", "baseline_comparison", "flag_results",
-           "frontier", "frontier_line", "strongest_attacks"]
+from gazeprivacy.guarantees import VACUOUS_EPSILON, Guarantee, Kind
+
+__all__ = ["HIGHER_IS_BETTER", "LOWER_IS_BETTER", "baseline_comparison", "best_releases",
+           "flag_results", "frontier", "frontier_line", "release_verdicts",
+           "strongest_attacks"]
 
 #: utility / fidelity metrics where smaller is better
 LOWER_IS_BETTER = frozenset({"rmse", "rss_distance", "density_error", "error_deg",
@@ -100,8 +106,10 @@ def baseline_comparison(results: pl.DataFrame) -> pl.DataFrame:
     """Every non-baseline cell group's compared metrics beside the best data-free baseline.
 
     Columns: ``dataset, mechanism, parameters, kind, evaluation, metric, mean, se, n,
-    se_known, best_baseline, baseline_mean, baseline_se, beats_baselines``. Empty when the run
-    has no baseline.
+    se_known, best_baseline, baseline_mean, baseline_se, beats_baselines, outcome``;
+    ``outcome`` is ``better`` (``beats_baselines``), ``worse`` (worse by more than the same
+    margin) or ``tie`` (within it: not a failure, not a win). Empty when the run has no
+    baseline.
     """
     stats = _group_stats(results)
     is_base = pl.col("mechanism").str.starts_with(BASELINE_PREFIX)
@@ -111,7 +119,8 @@ def baseline_comparison(results: pl.DataFrame) -> pl.DataFrame:
             pl.lit(None, dtype=pl.String).alias("best_baseline"),
             pl.lit(None, dtype=pl.Float64).alias("baseline_mean"),
             pl.lit(None, dtype=pl.Float64).alias("baseline_se"),
-            pl.lit(None, dtype=pl.Boolean).alias("beats_baselines"))
+            pl.lit(None, dtype=pl.Boolean).alias("beats_baselines"),
+            pl.lit(None, dtype=pl.String).alias("outcome"))
     lower = pl.col("metric").is_in(list(LOWER_IS_BETTER))
     best = (base.with_columns(pl.when(lower).then(pl.col("mean")).otherwise(-pl.col("mean"))
                               .alias("_score"))
@@ -122,10 +131,13 @@ def baseline_comparison(results: pl.DataFrame) -> pl.DataFrame:
     margin = 2.0 * (pl.col("se") ** 2 + pl.col("baseline_se") ** 2).sqrt()
     gain = pl.when(lower).then(pl.col("baseline_mean") - pl.col("mean")).otherwise(
         pl.col("mean") - pl.col("baseline_mean"))
-    out = out.with_columns((gain > margin).alias("beats_baselines"))
+    out = out.with_columns((gain > margin).alias("beats_baselines"),
+                           pl.when(gain > margin).then(pl.lit("better"))
+                           .when(gain < -margin).then(pl.lit("worse"))
+                           .otherwise(pl.lit("tie")).alias("outcome"))
     return out.select(*_CELL, "kind", "evaluation", "metric", "mean", "se", "n", "se_known",
-                      "best_baseline", "baseline_mean", "baseline_se", "beats_baselines"
-                      ).sort(*_CELL, "kind", "evaluation", "metric")
+                      "best_baseline", "baseline_mean", "baseline_se", "beats_baselines",
+                      "outcome").sort(*_CELL, "kind", "evaluation", "metric")
 
 
 def flag_results(results: pl.DataFrame) -> pl.DataFrame:
@@ -232,3 +244,81 @@ def frontier_line(row: dict) -> str:
             f"participant beats every data-free baseline on density error "
             f"({row['density_error']:.3g} against {row['best_baseline']} "
             f"{row['baseline_density_error']:.3g})")
+
+
+_DP_KINDS = (Kind.PURE_DP, Kind.LOCAL_DP, Kind.W_EVENT_DP, Kind.APPROX_DP)
+
+
+def _bound(g: Guarantee | None) -> tuple[float | None, bool]:
+    """(epsilon over all of a participant's data, whether that bound means something)."""
+    if g is None or g.kind not in _DP_KINDS or not g.formally_private:
+        return None, False
+    eps = g.max_participant_epsilon if g.per_participant else (
+        g.epsilon if g.unit.value == "participant" else None)
+    return eps, eps is not None and eps <= VACUOUS_EPSILON and not g.participant_bound_vacuous
+
+
+def release_verdicts(results: pl.DataFrame, guarantees: Sequence[Mapping[str, Any]]
+                     ) -> pl.DataFrame:
+    """One row per protected release (dataset, mechanism, parameters; canonical JSON), the data
+    of the report's overall verdict: ``participant_epsilon`` (the record's bound over all of a
+    participant's data, null when none), ``bounded`` (formally private differential privacy
+    with that bound at most :data:`~gazeprivacy.guarantees.VACUOUS_EPSILON`), ``n_better``,
+    ``n_tie``, ``n_worse`` (compared metrics against the best data-free baseline,
+    :func:`baseline_comparison`) and ``beats_every_baseline`` (better on at least one, worse
+    on none: better than the best baseline is better than each of them).
+
+    >>> from gazeprivacy.guarantees import Unit
+    >>> g = Guarantee(mechanism="m", kind=Kind.PURE_DP, unit=Unit.WINDOW, epsilon=1.0)
+    >>> rows = [{"dataset": "d", "mechanism": m, "parameters": "{}", "kind": "fidelity",
+    ...          "evaluation": "fidelity", "metric": "rmse", "value": v}
+    ...         for m, v in (("m", 1.0), ("baseline-centre", 3.0))]
+    >>> recs = [{"dataset": "d", "mechanism": "m", "parameters": {},
+    ...          "guarantee": g.compose({"p": 3}).to_dict()}]
+    >>> release_verdicts(pl.DataFrame(rows), recs).select(
+    ...     "participant_epsilon", "bounded", "beats_every_baseline").row(0)
+    (3.0, True, True)
+    """
+    import json
+
+    def canon(p: Any) -> str:
+        return json.dumps(json.loads(p) if isinstance(p, str) else dict(p), sort_keys=True)
+
+    records = {(r["dataset"], r["mechanism"], canon(r["parameters"])):
+               Guarantee.from_dict(r["guarantee"]) for r in guarantees}
+    if results.height:
+        results = results.with_columns(pl.col("parameters").map_elements(
+            canon, return_dtype=pl.String))
+    keys = [k for k in results.select(_CELL).unique(maintain_order=True).rows()
+            if k[1] != "none" and not k[1].startswith(BASELINE_PREFIX)]
+    keys += [k for k in records if k not in keys]
+    counts: dict[tuple[str, ...], dict[str, int]] = {}
+    for r in baseline_comparison(results).iter_rows(named=True):
+        c = counts.setdefault((r["dataset"], r["mechanism"], r["parameters"]), {})
+        c[r["outcome"]] = c.get(r["outcome"], 0) + 1
+    rows = []
+    for key in keys:
+        eps, bounded = _bound(records.get(key))
+        c = counts.get(key, {})
+        rows.append({"dataset": key[0], "mechanism": key[1], "parameters": key[2],
+                     "participant_epsilon": eps, "bounded": bounded,
+                     "n_better": c.get("better", 0), "n_tie": c.get("tie", 0),
+                     "n_worse": c.get("worse", 0),
+                     "beats_every_baseline": c.get("better", 0) > 0 and not c.get("worse")})
+    return pl.DataFrame(rows, schema={
+        "dataset": pl.String, "mechanism": pl.String, "parameters": pl.String,
+        "participant_epsilon": pl.Float64, "bounded": pl.Boolean, "n_better": pl.Int64,
+        "n_tie": pl.Int64, "n_worse": pl.Int64, "beats_every_baseline": pl.Boolean})
+
+
+def best_releases(verdicts: pl.DataFrame) -> dict[str, dict[str, Any] | None]:
+    """Per dataset of :func:`release_verdicts`' table: the release that is both bounded per
+    participant and better than every data-free baseline with the smallest per-participant
+    epsilon (then the most metrics better), or None when there is none."""
+    out: dict[str, dict[str, Any] | None] = {}
+    for ds in verdicts["dataset"].unique(maintain_order=True).to_list():
+        ok = verdicts.filter((pl.col("dataset") == ds) & pl.col("bounded")
+                             & pl.col("beats_every_baseline"))
+        out[ds] = (ok.sort(["participant_epsilon", "n_better"], descending=[False, True])
+                   .row(0, named=True) if ok.height else None)
+    return out

@@ -51,6 +51,7 @@ from gazeprivacy.data.loaders.mpiidpeye import describe_mpiidpeye, load_mpiidpey
 from gazeprivacy.data.loaders.osie import describe_osie_fixations, load_osie_fixations
 from gazeprivacy.data.loaders.sbsat import describe_sbsat_features, load_sbsat_features
 from gazeprivacy.data.loaders.vr_selfcalib import describe_vr_selfcalib, load_vr_selfcalib
+from gazeprivacy.exceptions import InvalidParameterError
 
 __all__ = [
     "ENV_VAR",
@@ -137,5 +138,14 @@ def load(name: str, data_dir: str | os.PathLike[str] | None = None, **options: A
 doves, doves_fixations, figrim_fixations, gazebasevr_vergence_features, \
 gazegraph_desktop_activity, mpiidpeye, osie_fixations, sbsat_features, \
 vr_selfcalib_office_supermarket
+    >>> load("study.csv")
+    Traceback (most recent call last):
+    ...
+    gazeprivacy.exceptions.InvalidParameterError: load() loads a registered dataset by name; \
+read your own file 'study.csv' with read_input(path, columns=..., geometry=...)
     """
+    if name not in LOADERS and (os.sep in str(name) or "." in str(name)):
+        raise InvalidParameterError(
+            f"load() loads a registered dataset by name; read your own file {str(name)!r} with "
+            "read_input(path, columns=..., geometry=...)")
     return LOADERS[name].load(data_dir, **options)

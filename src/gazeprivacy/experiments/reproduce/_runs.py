@@ -15,7 +15,7 @@ import polars as pl
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.experiments.config import parse_config
 from gazeprivacy.experiments.engine import RESULT_SCHEMA, run_experiment
-from gazeprivacy.experiments.featurize import event_features_of
+from gazeprivacy.experiments.featurize import ivt_event_features_of
 from gazeprivacy.report.html import build_report
 
 __all__ = ["conform", "embed_png", "html_table", "markdown_html", "markdown_table", "run_roles",
@@ -29,13 +29,13 @@ def run_roles(configs: Mapping[str, dict[str, Any]], datasets: Mapping[str, Data
     ``data_summary.json`` of all roles; return the merged results.
 
     The event features are the papers' I-VT ones, passed explicitly
-    (:func:`~gazeprivacy.experiments.featurize.event_features_of`), so the reproductions do not
+    (:func:`~gazeprivacy.experiments.featurize.ivt_event_features_of`), so the reproductions do not
     follow a change of the runner's default featurizer."""
     parts, guarantees, cells, notes, summaries = [], [], [], [], {}
     for role, raw in configs.items():
         ds = datasets[role]
         res = run_experiment(parse_config(raw), out, datasets={ds.name: ds}, progress=progress,
-                             featurizer=event_features_of)
+                             featurizer=ivt_event_features_of)
         parts.append(res.results)
         guarantees += res.guarantees
         notes += res.notes

@@ -35,7 +35,7 @@ import polars as pl
 from gazeprivacy.attacks.aware import unit_features, units_of
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError
-from gazeprivacy.experiments.featurize import event_features_of
+from gazeprivacy.experiments.featurize import ivt_event_features_of
 from gazeprivacy.features.aggregate import recording_features
 from gazeprivacy.mechanisms import MECHANISMS
 from gazeprivacy.metrics.utility import task_classification
@@ -64,7 +64,7 @@ def _sample_table(ds: Dataset, segment_s: float | None) -> tuple[pl.DataFrame, d
 def _feature_tables(ds: Dataset) -> dict[str, tuple[pl.DataFrame, dict[str, str]]]:
     """Per protocol features key ('events', 'samples', 'samples-10s'): (table, unit -> rec)."""
     recs = [r.recording for r in ds.recordings]
-    events = recording_features(event_features_of(ds), recordings=recs)
+    events = recording_features(ivt_event_features_of(ds), recordings=recs)
     return {"events": (events, {r: r for r in recs}),
             "samples": _sample_table(ds, None), "samples-10s": _sample_table(ds, 10.0)}
 

@@ -25,7 +25,7 @@ from gazeprivacy._validation import check_positive, check_probability
 from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.mechanisms.noise.analytic_gaussian import analytic_gaussian_sigma
 
-__all__ = ["gaussian_mechanism", "gaussian_sigma"]
+__all__ = ["gaussian_mechanism", "gaussian_sigma", "zcdp_gaussian_sigma"]
 
 
 def gaussian_sigma(*, sensitivity_l2: float, epsilon: float, delta: float) -> float:
@@ -42,6 +42,18 @@ def gaussian_sigma(*, sensitivity_l2: float, epsilon: float, delta: float) -> fl
             f"epsilon must be < 1 for the classic Gaussian calibration, got {epsilon!r}; use "
             "calibration='analytic' (Balle & Wang) for epsilon >= 1")
     return math.sqrt(2.0 * math.log(1.25 / delta)) * sensitivity_l2 / epsilon
+
+
+def zcdp_gaussian_sigma(*, sensitivity_l2: float, rho: float) -> float:
+    """sigma ``Delta_2 / sqrt(2 rho)``: the Gaussian mechanism is then exactly rho-zCDP (Bun &
+    Steinke 2016, Proposition 1.6), for any rho > 0.
+
+    >>> zcdp_gaussian_sigma(sensitivity_l2=2.0, rho=2.0)
+    1.0
+    """
+    check_positive(allow_zero=True, sensitivity_l2=sensitivity_l2)
+    check_positive(rho=rho)
+    return sensitivity_l2 / math.sqrt(2.0 * rho)
 
 
 def gaussian_mechanism(values: np.ndarray, *, sensitivity_l2: float, epsilon: float,

@@ -27,7 +27,11 @@ recordings. :func:`seal` turns it into what may leave the data holder, and
 * **shape**: rows per recording and recordings per participant are the input's (public by
   design), unless the mechanism's record sets one public length (``output_length_s``:
   DPGazeSynth at participant level), which every recording must then have (else the release is
-  refused) and beside which the input's per-row columns cannot be declared public;
+  refused) and beside which the input's per-row columns cannot be declared public. A
+  **synthetic population** (``participant-synth``) departs from "same recordings, same row
+  counts": its participants, recordings and lengths are set by its parameters, and only
+  synthetic pseudonyms, the grid, ``x``, ``y`` and declared labels are written (``public``
+  names labels only; docs/release.md);
 * **metadata**: sampling rate and geometry are public by design; dataset name and info are
   written only under ``public=["name"]`` / ``public=["info"]``. Counts a mechanism leaves in
   ``Dataset.info`` (e.g. event-synth-PD's failed tests) go to the data holder's ``report`` and to

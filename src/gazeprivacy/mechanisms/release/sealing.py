@@ -137,6 +137,8 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     public = tuple(public)  # read twice below: a generator would be used up by the first
     if len(out) == 0:
         raise InvalidDataError("the release has no recordings")
+    if _synthetic_population(g):
+        _check_synthetic_public(g, public, pupil_epsilon)
     _check_release_length(out, source, g, public)
     pub = _check_public(out, public)
     pupil = _Pupil.check(g, pupil_epsilon, pupil_range, pub)
@@ -178,6 +180,30 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     return SealedRelease(table=dataset.to_table(), dataset=dataset,
                          guarantee=replace(record, columns=cols), id_map=_id_map(ids, pub),
                          report=report)
+
+
+def _synthetic_population(g: Guarantee) -> bool:
+    """Whether ``g``'s mechanism releases a synthetic population (its registry entry says so):
+    a structure set by its parameters, not the input's recordings (docs/release.md)."""
+    from gazeprivacy.mechanisms import MECHANISMS
+
+    return g.mechanism in MECHANISMS and MECHANISMS[g.mechanism].synthetic_population
+
+
+#: What a synthetic population never writes, whatever ``public`` says: the input's ids, clock,
+#: mask, pupil and metadata do not exist in it (its ids are synthetic, its clock the grid).
+_NOT_IN_SYNTHETIC = ("participant", "recording", "t", "mask", "name", "info", "pupil")
+
+
+def _check_synthetic_public(g: Guarantee, public: Iterable[str],
+                            pupil_epsilon: float | None) -> None:
+    bad = sorted(set(public) & set(_NOT_IN_SYNTHETIC))
+    if bad or pupil_epsilon is not None:
+        what = bad[0] if bad else "pupil_epsilon"
+        raise InvalidParameterError(
+            f"{what} does not apply to {g.mechanism}: a synthetic population writes only "
+            "synthetic pseudonyms, the public time grid, x, y and the declared labels; declare "
+            "labels only")
 
 
 def _check_public(out: Dataset, public: Iterable[str]) -> frozenset[str]:
@@ -384,6 +410,15 @@ def _shape_columns(g: Guarantee) -> tuple[ColumnStatus, ColumnStatus]:
                             note=f"public (set to {length:g} s by the release): every "
                                  f"recording has round({length:g} x sampling_rate_hz) rows, "
                                  "synthesised; the input's row counts are not written")
+    if _synthetic_population(g):
+        p = g.parameters
+        recordings = ColumnStatus(
+            name="recordings", status=Status.PUBLIC_BY_DESIGN, by=f"{g.mechanism} parameters",
+            note=f"public (set by the release): {p.get('n_participants')} synthetic "
+                 f"participants x {len(p.get('label_values', [[]]))} public label values x "
+                 f"{p.get('recordings_per_participant')} recordings; the input's recordings, "
+                 "their number per participant and their order are not written")
+        return rows, recordings
     recordings = ColumnStatus(name="recordings", status=Status.PUBLIC_BY_DESIGN, by="input",
                               note="public (the input's): one released recording per input "
                                    "recording, so each participant's number of recordings is "

@@ -2,7 +2,8 @@
 # Copyright (c) 2026 the gazeprivacy developers
 """Shared machinery of the event-level synthesisers (k-same-synth, event-synth-PD).
 
-A recording's events (from I-VT) are fitted once (:func:`fit_events`): every fixation gets its
+A recording's events (REMoDNaV in sound mode, I-VT in paper mode: :func:`fit_dataset_events`)
+are fitted once (:func:`fit_events`): every fixation gets its
 2-D normal, every saccade its 30-step velocity profile, amplitude and duration (both mechanisms
 work on the profiles themselves, so the three-parameter Gaussian fit is not needed here).
 :func:`render` turns per-event synthetic parameters back into samples with the input's
@@ -16,7 +17,8 @@ timestamps and row count:
   fixation's centre or, with none, at the public centre of the recording's geometry (0, 0
   without one). The raw landing point (``FittedEvents.saccade_landing``) is never used: no raw
   position is released;
-* rows in no event (short sub-threshold runs, samples beside blinks) are interpolated linearly in
+* rows in no event (short sub-threshold runs, samples beside blinks, smooth pursuit: neither
+  mechanism models pursuit) are interpolated linearly in
   time between synthetic samples (nearest synthetic sample at the edges), so no raw position
   is released; a recording without any event is released as all-missing;
 * missing input rows (NaN) stay missing;
@@ -122,13 +124,20 @@ def group_events(events: pl.DataFrame, recordings: Iterable[str]) -> dict[str, p
 
 
 def fit_dataset_events(dataset: Dataset, events: pl.DataFrame | None = None, *,
-                       progress: bool = False) -> list[FittedEvents]:
-    """:func:`fit_events` for every recording of ``dataset``, in order; ``events`` are detected
-    (default I-VT) when not given."""
-    if events is None:
-        from gazeprivacy.events import detect_events_dataset
+                       progress: bool = False, method: str = "remodnav",
+                       accept_implausible_events: bool = False,
+                       mechanism: str = "the event mechanism") -> list[FittedEvents]:
+    """:func:`fit_events` for every recording of ``dataset``, in order.
 
-        events = detect_events_dataset(dataset, method="ivt")  # seed 001 defines events by I-VT
+    ``events`` are detected with ``method`` when not given (REMoDNaV; seed 001's I-VT in paper
+    mode), and then must pass :func:`gazeprivacy.events.require_plausible` unless
+    ``accept_implausible_events``; given events are the caller's and are not checked."""
+    if events is None:
+        from gazeprivacy.events import detect_events_checked, require_plausible
+
+        events, plausibility = detect_events_checked(dataset, method=method,
+                                                     progress=progress)
+        require_plausible(plausibility, accept=accept_implausible_events, what=mechanism)
     by_rec = group_events(events, [r.recording for r in dataset.recordings])
     return [fit_events(rec, by_rec[rec.recording])
             for rec in _track(dataset.recordings, progress, "fitting events")]

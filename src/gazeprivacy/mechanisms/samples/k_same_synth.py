@@ -28,7 +28,11 @@ k-anonymous); saccades head for the next synthetic fixation's centre, not the or
 point, which is raw data; one that no fixation follows moves along a random direction. Not
 covered, and flagged: event timing (number of events, onsets, durations, blink gaps) is kept per
 participant, as in the paper, and identifies people; rows in no event are interpolated between
-synthetic samples. See ``docs/privacy/k-same-synth.md``.
+synthetic samples. Events come from REMoDNaV (``event_detector="remodnav"``, pursuit-aware;
+pursuit rows are interpolated, not modelled) rather than the paper's I-VT at 30 deg/s, which
+labels most samples of real recordings saccade; :meth:`KSameSynthParams.paper` keeps I-VT.
+Implausible events are refused unless ``accept_implausible_events``. See
+``docs/privacy/k-same-synth.md``.
 """
 
 from __future__ import annotations
@@ -39,8 +43,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from gazeprivacy._validation import check_int
+from gazeprivacy._validation import check_in, check_int
 from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.events.detection import METHODS
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
 from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode, SampleShape, check_partition
@@ -80,18 +85,27 @@ class KSameSynthParams:
     group_by : str
         Label whose value defines who is grouped together (each participant at most once per
         value), e.g. ``"stimulus"`` or ``"task"``.
+    event_detector : {"remodnav", "adaptive", "ivt", "idt"}
+        How events are detected when the caller gives none (:func:`gazeprivacy.events.
+        detect_events_dataset`); the paper's is ``"ivt"`` (30 deg/s, 200 ms).
+    accept_implausible_events : bool
+        Release even when the detected events fail the plausibility checks
+        (:func:`gazeprivacy.events.require_plausible`; CLI ``--accept-implausible-events``).
     """
 
     k: int
     group_by: str = "stimulus"
+    event_detector: str = "remodnav"
+    accept_implausible_events: bool = False
 
     def __post_init__(self) -> None:
         check_int(k=self.k, minimum=2)
+        check_in(event_detector=self.event_detector, options=METHODS)
 
     @classmethod
     def paper(cls, *, k: int) -> KSameSynthParams:
-        """Seed 001's setting: groups per stimulus; k in {2, 4, 6, 8}."""
-        return cls(k=k, group_by="stimulus")
+        """Seed 001's setting: groups per stimulus; k in {2, 4, 6, 8}; I-VT events."""
+        return cls(k=k, group_by="stimulus", event_detector="ivt")
 
 
 def guarantee(params: KSameSynthParams, *, min_group_size: int | None = None) -> Guarantee:
@@ -256,8 +270,9 @@ def k_same_synth(dataset: Dataset, params: KSameSynthParams, *, rng: np.random.G
     params : KSameSynthParams
     rng : numpy.random.Generator
     events : polars.DataFrame, optional
-        Event table (``recording, name, onset, offset``); I-VT with the seeds' settings when
-        omitted.
+        Event table (``recording, name, onset, offset``); detected with
+        ``params.event_detector`` when omitted, refused when implausible (unless
+        ``params.accept_implausible_events``).
     progress : bool
         Show a progress bar.
 
@@ -275,7 +290,9 @@ def k_same_synth(dataset: Dataset, params: KSameSynthParams, *, rng: np.random.G
     if not isinstance(params, KSameSynthParams):
         raise InvalidParameterError("params must be KSameSynthParams")
     group_rng, render_rng = spawn(rng, 2)
-    fitted: list[FittedEvents] = fit_dataset_events(dataset, events, progress=progress)
+    fitted: list[FittedEvents] = fit_dataset_events(
+        dataset, events, progress=progress, method=params.event_detector,
+        accept_implausible_events=params.accept_implausible_events, mechanism="k-same-synth")
     keys = [r.label(params.group_by) for r in dataset.recordings]
     groups = _group_members(keys, [r.participant for r in dataset.recordings], params,
                             group_rng)
@@ -345,7 +362,10 @@ class KSameSynthPhases:
 
     def client(self, part: Dataset, rng: np.random.Generator) -> tuple[Any, Any]:
         check_partition(part)
-        fitted = fit_dataset_events(part)
+        fitted = fit_dataset_events(
+            part, method=self.params.event_detector,
+            accept_implausible_events=self.params.accept_implausible_events,
+            mechanism="k-same-synth")
         msg = KSameMessage(
             recordings=tuple(r.recording for r in part),
             participants=tuple(r.participant for r in part),

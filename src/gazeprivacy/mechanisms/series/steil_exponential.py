@@ -163,4 +163,4 @@ def steil_exponential(series: Sequence[FeatureSeries], params: SteilParams, *,
 
 SPEC = _core.series_entry(
     "series-steil-exponential", guarantee, SteilParams, steil_exponential,
-    "subsampling + seed 004's exponential-mechanism noise", _core.SEED004)
+    "subsampling + Steil et al.'s exponential-mechanism noise", _core.SEED004)

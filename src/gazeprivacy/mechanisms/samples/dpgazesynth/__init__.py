@@ -255,5 +255,5 @@ SPEC = Mechanism(
     guarantee=shape_guarantee, plan=plan, example=_example,
     summary="local-DP semi-synthetic gaze paths: noisy start cells, run lengths and an OUE "
             "transition model per 0.5 s window (epsilon-LDP per window)",
-    citation="Ren, Fan et al., DPGazeSynth (seed 000), section 4",
+    citation="Ren, Fan et al., DPGazeSynth, section 4",
 )

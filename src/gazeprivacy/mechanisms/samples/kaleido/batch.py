@@ -118,5 +118,6 @@ SPEC = Mechanism(
     example=_example,
     summary="real-time (epsilon, w, r)-DP gaze stream: noisy threshold test, planar Laplace "
             "publication with an adaptive budget per w samples",
-    citation="Li et al., Kaleido (USENIX Security 2020), as re-implemented in seed 001",
+    citation="Li et al., Kaleido (USENIX Security 2020), as re-implemented by David-John, "
+             "Butler, Jain (TVCG 2023)",
 )

@@ -1,0 +1,387 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""participant-synth's model: public bins, data-free priors, bounded statistics, estimation.
+
+The mathematics of :mod:`gazeprivacy.mechanisms.samples.participant_synth` (privacy map,
+phases and registry entry live there; the proof is ``docs/privacy/participant-synth.md``):
+
+* :class:`PublicBins`: every bin edge is a function of the parameters and the public geometry,
+  never of the data;
+* :func:`priors`: the data-free prior of every marginal (the centre Gaussian N(screen centre,
+  (W/6, H/6)) for the spatial ones, the simulator's population parameters for the event ones);
+* :func:`participant_statistics`: one participant's normalised histograms (weight 1 per
+  marginal whatever their number or length of recordings, split equally over their public
+  label values), the bounded contribution that the Gaussian noise covers;
+* :func:`shrink_to_prior`: positive-part James-Stein shrinkage of a noisy average toward the
+  prior, then Euclidean projection onto the simplex (post-processing).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from scipy.special import ndtr
+from scipy.stats import gamma as gamma_dist
+from scipy.stats import norm
+
+from gazeprivacy.data.geometry import Geometry
+from gazeprivacy.data.recording import Recording
+
+__all__ = [
+    "MARGINALS",
+    "MOMENTS",
+    "MOMENT_TAU",
+    "Key",
+    "PublicBins",
+    "gaussian_cells",
+    "merge_sums",
+    "moments_gaussian",
+    "participant_statistics",
+    "priors",
+    "project_simplex",
+    "shrink_moment",
+    "shrink_to_prior",
+    "spatial_priors",
+]
+
+#: The measured marginals, in the order of the budget split.
+MARGINALS = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "fixation_cell",
+             "transition", "fixation_duration", "saccade_amplitude", "saccade_direction",
+             "event_rate", "label_weight")
+
+#: The spatial moments, each measured as a two-bin histogram ``(v, 1 - v)`` with ``v`` in
+#: [0, 1]: the participant's mean x and y in screen-box units, and their second moments about
+#: the public centre, clipped to [0, 1/16] and scaled by 16.
+MOMENTS = ("mean_x", "mean_y", "spread_x", "spread_y")
+SPREAD_CLIP = 1.0 / 16.0
+
+Key = tuple[str, ...]
+"""The values of the public labels of a recording, in the order of ``public_labels``."""
+
+# Public bin ranges (constants, not data): fixation durations 40 ms - 2 s, saccade amplitudes
+# 0.5 deg - the screen diagonal, fixation rates 0.5 - 8 per second; values outside are clipped
+# into the end bins (bounded contribution).
+_DURATION_S = (0.04, 2.0, 12)
+_AMPLITUDE_MIN_DEG = 0.5
+_AMPLITUDE_BINS = 12
+_DIRECTION_BINS = 12
+_RATE_HZ = (0.5, 8.0, 10)
+
+# Data-free event priors: the simulator's population (gazeprivacy.data.simulate, free viewing):
+# fixation durations gamma with median 0.235 s x 1.15 and shape 4.5 (the middle of the drawn
+# 2.5 - 6.5), saccade amplitudes gamma with shape 2.5 and mean 8 deg, directions half near the
+# horizontal (von Mises, kappa 8) and half uniform, a fixation every 0.27 s + 35 ms of saccade.
+_PRIOR_DURATION = (4.5, 0.235 * 1.15)
+_PRIOR_AMPLITUDE = (2.5, 8.0)
+_PRIOR_HORIZONTAL = (0.5, 8.0)
+_PRIOR_RATE = (1.0 / (0.235 * 1.15 + 0.035), 0.3)
+
+
+@dataclass(frozen=True)
+class PublicBins:
+    """Every bin of every marginal, from the parameters and the public geometry only."""
+
+    geometry: Geometry
+    grid: tuple[int, int]
+    coarse_grid: tuple[int, int]
+
+    @property
+    def duration_edges(self) -> np.ndarray:
+        lo, hi, n = _DURATION_S
+        return np.geomspace(lo, hi, n + 1)
+
+    @property
+    def amplitude_edges(self) -> np.ndarray:
+        diag = math.hypot(self.geometry.width_deg, self.geometry.height_deg)
+        return np.geomspace(_AMPLITUDE_MIN_DEG, max(diag, 2 * _AMPLITUDE_MIN_DEG),
+                            _AMPLITUDE_BINS + 1)
+
+    @property
+    def direction_edges(self) -> np.ndarray:
+        return np.linspace(-math.pi, math.pi, _DIRECTION_BINS + 1)
+
+    @property
+    def rate_edges(self) -> np.ndarray:
+        lo, hi, n = _RATE_HZ
+        return np.geomspace(lo, hi, n + 1)
+
+    def sizes(self, n_keys: int) -> dict[str, int]:
+        """Bins per marginal (``label_weight``: one per public key)."""
+        nf = self.grid[0] * self.grid[1]
+        nc = self.coarse_grid[0] * self.coarse_grid[1]
+        return {"mean_x": 2, "mean_y": 2, "spread_x": 2, "spread_y": 2,
+                "density": nf, "fixation_cell": nc, "transition": nc * nc,
+                "fixation_duration": _DURATION_S[2], "saccade_amplitude": _AMPLITUDE_BINS,
+                "saccade_direction": _DIRECTION_BINS, "event_rate": _RATE_HZ[2],
+                "label_weight": n_keys}
+
+    def cell(self, x: np.ndarray, y: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
+        """Cell index ``iy * nx + ix`` of points clipped into the screen box (clipping: a point
+        off the screen counts in the nearest border cell)."""
+        g = self.geometry
+        nx, ny = grid
+        fx = np.clip((np.asarray(x) - g.x_min_deg) / g.width_deg, 0.0, 1.0 - 1e-12)
+        fy = np.clip((np.asarray(y) - g.y_min_deg) / g.height_deg, 0.0, 1.0 - 1e-12)
+        return (np.floor(fy * ny).astype(np.int64) * nx + np.floor(fx * nx).astype(np.int64))
+
+    def cell_centres(self, grid: tuple[int, int]) -> np.ndarray:
+        """(nx * ny, 2) centres in degrees, in cell-index order."""
+        g = self.geometry
+        nx, ny = grid
+        cx = g.x_min_deg + (np.arange(nx) + 0.5) * g.width_deg / nx
+        cy = g.y_min_deg + (np.arange(ny) + 0.5) * g.height_deg / ny
+        xx, yy = np.meshgrid(cx, cy)
+        return np.column_stack([xx.ravel(), yy.ravel()])
+
+
+def _hist(values: np.ndarray, edges: np.ndarray, weights: np.ndarray | None = None
+          ) -> np.ndarray:
+    """Histogram with values clipped into the end bins (NaN dropped)."""
+    v = np.asarray(values, dtype=np.float64)
+    ok = np.isfinite(v)
+    w = None if weights is None else np.asarray(weights)[ok]
+    v = np.clip(v[ok], edges[0], edges[-1])
+    return np.histogram(v, bins=edges, weights=w)[0].astype(np.float64)
+
+
+def _normalised(h: np.ndarray) -> np.ndarray:
+    total = h.sum()
+    return h / total if total > 0 else np.zeros_like(h)
+
+
+def _moments(x: np.ndarray, y: np.ndarray, g: Geometry) -> dict[str, np.ndarray]:
+    """The participant's spatial moments as two-bin histograms ``(v, 1 - v)`` (zeros when it
+    has no valid sample): ``v`` the mean of the clipped box coordinate, or its second moment
+    about the public centre clipped to ``SPREAD_CLIP`` and divided by it."""
+    if x.size == 0:
+        return {m: np.zeros(2) for m in MOMENTS}
+    fx = np.clip((x - g.x_min_deg) / g.width_deg, 0.0, 1.0)
+    fy = np.clip((y - g.y_min_deg) / g.height_deg, 0.0, 1.0)
+    vals = {"mean_x": fx.mean(), "mean_y": fy.mean(),
+            "spread_x": min(float(np.mean((fx - 0.5) ** 2)), SPREAD_CLIP) / SPREAD_CLIP,
+            "spread_y": min(float(np.mean((fy - 0.5) ** 2)), SPREAD_CLIP) / SPREAD_CLIP}
+    return {m: np.array([v, 1.0 - v]) for m, v in vals.items()}
+
+
+def _key_statistics(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins
+                    ) -> dict[str, np.ndarray]:
+    """One participant's histograms under one key, each normalised to total 1 (or all zero
+    when it has nothing to count): every sample, event and recording of the participant shares
+    that weight, whatever their number or length."""
+    nf = bins.grid[0] * bins.grid[1]
+    nc = bins.coarse_grid[0] * bins.coarse_grid[1]
+    x = np.concatenate([r.x for r in recs])
+    y = np.concatenate([r.y for r in recs])
+    ok = np.isfinite(x) & np.isfinite(y)
+    out = {"density": _normalised(np.bincount(bins.cell(x[ok], y[ok], bins.grid),
+                                              minlength=nf).astype(np.float64))}
+    out.update(_moments(x[ok], y[ok], bins.geometry))
+    fix = events.filter(pl.col("name") == "fixation").sort("recording", "onset")
+    sac = events.filter(pl.col("name") == "saccade")
+    cells = bins.cell(fix["centroid_x"].to_numpy(), fix["centroid_y"].to_numpy(),
+                      bins.coarse_grid)
+    out["fixation_cell"] = _normalised(np.bincount(cells, minlength=nc).astype(np.float64))
+    same = fix["recording"].to_numpy()
+    pairs = (cells[:-1] * nc + cells[1:])[same[:-1] == same[1:]] if cells.size > 1 else cells[:0]
+    out["transition"] = _normalised(np.bincount(pairs, minlength=nc * nc).astype(np.float64))
+    out["fixation_duration"] = _normalised(_hist(fix["duration_s"].to_numpy(),
+                                                 bins.duration_edges))
+    dx = (sac["end_x"] - sac["start_x"]).to_numpy()
+    dy = (sac["end_y"] - sac["start_y"]).to_numpy()
+    out["saccade_amplitude"] = _normalised(_hist(np.hypot(dx, dy), bins.amplitude_edges))
+    out["saccade_direction"] = _normalised(_hist(np.arctan2(dy, dx), bins.direction_edges))
+    counts = dict(zip(*np.unique(same, return_counts=True), strict=True)) if same.size else {}
+    rates = np.array([counts.get(r.recording, 0) / r.duration_s if r.duration_s > 0 else np.nan
+                      for r in recs])
+    out["event_rate"] = _normalised(_hist(rates, bins.rate_edges))
+    return out
+
+
+def participant_statistics(recs: Sequence[Recording], events: pl.DataFrame,
+                           keys: Sequence[Key], bins: PublicBins
+                           ) -> dict[Key, dict[str, np.ndarray]]:
+    """One participant's bounded contribution: per public key, every marginal's histogram.
+
+    ``recs`` are all the participant's recordings, ``keys[i]`` the public key of ``recs[i]``,
+    ``events`` their event table. Each key's histograms are normalised to total 1 and scaled by
+    ``1 / (number of distinct keys)``, so that the participant's total weight over all keys is
+    at most 1 in every marginal (exactly 1 where it has something to count); ``label_weight`` is
+    ``1 / (number of keys)`` at each of its keys. Hence the L1 norm -- and so the L2 norm -- of
+    its concatenated contribution to each marginal is at most 1.
+    """
+    distinct = list(dict.fromkeys(keys))
+    share = 1.0 / len(distinct)
+    out: dict[Key, dict[str, np.ndarray]] = {}
+    for key in distinct:
+        mine = [r for r, k in zip(recs, keys, strict=True) if k == key]
+        ids = [r.recording for r in mine]
+        stats = _key_statistics(mine, events.filter(pl.col("recording").is_in(ids)), bins)
+        stats = {name: share * v for name, v in stats.items()}
+        stats["label_weight"] = np.array([share])  # placed at this key's index by the curator
+        out[key] = stats
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# data-free priors
+
+
+def gaussian_cells(grid: tuple[int, int], mean: tuple[float, float] = (0.5, 0.5),
+                   sd: tuple[float, float] = (1 / 6, 1 / 6)) -> np.ndarray:
+    """Cell masses of a Gaussian with ``mean`` and ``sd`` in screen-box units, truncated to
+    the box; the defaults are the centre prior N(centre, (W/6, H/6))."""
+    nx, ny = grid
+    px = np.diff(ndtr((np.linspace(0.0, 1.0, nx + 1) - mean[0]) / sd[0]))
+    py = np.diff(ndtr((np.linspace(0.0, 1.0, ny + 1) - mean[1]) / sd[1]))
+    m = np.outer(py, px).ravel() + 1e-12  # no cell exactly 0 (a far-off mean)
+    return m / m.sum()
+
+
+def spatial_priors(bins: PublicBins, mean: tuple[float, float] = (0.5, 0.5),
+                   sd: tuple[float, float] = (1 / 6, 1 / 6)) -> dict[str, np.ndarray]:
+    """The spatial marginals of a Gaussian (``density``, ``fixation_cell`` and independent
+    ``transition``): of the centre prior by default, or of the released spatial moments."""
+    coarse = gaussian_cells(bins.coarse_grid, mean, sd)
+    return {"density": gaussian_cells(bins.grid, mean, sd), "fixation_cell": coarse,
+            "transition": np.outer(coarse, coarse).ravel()}
+
+
+def _binned(cdf: np.ndarray) -> np.ndarray:
+    """Bin masses from a CDF at the edges, tails folded into the end bins."""
+    m = np.diff(cdf)
+    m[0] += cdf[0]
+    m[-1] += 1.0 - cdf[-1]
+    return m / m.sum()
+
+
+def _direction_prior(edges: np.ndarray) -> np.ndarray:
+    share, kappa = _PRIOR_HORIZONTAL
+    theta = np.linspace(-math.pi, math.pi, 20001)
+    vm = np.exp(kappa * np.cos(theta)) + np.exp(kappa * np.cos(theta - math.pi))
+    vm /= np.trapezoid(vm, theta)
+    pdf = share * vm + (1 - share) / (2 * math.pi)
+    cdf = np.concatenate([[0.0], np.cumsum(0.5 * (pdf[1:] + pdf[:-1]) * np.diff(theta))])
+    at = np.interp(edges, theta, cdf)
+    m = np.diff(at)
+    return m / m.sum()
+
+
+def priors(bins: PublicBins, n_keys: int) -> dict[str, np.ndarray]:
+    """The data-free prior of every marginal (each a probability vector); see the module
+    constants for where the event priors come from."""
+    k_dur, med = _PRIOR_DURATION
+    scale = med / float(gamma_dist.ppf(0.5, k_dur))
+    k_amp, mean_amp = _PRIOR_AMPLITUDE
+    rate, sd = _PRIOR_RATE
+    centre = (1.0 / 6.0) ** 2 / SPREAD_CLIP  # the centre prior's scaled second moment
+    return {
+        "mean_x": np.array([0.5, 0.5]), "mean_y": np.array([0.5, 0.5]),
+        "spread_x": np.array([centre, 1.0 - centre]),
+        "spread_y": np.array([centre, 1.0 - centre]),
+        **spatial_priors(bins),
+        "fixation_duration": _binned(gamma_dist.cdf(bins.duration_edges, k_dur, scale=scale)),
+        "saccade_amplitude": _binned(gamma_dist.cdf(bins.amplitude_edges, k_amp,
+                                                    scale=mean_amp / k_amp)),
+        "saccade_direction": _direction_prior(bins.direction_edges),
+        "event_rate": _binned(norm.cdf(np.log(bins.rate_edges), math.log(rate), sd)),
+        "label_weight": np.full(n_keys, 1.0 / n_keys),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# estimation (post-processing of the noisy sums)
+
+
+def project_simplex(v: np.ndarray) -> np.ndarray:
+    """Euclidean projection onto the probability simplex (Duchi et al., ICML 2008, Fig. 1).
+
+    >>> project_simplex(np.array([0.5, 0.8, -0.3])).round(3).tolist()
+    [0.35, 0.65, 0.0]
+    """
+    v = np.asarray(v, dtype=np.float64)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - 1.0
+    idx = np.arange(1, v.size + 1)
+    r = idx[u - css / idx > 0][-1]
+    return np.maximum(v - css[r - 1] / r, 0.0)
+
+
+def shrink_to_prior(noisy_sum: np.ndarray, n_weight: float, sigma: float,
+                    prior: np.ndarray) -> tuple[np.ndarray, float]:
+    """The released probability vector of one marginal under one key, and its factor ``c``.
+
+    ``z = noisy_sum / n`` estimates the average participant histogram ``p`` with per-cell noise
+    variance ``s^2 = sigma^2 / n^2``. Positive-part James-Stein toward the prior ``q``,
+    ``c_JS = max(0, 1 - (k - 2) s^2 / ||z - q||^2)``, capped by the public linear weight
+    ``lambda = tau^2 / (tau^2 + s^2)`` with ``tau^2 = ||q||^2 / k`` (the prior's mean squared
+    cell mass: noise far above it cannot move a cell by more than about ``tau^2 / s``);
+    ``q + c (z - q)`` with ``c = min(c_JS, lambda)``, projected onto the simplex. Every input is
+    the noisy measurement or public (``n``: the key's public or noisy weight; ``sigma``: the
+    noise scale), so this is post-processing. See docs/privacy/participant-synth.md#prior.
+
+    >>> q = np.full(4, 0.25)
+    >>> p, c = shrink_to_prior(np.array([40.0, 30, 20, 10]), 100.0, 1e-9, q)
+    >>> p.round(3).tolist(), round(c, 3)
+    ([0.4, 0.3, 0.2, 0.1], 1.0)
+    """
+    k = prior.size
+    n = max(float(n_weight), 1.0)
+    z = np.asarray(noisy_sum, dtype=np.float64) / n
+    s2 = (sigma / n) ** 2
+    tau2 = float(prior @ prior) / k
+    d = z - prior
+    dist2 = float(d @ d)
+    c = max(0.0, 1.0 - (k - 2) * s2 / dist2) if dist2 > 0 else 0.0
+    c = min(c, tau2 / (tau2 + s2))
+    return project_simplex(prior + c * d), c
+
+
+#: Public prior sd of each spatial moment (box units; spreads scaled by 1 / SPREAD_CLIP), the
+#: precision weights' scale: a participant mean 0.1 of the screen off centre, a second moment
+#: 0.02 off the centre prior's (the frontier-feasibility estimate's values).
+MOMENT_TAU = {"mean_x": 0.1, "mean_y": 0.1, "spread_x": 0.02 / SPREAD_CLIP,
+              "spread_y": 0.02 / SPREAD_CLIP}
+
+
+def shrink_moment(noisy_sum: np.ndarray, n_weight: float, sigma: float, prior: np.ndarray,
+                  tau: float) -> tuple[np.ndarray, float]:
+    """A spatial moment from its two-bin measurement ``(sum v, sum (1 - v)) + noise``.
+
+    ``v_hat = (z_0 - z_1 + 1) / 2`` averages the two noisy estimates (variance
+    ``s^2 / 2``); the release is ``v0 + w (v_hat - v0)`` with the precision weight
+    ``w = tau^2 / (tau^2 + s^2 / 2)`` for the public ``tau``, clipped to [0, 1].
+
+    >>> v, w = shrink_moment(np.array([30.0, 70.0]), 100.0, 1e-9, np.array([0.5, 0.5]), 0.1)
+    >>> v.round(3).tolist(), round(w, 3)
+    ([0.3, 0.7], 1.0)
+    """
+    n = max(float(n_weight), 1.0)
+    z = np.asarray(noisy_sum, dtype=np.float64) / n
+    v_hat = (z[0] - z[1] + 1.0) / 2.0
+    var = (sigma / n) ** 2 / 2.0
+    w = tau ** 2 / (tau ** 2 + var)
+    v = float(np.clip(prior[0] + w * (v_hat - prior[0]), 0.0, 1.0))
+    return np.array([v, 1.0 - v]), w
+
+
+def moments_gaussian(moments: Mapping[str, np.ndarray]) -> tuple[tuple[float, float],
+                                                                 tuple[float, float]]:
+    """Mean and sd (box units) of the Gaussian with the released moments (sd at least 0.02)."""
+    mean = (float(moments["mean_x"][0]), float(moments["mean_y"][0]))
+    sd = tuple(math.sqrt(max(float(moments[f"spread_{a}"][0]) * SPREAD_CLIP
+                             - (mean[i] - 0.5) ** 2, 0.02 ** 2))
+               for i, a in enumerate("xy"))
+    return mean, (sd[0], sd[1])
+
+
+def merge_sums(into: dict[Key, dict[str, np.ndarray]],
+               more: Mapping[Key, Mapping[str, np.ndarray]]) -> None:
+    """Add ``more``'s per-key sums into ``into`` (in place; the curator's and client's sum)."""
+    for key, stats in more.items():
+        mine = into.setdefault(key, {})
+        for name, v in stats.items():
+            mine[name] = mine[name] + v if name in mine else np.array(v, dtype=np.float64)

@@ -1,0 +1,596 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""participant-synth: (epsilon, delta)-DP per participant, through rho-zCDP, for a synthetic
+gaze population by select-measure-generate.
+
+Select-measure-generate after McKenna, Miklau & Sheldon, "Winning the NIST contest: a scalable
+and general approach to differentially private synthetic data", Journal of Privacy and
+Confidentiality 11(3), 2021 (MST), and McKenna, Mullins, Sheldon & Miklau, "AIM: an adaptive
+and iterative mechanism for differentially private synthetic data", PVLDB 15(11), 2022; the
+Gaussian mechanism under zero-concentrated DP (Bun & Steinke, TCC 2016), converted to
+(epsilon, delta) by Canonne, Kamath & Steinke (NeurIPS 2020)
+(:mod:`gazeprivacy.accounting.zcdp`).
+
+The unit is the participant with all their recordings. Per public label value (``public_labels``,
+e.g. ``("task",)``; none: one population) the mechanism **measures** twelve marginals, each
+participant contributing one normalised histogram per marginal (weight 1 whatever their number
+or length of recordings, split equally over the public label values they have): the mean and
+second moment of x and y in screen-box units (each a two-bin histogram ``(v, 1 - v)``), the
+spatial density of samples on a data-independent grid over the public screen (default 16 x 12),
+fixation cells and cell-to-cell transitions on a coarse grid (4 x 3), fixation durations (log
+bins), saccade amplitudes (log bins) and directions, fixation rates, and the participant's
+label weights. Each marginal's sum over participants gets Gaussian noise once (L2 sensitivity
+sqrt(2) under replace-one neighbouring, sigma = sqrt(2) / sqrt(2 rho share)). The **prior** is
+data-free: the centre Gaussian N(screen centre, (W/6, H/6)) for the spatial marginals, the
+simulator's population for the event ones. The moments are shrunk toward the prior's with public
+precision weights; the other marginals toward the Gaussian of the released moments (spatial) or
+the prior (events) by positive-part James-Stein capped by a public linear weight, then
+projected onto the simplex. The **generator** draws fixation sequences from the released model
+and renders them at the public rate with the simulator's oculomotor model (post-processing).
+The output is a new population: ``n_participants`` synthetic pseudonyms (default the input's
+participant count, public by design), each with ``recordings_per_participant`` recordings per
+public label value of ``output_length_s`` seconds; no input id, row count, mask, recording
+count or order reaches it.
+
+Deviations. MST / AIM select marginals privately and fit a graphical model with ``mbi``; here
+the marginals are fixed (data-free selection: nothing is spent on it) and the model is the
+shrunk marginals themselves, combined at generation time (the cross-check test compares them
+with ``mbi``'s estimate when it is installed). The prior shrinkage is our addition (it keeps
+the release near the prior when noise dominates). The event detector runs on raw data inside
+the participant's bounded statistics (any detector is covered: only its output is measured).
+See ``docs/privacy/participant-synth.md``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from gazeprivacy._validation import check_int, check_positive
+from gazeprivacy.accounting.zcdp import CONVERSION, epsilon_to_rho
+from gazeprivacy.data.geometry import Geometry
+from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.events.detection import DEFAULT_METHOD
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.guarantees import Budget, Guarantee, Kind, Release, Unit
+from gazeprivacy.mechanisms.contract import (
+    Level,
+    Mechanism,
+    Mode,
+    SampleShape,
+    check_partition,
+    coerce_option,
+    sample_shape,
+)
+from gazeprivacy.mechanisms.noise.gaussian import zcdp_gaussian_sigma
+from gazeprivacy.mechanisms.samples._participant_synth_model import (
+    MARGINALS,
+    MOMENT_TAU,
+    MOMENTS,
+    Key,
+    PublicBins,
+    merge_sums,
+    moments_gaussian,
+    participant_statistics,
+    priors,
+    project_simplex,
+    shrink_moment,
+    shrink_to_prior,
+    spatial_priors,
+)
+from gazeprivacy.mechanisms.samples._participant_synth_render import (
+    KeyModel,
+    render_population,
+    synthetic_pseudonyms,
+)
+from gazeprivacy.rng import spawn
+
+__all__ = [
+    "SENSITIVITY_L2",
+    "SPEC",
+    "ParticipantSynthParams",
+    "ParticipantSynthPhases",
+    "ParticipantSynthSplit",
+    "PublicSetup",
+    "SynthMessage",
+    "SynthModel",
+    "guarantee",
+    "measure",
+    "noise_sigma",
+    "participant_synth",
+    "plan",
+    "public_setup",
+]
+
+#: L2 sensitivity of every measured marginal (all public keys together) under replace-one
+#: neighbouring: a participant's contribution is a non-negative vector of L1 norm at most 1, so
+#: two participants' contributions differ by at most sqrt(1 + 1) in L2.
+SENSITIVITY_L2 = math.sqrt(2.0)
+
+#: Id names that can never be public labels here (the output has only synthetic ids).
+_NOT_LABELS = ("participant", "recording", "t", "x", "y", "mask", "pupil", "name", "info")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParticipantSynthSplit:
+    """Shares of rho per measured marginal (each in [0, 1], summing to at most 1).
+
+    A share of 0 measures nothing (that marginal is the prior). ``label_weight`` is spent only
+    when there are several public label values (with one, its weight is the public participant
+    count); an unspent share is simply not used (the record states the total rho).
+    """
+
+    mean_x: float = 0.05
+    mean_y: float = 0.05
+    spread_x: float = 0.10
+    spread_y: float = 0.10
+    density: float = 0.15
+    fixation_cell: float = 0.05
+    transition: float = 0.10
+    fixation_duration: float = 0.12
+    saccade_amplitude: float = 0.10
+    saccade_direction: float = 0.05
+    event_rate: float = 0.10
+    label_weight: float = 0.03
+
+    def __post_init__(self) -> None:
+        for name in MARGINALS:
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and 0.0 <= v <= 1.0):
+                raise InvalidParameterError(f"split.{name} must be in [0, 1], got {v!r}")
+        total = math.fsum(getattr(self, n) for n in MARGINALS)
+        if total > 1.0 + 1e-12:
+            raise InvalidParameterError(f"the split's shares must sum to at most 1, got "
+                                        f"{total:g}; lower some shares")
+
+    def shares(self) -> dict[str, float]:
+        return {n: float(getattr(self, n)) for n in MARGINALS}
+
+
+def _as_grid(name: str, value: Any) -> tuple[int, int]:
+    try:
+        nx, ny = (int(v) for v in value)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{name} must be two integers (nx, ny), got {value!r}"
+                                    ) from None
+    if nx < 2 or ny < 2 or nx * ny > 4096:
+        raise InvalidParameterError(f"{name} must have nx, ny >= 2 and at most 4096 cells, "
+                                    f"got {value!r}")
+    return nx, ny
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParticipantSynthParams:
+    """Parameters of participant-synth.
+
+    Parameters
+    ----------
+    epsilon_per_participant : float, > 0
+        The budget per participant (no default).
+    delta : float, in (0, 1)
+        The delta of the (epsilon, delta) statement (no default).
+    output_length_s : float, > 0
+        Length of every synthetic recording (no default).
+    public_labels : tuple of str
+        Recording labels declared public (e.g. ``("task",)``): measured per value and written.
+    n_participants : int, optional
+        Synthetic participants; default the input's participant count (public by design).
+    recordings_per_participant : int, >= 1
+        Synthetic recordings per participant and public label value.
+    grid, coarse_grid : (nx, ny)
+        The density grid (16 x 12) and the fixation-cell / transition grid (4 x 3).
+    sampling_rate_hz : float, optional
+        Output rate; default the input's (public; one rate).
+    geometry : Geometry, optional
+        The public screen; default the input's (one geometry).
+    detector : str
+        Event detector (:data:`gazeprivacy.events.detection.METHODS`), default the
+        project's (``DEFAULT_METHOD``: REMoDNaV). Implausible detections are not refused: each
+        participant's events are normalised, so any detector output is covered.
+    split : ParticipantSynthSplit
+        Shares of rho per marginal.
+    mode : Mode
+        Sound only.
+
+    Examples
+    --------
+    >>> p = ParticipantSynthParams(epsilon_per_participant=3.0, delta=1e-6, output_length_s=60)
+    >>> round(p.rho, 4)
+    0.1851
+    >>> ParticipantSynthParams(epsilon_per_participant=3.0, delta=0.0, output_length_s=60)
+    Traceback (most recent call last):
+    ...
+    gazeprivacy.exceptions.InvalidParameterError: delta must be in (0, 1), got 0.0
+    """
+
+    epsilon_per_participant: float
+    delta: float
+    output_length_s: float
+    public_labels: tuple[str, ...] = ()
+    n_participants: int | None = None
+    recordings_per_participant: int = 1
+    grid: tuple[int, int] = (16, 12)
+    coarse_grid: tuple[int, int] = (4, 3)
+    sampling_rate_hz: float | None = None
+    geometry: Geometry | None = None
+    detector: str = DEFAULT_METHOD
+    split: ParticipantSynthSplit = field(default_factory=ParticipantSynthSplit)
+    mode: Mode = Mode.SOUND
+
+    def __post_init__(self) -> None:
+        from gazeprivacy.events.detection import METHODS
+
+        eps = self.epsilon_per_participant
+        if not (isinstance(eps, int | float) and math.isfinite(eps) and eps > 0):
+            raise InvalidParameterError(f"epsilon_per_participant must be finite and > 0, got "
+                                        f"{eps!r}")
+        if not (isinstance(self.delta, int | float) and 0.0 < self.delta < 1.0):
+            raise InvalidParameterError(f"delta must be in (0, 1), got {self.delta!r}")
+        check_positive(output_length_s=self.output_length_s)
+        labels = (self.public_labels,) if isinstance(self.public_labels, str) else \
+            tuple(self.public_labels)
+        bad = [lb for lb in labels if lb in _NOT_LABELS]
+        if bad or len(set(labels)) != len(labels):
+            raise InvalidParameterError(f"public_labels must be distinct recording labels "
+                                        f"(not {', '.join(_NOT_LABELS)}), got {labels!r}")
+        object.__setattr__(self, "public_labels", labels)
+        if self.n_participants is not None:
+            check_int(n_participants=self.n_participants)
+        check_int(recordings_per_participant=self.recordings_per_participant)
+        object.__setattr__(self, "grid", _as_grid("grid", self.grid))
+        object.__setattr__(self, "coarse_grid", _as_grid("coarse_grid", self.coarse_grid))
+        if self.sampling_rate_hz is not None:
+            check_positive(sampling_rate_hz=self.sampling_rate_hz)
+        if self.geometry is not None and not isinstance(self.geometry, Geometry):
+            raise InvalidParameterError(f"geometry must be a Geometry, got "
+                                        f"{type(self.geometry).__name__}")
+        if self.detector not in METHODS:
+            raise InvalidParameterError(f"detector must be one of {', '.join(METHODS)}, got "
+                                        f"{self.detector!r}")
+        if not isinstance(self.split, ParticipantSynthSplit):
+            raise InvalidParameterError("split must be a ParticipantSynthSplit")
+        object.__setattr__(self, "mode", coerce_option("mode", self.mode, Mode, (Mode.SOUND,)))
+
+    @property
+    def rho(self) -> float:
+        """The total rho-zCDP budget: the largest rho whose conversion (Canonne, Kamath &
+        Steinke 2020) at ``delta`` is at most ``epsilon_per_participant``."""
+        return _rho(float(self.epsilon_per_participant), float(self.delta))
+
+
+@functools.lru_cache(maxsize=64)
+def _rho(epsilon: float, delta: float) -> float:
+    """:func:`epsilon_to_rho`, cached (a root search over numerical minimisations: every noise
+    draw reads it)."""
+    return epsilon_to_rho(epsilon, delta)
+
+
+def noise_sigma(params: ParticipantSynthParams, marginal: str) -> float | None:
+    """The Gaussian noise's standard deviation on ``marginal``'s sum (None: share 0, not
+    measured): ``sqrt(2) / sqrt(2 rho share)``, so that measurement is (rho share)-zCDP."""
+    share = params.split.shares()[marginal]
+    if share == 0:
+        return None
+    return zcdp_gaussian_sigma(sensitivity_l2=SENSITIVITY_L2, rho=params.rho * share)
+
+
+# --------------------------------------------------------------------------------------------
+# the public setup and the privacy map (never the data)
+
+
+@dataclass(frozen=True)
+class PublicSetup:
+    """What the mechanism may read of its input: the participant count, the public keys, the
+    rate and the geometry (all public by design or declared)."""
+
+    n_input: int
+    keys: tuple[Key, ...]
+    sampling_rate_hz: float
+    geometry: Geometry
+
+    def bins(self, params: ParticipantSynthParams) -> PublicBins:
+        return PublicBins(self.geometry, params.grid, params.coarse_grid)
+
+
+def _one(name: str, values: set[Any], flag: str) -> Any:
+    if len(values) != 1:
+        raise InvalidDataError(f"participant-synth needs one {name} over the input, found "
+                               f"{len(values)}; pass {flag}")
+    return values.pop()
+
+
+def public_setup(params: ParticipantSynthParams, shape: SampleShape) -> PublicSetup:
+    """The :class:`PublicSetup` of a public shape (ids are counted, never kept)."""
+    if not shape.recordings:
+        raise InvalidDataError("participant-synth: the input has no recordings")
+    keys = set()
+    for r in shape.recordings:
+        missing = [lb for lb in params.public_labels if lb not in r.labels]
+        if missing:
+            raise InvalidDataError(f"public label {missing[0]!r} is missing from recording "
+                                   f"{r.recording!r}; declare only labels every recording has")
+        keys.add(tuple(str(r.labels[lb]) for lb in params.public_labels))
+    rate = params.sampling_rate_hz or _one("sampling rate", {r.sampling_rate_hz
+                                                             for r in shape.recordings},
+                                           "sampling_rate_hz")
+    geo = params.geometry or _one("geometry", {r.geometry for r in shape.recordings},
+                                  "geometry")
+    if geo is None:
+        raise InvalidDataError("participant-synth needs the screen geometry; pass geometry")
+    return PublicSetup(len({r.participant for r in shape.recordings}), tuple(sorted(keys)),
+                       float(rate), geo)
+
+
+def _record(params: ParticipantSynthParams, setup: PublicSetup) -> Guarantee:
+    n_out = params.n_participants or setup.n_input
+    eps, delta = float(params.epsilon_per_participant), float(params.delta)
+    sigmas = {m: noise_sigma(params, m) for m in MARGINALS}
+    return Guarantee(
+        mechanism="participant-synth", kind=Kind.RHO_ZCDP, unit=Unit.PARTICIPANT,
+        epsilon=eps, delta=delta, mode=str(params.mode),
+        neighbouring="replace one participant (all their recordings and labels) by any other; "
+                     "the number of input participants is public",
+        parameters={
+            "rho": params.rho, "conversion": CONVERSION, "epsilon_per_participant": eps,
+            "delta": delta, "split": params.split.shares(), "noise_sd": sigmas,
+            "sensitivity_l2": SENSITIVITY_L2, "public_labels": list(params.public_labels),
+            "label_values": [list(k) for k in setup.keys],
+            "n_participants_input": setup.n_input, "n_participants": n_out,
+            "recordings_per_participant": params.recordings_per_participant,
+            "output_length_s": float(params.output_length_s),
+            "sampling_rate_hz": setup.sampling_rate_hz, "geometry": setup.geometry.to_dict(),
+            "grid": list(params.grid), "coarse_grid": list(params.coarse_grid),
+            "detector": params.detector},
+        per_participant={"each participant": Budget(
+            eps, delta, 1, "single unit: the participant with all their recordings")},
+        notes=("synthetic population: every released participant and recording is "
+               "synthetic (pseudonyms S001, ...); its structure (participants, recordings per "
+               "label value, length, rate) is set by the parameters, not copied from the input",
+               "the number of input participants is public by design (it scales the estimate)",
+               "a participant's weight 1 per marginal is split equally over their public label "
+               "values"))
+
+
+def guarantee(params: ParticipantSynthParams, shape: SampleShape) -> Guarantee:
+    """The privacy map: rho-zCDP per participant, from the parameters and the public shape only.
+
+    >>> from gazeprivacy.mechanisms.base import example_dataset
+    >>> p = ParticipantSynthParams(epsilon_per_participant=3.0, delta=1e-6, output_length_s=2.0)
+    >>> g = guarantee(p, sample_shape(example_dataset()))
+    >>> g.kind.value, g.epsilon, g.per_participant["each participant"].epsilon
+    ('rho-zCDP', 3.0, 3.0)
+    """
+    return _record(params, public_setup(params, shape))
+
+
+# --------------------------------------------------------------------------------------------
+# the phases: client (bounded statistics), curator (noise once, estimate), release (generate)
+
+
+@dataclass(frozen=True)
+class SynthMessage:
+    """A partition's client message: its participants (for the curator's check that each is in
+    one partition only), the sums of their bounded statistics per public key, and the public
+    setup it read."""
+
+    participants: tuple[str, ...]
+    sums: Mapping[Key, Mapping[str, np.ndarray]]
+    setup: PublicSetup
+    partition: str
+
+
+@dataclass(frozen=True)
+class SynthModel:
+    """The curator's released model: per public key the shrunk marginals; the partitions'
+    order (which synthetic participants each release phase renders) and the public setup."""
+
+    models: Mapping[Key, KeyModel]
+    shrink: Mapping[Key, Mapping[str, float]]
+    partitions: tuple[str, ...]
+    setup: PublicSetup
+
+
+def _events(part: Dataset, detector: str) -> pl.DataFrame:
+    from gazeprivacy.events.detection import detect_events_dataset
+
+    return detect_events_dataset(part, method=detector, max_saccade_share=None)
+
+
+@dataclass(frozen=True)
+class ParticipantSynthPhases:
+    """participant-synth in three phases (partitions must hold whole participants).
+
+    client: each participant's bounded statistics, summed over the partition (no noise: the
+    curator is trusted, central DP); curate: sum over partitions, Gaussian noise once per
+    marginal, shrinkage and projection (the model); release: render the synthetic participants
+    assigned to the partition (participant ``j`` to partition ``j mod P``).
+    """
+
+    params: ParticipantSynthParams
+    mechanism: str = "participant-synth"
+    two_phase: bool = True
+
+    def client(self, part: Dataset, rng: np.random.Generator) -> tuple[None, SynthMessage]:
+        check_partition(part)
+        p = self.params
+        setup = public_setup(p, sample_shape(part))
+        bins = setup.bins(p)
+        events = _events(part, p.detector)
+        by_pid: dict[str, list[Recording]] = {}
+        for r in part:
+            by_pid.setdefault(r.participant, []).append(r)
+        sums: dict[Key, dict[str, np.ndarray]] = {}
+        for pid, recs in by_pid.items():
+            keys = [tuple(r.labels[lb] for lb in p.public_labels) for r in recs]
+            mine = events.filter(pl.col("participant") == pid)
+            merge_sums(sums, participant_statistics(recs, mine, keys, bins))
+        return None, SynthMessage(tuple(by_pid), sums, setup, part.recordings[0].recording)
+
+    def curate(self, messages: Sequence[SynthMessage], rng: np.random.Generator) -> SynthModel:
+        if not messages:
+            raise InvalidDataError("participant-synth: no client messages to curate")
+        seen: set[str] = set()
+        sums: dict[Key, dict[str, np.ndarray]] = {}
+        for msg in messages:
+            twice = seen & set(msg.participants)
+            if twice:
+                raise InvalidDataError("participant-synth: a participant is in several "
+                                       "partitions; partition by participant")
+            seen |= set(msg.participants)
+            merge_sums(sums, msg.sums)
+        s0 = messages[0].setup
+        setup = PublicSetup(len(seen), tuple(sorted(sums)), s0.sampling_rate_hz, s0.geometry)
+        models, shrink = _measure_and_fit(self.params, setup, sums, rng)
+        return SynthModel(models, shrink, tuple(m.partition for m in messages), setup)
+
+    def release(self, part: Dataset, state: Any, model: SynthModel,
+                rng: np.random.Generator) -> Release[Dataset]:
+        check_partition(part)
+        p = self.params
+        index = model.partitions.index(part.recordings[0].recording)
+        n_out = p.n_participants or model.setup.n_input
+        mine = synthetic_pseudonyms(n_out)[index::len(model.partitions)]
+        recs = render_population(
+            model.models, model.setup.bins(p), public_labels=p.public_labels, participants=mine,
+            recordings_per_participant=p.recordings_per_participant,
+            output_length_s=float(p.output_length_s),
+            sampling_rate_hz=model.setup.sampling_rate_hz, rng=rng) if mine else []
+        if not recs:
+            raise InvalidDataError("participant-synth: this partition renders no synthetic "
+                                   "participant (more partitions than n_participants)")
+        return Release(Dataset(tuple(recs), name="participant-synth"),
+                       _record(p, model.setup))
+
+
+def measure(params: ParticipantSynthParams, setup: PublicSetup,
+            sums: Mapping[Key, Mapping[str, np.ndarray]], rng: np.random.Generator
+            ) -> dict[str, np.ndarray]:
+    """The curator's noisy measurements: per marginal with a share, the sums of every public
+    key stacked (keys in ``setup.keys`` order) plus Gaussian noise of sd :func:`noise_sigma`,
+    drawn once (``label_weight`` only with several keys). The auditor reads this function."""
+    keys = setup.keys
+    sizes = setup.bins(params).sizes(len(keys))
+    noisy: dict[str, np.ndarray] = {}
+    for m in MARGINALS:
+        sigma = noise_sigma(params, m)
+        if m == "label_weight":
+            stacked = np.array([float(sums[k][m][0]) for k in keys])
+            if len(keys) == 1 or sigma is None:
+                continue  # one key: its weight is the public participant count
+        else:
+            stacked = np.stack([np.asarray(sums[k][m], dtype=np.float64).reshape(sizes[m])
+                                for k in keys])
+        if sigma is None:
+            continue
+        # proof: docs/privacy/participant-synth.md#measure
+        noisy[m] = stacked + rng.normal(0.0, sigma, size=stacked.shape)
+    return noisy
+
+
+def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
+                     sums: Mapping[Key, Mapping[str, np.ndarray]], rng: np.random.Generator
+                     ) -> tuple[dict[Key, KeyModel], dict[Key, dict[str, float]]]:
+    """Noise once per marginal (all keys together), then shrink each key toward the prior."""
+    keys = setup.keys
+    prior = priors(setup.bins(params), len(keys))
+    noisy = measure(params, setup, sums, rng)
+    if "label_weight" in noisy:  # the noisy weights, projected to sum to the public count
+        weights = setup.n_input * project_simplex(noisy["label_weight"] / setup.n_input)
+    else:
+        weights = np.full(len(keys), setup.n_input / len(keys))
+    models: dict[Key, KeyModel] = {}
+    shrink: dict[Key, dict[str, float]] = {}
+    for i, k in enumerate(keys):
+        marg: dict[str, np.ndarray] = {}
+        factors: dict[str, float] = {}
+        key_prior = dict(prior)
+        for m in MARGINALS[:-1]:
+            if m not in noisy:
+                marg[m], factors[m] = key_prior[m], 0.0
+            elif m in MOMENTS:
+                marg[m], factors[m] = shrink_moment(noisy[m][i], float(weights[i]),
+                                                    noise_sigma(params, m) or 0.0, prior[m],
+                                                    MOMENT_TAU[m])
+            else:
+                marg[m], factors[m] = shrink_to_prior(noisy[m][i], float(weights[i]),
+                                                      noise_sigma(params, m) or 0.0,
+                                                      key_prior[m])
+            if m == MOMENTS[-1]:  # the spatial prior: the Gaussian of the released moments
+                key_prior.update(spatial_priors(setup.bins(params), *moments_gaussian(marg)))
+        models[k], shrink[k] = KeyModel(marg), factors
+    return models, shrink
+
+
+def plan(params: ParticipantSynthParams) -> ParticipantSynthPhases:
+    """The phases of participant-synth with ``params``."""
+    return ParticipantSynthPhases(params=params)
+
+
+def participant_synth(dataset: Dataset, params: ParticipantSynthParams, *,
+                      rng: np.random.Generator, progress: bool = False) -> Release[Dataset]:
+    """Release a synthetic population from ``dataset`` at rho-zCDP per participant.
+
+    Runs the three phases in-process on one partition (the whole dataset): bounded statistics,
+    Gaussian noise drawn once per marginal in the curator (``rng.normal`` in
+    ``_measure_and_fit``), shrinkage, and rendering.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Recordings with one sampling rate and geometry (or pass them in ``params``) and the
+        public labels.
+    params : ParticipantSynthParams
+    rng : numpy.random.Generator
+    progress : bool
+        Unused (kept for the registry's signature).
+
+    Returns
+    -------
+    Release[Dataset]
+        The synthetic recordings (pseudonyms ``S001``..., ``t`` on the public grid, ``x``,
+        ``y``, the public labels) and the rho-zCDP record.
+
+    Examples
+    --------
+    >>> from gazeprivacy.mechanisms.base import example_dataset
+    >>> p = ParticipantSynthParams(epsilon_per_participant=3.0, delta=1e-6, output_length_s=1.0,
+    ...                            public_labels=("task",))
+    >>> rel = participant_synth(example_dataset(), p, rng=np.random.default_rng(0))
+    >>> [r.participant for r in rel.output][:2], rel.output[0].n_samples
+    (['S001', 'S002'], 100)
+    >>> rel.guarantee.summary().split(";")[1].strip()
+    'epsilon=3, delta=1e-06 per participant'
+    """
+    if not isinstance(params, ParticipantSynthParams):
+        raise InvalidParameterError("params must be ParticipantSynthParams")
+    phases = plan(params)
+    client_rng, curator_rng, release_rng = spawn(rng, 3)
+    state, message = phases.client(dataset, client_rng)
+    model = phases.curate([message], curator_rng)
+    return phases.release(dataset, state, model, release_rng)
+
+
+def _example(mode: Mode) -> tuple[Dataset, ParticipantSynthParams] | None:
+    from gazeprivacy.mechanisms.base import example_dataset
+
+    if mode is not Mode.SOUND:
+        return None
+    return example_dataset(), ParticipantSynthParams(
+        epsilon_per_participant=3.0, delta=1e-6, output_length_s=1.0, public_labels=("task",))
+
+
+SPEC = Mechanism(
+    name="participant-synth", level=Level.EVENTS, params_type=ParticipantSynthParams,
+    run=participant_synth, guarantee=guarantee, plan=plan, example=_example,
+    synthetic_population=True,
+    summary="participant-level rho-zCDP synthetic population (select-measure-generate, "
+            "marginals shrunk toward a centre prior)",
+    citation="McKenna et al., JPC 2021 (MST) and PVLDB 2022 (AIM); Bun & Steinke, TCC 2016; "
+             "Canonne, Kamath & Steinke, NeurIPS 2020",
+)

@@ -1,0 +1,380 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""participant-synth: parameters, bounded contributions, noise, shrinkage, structure, phases."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from gazeprivacy.accounting.zcdp import epsilon_to_rho, rho_to_epsilon
+from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.data.simulate import simulate_dataset
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.guarantees import Guarantee, Kind, Unit
+from gazeprivacy.mechanisms import build_params
+from gazeprivacy.mechanisms.contract import sample_shape
+from gazeprivacy.mechanisms.samples._participant_synth_model import (
+    MARGINALS,
+    PublicBins,
+    participant_statistics,
+    priors,
+    shrink_to_prior,
+)
+from gazeprivacy.mechanisms.samples.participant_synth import (
+    ParticipantSynthParams,
+    ParticipantSynthSplit,
+    guarantee,
+    noise_sigma,
+    participant_synth,
+    plan,
+)
+
+
+def _params(**kw) -> ParticipantSynthParams:
+    base = dict(epsilon_per_participant=3.0, delta=1e-6, output_length_s=1.5,
+                public_labels=("task",))
+    return ParticipantSynthParams(**{**base, **kw})
+
+
+@pytest.fixture(scope="module")
+def two_tasks() -> Dataset:
+    """4 participants x 2 tasks x 2 sessions, 3 s at 100 Hz, plus a non-public label."""
+    ds = simulate_dataset(n_participants=4, tasks=("free-viewing", "reading"),
+                          recordings_per_task=2, duration_s=3.0, sampling_rate_hz=100,
+                          rng=np.random.default_rng(11))
+    return Dataset(tuple(Recording(recording=r.recording, participant=r.participant, t=r.t,
+                                   x=r.x, y=r.y, sampling_rate_hz=r.sampling_rate_hz,
+                                   labels={**r.labels, "gender": "f" if i % 2 else "m"},
+                                   geometry=r.geometry)
+                         for i, r in enumerate(ds)), name="two-tasks")
+
+
+class RecordingRng:
+    """A generator stand-in for the curator: records every normal() scale; returns the given
+    noise arrays in order (or zeros)."""
+
+    def __init__(self, noise=None):
+        self.scales: list[float] = []
+        self.noise = list(noise or [])
+
+    def normal(self, loc, scale, size):
+        self.scales.append(float(scale))
+        return self.noise.pop(0) if self.noise else np.zeros(size)
+
+
+# --------------------------------------------------------------------------------------------
+# parameters
+
+
+@pytest.mark.parametrize(("kw", "match"), [
+    (dict(delta=0.0), r"delta must be in \(0, 1\), got 0.0"),
+    (dict(delta=1.0), r"delta must be in \(0, 1\), got 1.0"),
+    (dict(epsilon_per_participant=-1.0), "epsilon_per_participant must be finite and > 0"),
+    (dict(output_length_s=0.0), "output_length_s must be > 0"),
+    (dict(public_labels=("participant",)), "public_labels must be distinct recording labels"),
+    (dict(grid=(1, 12)), "grid must have nx, ny >= 2"),
+    (dict(detector="nope"), "detector must be one of remodnav, adaptive"),
+    (dict(recordings_per_participant=0), "recordings_per_participant must be"),
+    (dict(mode="paper"), "mode must be one of 'sound'"),
+], ids=["delta_zero", "delta_one", "epsilon_negative", "length_zero", "id_as_label",
+        "grid_too_small", "unknown_detector", "zero_recordings", "paper_mode"])
+def test_bad_parameters_raise_named_errors(kw, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        _params(**kw)
+
+
+def test_epsilon_delta_and_length_are_required():
+    with pytest.raises(InvalidParameterError, match="needs delta, epsilon_per_participant, "
+                                                    "output_length_s"):
+        build_params("participant-synth")
+    with pytest.raises(InvalidParameterError, match="needs delta"):
+        build_params("participant-synth", epsilon_per_participant=3.0, output_length_s=60)
+
+
+def test_split_shares_sum_to_at_most_one():
+    with pytest.raises(InvalidParameterError, match="must sum to at most 1, got 1.05"):
+        ParticipantSynthSplit(density=0.20)
+    with pytest.raises(InvalidParameterError, match=r"split.density must be in \[0, 1\]"):
+        ParticipantSynthSplit(density=-0.1)
+    assert math.fsum(ParticipantSynthSplit().shares().values()) <= 1.0
+
+
+def test_rho_is_the_tight_conversion_of_epsilon_and_delta():
+    p = _params(epsilon_per_participant=3.0, delta=1e-6)
+    assert p.rho == epsilon_to_rho(3.0, 1e-6)
+    assert rho_to_epsilon(p.rho, 1e-6) <= 3.0 < rho_to_epsilon(p.rho * 1.001, 1e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# bounded contributions
+
+
+def _stats(ds: Dataset, pid: str, labels=("task",)):
+    from gazeprivacy.events.detection import detect_events_dataset
+
+    recs = [r for r in ds if r.participant == pid]
+    ev = detect_events_dataset(Dataset(tuple(recs)), max_saccade_share=None)
+    bins = PublicBins(recs[0].geometry, (16, 12), (4, 3))
+    keys = [tuple(r.labels[lb] for lb in labels) for r in recs]
+    return participant_statistics(recs, ev, keys, bins)
+
+
+@pytest.mark.parametrize("labels", [(), ("task",), ("task", "session")],
+                         ids=["one_population", "per_task", "per_task_and_session"])
+def test_each_participant_adds_weight_one_per_marginal_whatever_its_recordings(two_tasks,
+                                                                               labels):
+    """4 recordings (2 tasks x 2 sessions): weight exactly 1 per marginal over all keys (not 4,
+    not the recordings' lengths), split equally over the keys."""
+    stats = _stats(two_tasks, "p01", labels)
+    assert len(stats) == {(): 1, ("task",): 2, ("task", "session"): 4}[labels]
+    for m in MARGINALS:
+        total = sum(float(np.abs(s[m]).sum()) for s in stats.values())
+        assert total == pytest.approx(1.0, abs=1e-9), m
+    for s in stats.values():
+        assert float(s["density"].sum()) == pytest.approx(1.0 / len(stats))
+
+
+def test_a_longer_or_extra_recording_does_not_add_weight(two_tasks):
+    one = [r for r in two_tasks if r.participant == "p02"][:1]
+    long = Recording(recording="long", participant="p02", t=np.arange(3000) / 100.0,
+                     x=np.tile(one[0].x, 10), y=np.tile(one[0].y, 10), sampling_rate_hz=100,
+                     labels=one[0].labels, geometry=one[0].geometry)
+    for recs in (one, [long], [*one, long]):
+        stats = _stats(Dataset(tuple(recs)), "p02", ())
+        assert float(stats[()]["density"].sum()) == pytest.approx(1.0)
+        assert float(stats[()]["event_rate"].sum()) == pytest.approx(1.0)
+
+
+def test_off_screen_points_are_clipped_into_border_cells():
+    bins = PublicBins(simulate_dataset(n_participants=1, tasks="reading", duration_s=1.0,
+                                       sampling_rate_hz=50, rng=np.random.default_rng(0)
+                                       )[0].geometry, (16, 12), (4, 3))
+    g = bins.geometry
+    cells = bins.cell(np.array([g.x_min_deg - 50, g.x_max_deg + 50, 1e6]),
+                      np.array([g.y_min_deg - 50, g.y_max_deg + 50, -1e6]), bins.grid)
+    assert cells.tolist() == [0, 16 * 12 - 1, 15]
+
+
+# --------------------------------------------------------------------------------------------
+# noise
+
+
+def test_noise_scale_is_sqrt2_over_sqrt_2_rho_share_per_marginal(two_tasks):
+    p = _params()
+    phases = plan(p)
+    _, msg = phases.client(two_tasks, np.random.default_rng(0))
+    fake = RecordingRng()
+    phases.curate([msg], fake)
+    shares = p.split.shares()
+    expected = [math.sqrt(2.0) / math.sqrt(2.0 * p.rho * shares[m]) for m in MARGINALS]
+    assert fake.scales == pytest.approx(expected, rel=1e-12)  # two keys: label_weight noised
+    assert [noise_sigma(p, m) for m in MARGINALS] == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_noise_drawn_has_the_stated_spread(two_tasks):
+    """200 draws of the curator's noise on the fixation-cell sums: sd within 10 % (4 SE)."""
+    p = _params(epsilon_per_participant=1.0)
+    phases = plan(p)
+    _, msg = phases.client(two_tasks, np.random.default_rng(0))
+
+    class Capture(RecordingRng):
+        def normal(self, loc, scale, size):
+            out = np.random.default_rng(len(self.scales) + 1000 * self.seed).normal(
+                loc, scale, size)
+            self.scales.append(float(scale))
+            self.drawn.append(out)
+            return out
+
+    draws = []
+    for seed in range(200):
+        cap = Capture()
+        cap.seed, cap.drawn = seed, []
+        phases.curate([msg], cap)
+        draws.append(cap.drawn[MARGINALS.index("fixation_cell")].ravel())
+    sd = float(np.std(np.concatenate(draws)))
+    assert sd == pytest.approx(noise_sigma(p, "fixation_cell"), rel=0.10)
+
+
+def test_the_model_depends_on_the_data_only_through_the_noisy_measurement(two_tasks):
+    """Two different inputs whose noisy measurements coincide give the same model (at a large
+    epsilon, where an estimate from the raw sums would not be all prior)."""
+    p = _params(epsilon_per_participant=1e4)
+    phases = plan(p)
+    other = Dataset(tuple(r.with_gaze(r.x + 5.0, r.y - 2.0) for r in two_tasks))
+    msgs = [phases.client(ds, np.random.default_rng(0))[1] for ds in (two_tasks, other)]
+    rng = np.random.default_rng(5)
+    keys = sorted(msgs[0].sums)
+    targets = {m: rng.normal(0.5, 1.0, (len(keys), *np.shape(msgs[0].sums[keys[0]][m])))
+               for m in MARGINALS[:-1]}
+    targets["label_weight"] = np.array([2.5, 1.5])
+    models = []
+    for msg in msgs:
+        noise = []
+        for m in MARGINALS:
+            raw = np.stack([np.asarray(msg.sums[k][m], dtype=float) for k in keys])
+            noise.append(targets[m] - raw.reshape(targets[m].shape))
+        models.append(phases.curate([msg], RecordingRng(noise)))
+    a, b = models
+    assert not np.allclose(msgs[0].sums[keys[0]]["density"], msgs[1].sums[keys[0]]["density"])
+    for k in keys:
+        for m in MARGINALS[:-1]:
+            np.testing.assert_allclose(a.models[k].marginals[m], b.models[k].marginals[m],
+                                       atol=1e-12, err_msg=m)
+        assert a.shrink[k] == pytest.approx(b.shrink[k])
+
+
+# --------------------------------------------------------------------------------------------
+# the prior: never worse than it in expectation beyond the James-Stein excess 2 s^2
+
+
+@pytest.mark.parametrize("n", [8, 30, 100])
+@pytest.mark.parametrize("rho", [0.02, 0.2, 2.0])
+def test_shrinkage_is_not_worse_than_the_prior_beyond_the_stated_excess(n, rho):
+    """Per marginal the release's mean squared error is at most (sqrt(B) + lambda sqrt(k) s)^2
+    and at most B + 2 s^2 (B the prior's error, s^2 = sigma^2 / n^2;
+    docs/privacy/participant-synth.md#prior), and at most k s^2, with 4 standard errors."""
+    geo = simulate_dataset(n_participants=1, tasks="reading", duration_s=1.0,
+                           sampling_rate_hz=50, rng=np.random.default_rng(0))[0].geometry
+    q = priors(PublicBins(geo, (16, 12), (4, 3)), 1)["density"]
+    rng = np.random.default_rng(int(1000 * rho) + n)
+    sigma = math.sqrt(2.0) / math.sqrt(2.0 * rho)
+    s2 = (sigma / n) ** 2
+    for tilt in (0.0, 0.3, 1.0):  # truth = prior (B = 0), a bit off, far off
+        truth = (1 - tilt) * q + tilt * rng.dirichlet(np.full(q.size, 0.3))
+        b = float((truth - q) @ (truth - q))
+        errs = []
+        for _ in range(300):
+            noisy = n * truth + rng.normal(0.0, sigma, q.size)
+            est, _ = shrink_to_prior(noisy, n, sigma, q)
+            errs.append(float((est - truth) @ (est - truth)))
+        mean, se = float(np.mean(errs)), float(np.std(errs) / math.sqrt(len(errs)))
+        tau2 = float(q @ q) / q.size
+        lam = tau2 / (tau2 + s2)
+        capped = (math.sqrt(b) + lam * math.sqrt(q.size * s2)) ** 2
+        assert mean <= capped + 4 * se, (tilt, mean, b, s2, capped)
+        assert mean <= b + 2 * s2 + 4 * se, (tilt, mean, b, s2)
+        assert mean <= q.size * s2 + 4 * se  # and never worse than the raw noisy average
+
+
+# --------------------------------------------------------------------------------------------
+# structure, labels, guarantee
+
+
+def test_output_structure_is_public_and_the_input_ids_do_not_reach_it(two_tasks):
+    p = _params(n_participants=3, recordings_per_participant=2)
+    rel = participant_synth(two_tasks, p, rng=np.random.default_rng(1))
+    out = rel.output
+    assert [r.participant for r in out] == [pid for pid in ("S001", "S002", "S003")
+                                           for _ in range(4)]
+    assert {r.participant for r in out}.isdisjoint(two_tasks.participants)
+    assert {r.recording for r in out}.isdisjoint(r.recording for r in two_tasks)
+    assert all(r.n_samples == 150 and r.pupil is None and not r.channels for r in out)
+    np.testing.assert_array_equal(out[0].t, np.arange(150) / 100.0)
+    assert [r.labels for r in out[:4]] == [{"task": "free-viewing"}] * 2 + [{"task": "reading"}] * 2
+    assert not any(np.isnan(r.x).any() for r in out)  # no mask to release
+
+
+def test_structure_does_not_follow_the_input_rows_recordings_or_order(two_tasks):
+    p = _params(output_length_s=2.0)
+    shorter = Dataset(tuple(Recording(recording=f"z{i}", participant=r.participant,
+                                      t=r.t[: 100 + 17 * i], x=r.x[: 100 + 17 * i],
+                                      y=r.y[: 100 + 17 * i], sampling_rate_hz=100,
+                                      labels=r.labels, geometry=r.geometry)
+                            for i, r in enumerate(reversed(two_tasks.recordings[1:]))))
+    a = participant_synth(two_tasks, p, rng=np.random.default_rng(2))
+    b = participant_synth(shorter, p, rng=np.random.default_rng(2))
+    shape = [(r.recording, r.participant, r.n_samples, dict(r.labels)) for r in a.output]
+    assert shape == [(r.recording, r.participant, r.n_samples, dict(r.labels))
+                     for r in b.output]
+    assert a.guarantee == b.guarantee
+
+
+def test_only_declared_labels_are_measured_and_written(two_tasks):
+    p = _params(public_labels=("task",))
+    phases = plan(p)
+    _, msg = phases.client(two_tasks, np.random.default_rng(0))
+    assert sorted(msg.sums) == [("free-viewing",), ("reading",)]
+    rel = participant_synth(two_tasks, p, rng=np.random.default_rng(0))
+    assert all(set(r.labels) == {"task"} for r in rel.output)
+    assert rel.guarantee.parameters["label_values"] == [["free-viewing"], ["reading"]]
+    none = participant_synth(two_tasks, _params(public_labels=()), rng=np.random.default_rng(0))
+    assert all(r.labels == {} for r in none.output)
+
+
+def test_a_missing_public_label_is_a_named_error(two_tasks):
+    with pytest.raises(InvalidDataError, match="public label 'stimulus' is missing"):
+        participant_synth(two_tasks, _params(public_labels=("stimulus",)),
+                          rng=np.random.default_rng(0))
+
+
+def test_guarantee_is_rho_zcdp_per_participant_from_the_shape_only(two_tasks):
+    p = _params()
+    g = guarantee(p, sample_shape(two_tasks))
+    assert g.kind is Kind.RHO_ZCDP and g.unit is Unit.PARTICIPANT
+    assert (g.epsilon, g.delta) == (3.0, 1e-6)
+    assert g.parameters["rho"] == p.rho and "Canonne" in g.parameters["conversion"]
+    assert g.parameters["n_participants_input"] == 4
+    assert set(g.per_participant) == {"each participant"}  # no raw id in the record
+    assert Guarantee.from_json(g.to_json()) == g
+    text = json.dumps(g.to_dict())
+    assert not any(pid in text for pid in two_tasks.participants)
+    assert "rho-zCDP with rho" in g.explain()
+    moved = Dataset(tuple(r.with_gaze(r.x + 1.0, r.y) for r in two_tasks))
+    assert guarantee(p, sample_shape(moved)) == g
+
+
+# --------------------------------------------------------------------------------------------
+# phases
+
+
+def test_phases_over_participant_grouped_partitions_release_every_synthetic_participant_once(
+        two_tasks):
+    p = _params(n_participants=5)
+    parts = [Dataset(tuple(r for r in two_tasks if r.participant in pids))
+             for pids in (("p01", "p02"), ("p03", "p04"))]
+    phases = plan(p)
+    msgs = [phases.client(part, np.random.default_rng(i))[1] for i, part in enumerate(parts)]
+    model = phases.curate(msgs, np.random.default_rng(9))
+    assert model.setup.n_input == 4
+    outs = [phases.release(part, None, model, np.random.default_rng(20 + i))
+            for i, part in enumerate(parts)]
+    pids = [r.participant for o in outs for r in o.output]
+    assert sorted(set(pids)) == ["S001", "S002", "S003", "S004", "S005"]
+    assert all(o.guarantee == guarantee(p, sample_shape(two_tasks)).__class__(
+        **{**o.guarantee.__dict__}) for o in outs)
+    assert outs[0].guarantee == outs[1].guarantee
+
+
+def test_a_participant_in_two_partitions_is_refused(two_tasks):
+    phases = plan(_params())
+    half = 6  # p02 has recordings 4-7: in both halves
+    parts = [Dataset(two_tasks.recordings[:half]), Dataset(two_tasks.recordings[half:])]
+    msgs = [phases.client(part, np.random.default_rng(0))[1] for part in parts]
+    with pytest.raises(InvalidDataError, match="a participant is in several partitions"):
+        phases.curate(msgs, np.random.default_rng(0))
+
+
+def test_same_seed_same_release_and_another_seed_another(two_tasks):
+    p = _params()
+    a = participant_synth(two_tasks, p, rng=np.random.default_rng(4)).output
+    b = participant_synth(two_tasks, p, rng=np.random.default_rng(4)).output
+    c = participant_synth(two_tasks, p, rng=np.random.default_rng(5)).output
+    np.testing.assert_array_equal(a[0].x, b[0].x)
+    assert not np.array_equal(a[0].x, c[0].x)
+
+
+def test_split_with_a_zero_share_releases_the_prior_for_that_marginal(two_tasks):
+    p = _params(split=replace(ParticipantSynthSplit(), saccade_direction=0.0))
+    assert noise_sigma(p, "saccade_direction") is None
+    phases = plan(p)
+    _, msg = phases.client(two_tasks, np.random.default_rng(0))
+    model = phases.curate([msg], np.random.default_rng(0))
+    q = priors(PublicBins(two_tasks[0].geometry, p.grid, p.coarse_grid), 2)
+    for k in model.models:
+        np.testing.assert_array_equal(model.models[k].marginals["saccade_direction"],
+                                      q["saccade_direction"])
