@@ -91,12 +91,14 @@ def table(results: pl.DataFrame, dataset: str) -> list[str]:
 
 
 def read_run(run: str | Path) -> pl.DataFrame:
-    """A run's results; for an interrupted run, its finished cells (flagged the same way)."""
+    """A run's results; for an interrupted run (or cells newer than its results), every finished
+    cell in its folder (flagged the same way)."""
     run = Path(run)
-    if (run / "results.parquet").is_file():
-        return pl.read_parquet(run / "results.parquet")
-    parts = [pl.read_parquet(p).drop("beats_baselines", strict=False)
-             for p in sorted((run / "cells").glob("*.parquet"))]
+    cells = sorted((run / "cells").glob("*.parquet"))
+    res = run / "results.parquet"
+    if res.is_file() and all(c.stat().st_mtime <= res.stat().st_mtime for c in cells):
+        return pl.read_parquet(res)
+    parts = [pl.read_parquet(p).drop("beats_baselines", strict=False) for p in cells]
     return flag_results(pl.concat(parts, how="vertical"))
 
 
