@@ -6,7 +6,7 @@ For each dataset (the frontier configs' selections) and each square grid of g x 
 screen, prints:
 
 * ``n`` participants and ``n_fit`` (after holding 30 % out, as the frontier configs do);
-* ``prior``: the Jensen-Shannon density error (base 2, seed 000 eq. 16) of the data-free
+* ``prior``: the Jensen-Shannon density error (base 2, Ren et al. 2025, eq. 16) of the data-free
   centre Gaussian N(centre, (W/6, H/6)) (clipped to the screen) against the held-out
   participants' data (every number: the mean over 20 random splits holding 30 % out);
 * ``split``: the error of the training participants' raw data against the held-out ones':

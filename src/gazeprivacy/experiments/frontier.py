@@ -16,7 +16,7 @@ changes what a cell measures:
 2. **Score against the held-out participants' raw data** (:func:`frontier_metrics`):
 
    * ``frontier:density`` / ``frontier:density-coarse``: Jensen-Shannon density error
-     (:func:`gazeprivacy.metrics.fidelity.density_error`, seed 000 eq. 16) on the
+     (:func:`gazeprivacy.metrics.fidelity.density_error`, Ren et al. 2025, eq. 16) on the
      ``density_grid`` (60) and ``coarse_grid`` (16) square grids, with a bootstrap standard
      error over held-out participants; ``frontier:density:<label>`` the mean over the label's
      values of the error between the held-out recordings and the release's recordings of
