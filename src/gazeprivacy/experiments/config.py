@@ -38,6 +38,10 @@ value and the way out. Example (see ``configs/doves-sample.toml``)::
 
     [realism]                    # or realism = true (all views, label "task")
     labels = ["task", "stimulus"]  # TSTR per label with >= 2 classes (others: a note)
+
+    [frontier]                   # fit on training participants, score on held-out ones
+    holdout_fraction = 0.3       # (experiments.frontier); attacks "membership", "attribute"
+    labels = ["activity"]
 """
 
 from __future__ import annotations
@@ -72,6 +76,7 @@ __all__ = [
     "ConfigError",
     "DatasetConfig",
     "ExperimentConfig",
+    "FrontierConfig",
     "MechanismConfig",
     "RealismConfig",
     "UtilityConfig",
@@ -169,14 +174,17 @@ class MechanismConfig:
                 for combo in itertools.product(*(self.grid[k] for k in keys))]
 
 
-ATTACK_KINDS = ("reidentification", "aware-rf", "deep", "attribute", "linkage")
+ATTACK_KINDS = ("reidentification", "aware-rf", "deep", "attribute", "linkage", "membership")
 
 
 @dataclass(frozen=True, kw_only=True)
 class AttackConfig:
     """One attack: ``reidentification`` (George & Routray), ``aware-rf`` (the mechanism-aware
     re-identification attacker, :mod:`gazeprivacy.attacks.aware`), ``attribute`` inference, or
-    the demographic ``linkage`` attack of seed 001 section 3.
+    the demographic ``linkage`` attack of seed 001 section 3, or ``membership`` inference
+    (:mod:`gazeprivacy.attacks.membership`; only under ``[frontier]``, which holds participants
+    out). Under ``[frontier]``, ``attribute`` is the release-trained attacker of
+    :mod:`gazeprivacy.attacks.release_attribute` (the other kinds are skipped there).
 
     ``threat`` defaults to ``seed000`` (train raw, test protected) for re-identification and
     attribute inference, to ``seed004`` (train and test on the release: the attacker holds it)
@@ -279,6 +287,8 @@ class AttackConfig:
         if self.kind == "deep":
             seg = "" if self.segment_s is None else f":seg{self.segment_s:g}s"
             return f"reid:deep{seg}:{self.threat}"
+        if self.kind == "membership":
+            return "membership:relative-distance"
         what = self.attribute if self.kind == "attribute" else "reid"
         return f"{what}:{self.classifier}:{self.threat}"
 
@@ -419,6 +429,68 @@ class RealismConfig:
                 raise ConfigError(f"realism.{name} must be an integer >= 2, got {v!r}")
 
 
+@dataclass(frozen=True, kw_only=True)
+class FrontierConfig:
+    """The frontier protocol (:mod:`gazeprivacy.experiments.frontier`): per seed, a random
+    ``holdout_fraction`` of the participants is held out (never in a mechanism's input); of
+    every participant a ``probe_fraction`` of the recordings (a participant with one recording:
+    its last ``probe_fraction`` in time) is kept back as the membership and attribute attackers'
+    probes (``probes = "segments"``: the last ``probe_fraction`` of every recording, a stronger
+    attacker). ``max_duration_s`` first cuts every recording to its first seconds (a public
+    choice that bounds the cost). Mechanisms and baselines are fitted on the rest of the
+    training participants; everything is scored against the held-out participants' raw data:
+    density error on the ``density_grid`` and ``coarse_grid`` grids (pooled and per value of
+    each of ``labels``), train-on-release / test-on-raw accuracy per label (a ``n_trees`` forest
+    on ``window_s`` windows), the discriminator (``discriminator_splits`` participant folds), W1
+    of fixation durations and saccade amplitudes, and the ``[[attacks]]`` of kind ``membership``
+    and ``attribute``.
+    """
+
+    holdout_fraction: float = 0.3
+    probe_fraction: float = 0.34
+    probes: str = "recordings"
+    max_duration_s: float | None = None
+    labels: tuple[str, ...] = ()
+    window_s: float = 1.0
+    n_trees: int = 50
+    discriminator_splits: int = 3
+    density_grid: int = 60
+    coarse_grid: int = 16
+
+    def __post_init__(self) -> None:
+        if isinstance(self.labels, list):
+            object.__setattr__(self, "labels", tuple(self.labels))
+        if not isinstance(self.labels, tuple) or not all(isinstance(x, str) for x in self.labels):
+            raise ConfigError(f"frontier.labels must be a list of strings, got {self.labels!r}")
+        if self.probes not in ("recordings", "segments"):
+            raise ConfigError(f"frontier.probes must be 'recordings' or 'segments', got "
+                              f"{self.probes!r}")
+        for name in ("holdout_fraction", "probe_fraction"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < 1:
+                raise ConfigError(f"frontier.{name} must be in (0, 1), got {v!r}")
+        if not (isinstance(self.window_s, int | float) and self.window_s > 0):
+            raise ConfigError(f"frontier.window_s must be > 0 seconds, got {self.window_s!r}")
+        if self.max_duration_s is not None and not (
+                isinstance(self.max_duration_s, int | float) and self.max_duration_s > 0):
+            raise ConfigError(f"frontier.max_duration_s must be > 0 seconds, got "
+                              f"{self.max_duration_s!r}")
+        for name in ("n_trees", "discriminator_splits", "density_grid", "coarse_grid"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 2:
+                raise ConfigError(f"frontier.{name} must be an integer >= 2, got {v!r}")
+
+
+def _frontier(value: Any) -> FrontierConfig | None:
+    """``frontier``: absent (the usual protocol) or a table (:class:`FrontierConfig`)."""
+    if value is None:
+        return None
+    _check_keys("frontier", value, {"holdout_fraction", "probe_fraction", "probes", "labels",
+                                    "max_duration_s", "window_s", "n_trees",
+                                    "discriminator_splits", "density_grid", "coarse_grid"})
+    return FrontierConfig(**value)
+
+
 def _realism(value: Any) -> RealismConfig | None:
     """``realism``: ``true`` (defaults), ``false`` / absent (none) or a table."""
     if value is True:
@@ -438,6 +510,8 @@ class ExperimentConfig:
     dataset and seed; every evaluation runs on them, and utility / fidelity metrics of the
     mechanisms are compared with the best of them (``beats_baselines`` in the results).
     ``realism`` (:class:`RealismConfig`, optional) compares every release with the raw data.
+    ``frontier`` (:class:`FrontierConfig`, optional) replaces the evaluations by the held-out
+    protocol of :mod:`gazeprivacy.experiments.frontier`.
     """
 
     name: str
@@ -452,6 +526,7 @@ class ExperimentConfig:
     baselines: tuple[str, ...] = ()
     realism: RealismConfig | None = None
     release_view: ReleaseView | None = None  # what the attacks see (experiments.release_view)
+    frontier: FrontierConfig | None = None  # the held-out protocol (experiments.frontier)
 
     def __post_init__(self) -> None:
         if not self.seeds or not all(isinstance(s, int) and s >= 0 for s in self.seeds):
@@ -480,6 +555,9 @@ class ExperimentConfig:
         if len(set(labels)) != len(labels):
             raise ConfigError(f"two [[mechanisms]] entries share the name {labels}; give one a "
                               "distinct label")
+        if self.frontier is None and any(a.kind == "membership" for a in self.attacks):
+            raise ConfigError("attacks[] of kind 'membership' need a [frontier] table (it holds "
+                              "participants out of the input: the non-members)")
         clash = sorted(n for n in labels if is_baseline(n))
         if clash:
             raise ConfigError(f"mechanism name(s) {clash} start with {BASELINE_PREFIX!r}, which "
@@ -530,7 +608,7 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
     gazeprivacy.experiments.config.ConfigError: unknown key(s) ['colour'] in the config; ...
     """
     top = {"name", "seeds", "datasets", "mechanisms", "attacks", "utility", "fidelity",
-           "workers", "include_raw", "baselines", "realism", "release_view"}
+           "workers", "include_raw", "baselines", "realism", "release_view", "frontier"}
     _check_keys("the config", data, top, {"name", "seeds", "datasets"})
     try:
         datasets = []
@@ -573,7 +651,8 @@ def parse_config(data: Mapping[str, Any]) -> ExperimentConfig:
             include_raw=bool(data.get("include_raw", True)),
             baselines=_baselines(data.get("baselines", ())),
             realism=_realism(data.get("realism")),
-            release_view=_release_view(data.get("release_view")))
+            release_view=_release_view(data.get("release_view")),
+            frontier=_frontier(data.get("frontier")))
     except TypeError as exc:  # a wrongly typed value reaching a dataclass
         raise ConfigError(f"invalid config: {exc}") from None
 

@@ -18,6 +18,12 @@
   otherwise (``se_known`` is then false: with one seed and no splits the comparison is of
   means only, and the report says so). ``suppressed_fraction`` is bookkeeping (baselines
   suppress nothing by construction) and is not compared.
+* **The frontier** (:func:`frontier`, :func:`frontier_line`). For a run of the frontier
+  protocol (:mod:`gazeprivacy.experiments.frontier`), per dataset: the release, if any, that is
+  both bounded per participant (its record's per-participant epsilon at most
+  ``max_participant_epsilon``) and better than every data-free baseline on the held-out density
+  error (by more than 2 standard errors, as above); the runner writes it to ``frontier.json``
+  and the report can lead with :func:`frontier_line`.
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ import polars as pl
 from gazeprivacy.guarantees import VACUOUS_EPSILON, Guarantee, Kind
 
 __all__ = ["HIGHER_IS_BETTER", "LOWER_IS_BETTER", "baseline_comparison", "best_releases",
-           "flag_results", "release_verdicts", "strongest_attacks"]
+           "flag_results", "frontier", "frontier_line", "release_verdicts",
+           "strongest_attacks"]
 
 #: utility / fidelity metrics where smaller is better
 LOWER_IS_BETTER = frozenset({"rmse", "rss_distance", "density_error", "error_deg",
@@ -143,6 +150,100 @@ def flag_results(results: pl.DataFrame) -> pl.DataFrame:
     out = results.drop("beats_baselines", strict=False).with_row_index("_row")
     out = out.join(flags, on=[*_CELL, "kind", "evaluation", "metric"], how="left").sort("_row")
     return out.select(*cols, "beats_baselines")
+
+
+_FRONTIER_COLUMNS = {
+    "dataset": pl.String, "verdict": pl.String, "parameters": pl.String,
+    "participant_epsilon": pl.Float64, "density_error": pl.Float64,
+    "density_error_se": pl.Float64, "best_baseline": pl.String,
+    "baseline_density_error": pl.Float64,
+    "baseline_se": pl.Float64, "beaten_on": pl.String, "n_candidates": pl.Int64,
+    "max_participant_epsilon": pl.Float64,
+}
+
+
+def _bounds(results: pl.DataFrame) -> pl.DataFrame:
+    """Per cell group: the largest per-participant epsilon its records state (frontier runs
+    write it as the privacy row ``guarantee / participant_epsilon``)."""
+    return (results.filter((pl.col("kind") == "privacy") & (pl.col("evaluation") == "guarantee")
+                           & (pl.col("metric") == "participant_epsilon"))
+            .group_by(*_CELL).agg(pl.col("value").max().alias("participant_epsilon")))
+
+
+def frontier(results: pl.DataFrame, *, max_participant_epsilon: float = 10.0,
+             evaluation: str = "frontier:density", metric: str = "density_error"
+             ) -> pl.DataFrame:
+    """Per dataset, the frontier verdict: the release bounded per participant (epsilon at most
+    ``max_participant_epsilon``) that beats every data-free baseline on ``evaluation`` /
+    ``metric`` by more than 2 standard errors (the smallest epsilon among them, then the
+    smallest error), or ``verdict = "none"``.
+
+    Columns: ``dataset, verdict, parameters, participant_epsilon, density_error,
+    density_error_se`` (of the verdict's release, or of the best bounded candidate when none
+    wins), ``best_baseline, baseline_density_error, baseline_se, beaten_on`` (every evaluation
+    on which the verdict's release beats the baselines), ``n_candidates`` (bounded releases
+    compared) and ``max_participant_epsilon``.
+    """
+    cmp = baseline_comparison(results)
+    head = cmp.filter((pl.col("evaluation") == evaluation) & (pl.col("metric") == metric))
+    cand = head.join(_bounds(results), on=_CELL, how="inner").filter(
+        pl.col("participant_epsilon") <= max_participant_epsilon)
+    beaten = (cmp.filter(pl.col("beats_baselines"))
+              .group_by(*_CELL).agg(pl.col("evaluation").unique().sort().str.join(", ")
+                                    .alias("beaten_on")))
+    rows = []
+    for ds in sorted(set(results["dataset"].to_list())):
+        mine = cand.filter(pl.col("dataset") == ds)
+        wins = mine.filter(pl.col("beats_baselines")).sort("participant_epsilon", "mean")
+        pick = wins if wins.height else mine.sort("mean")
+        base = head.filter(pl.col("dataset") == ds)
+        row = {"dataset": ds, "verdict": "none", "parameters": None,
+               "participant_epsilon": None, "density_error": None, "density_error_se": None,
+               "best_baseline": base["best_baseline"][0] if base.height else None,
+               "baseline_density_error": base["baseline_mean"][0] if base.height else None,
+               "baseline_se": base["baseline_se"][0] if base.height else None,
+               "beaten_on": "", "n_candidates": mine.height,
+               "max_participant_epsilon": float(max_participant_epsilon)}
+        if pick.height:
+            top = pick.row(0, named=True)
+            row.update(parameters=top["parameters"],
+                       participant_epsilon=top["participant_epsilon"],
+                       density_error=top["mean"], density_error_se=top["se"])
+            if wins.height:
+                row["verdict"] = top["mechanism"]
+                b = beaten.filter((pl.col("dataset") == ds)
+                                  & (pl.col("mechanism") == top["mechanism"])
+                                  & (pl.col("parameters") == top["parameters"]))
+                row["beaten_on"] = b["beaten_on"][0] if b.height else ""
+        rows.append(row)
+    return pl.DataFrame(rows, schema=_FRONTIER_COLUMNS)
+
+
+def frontier_line(row: dict) -> str:
+    """One sentence of a :func:`frontier` row, for the first line of a report.
+
+    >>> frontier_line({"dataset": "d", "verdict": "none", "max_participant_epsilon": 10.0,
+    ...                "best_baseline": "baseline-centre-gaussian",
+    ...                "baseline_density_error": 0.05, "density_error": 0.2,
+    ...                "participant_epsilon": 3.0})  # doctest: +NORMALIZE_WHITESPACE
+    'd: no release is both bounded per participant (epsilon <= 10) and better than every
+    data-free baseline (best: baseline-centre-gaussian, density error 0.05; best bounded
+    release 0.2 at epsilon 3)'
+    """
+    cap = f"epsilon <= {row['max_participant_epsilon']:g}"
+    if row["verdict"] == "none":
+        best = ("" if row.get("density_error") is None else
+                f"; best bounded release {row['density_error']:.3g} at epsilon "
+                f"{row['participant_epsilon']:g}")
+        base = ("" if row.get("best_baseline") is None else
+                f" (best: {row['best_baseline']}, density error "
+                f"{row['baseline_density_error']:.3g}{best})")
+        return (f"{row['dataset']}: no release is both bounded per participant ({cap}) and "
+                f"better than every data-free baseline{base}")
+    return (f"{row['dataset']}: {row['verdict']} at epsilon {row['participant_epsilon']:g} per "
+            f"participant beats every data-free baseline on density error "
+            f"({row['density_error']:.3g} against {row['best_baseline']} "
+            f"{row['baseline_density_error']:.3g})")
 
 
 _DP_KINDS = (Kind.PURE_DP, Kind.LOCAL_DP, Kind.W_EVENT_DP, Kind.APPROX_DP)

@@ -62,7 +62,7 @@ class Cell:
 
     @property
     def epsilon(self) -> float | None:
-        v = self.parameters.get("epsilon")
+        v = self.parameters.get("epsilon", self.parameters.get("epsilon_per_participant"))
         return float(v) if isinstance(v, int | float) else None
 
 
@@ -133,7 +133,10 @@ def _labels(dataset: Dataset, name: str | None, by: str) -> dict[str, str] | Non
 
 
 def _needs_events(cfg: ExperimentConfig) -> bool:
-    """Whether any evaluation of ``cfg`` reads I-VT event features (the learned ones do not)."""
+    """Whether any evaluation of ``cfg`` reads I-VT event features (the learned ones and the
+    frontier protocol do not)."""
+    if cfg.frontier is not None:
+        return False
     return (any(a.kind != "linkage" for a in cfg.attacks)
             or any(not u.learned for u in cfg.utility))
 

@@ -35,7 +35,9 @@ from gazeprivacy.experiments.engine.cells import (
     _atomic,
     _build_params,
     _Context,
+    _labels,
     _needs_events,
+    _rows,
     _streams,
     expand_cells,
 )
@@ -53,10 +55,17 @@ from gazeprivacy.experiments.featurize import (
     event_features_of,
     load_configured_dataset,
 )
+from gazeprivacy.experiments.frontier import (
+    first_seconds,
+    frontier_metrics,
+    frontier_preview,
+    frontier_split,
+)
 from gazeprivacy.experiments.release_view import attack_side
 from gazeprivacy.experiments.streaming import partitioned_source, protected_pass, raw_pass
 from gazeprivacy.features.aggregate import recording_features
-from gazeprivacy.report.verdict import flag_results
+from gazeprivacy.guarantees import Guarantee, Kind, Unit
+from gazeprivacy.report.verdict import flag_results, frontier
 
 __all__ = ["ExperimentResult", "run_experiment"]
 
@@ -88,6 +97,8 @@ class _Protected:
 
 def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     """Run one cell and write its three files; returns its meta record."""
+    if ctx.config.frontier is not None:
+        return _run_frontier_cell(cell, ctx)
     t0 = time.perf_counter()
     notes: list[str] = []
     raw = ctx.datasets[cell.dataset]  # a metadata-only skeleton when the dataset is streamed
@@ -108,22 +119,88 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     rows += _utility_rows(cell, ctx, raw, features, mode, attack_rng, notes)
     rows += _fidelity_rows(cell, ctx, raw, prot, mode, notes)
     rows += _realism_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
+    preview = protected.preview
+    if preview is None:
+        preview = _preview(raw if streamed is None else streamed.partition(0), prot)
+    return _write_cell(cell, ctx, rows, preview, protected, notes, t0)
+
+
+def _write_cell(cell: Cell, ctx: _Context, rows: list[dict[str, Any]],
+                preview: dict[str, np.ndarray], protected: _Protected, notes: list[str],
+                t0: float) -> dict[str, Any]:
+    """Write a cell's rows, preview and meta (meta last: it marks the cell done)."""
     table = pl.DataFrame(rows, schema=RESULT_SCHEMA) if rows else pl.DataFrame(
         schema=RESULT_SCHEMA)
     cells = Path(ctx.out_dir) / "cells"
     _atomic(cells / f"{cell.key}.parquet", lambda p: table.write_parquet(p))
-    preview = protected.preview
-    if preview is None:
-        preview = _preview(raw if streamed is None else streamed.partition(0), prot)
     _atomic(cells / f"{cell.key}.npz", lambda p: np.savez_compressed(p, **preview),
             suffix=".npz")
     meta = {"key": cell.key, "cell": {**asdict(cell), "parameters": dict(cell.parameters)},
-            "mode": mode, "guarantee": protected.guarantee, "notes": notes,
+            "mode": protected.mode, "guarantee": protected.guarantee, "notes": notes,
             "data_fingerprint": ctx.fingerprints.get(cell.dataset),
             "seconds": round(time.perf_counter() - t0, 3)}
     _atomic(cells / f"{cell.key}.json",
             lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
     return meta
+
+
+def _run_frontier_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
+    """A cell under the frontier protocol (:mod:`gazeprivacy.experiments.frontier`): the
+    mechanism sees the training participants' kept recordings; everything is scored against
+    the held-out participants. The raw cell's release is its input (the copy)."""
+    t0 = time.perf_counter()
+    notes: list[str] = []
+    cfg = ctx.config.frontier
+    raw = first_seconds(ctx.datasets[cell.dataset], cfg.max_duration_s)
+    attack_rng, protect_rng = _streams(cell, ctx.n_combos)
+    split = frontier_split(raw, rng=_named_stream(attack_rng, "frontier-split"),
+                           holdout_fraction=cfg.holdout_fraction,
+                           probe_fraction=cfg.probe_fraction, probes=cfg.probes)
+    protected = _protect_cell(cell, ctx, split.fit, protect_rng, notes)
+    release = split.fit if protected.dataset is None else protected.dataset
+    attribute_of = {a.attribute: labs for a in ctx.config.attacks
+                    if a.kind == "attribute" and a.attribute
+                    and (labs := _labels(raw, a.attribute, by="participant")) is not None}
+    # what depends on the held-out data only is computed once per (dataset, seed) and process
+    memo = _FRONTIER_MEMO.setdefault((cell.dataset, cell.seed, ctx.fingerprints.get(
+        cell.dataset), repr(cfg)), {})
+    if len(_FRONTIER_MEMO) > 2:  # keep the memory of two splits at most
+        _FRONTIER_MEMO.pop(next(iter(_FRONTIER_MEMO)))
+    metrics = frontier_metrics(cfg, split, release, attacks=ctx.config.attacks,
+                               attribute_of=attribute_of,
+                               rng=_named_stream(attack_rng, "frontier-evaluations"),
+                               notes=notes, memo=memo)
+    bound = _participant_bound(protected.guarantee)
+    if bound:
+        metrics["guarantee"] = ("privacy", bound)
+    rows = [row for ev, (kind, m) in metrics.items()
+            for row in _rows(cell, protected.mode, kind, ev, m)]
+    return _write_cell(cell, ctx, rows, frontier_preview(split.held, release), protected, notes,
+                       t0)
+
+
+_FRONTIER_MEMO: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+
+def _participant_bound(guarantee: Mapping[str, Any] | None) -> dict[str, float]:
+    """The per-participant (epsilon, delta) of a guarantee record as result metrics (empty
+    when the record states none)."""
+    if not guarantee:
+        return {}
+    g = Guarantee.from_dict(guarantee)
+    eps = g.epsilon if g.unit is Unit.PARTICIPANT else g.max_participant_epsilon
+    delta = g.delta if g.unit is Unit.PARTICIPANT else g.max_participant_delta
+    if eps is None or g.kind is Kind.NONE:
+        return {}
+    return {"participant_epsilon": float(eps),
+            "participant_delta": float(delta) if delta is not None else 0.0}
+
+
+def _named_stream(rng: np.random.Generator, name: str) -> np.random.Generator:
+    seq = rng.bit_generator.seed_seq
+    word = int(hashlib.sha1(name.encode()).hexdigest()[:8], 16)
+    return np.random.default_rng(np.random.SeedSequence(seq.entropy,
+                                                        spawn_key=(*seq.spawn_key, word)))
 
 
 def _protect_cell(cell: Cell, ctx: _Context, raw: Dataset, protect_rng: np.random.Generator,
@@ -359,6 +436,9 @@ def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
                else pl.DataFrame(schema=RESULT_SCHEMA))
     _atomic(out / "results.parquet", lambda p: results.write_parquet(p))
     (out / "guarantees.json").write_text(json.dumps(guarantees, indent=2, default=str))
+    if config.frontier is not None and results.height:
+        (out / "frontier.json").write_text(json.dumps(
+            frontier(results).to_dicts(), indent=2, default=str))
     (out / "run.json").write_text(json.dumps(
         {"name": config.name, "cells": [c.key for c in cells], "notes": notes}, indent=2))
     return results, guarantees, notes

@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""The frontier table of one or more runs of the frontier protocol (docs/results/frontier.md).
+
+Per dataset, one row per release (mechanism and parameters) with the means over seeds and their
+standard errors (std / sqrt(seeds)): the per-participant epsilon its record states, density
+error on 60 x 60 and 16 x 16 (held-out participants), train-on-release / test-on-raw task
+accuracy, W1 of fixation durations and saccade amplitudes, discriminator AUC, membership AUC and
+advantage, attribute inference against chance. ``*`` marks a utility value better than the best
+data-free baseline by more than 2 SE (``beats_baselines``). Then the verdict line
+(:func:`gazeprivacy.report.verdict.frontier_line`).
+
+Run:  PYTHONPATH=src python scripts/frontier_table.py runs/frontier-doves [runs/frontier-vr ...]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import polars as pl
+
+from gazeprivacy.report.verdict import flag_results, frontier, frontier_line
+
+__all__ = ["main", "read_run", "table"]
+
+_COLS = [  # (header, evaluation suffix or name, metric)
+    ("density 60", "frontier:density", "density_error"),
+    ("density 16", "frontier:density-coarse", "density_error"),
+    ("task acc", ":tstr-frontier", "accuracy"),
+    ("W1 fix (s)", "realism:events", "fixation_duration_w1_s"),
+    ("W1 sacc (deg)", "realism:events", "saccade_amplitude_w1_deg"),
+    ("disc AUC", "realism:discriminator", "discriminator_auc"),
+    ("MIA AUC", "membership:relative-distance", "auc"),
+    ("MIA adv", "membership:relative-distance", "advantage"),
+    ("attr acc / chance", ":release-attribute", "accuracy"),
+]
+
+
+def _match(ev: str, key: str) -> bool:
+    return ev.endswith(key) if key.startswith(":") else ev == key
+
+
+def _cell(sub: pl.DataFrame, key: str, metric: str) -> str:
+    rows = sub.filter(pl.col("evaluation").map_elements(lambda e: _match(e, key),
+                                                          return_dtype=pl.Boolean)
+                      & (pl.col("metric") == metric))
+    if rows.height == 0:
+        return "n/a"
+    v = rows["value"].drop_nans().drop_nulls()
+    if v.len() == 0:
+        return "n/a"
+    mean = float(v.mean())
+    se = float(v.std() / v.len() ** 0.5) if v.len() > 1 else float("nan")
+    star = "*" if rows["beats_baselines"].fill_null(False).any() and bool(
+        rows["beats_baselines"].fill_null(False).all()) else ""
+    text = f"{mean:.3f}" + (f" +- {se:.3f}" if se == se else "") + star
+    if metric == "accuracy" and key == ":release-attribute":
+        ch = sub.filter(pl.col("evaluation").str.ends_with(key) & (pl.col("metric") == "chance"))
+        text += f" / {float(ch['value'].mean()):.2f}"
+    return text
+
+
+def table(results: pl.DataFrame, dataset: str) -> list[str]:
+    """Markdown lines of one dataset's frontier table."""
+    r = results.filter(pl.col("dataset") == dataset)
+    eps = (r.filter(pl.col("metric") == "participant_epsilon")
+           .group_by("mechanism", "parameters").agg(pl.col("value").max().alias("eps")))
+    groups = r.select("mechanism", "parameters").unique().join(eps, on=["mechanism", "parameters"],
+                                                               how="left")
+    groups = groups.with_columns(
+        pl.when(pl.col("mechanism") == "none").then(0)
+        .when(pl.col("mechanism").str.starts_with("baseline-")).then(2).otherwise(1)
+        .alias("_o")).sort("_o", "mechanism", "eps", "parameters")
+    seeds = r["seed"].n_unique()
+    head = ["release", "parameters", "epsilon / participant"] + [c[0] for c in _COLS]
+    lines = [f"**{dataset}** ({seeds} seeds; mean +- SE over seeds)", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for g in groups.iter_rows(named=True):
+        sub = r.filter((pl.col("mechanism") == g["mechanism"])
+                       & (pl.col("parameters") == g["parameters"]))
+        name = "raw (copy of the input)" if g["mechanism"] == "none" else g["mechanism"]
+        e = "n/a" if g["eps"] is None else f"{g['eps']:.3g}"
+        params = json.loads(g["parameters"])
+        shown = {k: v for k, v in params.items()
+                 if k in ("epsilon", "k", "epsilon_per_participant")}
+        lines.append("| " + " | ".join([name, f"`{json.dumps(shown)}`", e] + [
+            _cell(sub, key, m) for _, key, m in _COLS]) + " |")
+    return lines
+
+
+def read_run(run: str | Path) -> pl.DataFrame:
+    """A run's results; for an interrupted run (or cells newer than its results), every finished
+    cell in its folder (flagged the same way)."""
+    run = Path(run)
+    cells = sorted((run / "cells").glob("*.parquet"))
+    res = run / "results.parquet"
+    if res.is_file() and all(c.stat().st_mtime <= res.stat().st_mtime for c in cells):
+        return pl.read_parquet(res)
+    parts = [pl.read_parquet(p).drop("beats_baselines", strict=False) for p in cells]
+    return flag_results(pl.concat(parts, how="vertical"))
+
+
+def main(argv: list[str] | None = None) -> None:
+    for run in argv if argv is not None else sys.argv[1:]:
+        results = read_run(run)
+        for ds in sorted(results["dataset"].unique().to_list()):
+            print("\n".join(table(results, ds)))
+            for row in frontier(results.filter(pl.col("dataset") == ds)).to_dicts():
+                print("\nVerdict: " + frontier_line(row) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Attribute inference from a release on a label the release did not declare public.
+
+The attack of Stadler, Oprisanu & Troncoso (USENIX Security 2022, section 4.3) transposed to
+gaze: the attacker trains a classifier on the *release* (records -> their value of a private
+attribute, e.g. gender) and applies it to a target's own recordings (its probes: recordings
+that were not in the mechanism's input), answering the majority vote over them. It can train
+only on what the release carries: a release that writes the attribute on its records (a copy of
+the input, or a mechanism that keeps undeclared labels) teaches it; a release that writes only
+declared labels gives it nothing to train on, and its best answer is the most frequent value
+(chance). Features are the recording profiles of :mod:`gazeprivacy.attacks.membership`.
+
+Reported: ``accuracy`` over the members (targets whose other recordings were in the input),
+``nonmember_accuracy`` over the non-members (what the release says about people in general,
+not a leak about its members), ``chance`` (the majority share among the members),
+``accuracy_se`` = sqrt(chance (1 - chance) / n) (the binomial standard error of a chance-level
+attacker: the target "at most 2 SE above chance" reads ``excess_se`` = (accuracy - chance) /
+accuracy_se) and ``label_in_release`` (1 when the release carried the attribute).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+
+from gazeprivacy.attacks.membership import profile_geometry, recording_profiles, standardise
+from gazeprivacy.data.recording import Dataset
+from gazeprivacy.exceptions import InvalidDataError
+from gazeprivacy.rng import seed_for_sklearn
+
+__all__ = ["ReleaseAttributeResult", "release_attribute_attack"]
+
+
+@dataclass(frozen=True)
+class ReleaseAttributeResult:
+    """Accuracy of the release-trained attribute attacker on members and non-members."""
+
+    attribute: str
+    accuracy: float
+    nonmember_accuracy: float
+    chance: float
+    n_members: int
+    label_in_release: bool
+
+    @property
+    def accuracy_se(self) -> float:
+        c = self.chance
+        return float(np.sqrt(c * (1 - c) / self.n_members)) if self.n_members else float("nan")
+
+    def metrics(self) -> dict[str, float]:
+        se = self.accuracy_se
+        return {"accuracy": self.accuracy, "accuracy_se": se, "chance": self.chance,
+                "nonmember_accuracy": self.nonmember_accuracy,
+                "excess_se": (self.accuracy - self.chance) / se if se > 0 else float("nan"),
+                "n_members": float(self.n_members),
+                "label_in_release": float(self.label_in_release)}
+
+
+def _vote(pred: np.ndarray, who: list[str], rng: np.random.Generator) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for p in sorted(set(who)):
+        counts = Counter(str(v) for v, o in zip(pred, who, strict=True) if o == p)
+        top = max(counts.values())
+        best = sorted(k for k, v in counts.items() if v == top)
+        out[p] = best[0] if len(best) == 1 else str(rng.choice(best))
+    return out
+
+
+def release_attribute_attack(release: Dataset, member_probes: Dataset,
+                             nonmember_probes: Dataset, attribute_of: Mapping[str, str], *,
+                             attribute: str, rng: np.random.Generator, n_trees: int = 100,
+                             window_s: float = 1.0) -> ReleaseAttributeResult:
+    """Train on the release's ``attribute`` labels, predict the targets' (see the module
+    docstring).
+
+    Parameters
+    ----------
+    release : Dataset
+        The release; its recordings' ``labels[attribute]`` (when present) are the training
+        labels.
+    member_probes, nonmember_probes : Dataset
+        Recordings of the targets that were not in the input.
+    attribute_of : mapping participant -> value
+        The targets' true values (read only to score).
+    attribute : str
+    rng : numpy.random.Generator
+        Forest seed and vote tie-breaks.
+
+    Raises
+    ------
+    InvalidDataError
+        A target has no value, or the members hold fewer than 2 values.
+    """
+    members = sorted(set(member_probes.participants))
+    others = sorted(set(nonmember_probes.participants))
+    missing = [p for p in members + others if p not in attribute_of]
+    if missing:
+        raise InvalidDataError(f"attribute {attribute!r} unknown for participants {missing[:5]}")
+    counts = Counter(attribute_of[p] for p in members)
+    if len(counts) < 2:
+        raise InvalidDataError(f"attribute {attribute!r} has {len(counts)} value(s) among the "
+                               "members; nothing to infer")
+    majority = sorted(counts, key=lambda v: (-counts[v], v))[0]
+    chance = counts[majority] / len(members)
+    labelled = [r for r in release.recordings if attribute in r.labels]
+    if len(labelled) < len(release) or len({r.labels[attribute] for r in labelled}) < 2:
+        # the release does not carry the attribute: the attacker can only answer one value
+        guess_m = {p: majority for p in members}
+        guess_n = {p: majority for p in others}
+        carried = False
+    else:
+        geo = profile_geometry(member_probes, nonmember_probes, release)
+        x_rel, _, _ = recording_profiles(release, geometry=geo, window_s=window_s)
+        x_m, _, who_m = recording_profiles(member_probes, geometry=geo, window_s=window_s)
+        x_n, _, who_n = recording_profiles(nonmember_probes, geometry=geo, window_s=window_s)
+        x_rel, x_m, x_n = standardise(x_rel, x_m, x_n)
+        y_rel = np.array([r.labels[attribute] for r in release.recordings])
+        clf = RandomForestClassifier(n_estimators=n_trees, min_samples_leaf=2, n_jobs=1,
+                                     random_state=seed_for_sklearn(rng)).fit(x_rel, y_rel)
+        guess_m = _vote(clf.predict(x_m), who_m, rng)
+        guess_n = _vote(clf.predict(x_n), who_n, rng)
+        carried = True
+    acc_m = float(np.mean([guess_m[p] == attribute_of[p] for p in members]))
+    acc_n = (float(np.mean([guess_n[p] == attribute_of[p] for p in others])) if others
+             else float("nan"))
+    return ReleaseAttributeResult(attribute=attribute, accuracy=acc_m, nonmember_accuracy=acc_n,
+                                  chance=chance, n_members=len(members),
+                                  label_in_release=carried)

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""The frontier protocol in the runner: config keys, what a mechanism sees, the rows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import polars as pl
+import pytest
+
+from evaluate_helpers import activity_dataset, fake_registry
+from gazeprivacy.experiments.config import ConfigError, FrontierConfig, parse_config
+from gazeprivacy.experiments.engine import run_experiment
+from gazeprivacy.report.verdict import frontier
+
+_BASE = {"name": "t", "seeds": [0], "datasets": [{"name": "d", "source": "injected",
+                                                   "group_label": ""}]}
+
+
+def test_frontier_config_keys():
+    assert parse_config(_BASE).frontier is None
+    fc = parse_config({**_BASE, "frontier": {"labels": ["activity"],
+                                             "holdout_fraction": 0.25}}).frontier
+    assert fc == FrontierConfig(labels=("activity",), holdout_fraction=0.25)
+    with pytest.raises(ConfigError, match="frontier.holdout_fraction must be in"):
+        parse_config({**_BASE, "frontier": {"holdout_fraction": 1.0}})
+    with pytest.raises(ConfigError, match="unknown key"):
+        parse_config({**_BASE, "frontier": {"label": "activity"}})
+    with pytest.raises(ConfigError, match="need a \\[frontier\\] table"):
+        parse_config({**_BASE, "attacks": [{"kind": "membership"}]})
+
+
+_SEEN: list[set[str]] = []
+
+
+def _spy_registry():
+    spec = fake_registry()["fake-noise"]
+
+    def run(dataset, params, *, rng, progress=False):
+        _SEEN.append(set(dataset.participants))
+        return spec.run(dataset, params, rng=rng, progress=progress)
+
+    return {"fake-noise": replace(spec, run=run)}
+
+
+@pytest.fixture(scope="module")
+def frontier_run(tmp_path_factory):
+    ds = activity_dataset(n_participants=10, duration_s=12.0, seed=3)
+    cfg = parse_config({
+        **_BASE, "seeds": [0, 1],
+        "mechanisms": [{"name": "fake-noise", "grid": {"epsilon": [0.5]}}],
+        "baselines": ["baseline-centre-gaussian", "baseline-uniform"],
+        "attacks": [{"kind": "membership"}, {"kind": "attribute", "attribute": "gender"},
+                    {"kind": "reidentification"}],
+        "frontier": {"labels": ["activity"], "n_trees": 20, "holdout_fraction": 0.3}})
+    _SEEN.clear()
+    res = run_experiment(cfg, tmp_path_factory.mktemp("frontier"), registry=_spy_registry(),
+                         datasets={"d": ds}, workers=1)
+    return ds, res
+
+
+def test_mechanism_sees_only_training_participants(frontier_run):
+    _, res = frontier_run
+    assert len(_SEEN) == 2  # one protected cell per seed
+    for seen in _SEEN:
+        assert len(seen) == 7  # 3 of 10 held out
+    assert _SEEN[0] != _SEEN[1]  # each seed draws its own split
+    assert any("frontier protocol runs membership and attribute" in n for n in res.notes)
+
+
+def test_rows_of_every_cell(frontier_run):
+    _, res = frontier_run
+    t = res.results
+    for ev in ("frontier:density", "frontier:density-coarse", "frontier:density:activity",
+               "activity:tstr-frontier", "realism:discriminator", "realism:events",
+               "membership:relative-distance", "gender:release-attribute"):
+        got = set(t.filter(pl.col("evaluation") == ev)["mechanism"])
+        assert got == {"none", "fake-noise", "baseline-centre-gaussian", "baseline-uniform"}, ev
+    eps = t.filter(pl.col("metric") == "participant_epsilon")
+    assert set(eps["mechanism"]) == {"fake-noise"} and (eps["value"] > 0.5).all()
+
+
+def test_copy_beats_the_guess_and_the_guess_learns_nothing(frontier_run):
+    _, res = frontier_run
+    mean = (res.results.group_by("mechanism", "evaluation", "metric")
+            .agg(pl.col("value").mean()))
+
+    def get(mech, ev, metric):
+        return mean.filter((pl.col("mechanism") == mech) & (pl.col("evaluation") == ev)
+                           & (pl.col("metric") == metric))["value"][0]
+
+    # raw data of other people predict the held-out activity; data-free gaze does not
+    assert get("none", "activity:tstr-frontier", "accuracy") > 0.9
+    assert get("baseline-uniform", "activity:tstr-frontier", "accuracy") < 0.75
+    assert (get("none", "frontier:density", "density_error")
+            < get("baseline-uniform", "frontier:density", "density_error"))
+
+
+def test_frontier_verdict(frontier_run):
+    _, res = frontier_run
+    v = frontier(res.results, max_participant_epsilon=1e9)
+    assert set(v["dataset"]) == {"d"}
+    row = v.row(0, named=True)
+    assert row["n_candidates"] == 1  # fake-noise only: the raw cell has no bound
+    assert row["verdict"] in ("none", "fake-noise")
+    none = frontier(res.results, max_participant_epsilon=0.1)
+    assert none.row(0, named=True)["n_candidates"] == 0
+    assert none.row(0, named=True)["verdict"] == "none"
+
+
+def test_first_seconds_cuts_every_recording():
+    from gazeprivacy.experiments.frontier import first_seconds
+
+    ds = activity_dataset(n_participants=2, duration_s=10.0, seed=0)
+    cut = first_seconds(ds, 4.0)
+    assert [r.recording for r in cut] == [r.recording for r in ds]
+    assert {r.n_samples for r in cut} == {120}  # 4 s at 30 Hz
+    assert first_seconds(ds, None) is ds
+    with pytest.raises(ConfigError, match="frontier.max_duration_s"):
+        parse_config({**_BASE, "frontier": {"max_duration_s": 0}})
