@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""A quick look at the frontier: participant-synth against the data-free baselines, no attacks.
+
+The development loop of the frontier protocol (``docs/results/frontier.md`` runs the whole
+thing through ``gazeprivacy evaluate configs/frontier-<data>.toml``): the same split
+(:func:`gazeprivacy.experiments.frontier.frontier_split`, holdout 0.3, probes 0.34), the same
+held-out scoring (:func:`~gazeprivacy.experiments.frontier.frontier_metrics`) without the
+membership and attribute attacks, for a few seeds, printed as mean +- SE and the paired
+difference to the best data-free baseline.
+
+Run (real data in ``$GAZEPRIVACY_DATA``)::
+
+    PYTHONPATH=src python scripts/frontier_quick.py vr --eps 3 10 --seeds 0 1 2
+    PYTHONPATH=src python scripts/frontier_quick.py doves --metrics density density:stimulus
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from gazeprivacy.data.loaders import load
+from gazeprivacy.experiments.baselines import BASELINES, DEFAULT_BASELINES
+from gazeprivacy.experiments.config import FrontierConfig
+from gazeprivacy.experiments.frontier import first_seconds, frontier_metrics, frontier_split
+from gazeprivacy.mechanisms.samples.participant_synth import (
+    ParticipantSynthParams,
+    participant_synth,
+)
+
+__all__ = ["DATA", "main"]
+
+#: name -> (loader, loader options, public label, output length s, first seconds kept)
+DATA = {
+    "vr": ("vr_selfcalib_office_supermarket", {}, "environment", 60.0, 60.0),
+    "mpiidpeye": ("mpiidpeye", {}, "document", 60.0, 60.0),
+    "gazegraph": ("gazegraph_desktop_activity", {}, "activity", 60.0, None),
+    "doves": ("doves", {"images": [1, 9, 17, 25, 33, 41, 49, 57, 65, 73, 81, 89, 97]},
+              "stimulus", 5.0, None),
+}
+
+_METRICS = {"density": ("frontier:density", "density_error"),
+            "density16": ("frontier:density-coarse", "density_error"),
+            "disc": ("realism:discriminator", "discriminator_auc")}
+
+
+def _value(out: dict, metric: str, label: str) -> float:
+    if metric in ("task", "btask"):
+        key = f"{label}:tstr-frontier"
+        field = "accuracy" if metric == "task" else "balanced_accuracy"
+    elif metric.startswith("density:"):
+        key, field = f"frontier:{metric}", "density_error"
+    elif metric.startswith("w1"):
+        key, field = "realism:events", {"w1fix": "fixation_duration_w1_s",
+                                        "w1sacc": "saccade_amplitude_w1_deg"}[metric]
+    else:
+        key, field = _METRICS[metric]
+    _kind, values = out.get(key, ("", {}))
+    return float(values.get(field, np.nan))
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("data", choices=sorted(DATA))
+    ap.add_argument("--eps", type=float, nargs="*", default=[3.0, 10.0])
+    ap.add_argument("--seeds", type=int, nargs="*", default=[0, 1, 2])
+    ap.add_argument("--metrics", nargs="*", default=["density", "density16", "task", "disc",
+                                                     "w1fix", "w1sacc"])
+    ap.add_argument("--no-label", action="store_true", help="no public label (one population)")
+    ap.add_argument("--baselines", nargs="*", default=list(DEFAULT_BASELINES[1:]))
+    args = ap.parse_args(argv)
+    loader, options, label, length_s, first_s = DATA[args.data]
+    ds = first_seconds(load(loader, **options), first_s)
+    labels = () if args.no_label else (label,)
+    cfg = FrontierConfig(labels=(label,), n_trees=50, discriminator_splits=3)
+    rows: dict[str, dict[str, list[float]]] = {}
+    for seed in args.seeds:
+        split_rng, prot_rng, eval_rng = np.random.default_rng(seed).spawn(3)
+        split = frontier_split(ds, rng=split_rng, holdout_fraction=0.3, probe_fraction=0.34)
+        memo: dict = {}
+        releases = {b: BASELINES[b].release(split.fit, rng=prot_rng.spawn(1)[0])
+                    for b in args.baselines}
+        releases["raw"] = split.fit
+        for eps in args.eps:
+            p = ParticipantSynthParams(epsilon_per_participant=eps, delta=1e-6,
+                                       output_length_s=length_s, public_labels=labels)
+            t0 = time.perf_counter()
+            releases[f"ps@{eps:g}"] = participant_synth(split.fit, p,
+                                                        rng=prot_rng.spawn(1)[0]).output
+            print(f"seed {seed} eps {eps:g}: protect {time.perf_counter() - t0:.1f} s",
+                  flush=True)
+        for name, rel in releases.items():
+            out = frontier_metrics(replace(cfg), split, rel, attacks=(), attribute_of={},
+                                   rng=eval_rng.spawn(1)[0], notes=[], memo=memo)
+            row = rows.setdefault(name, {})
+            for m in args.metrics:
+                row.setdefault(m, []).append(_value(out, m, label))
+    print(f"\n{args.data}: seeds {args.seeds}, label {labels or 'none'}")
+    print("release".ljust(28) + "".join(m.rjust(20) for m in args.metrics))
+    base = [b for b in args.baselines]
+    for name, row in rows.items():
+        cells = []
+        for m in args.metrics:
+            v = np.array(row[m])
+            se = v.std(ddof=1) / np.sqrt(v.size) if v.size > 1 else np.nan
+            cells.append(f"{np.nanmean(v):.3f}+-{se:.3f}".rjust(20))
+        print(name.ljust(28) + "".join(cells))
+    print("\npaired difference (release - best baseline by mean; negative = better for "
+          "density / disc / w1), mean +- SE over seeds:")
+    for name in rows:
+        if name in base:
+            continue
+        cells = []
+        for m in args.metrics:
+            sign = 1 if m in ("task", "btask") else -1
+            best = max(base, key=lambda b: sign * np.nanmean(rows[b][m]))
+            d = np.array(rows[name][m]) - np.array(rows[best][m])
+            se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
+            cells.append(f"{d.mean():+.3f}+-{se:.3f}".rjust(20))
+        print(name.ljust(28) + "".join(cells))
+
+
+if __name__ == "__main__":
+    main()
