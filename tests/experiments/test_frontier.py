@@ -119,3 +119,34 @@ def test_first_seconds_cuts_every_recording():
     assert first_seconds(ds, None) is ds
     with pytest.raises(ConfigError, match="frontier.max_duration_s"):
         parse_config({**_BASE, "frontier": {"max_duration_s": 0}})
+
+
+def test_tstr_balanced_accuracy_scores_a_constant_answer_at_one_over_classes():
+    import numpy as np
+
+    from gazeprivacy.data.recording import Dataset
+    from gazeprivacy.experiments.frontier import _tstr
+    from gazeprivacy.metrics.realism import window_feature_table
+
+    ds = activity_dataset(n_participants=6, duration_s=6.0, seed=1)
+    values = sorted({r.labels["activity"] for r in ds.recordings})
+    assert len(values) == 2
+    first, other = values
+    # held out: every participant's `first` recordings, `other` of two participants only
+    keep = sorted(ds.participants)[:2]
+    held = Dataset(tuple(r for r in ds.recordings
+                         if r.labels["activity"] == first or r.participant in keep))
+    w = window_feature_table(held, window_s=1.0)
+    # a release labelled `first` but for one recording: the forest answers `first` mostly
+    rel = [replace(r, labels={**r.labels, "activity": first}) for r in ds.recordings]
+    rel[0] = replace(rel[0], labels={**rel[0].labels, "activity": other})
+    w_rel = window_feature_table(Dataset(tuple(rel)), window_s=1.0)
+    out = _tstr(w, w_rel, held, Dataset(tuple(rel)), "activity", 20,
+                np.random.default_rng(0))
+    assert out["uniform_chance"] == 0.5 and out["chance"] == pytest.approx(0.75)
+    assert out["balanced_accuracy"] < 0.6  # near 1 / classes
+    # the majority share counts in plain accuracy (fixed seed: 0.625 against 0.417)
+    assert out["accuracy"] > out["balanced_accuracy"] + 0.15
+    assert 0 < out["balanced_accuracy_se"] < 0.2
+    copy = _tstr(w, w, held, held, "activity", 20, np.random.default_rng(0))
+    assert copy["balanced_accuracy"] > 0.9

@@ -22,8 +22,10 @@ changes what a cell measures:
      values of the error between the held-out recordings and the release's recordings of
      that value (the whole release when it does not carry the label);
    * ``<label>:tstr-frontier``: a forest trained on the release's windows (labelled by the
-     release's own recording labels) classifies the held-out participants' raw windows;
-     ``accuracy_se`` a bootstrap over held-out participants;
+     release's own recording labels) classifies the held-out participants' raw windows:
+     ``accuracy`` (chance: the majority share) and ``balanced_accuracy`` (chance:
+     ``uniform_chance`` = 1 / classes), each with a bootstrap ``_se`` over held-out
+     participants;
    * ``realism:discriminator`` and ``realism:events`` (:mod:`gazeprivacy.metrics.realism`):
      release against held-out raw data;
    * ``membership:relative-distance`` (:mod:`gazeprivacy.attacks.membership`): members are the
@@ -37,6 +39,7 @@ like any other.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -45,6 +48,7 @@ import numpy as np
 import polars as pl
 from scipy.spatial.distance import jensenshannon
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import balanced_accuracy_score
 
 from gazeprivacy.attacks.membership import membership_attack
 from gazeprivacy.attacks.release_attribute import release_attribute_attack
@@ -202,7 +206,13 @@ def _by_label(held: Dataset, release: Dataset, label: str, geo: Geometry, grid: 
 
 def _tstr(w_held: pl.DataFrame, w_rel: pl.DataFrame, held: Dataset, release: Dataset,
           label: str, n_trees: int, rng: np.random.Generator) -> dict[str, float] | None:
-    """Train on the release's windows (its own labels), test on held-out raw windows."""
+    """Train on the release's windows (its own labels), test on held-out raw windows.
+
+    ``accuracy`` (chance: ``chance``, the majority share, which a constant answer scores) and
+    ``balanced_accuracy`` (the mean per-class recall, scikit-learn's; chance
+    ``uniform_chance`` = 1 / classes whatever the balance), each with a bootstrap standard error
+    over held-out participants (the same resamples for both).
+    """
     lab_held = {r.recording: r.labels.get(label) for r in held.recordings}
     lab_rel = {r.recording: r.labels.get(label) for r in release.recordings}
     y_te = np.array([lab_held[r] for r in w_held["recording"].to_list()], dtype=object)
@@ -213,21 +223,38 @@ def _tstr(w_held: pl.DataFrame, w_rel: pl.DataFrame, held: Dataset, release: Dat
     x_tr = w_rel.select(WINDOW_FEATURES).to_numpy().astype(float)[keep]
     x_te = w_held.select(WINDOW_FEATURES).to_numpy().astype(float)
     _, counts = np.unique(y_te.astype(str), return_counts=True)
-    chance = float(counts.max() / counts.sum())
+    chances = {"chance": float(counts.max() / counts.sum()),
+               "uniform_chance": 1.0 / counts.size}
     if keep.sum() == 0 or len(set(y_tr[keep].tolist())) < 2:
-        return {"accuracy": float("nan"), "chance": chance, "label_in_release": 0.0}
+        return {"accuracy": float("nan"), "balanced_accuracy": float("nan"), **chances,
+                "label_in_release": 0.0}
     clf = RandomForestClassifier(n_estimators=n_trees, min_samples_leaf=3, n_jobs=1,
                                  random_state=seed_for_sklearn(rng))
     clf.fit(np.where(np.isfinite(x_tr), x_tr, np.nan), y_tr[keep].astype(str))
-    ok = clf.predict(np.where(np.isfinite(x_te), x_te, np.nan)) == y_te.astype(str)
+    truth = y_te.astype(str)
+    pred = clf.predict(np.where(np.isfinite(x_te), x_te, np.nan))
     who = w_held["participant"].to_numpy().astype(str)
     people = np.unique(who)
     idx = [np.flatnonzero(who == p) for p in people]
-    reps = [float(ok[np.concatenate([idx[i] for i in rng.integers(0, len(people),
-                                                                  len(people))])].mean())
-            for _ in range(_BOOTSTRAP)]
-    return {"accuracy": float(ok.mean()), "accuracy_se": float(np.std(reps, ddof=1)),
-            "chance": chance, "label_in_release": 1.0}
+    reps = []
+    for _ in range(_BOOTSTRAP):
+        i = np.concatenate([idx[j] for j in rng.integers(0, len(people), len(people))])
+        reps.append((float(np.mean(pred[i] == truth[i])), _balanced(truth[i], pred[i])))
+    acc, bal = np.array(reps).T
+    return {"accuracy": float(np.mean(pred == truth)), "accuracy_se": float(np.std(acc, ddof=1)),
+            "balanced_accuracy": _balanced(truth, pred),
+            "balanced_accuracy_se": float(np.nanstd(bal, ddof=1)), **chances,
+            "label_in_release": 1.0}
+
+
+def _balanced(truth: np.ndarray, pred: np.ndarray) -> float:
+    """Balanced accuracy over the classes present in ``truth`` (NaN with fewer than two: a
+    bootstrap resample that drew one class only says nothing about balance)."""
+    if np.unique(truth).size < 2:
+        return float("nan")
+    with warnings.catch_warnings():  # predicted classes absent from truth: not scored, by design
+        warnings.simplefilter("ignore", UserWarning)
+        return float(balanced_accuracy_score(truth, pred))
 
 
 def _held_events(held: Dataset, memo: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
