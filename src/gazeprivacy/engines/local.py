@@ -183,7 +183,7 @@ def _iter_grouped(parts: _Parts, plan: Any, streams: PartitionStreams
     for i in range(parts.n):
         part = parts[i]
         rel = bound.release(i, part, model, pieces[i], streams.release(i))
-        if len(rel.output) != len(part):
+        if not same_recordings(plan, part, rel.output, rows=False):
             raise AssertionError(f"{plan.mechanism} changed the recordings of partition {i}")
         yield i, part, rel
         del part, rel

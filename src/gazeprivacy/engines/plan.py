@@ -223,14 +223,17 @@ def combine_guarantees(records: Sequence[Guarantee],
     return base.compose(totals)
 
 
-def same_recordings(plan: Any, part: Any, released: Any) -> bool:
-    """Whether a released partition keeps the input's recordings and row counts, as every plan
-    must -- except a synthetic population's (its entry's ``synthetic_population``), whose
-    recordings are set by its parameters."""
+def same_recordings(plan: Any, part: Any, released: Any, *, rows: bool = True) -> bool:
+    """Whether a released partition keeps the input's recordings and row counts (``rows=False``:
+    its number of recordings only, as participant-grouped plans must), as every plan must --
+    except a synthetic population's (its entry's ``synthetic_population``), whose recordings
+    are set by its parameters."""
     from gazeprivacy.mechanisms import MECHANISMS
 
     if plan.mechanism in MECHANISMS and MECHANISMS[plan.mechanism].synthetic_population:
         return True
+    if not rows:
+        return len(released) == len(part)
     return [r.n_samples for r in released] == [r.n_samples for r in part]
 
 
