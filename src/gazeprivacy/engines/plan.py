@@ -37,8 +37,8 @@ parameters; release: render per partition). :func:`plan_for` looks the plan up; 
 without one raises :class:`~gazeprivacy.exceptions.InvalidParameterError` with the reason its
 entry gives (``partition_refusal``) and the way out.
 
-**Participant-grouped plans** (``grouped = True``, e.g. DPGazeSynth's ``unit="participant"``,
-whose participants may span partitions) add a public pass: ``shape(part)`` on every partition
+**Participant-grouped plans** (``grouped = True``: DPGazeSynth's ``unit="participant"`` and
+participant-synth, whose participants may span partitions) add a public pass: ``shape(part)`` on every partition
 (public shape only), then on the driver ``assign(shapes, streams.root())`` (the one-process
 generator) returns the plan bound to the public assignment. The bound plan's ``client(i, part,
 rng)`` gives partition ``i``'s message (``merge`` may fold them), ``curate(messages, rng)``
