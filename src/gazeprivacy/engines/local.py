@@ -7,10 +7,10 @@ the (small) messages; the curator reduces them; phase 2 reads every partition ag
 its client state from the same random stream (same state, nothing new released) and releases it.
 Plans without a curator (per-recording mechanisms such as Kaleido) skip phase 1.
 Participant-grouped plans (``grouped = True``: DPGazeSynth ``unit="participant"``,
-participant-synth) add a public pass before phase 1 (``shape`` of every partition, then ``assign`` on the driver) and
-release from the curator's model and each partition's own piece, without recomputing a client
-state (see :mod:`gazeprivacy.engines.plan`). Peak memory is
-one partition and its client state plus the messages -- it does not grow with the number of
+participant-synth) add a public pass before phase 1 (``shape`` of every partition, then
+``assign`` on the driver) and release from the curator's model and each partition's own piece,
+without recomputing a client state (see :mod:`gazeprivacy.engines.plan`). Peak memory is one
+partition and its client state plus the messages -- it does not grow with the number of
 partitions (``benchmarks/memory.py`` measures it; docs/scale.md).
 
 * :func:`protect_partitioned` -- partitioned folder in, partitioned folder out

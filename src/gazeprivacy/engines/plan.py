@@ -38,9 +38,10 @@ without one raises :class:`~gazeprivacy.exceptions.InvalidParameterError` with t
 entry gives (``partition_refusal``) and the way out.
 
 **Participant-grouped plans** (``grouped = True``: DPGazeSynth's ``unit="participant"`` and
-participant-synth, whose participants may span partitions) add a public pass: ``shape(part)`` on every partition
-(public shape only), then on the driver ``assign(shapes, streams.root())`` (the one-process
-generator) returns the plan bound to the public assignment. The bound plan's ``client(i, part,
+participant-synth, whose participants may span partitions) add a public pass:
+``shape(part)`` on every partition (public shape only), then on the driver ``assign(shapes,
+streams.root())`` (the one-process generator) returns the plan bound to the public
+assignment. The bound plan's ``client(i, part,
 rng)`` gives partition ``i``'s message (``merge`` may fold them), ``curate(messages, rng)``
 gives ``(model, pieces)`` (the model goes to every partition, ``pieces[i]`` to partition ``i``
 only) and ``release(i, part, model, pieces[i], rng)`` the released partition. The unbound

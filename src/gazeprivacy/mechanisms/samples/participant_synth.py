@@ -405,10 +405,19 @@ def merge_messages(messages: Sequence[SynthMessage]) -> SynthMessage:
     depend on the order or the partitioning)."""
     if not messages:
         raise InvalidDataError("participant-synth: no client messages to curate")
-    parts: dict[str, dict[Key, dict[str, np.ndarray]]] = {}
-    for msg in messages:
+    # the messages are not modified: a participant's parts are shared until it merges (then
+    # copied once), so folding as messages arrive costs O(message), not O(participants so far)
+    parts: dict[str, Any] = dict(messages[0].parts)
+    copied: set[str] = set()
+    for msg in messages[1:]:
         for pid, raw in msg.parts.items():
-            merge_parts(parts.setdefault(pid, {}), raw)
+            if pid not in parts:
+                parts[pid] = raw
+                continue
+            if pid not in copied:
+                parts[pid] = {k: dict(v) for k, v in parts[pid].items()}
+                copied.add(pid)
+            merge_parts(parts[pid], raw)
     return SynthMessage(parts, messages[0].setup)
 
 
