@@ -88,8 +88,8 @@ def _partition(path: str, dest: str) -> dict:
 
 #: Parameters and public columns per protect step (engine local, or ``-dask``). participant-synth
 #: detects events with I-VT here (REMoDNaV, its default, costs 40-200x the CPU per sample with
-#: the same per-recording memory; docs/events.md) and writes 30 synthetic participants x 3 tasks
-#: x 600 s at every scale.
+#: the same per-recording memory; docs/events.md) and writes 5.4 M samples at every scale: at
+#: least one synthetic participant per partition (``_synthetic``), 3 tasks each.
 _PROTECT = {
     "dpgazesynth": ({"epsilon": 2.0, "grid_size": 30}, ["mask"]),
     "kaleido": ({"epsilon": 2.0, "radius_deg": 2.0, "window_s": 0.5}, ["mask"]),
@@ -106,12 +106,23 @@ def _protect(path: str, dest: str, mechanism: str) -> dict:
 
     from gazeprivacy.engines import protect_partitioned
 
-    kw, public = _PROTECT[mechanism]
+    kw, public = _synthetic(path, *_PROTECT[mechanism])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         rel = protect_partitioned(path, dest, mechanism=mechanism, seed=0, overwrite=True,
                                   public=public, **kw)
     return {"samples": rel.output.n_samples}
+
+
+def _synthetic(path: str, kw: dict, public: list[str]) -> tuple[dict, list[str]]:
+    """participant-synth's population for the folder: one synthetic participant per partition
+    (at least 30), recordings shortened so the output stays 30 x 3 x 600 s of samples."""
+    if "output_length_s" not in kw:
+        return kw, public
+    from gazeprivacy.data.partitioned import PartitionedDataset
+
+    n = max(30, PartitionedDataset(path).n_partitions)
+    return {**kw, "n_participants": n, "output_length_s": 600.0 * 30 / n}, public
 
 
 def _usage() -> tuple[float, float]:
@@ -142,7 +153,7 @@ def _protect_dask(path: str, dest: str, step: str) -> dict:
     from gazeprivacy.engines import protect_partitioned
     from gazeprivacy.engines.dask import local_cluster
 
-    kw, public = _PROTECT[step]
+    kw, public = _synthetic(path, *_PROTECT[step])
     mechanism = step.removesuffix("-participant")
     t0 = time.perf_counter()
     with local_cluster(2) as cluster, distributed.Client(cluster) as client:
