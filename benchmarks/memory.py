@@ -24,7 +24,10 @@ step imports only what its command needs: the partition engines for protect, the
 runner's featurizer for featurize). ``dpgazesynth-participant-dask`` (not in the default steps:
 ``--steps dpgazesynth-participant-dask``) protects at the participant level (3 per participant,
 m = 2) on a local Dask cluster of 2 worker processes, and reports the driver's and every
-worker's peak RSS and CPU seconds of the protect call (measured in each process). Bounded memory
+worker's peak RSS and CPU seconds of the protect call (measured in each process);
+``participant-synth`` and ``participant-synth-dask`` (not default either) protect with
+participant-synth (I-VT events; at 10x and 50x every participant spans 10 or 50 partitions) on
+engine local and on the same 2-worker cluster. Bounded memory
 means peak RSS stays flat as the scale grows
 while time grows linearly.
 """
@@ -83,18 +86,43 @@ def _partition(path: str, dest: str) -> dict:
     return {"samples": pds.n_samples, "partitions": pds.n_partitions}
 
 
+#: Parameters and public columns per protect step (engine local, or ``-dask``). participant-synth
+#: detects events with I-VT here (REMoDNaV, its default, costs 40-200x the CPU per sample with
+#: the same per-recording memory; docs/events.md) and writes 5.4 M samples at every scale: at
+#: least one synthetic participant per partition (``_synthetic``), 3 tasks each.
+_PROTECT = {
+    "dpgazesynth": ({"epsilon": 2.0, "grid_size": 30}, ["mask"]),
+    "kaleido": ({"epsilon": 2.0, "radius_deg": 2.0, "window_s": 0.5}, ["mask"]),
+    "dpgazesynth-participant": ({"epsilon": 3.0, "unit": "participant",
+                                 "windows_per_participant": 2, "grid_size": 30}, ["mask"]),
+    "participant-synth": ({"epsilon_per_participant": 3.0, "delta": 1e-6,
+                           "output_length_s": 600.0, "public_labels": ("task",),
+                           "detector": "ivt"}, ["task"]),
+}
+
+
 def _protect(path: str, dest: str, mechanism: str) -> dict:
     import warnings
 
     from gazeprivacy.engines import protect_partitioned
 
-    kw = ({"epsilon": 2.0, "grid_size": 30} if mechanism == "dpgazesynth"
-          else {"epsilon": 2.0, "radius_deg": 2.0, "window_s": 0.5})
+    kw, public = _synthetic(path, *_PROTECT[mechanism])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         rel = protect_partitioned(path, dest, mechanism=mechanism, seed=0, overwrite=True,
-                                  public=["mask"], **kw)
+                                  public=public, **kw)
     return {"samples": rel.output.n_samples}
+
+
+def _synthetic(path: str, kw: dict, public: list[str]) -> tuple[dict, list[str]]:
+    """participant-synth's population for the folder: one synthetic participant per partition
+    (at least 30), recordings shortened so the output stays 30 x 3 x 600 s of samples."""
+    if "output_length_s" not in kw:
+        return kw, public
+    from gazeprivacy.data.partitioned import PartitionedDataset
+
+    n = max(30, PartitionedDataset(path).n_partitions)
+    return {**kw, "n_participants": n, "output_length_s": 600.0 * 30 / n}, public
 
 
 def _usage() -> tuple[float, float]:
@@ -108,14 +136,15 @@ def _usage() -> tuple[float, float]:
 def _warm() -> tuple[float, float]:
     """On a worker: the imports a task needs, then its usage so far."""
     import gazeprivacy.engines.dask
-    import gazeprivacy.mechanisms.samples.dpgazesynth  # noqa: F401
+    import gazeprivacy.mechanisms.samples.dpgazesynth
+    import gazeprivacy.mechanisms.samples.participant_synth  # noqa: F401
 
     return _usage()
 
 
-def _protect_participant_dask(path: str, dest: str) -> dict:
-    """Participant-level DPGazeSynth on a 2-worker local cluster (worker processes). CPU: the
-    driver's (it hosts the scheduler) and every worker's during the protect call, after the
+def _protect_dask(path: str, dest: str, step: str) -> dict:
+    """``step`` (a key of ``_PROTECT``) on a 2-worker local cluster (worker processes). CPU:
+    the driver's (it hosts the scheduler) and every worker's during the protect call, after the
     cluster is up and the workers have imported gazeprivacy (fixed costs, reported apart)."""
     import warnings
 
@@ -124,6 +153,8 @@ def _protect_participant_dask(path: str, dest: str) -> dict:
     from gazeprivacy.engines import protect_partitioned
     from gazeprivacy.engines.dask import local_cluster
 
+    kw, public = _synthetic(path, *_PROTECT[step])
+    mechanism = step.removesuffix("-participant")
     t0 = time.perf_counter()
     with local_cluster(2) as cluster, distributed.Client(cluster) as client:
         client.run(_warm)  # first imports on the workers: not part of the run
@@ -132,10 +163,9 @@ def _protect_participant_dask(path: str, dest: str) -> dict:
         t1 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            rel = protect_partitioned(path, dest, mechanism="dpgazesynth", seed=0,
+            rel = protect_partitioned(path, dest, mechanism=mechanism, seed=0,
                                       overwrite=True, engine="dask", scheduler=client,
-                                      public=["mask"], epsilon=3.0, unit="participant",
-                                      windows_per_participant=2, grid_size=30)
+                                      public=public, **kw)
         seconds = time.perf_counter() - t1
         driver_cpu = _usage()[0] - cpu0
         after = client.run(_usage)
@@ -187,8 +217,8 @@ def child(a: argparse.Namespace) -> None:
         out = _generate(a.path, a.scale, a.dest)
     elif a.child == "partition":
         out = _partition(a.path, a.dest)
-    elif a.child == "protect" and a.mechanism == "dpgazesynth-participant-dask":
-        out = _protect_participant_dask(a.path, a.dest)
+    elif a.child == "protect" and a.mechanism.endswith("-dask"):
+        out = _protect_dask(a.path, a.dest, a.mechanism.removesuffix("-dask"))
     elif a.child == "protect":
         out = _protect(a.path, a.dest, a.mechanism)
     else:
@@ -228,10 +258,11 @@ def measure(args: list[str]) -> dict:
     return res
 
 
-def _dask_rows(scale: float, r: dict, row: Any) -> None:
-    """The participant-level Dask run as rows: the driver, each worker, and all processes
-    (CPU summed, the largest peak)."""
-    name = "protect dpgazesynth participant-level (dask, 2 workers)"
+def _dask_rows(scale: float, step: str, r: dict, row: Any) -> None:
+    """A Dask run as rows: the driver, each worker, and all processes (CPU summed, the largest
+    peak)."""
+    name = {"dpgazesynth-participant-dask": "protect dpgazesynth participant-level"}.get(
+        step, f"protect {step.removesuffix('-dask')}") + " (dask, 2 workers)"
     n = r["samples"]
     row(scale, f"{name}: driver (+ scheduler)", {"samples": 0, "peak_rss_mb": r["driver_rss_mb"],
                                                  "seconds": r["seconds"],
@@ -314,7 +345,7 @@ def main() -> None:
                     r = measure(["--child", "protect", "--path", str(data), "--dest",
                                  str(tmp / step), "--mechanism", step])
                     if "workers" in r:
-                        _dask_rows(scale, r, row)
+                        _dask_rows(scale, step, r, row)
                     else:
                         row(scale, f"protect {step} (engine local)", r)
                     shutil.rmtree(tmp / step, ignore_errors=True)

@@ -227,27 +227,33 @@ def test_participant_level_on_dask_equals_local_bit_for_bit(src, scheduler, tmp_
 
 
 def test_participant_synth_runs_partition_wise_on_both_engines(scheduler, tmp_path):
-    # partitions of whole participants (4 recordings each); the synthetic population's
+    # partitions of 3 recordings: participants p01, p02, p03 are split across two partitions
+    # each (their raw parts merged on the driver, normalised whole); the synthetic population's
     # recordings are set by its parameters, not the input's (the engines accept that)
     ds = simulate_dataset(n_participants=4, tasks=("free-viewing", "reading"),
                           recordings_per_task=2, duration_s=3.0, sampling_rate_hz=100,
                           rng=np.random.default_rng(11))
-    src = write_partitioned(ds, tmp_path / "in", recordings_per_partition=4)
+    src = write_partitioned(ds, tmp_path / "in", recordings_per_partition=3)
+    assert set(src.partitions[0].participants) & set(src.partitions[1].participants)
     kw = {"epsilon_per_participant": 3.0, "delta": 1e-6, "output_length_s": 1.5,
-          "public_labels": ("task",)}
+          "public_labels": ("task",), "n_participants": 6}
     loc = protect_partitioned(src, tmp_path / "local", mechanism="participant-synth", seed=3,
                               public=["task"], **kw)
-    dsk = protect_partitioned(src, tmp_path / "dask", mechanism="participant-synth", seed=3,
-                              engine="dask", scheduler=scheduler, public=["task"], **kw)
-    assert loc.output.n_partitions == dsk.output.n_partitions == 4
+    res = CliRunner().invoke(app, [
+        "protect", str(src.path), str(tmp_path / "dask"), "--mechanism", "participant-synth",
+        "--per-participant-epsilon", "3", "--per-participant-delta", "1e-6",
+        "--output-length-s", "1.5", "--public", "task", "--participants", "6", "--seed", "3",
+        "--engine", "dask", "--scheduler", scheduler])
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    dsk = PartitionedDataset(tmp_path / "dask")
+    assert loc.output.n_partitions == dsk.n_partitions == 6
     n = [sum(r.n_samples for r in p) for p in loc.output]
-    assert n == [sum(r.n_samples for r in p) for p in dsk.output] and all(n)
-    for pa, pb in zip(loc.output, dsk.output, strict=True):
+    assert n == [sum(r.n_samples for r in p) for p in dsk] and all(n)
+    for pa, pb in zip(loc.output, dsk, strict=True):
         for ra, rb in zip(pa, pb, strict=True):
             np.testing.assert_array_equal(ra.x, rb.x)
+            np.testing.assert_array_equal(ra.y, rb.y)
     assert loc.guarantee.kind.value == "rho-zCDP"
-    # a participant spanning partitions is refused (its statistics are bounded per participant)
-    spanning = write_partitioned(ds, tmp_path / "in3", recordings_per_partition=3)
-    with pytest.raises(InvalidDataError, match="several partitions"):
-        protect_partitioned(spanning, tmp_path / "out3", mechanism="participant-synth",
-                            seed=3, public=["task"], **kw)
+    assert _without_engine_note(read_guarantee(tmp_path / "dask")) == _without_engine_note(
+        loc.guarantee)
+    assert {b.units for b in loc.guarantee.per_participant.values()} == {1}

@@ -90,7 +90,8 @@ def _view() -> _View:
             for k, d in (("a", ds), ("corner", _replaced(ds, "corner")),
                          ("centre", _replaced(ds, "centre")))}
     setup = msgs["a"].setup
-    return _View(params, replace(setup, keys=((),)), {k: m.sums for k, m in msgs.items()})
+    return _View(params, replace(setup, keys=((),)),
+                 {k: mod.population_sums(m.parts) for k, m in msgs.items()})
 
 
 def _stacked(view: _View, which: str, m: str) -> np.ndarray:

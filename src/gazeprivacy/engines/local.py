@@ -6,11 +6,11 @@ Two passes over the partitions: phase 1 runs the client step of every partition 
 the (small) messages; the curator reduces them; phase 2 reads every partition again, recomputes
 its client state from the same random stream (same state, nothing new released) and releases it.
 Plans without a curator (per-recording mechanisms such as Kaleido) skip phase 1.
-Participant-grouped plans (``grouped = True``, e.g. DPGazeSynth ``unit="participant"``) add a
-public pass before phase 1 (``shape`` of every partition, then ``assign`` on the driver) and
-release from the curator's model and each partition's own piece, without recomputing a client
-state (see :mod:`gazeprivacy.engines.plan`). Peak memory is
-one partition and its client state plus the messages -- it does not grow with the number of
+Participant-grouped plans (``grouped = True``: DPGazeSynth ``unit="participant"``,
+participant-synth) add a public pass before phase 1 (``shape`` of every partition, then
+``assign`` on the driver) and release from the curator's model and each partition's own piece,
+without recomputing a client state (see :mod:`gazeprivacy.engines.plan`). Peak memory is one
+partition and its client state plus the messages -- it does not grow with the number of
 partitions (``benchmarks/memory.py`` measures it; docs/scale.md).
 
 * :func:`protect_partitioned` -- partitioned folder in, partitioned folder out
@@ -183,7 +183,7 @@ def _iter_grouped(parts: _Parts, plan: Any, streams: PartitionStreams
     for i in range(parts.n):
         part = parts[i]
         rel = bound.release(i, part, model, pieces[i], streams.release(i))
-        if len(rel.output) != len(part):
+        if not same_recordings(plan, part, rel.output, rows=False):
             raise AssertionError(f"{plan.mechanism} changed the recordings of partition {i}")
         yield i, part, rel
         del part, rel

@@ -37,10 +37,11 @@ parameters; release: render per partition). :func:`plan_for` looks the plan up; 
 without one raises :class:`~gazeprivacy.exceptions.InvalidParameterError` with the reason its
 entry gives (``partition_refusal``) and the way out.
 
-**Participant-grouped plans** (``grouped = True``, e.g. DPGazeSynth's ``unit="participant"``,
-whose participants may span partitions) add a public pass: ``shape(part)`` on every partition
-(public shape only), then on the driver ``assign(shapes, streams.root())`` (the one-process
-generator) returns the plan bound to the public assignment. The bound plan's ``client(i, part,
+**Participant-grouped plans** (``grouped = True``: DPGazeSynth's ``unit="participant"`` and
+participant-synth, whose participants may span partitions) add a public pass:
+``shape(part)`` on every partition (public shape only), then on the driver ``assign(shapes,
+streams.root())`` (the one-process generator) returns the plan bound to the public
+assignment. The bound plan's ``client(i, part,
 rng)`` gives partition ``i``'s message (``merge`` may fold them), ``curate(messages, rng)``
 gives ``(model, pieces)`` (the model goes to every partition, ``pieces[i]`` to partition ``i``
 only) and ``release(i, part, model, pieces[i], rng)`` the released partition. The unbound
@@ -223,14 +224,17 @@ def combine_guarantees(records: Sequence[Guarantee],
     return base.compose(totals)
 
 
-def same_recordings(plan: Any, part: Any, released: Any) -> bool:
-    """Whether a released partition keeps the input's recordings and row counts, as every plan
-    must -- except a synthetic population's (its entry's ``synthetic_population``), whose
-    recordings are set by its parameters."""
+def same_recordings(plan: Any, part: Any, released: Any, *, rows: bool = True) -> bool:
+    """Whether a released partition keeps the input's recordings and row counts (``rows=False``:
+    its number of recordings only, as participant-grouped plans must), as every plan must --
+    except a synthetic population's (its entry's ``synthetic_population``), whose recordings
+    are set by its parameters."""
     from gazeprivacy.mechanisms import MECHANISMS
 
     if plan.mechanism in MECHANISMS and MECHANISMS[plan.mechanism].synthetic_population:
         return True
+    if not rows:
+        return len(released) == len(part)
     return [r.n_samples for r in released] == [r.n_samples for r in part]
 
 

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import replace
@@ -21,6 +22,9 @@ from gazeprivacy.mechanisms.contract import sample_shape
 from gazeprivacy.mechanisms.samples._participant_synth_model import (
     MARGINALS,
     PublicBins,
+    merge_parts,
+    normalise_parts,
+    participant_parts,
     participant_statistics,
     priors,
     shrink_to_prior,
@@ -32,6 +36,7 @@ from gazeprivacy.mechanisms.samples.participant_synth import (
     noise_sigma,
     participant_synth,
     plan,
+    population_sums,
 )
 
 
@@ -207,20 +212,21 @@ def test_the_model_depends_on_the_data_only_through_the_noisy_measurement(two_ta
     phases = plan(p)
     other = Dataset(tuple(r.with_gaze(r.x + 5.0, r.y - 2.0) for r in two_tasks))
     msgs = [phases.client(ds, np.random.default_rng(0))[1] for ds in (two_tasks, other)]
+    sums = [population_sums(m.parts) for m in msgs]
     rng = np.random.default_rng(5)
-    keys = sorted(msgs[0].sums)
-    targets = {m: rng.normal(0.5, 1.0, (len(keys), *np.shape(msgs[0].sums[keys[0]][m])))
+    keys = sorted(sums[0])
+    targets = {m: rng.normal(0.5, 1.0, (len(keys), *np.shape(sums[0][keys[0]][m])))
                for m in MARGINALS[:-1]}
     targets["label_weight"] = np.array([2.5, 1.5])
     models = []
-    for msg in msgs:
+    for msg, total in zip(msgs, sums, strict=True):
         noise = []
         for m in MARGINALS:
-            raw = np.stack([np.asarray(msg.sums[k][m], dtype=float) for k in keys])
+            raw = np.stack([np.asarray(total[k][m], dtype=float) for k in keys])
             noise.append(targets[m] - raw.reshape(targets[m].shape))
         models.append(phases.curate([msg], RecordingRng(noise)))
     a, b = models
-    assert not np.allclose(msgs[0].sums[keys[0]]["density"], msgs[1].sums[keys[0]]["density"])
+    assert not np.allclose(sums[0][keys[0]]["density"], sums[1][keys[0]]["density"])
     for k in keys:
         for m in MARGINALS[:-1]:
             np.testing.assert_allclose(a.models[k].marginals[m], b.models[k].marginals[m],
@@ -298,7 +304,7 @@ def test_only_declared_labels_are_measured_and_written(two_tasks):
     p = _params(public_labels=("task",))
     phases = plan(p)
     _, msg = phases.client(two_tasks, np.random.default_rng(0))
-    assert sorted(msg.sums) == [("free-viewing",), ("reading",)]
+    assert sorted(population_sums(msg.parts)) == [("free-viewing",), ("reading",)]
     rel = participant_synth(two_tasks, p, rng=np.random.default_rng(0))
     assert all(set(r.labels) == {"task"} for r in rel.output)
     assert rel.guarantee.parameters["label_values"] == [["free-viewing"], ["reading"]]
@@ -332,31 +338,81 @@ def test_guarantee_is_rho_zcdp_per_participant_from_the_shape_only(two_tasks):
 # phases
 
 
-def test_phases_over_participant_grouped_partitions_release_every_synthetic_participant_once(
-        two_tasks):
-    p = _params(n_participants=5)
-    parts = [Dataset(tuple(r for r in two_tasks if r.participant in pids))
-             for pids in (("p01", "p02"), ("p03", "p04"))]
+def _bound_run(p, parts, root):
+    """The engines' steps of the participant-grouped plan, in-process."""
     phases = plan(p)
-    msgs = [phases.client(part, np.random.default_rng(i))[1] for i, part in enumerate(parts)]
-    model = phases.curate(msgs, np.random.default_rng(9))
+    bound = phases.assign([phases.shape(q) for q in parts], root)
+    msgs = [bound.client(i, q, None) for i, q in enumerate(parts)]
+    model, pieces = bound.curate([bound.merge(msgs[:2]), *msgs[2:]], None)
+    return model, [bound.release(i, q, model, pieces[i], None) for i, q in enumerate(parts)]
+
+
+def _same_gaze(a, b):
+    assert [r.recording for r in a] == [r.recording for r in b]
+    for ra, rb in zip(a, b, strict=True):
+        np.testing.assert_array_equal(ra.x, rb.x)
+        np.testing.assert_array_equal(ra.y, rb.y)
+
+
+@pytest.mark.parametrize("cuts", [(8,), (6,), (3, 6, 13)],
+                         ids=["whole_participants", "p02_split_in_two", "splits_everywhere"])
+def test_partition_wise_release_is_bit_equal_to_one_process(two_tasks, cuts):
+    # recordings 4-7 are p02's: a cut at 6 splits it across two partitions (the merge of its
+    # raw parts, then normalising it whole, gives the one-process sums bit for bit)
+    p = _params(n_participants=5)
+    edges = (0, *cuts, len(two_tasks))
+    parts = [Dataset(two_tasks.recordings[a:b]) for a, b in itertools.pairwise(edges)]
+    one = participant_synth(two_tasks, p, rng=np.random.default_rng(7))
+    model, outs = _bound_run(p, parts, np.random.default_rng(7))
     assert model.setup.n_input == 4
-    outs = [phases.release(part, None, model, np.random.default_rng(20 + i))
-            for i, part in enumerate(parts)]
-    pids = [r.participant for o in outs for r in o.output]
-    assert sorted(set(pids)) == ["S001", "S002", "S003", "S004", "S005"]
-    assert all(o.guarantee == guarantee(p, sample_shape(two_tasks)).__class__(
-        **{**o.guarantee.__dict__}) for o in outs)
-    assert outs[0].guarantee == outs[1].guarantee
+    _same_gaze([r for o in outs for r in o.output], one.output)
+    pids = [[r.participant for r in o.output] for o in outs]  # consecutive blocks
+    assert sorted({q for ps in pids for q in ps}) == ["S001", "S002", "S003", "S004", "S005"]
+    assert all(o.guarantee == one.guarantee for o in outs)
+    phases = plan(p)
+    whole = phases.curate([phases.client(two_tasks, None)[1]], np.random.default_rng(0))
+    split = phases.curate([phases.client(q, None)[1] for q in parts], np.random.default_rng(0))
+    for k in whole.models:
+        for m in MARGINALS[:-1]:
+            np.testing.assert_array_equal(whole.models[k].marginals[m],
+                                          split.models[k].marginals[m])
 
 
-def test_a_participant_in_two_partitions_is_refused(two_tasks):
+def test_raw_parts_of_a_split_participant_merge_to_its_whole_statistics(two_tasks):
+    from gazeprivacy.events.detection import detect_events_dataset
+
+    recs = [r for r in two_tasks if r.participant == "p02"]
+    ev = detect_events_dataset(Dataset(tuple(recs)), max_saccade_share=None)
+    bins = PublicBins(recs[0].geometry, (16, 12), (4, 3))
+    keys = [(r.labels["task"],) for r in recs]
+    whole = participant_parts(recs, ev, keys, bins)
+    merged: dict = {}
+    for lo, hi in ((3, 4), (0, 3)):  # another order than the recordings'
+        ids = [r.recording for r in recs[lo:hi]]
+        merge_parts(merged, participant_parts(recs[lo:hi], ev.filter(
+            ev["recording"].is_in(ids)), keys[lo:hi], bins))
+    a, b = normalise_parts(whole), normalise_parts(merged)
+    assert a.keys() == b.keys() == {("free-viewing",), ("reading",)}
+    for k in a:
+        for m in MARGINALS:
+            np.testing.assert_array_equal(a[k][m], b[k][m], err_msg=m)
+        assert math.isclose(sum(a[k]["density"]), 0.5)  # two keys: weight 1/2 each
+    stats = participant_statistics(recs, ev, keys, bins)  # the same composition
+    assert all(np.array_equal(a[k][m], v) for k, d in stats.items() for m, v in d.items())
+
+
+def test_a_recording_in_two_partitions_is_refused(two_tasks):
     phases = plan(_params())
-    half = 6  # p02 has recordings 4-7: in both halves
-    parts = [Dataset(two_tasks.recordings[:half]), Dataset(two_tasks.recordings[half:])]
-    msgs = [phases.client(part, np.random.default_rng(0))[1] for part in parts]
-    with pytest.raises(InvalidDataError, match="a participant is in several partitions"):
-        phases.curate(msgs, np.random.default_rng(0))
+    parts = [Dataset(two_tasks.recordings[:6]), Dataset(two_tasks.recordings[5:])]
+    with pytest.raises(InvalidDataError, match=r"recording 'p02_.*' is in partitions 0 and 1; "
+                                               "each recording must sit whole in one partition"):
+        phases.assign([phases.shape(q) for q in parts], np.random.default_rng(0))
+
+
+def test_more_partitions_than_synthetic_participants_is_a_named_error(two_tasks):
+    parts = [Dataset(two_tasks.recordings[i:i + 4]) for i in range(0, 16, 4)]
+    with pytest.raises(InvalidDataError, match="a partition renders no synthetic participant"):
+        _bound_run(_params(n_participants=3), parts, np.random.default_rng(0))
 
 
 def test_same_seed_same_release_and_another_seed_another(two_tasks):

@@ -11,7 +11,10 @@ phases and registry entry live there; the proof is ``docs/privacy/participant-sy
   (W/6, H/6)) for the spatial ones, the simulator's population parameters for the event ones);
 * :func:`participant_statistics`: one participant's normalised histograms (weight 1 per
   marginal whatever their number or length of recordings, split equally over their public
-  label values), the bounded contribution that the Gaussian noise covers;
+  label values), the bounded contribution that the Gaussian noise covers. It is
+  :func:`normalise_parts` of :func:`participant_parts`: the *raw parts* (counts, and per
+  recording the moment sums) add up exactly over any split of a participant's recordings
+  (:func:`merge_parts`), so a participant spanning partitions is normalised once, whole;
 * :func:`shrink_to_prior`: positive-part James-Stein shrinkage of a noisy average toward the
   prior, then Euclidean projection onto the simplex (post-processing).
 """
@@ -35,11 +38,15 @@ __all__ = [
     "MARGINALS",
     "MOMENTS",
     "MOMENT_TAU",
+    "RECORDING_SUMS",
     "Key",
     "PublicBins",
     "gaussian_cells",
+    "merge_parts",
     "merge_sums",
     "moments_gaussian",
+    "normalise_parts",
+    "participant_parts",
     "participant_statistics",
     "priors",
     "project_simplex",
@@ -153,77 +160,142 @@ def _normalised(h: np.ndarray) -> np.ndarray:
     return h / total if total > 0 else np.zeros_like(h)
 
 
-def _moments(x: np.ndarray, y: np.ndarray, g: Geometry) -> dict[str, np.ndarray]:
+#: The raw part that is not a count: one row per recording, ``(valid samples, sum fx, sum fy,
+#: sum (fx - 1/2)^2, sum (fy - 1/2)^2)`` with ``fx``, ``fy`` the box coordinates clipped to
+#: [0, 1]. Rows are stacked when parts merge and added by :func:`math.fsum` (exactly rounded,
+#: so the same whatever the order or the partitioning).
+RECORDING_SUMS = "recording_sums"
+
+
+def _moment_sums(r: Recording, g: Geometry) -> list[float]:
+    """A recording's row of :data:`RECORDING_SUMS`."""
+    ok = np.isfinite(r.x) & np.isfinite(r.y)
+    fx = np.clip((r.x[ok] - g.x_min_deg) / g.width_deg, 0.0, 1.0)
+    fy = np.clip((r.y[ok] - g.y_min_deg) / g.height_deg, 0.0, 1.0)
+    return [float(fx.size), float(fx.sum()), float(fy.sum()), float(((fx - 0.5) ** 2).sum()),
+            float(((fy - 0.5) ** 2).sum())]
+
+
+def _moments(rows: np.ndarray) -> dict[str, np.ndarray]:
     """The participant's spatial moments as two-bin histograms ``(v, 1 - v)`` (zeros when it
-    has no valid sample): ``v`` the mean of the clipped box coordinate, or its second moment
-    about the public centre clipped to ``SPREAD_CLIP`` and divided by it."""
-    if x.size == 0:
+    has no valid sample) from its :data:`RECORDING_SUMS` rows: ``v`` the mean of the clipped box
+    coordinate, or its second moment about the public centre clipped to ``SPREAD_CLIP`` and
+    divided by it."""
+    n, sx, sy, qx, qy = (math.fsum(rows[:, j]) for j in range(5))
+    if n == 0:
         return {m: np.zeros(2) for m in MOMENTS}
-    fx = np.clip((x - g.x_min_deg) / g.width_deg, 0.0, 1.0)
-    fy = np.clip((y - g.y_min_deg) / g.height_deg, 0.0, 1.0)
-    vals = {"mean_x": fx.mean(), "mean_y": fy.mean(),
-            "spread_x": min(float(np.mean((fx - 0.5) ** 2)), SPREAD_CLIP) / SPREAD_CLIP,
-            "spread_y": min(float(np.mean((fy - 0.5) ** 2)), SPREAD_CLIP) / SPREAD_CLIP}
+    vals = {"mean_x": sx / n, "mean_y": sy / n,
+            "spread_x": min(qx / n, SPREAD_CLIP) / SPREAD_CLIP,
+            "spread_y": min(qy / n, SPREAD_CLIP) / SPREAD_CLIP}
     return {m: np.array([v, 1.0 - v]) for m, v in vals.items()}
 
 
-def _key_statistics(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins
-                    ) -> dict[str, np.ndarray]:
-    """One participant's histograms under one key, each normalised to total 1 (or all zero
-    when it has nothing to count): every sample, event and recording of the participant shares
-    that weight, whatever their number or length."""
+def _key_parts(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins
+               ) -> dict[str, np.ndarray]:
+    """One participant's raw parts under one key (some of its recordings): every histogram as
+    counts (integers, so sums over any split of the recordings are exact) and the
+    :data:`RECORDING_SUMS` rows; :func:`normalise_parts` turns them into the bounded
+    statistics."""
     nf = bins.grid[0] * bins.grid[1]
     nc = bins.coarse_grid[0] * bins.coarse_grid[1]
     x = np.concatenate([r.x for r in recs])
     y = np.concatenate([r.y for r in recs])
     ok = np.isfinite(x) & np.isfinite(y)
-    out = {"density": _normalised(np.bincount(bins.cell(x[ok], y[ok], bins.grid),
-                                              minlength=nf).astype(np.float64))}
-    out.update(_moments(x[ok], y[ok], bins.geometry))
+    out = {"density": np.bincount(bins.cell(x[ok], y[ok], bins.grid),
+                                  minlength=nf).astype(np.float64)}
+    out[RECORDING_SUMS] = np.array([_moment_sums(r, bins.geometry) for r in recs],
+                                   dtype=np.float64).reshape(-1, 5)
     fix = events.filter(pl.col("name") == "fixation").sort("recording", "onset")
     sac = events.filter(pl.col("name") == "saccade")
     cells = bins.cell(fix["centroid_x"].to_numpy(), fix["centroid_y"].to_numpy(),
                       bins.coarse_grid)
-    out["fixation_cell"] = _normalised(np.bincount(cells, minlength=nc).astype(np.float64))
+    out["fixation_cell"] = np.bincount(cells, minlength=nc).astype(np.float64)
     same = fix["recording"].to_numpy()
     pairs = (cells[:-1] * nc + cells[1:])[same[:-1] == same[1:]] if cells.size > 1 else cells[:0]
-    out["transition"] = _normalised(np.bincount(pairs, minlength=nc * nc).astype(np.float64))
-    out["fixation_duration"] = _normalised(_hist(fix["duration_s"].to_numpy(),
-                                                 bins.duration_edges))
+    out["transition"] = np.bincount(pairs, minlength=nc * nc).astype(np.float64)
+    out["fixation_duration"] = _hist(fix["duration_s"].to_numpy(), bins.duration_edges)
     dx = (sac["end_x"] - sac["start_x"]).to_numpy()
     dy = (sac["end_y"] - sac["start_y"]).to_numpy()
-    out["saccade_amplitude"] = _normalised(_hist(np.hypot(dx, dy), bins.amplitude_edges))
-    out["saccade_direction"] = _normalised(_hist(np.arctan2(dy, dx), bins.direction_edges))
+    out["saccade_amplitude"] = _hist(np.hypot(dx, dy), bins.amplitude_edges)
+    out["saccade_direction"] = _hist(np.arctan2(dy, dx), bins.direction_edges)
     counts = dict(zip(*np.unique(same, return_counts=True), strict=True)) if same.size else {}
     rates = np.array([counts.get(r.recording, 0) / r.duration_s if r.duration_s > 0 else np.nan
                       for r in recs])
-    out["event_rate"] = _normalised(_hist(rates, bins.rate_edges))
+    out["event_rate"] = _hist(rates, bins.rate_edges)
+    return out
+
+
+def participant_parts(recs: Sequence[Recording], events: pl.DataFrame,
+                      keys: Sequence[Key], bins: PublicBins
+                      ) -> dict[Key, dict[str, np.ndarray]]:
+    """A participant's raw parts per public key, from some or all of its recordings (``recs``,
+    ``keys[i]`` the public key of ``recs[i]``, ``events`` their event table; every recording
+    whole). Parts of disjoint sets of recordings merge (:func:`merge_parts`) into the parts of
+    their union, exactly; only then are they normalised (:func:`normalise_parts`).
+
+    Raises
+    ------
+    AssertionError
+        A histogram part that is not a count (its sums would depend on the merge order).
+    """
+    out: dict[Key, dict[str, np.ndarray]] = {}
+    for key in dict.fromkeys(keys):
+        mine = [r for r, k in zip(recs, keys, strict=True) if k == key]
+        ids = [r.recording for r in mine]
+        out[key] = _key_parts(mine, events.filter(pl.col("recording").is_in(ids)), bins)
+        bad = [n for n, v in out[key].items() if n != RECORDING_SUMS and
+               not np.array_equal(v, np.floor(v))]
+        if bad:
+            raise AssertionError(f"raw part {bad[0]!r} is not a count: keep raw parts integer "
+                                 "(normalise in normalise_parts) so merges are exact")
+    return out
+
+
+def merge_parts(into: dict[Key, dict[str, np.ndarray]],
+                more: Mapping[Key, Mapping[str, np.ndarray]]) -> None:
+    """Add one participant's raw parts ``more`` into ``into`` (in place): counts added (exact),
+    :data:`RECORDING_SUMS` rows stacked."""
+    for key, raw in more.items():
+        mine = into.setdefault(key, {})
+        for name, v in raw.items():
+            if name not in mine:
+                mine[name] = np.array(v, dtype=np.float64)
+            elif name == RECORDING_SUMS:
+                mine[name] = np.concatenate([mine[name], v])
+            else:
+                mine[name] = mine[name] + v
+
+
+def normalise_parts(parts: Mapping[Key, Mapping[str, np.ndarray]]
+                    ) -> dict[Key, dict[str, np.ndarray]]:
+    """One participant's bounded contribution from its raw parts over all its recordings.
+
+    Each key's histograms are normalised to total 1 and scaled by ``1 / (number of distinct
+    keys)``, so that the participant's total weight over all keys is at most 1 in every
+    marginal (exactly 1 where it has something to count); ``label_weight`` is
+    ``1 / (number of keys)`` at each of its keys. Hence the L1 norm -- and so the L2 norm -- of
+    its concatenated contribution to each marginal is at most 1.
+    """
+    share = 1.0 / len(parts)
+    out: dict[Key, dict[str, np.ndarray]] = {}
+    for key in sorted(parts):
+        mine = parts[key][RECORDING_SUMS]  # one row per recording under this key
+        stats = {name: _normalised(v) for name, v in parts[key].items()
+                 if name != RECORDING_SUMS}
+        stats.update(_moments(mine))
+        stats = {name: share * v for name, v in stats.items()}
+        stats["label_weight"] = np.array([share])  # placed at this key's index by the curator
+        out[key] = stats
     return out
 
 
 def participant_statistics(recs: Sequence[Recording], events: pl.DataFrame,
                            keys: Sequence[Key], bins: PublicBins
                            ) -> dict[Key, dict[str, np.ndarray]]:
-    """One participant's bounded contribution: per public key, every marginal's histogram.
-
-    ``recs`` are all the participant's recordings, ``keys[i]`` the public key of ``recs[i]``,
-    ``events`` their event table. Each key's histograms are normalised to total 1 and scaled by
-    ``1 / (number of distinct keys)``, so that the participant's total weight over all keys is
-    at most 1 in every marginal (exactly 1 where it has something to count); ``label_weight`` is
-    ``1 / (number of keys)`` at each of its keys. Hence the L1 norm -- and so the L2 norm -- of
-    its concatenated contribution to each marginal is at most 1.
-    """
-    distinct = list(dict.fromkeys(keys))
-    share = 1.0 / len(distinct)
-    out: dict[Key, dict[str, np.ndarray]] = {}
-    for key in distinct:
-        mine = [r for r, k in zip(recs, keys, strict=True) if k == key]
-        ids = [r.recording for r in mine]
-        stats = _key_statistics(mine, events.filter(pl.col("recording").is_in(ids)), bins)
-        stats = {name: share * v for name, v in stats.items()}
-        stats["label_weight"] = np.array([share])  # placed at this key's index by the curator
-        out[key] = stats
-    return out
+    """One participant's bounded contribution: per public key, every marginal's histogram
+    (:func:`normalise_parts` of :func:`participant_parts` over all its recordings ``recs``,
+    ``keys[i]`` the public key of ``recs[i]``, ``events`` their event table)."""
+    return normalise_parts(participant_parts(recs, events, keys, bins))
 
 
 # --------------------------------------------------------------------------------------------

@@ -43,10 +43,11 @@ See ``docs/privacy/participant-synth.md``.
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -75,9 +76,11 @@ from gazeprivacy.mechanisms.samples._participant_synth_model import (
     MOMENTS,
     Key,
     PublicBins,
+    merge_parts,
     merge_sums,
     moments_gaussian,
-    participant_statistics,
+    normalise_parts,
+    participant_parts,
     priors,
     project_simplex,
     shrink_moment,
@@ -102,9 +105,11 @@ __all__ = [
     "SynthModel",
     "guarantee",
     "measure",
+    "merge_messages",
     "noise_sigma",
     "participant_synth",
     "plan",
+    "population_sums",
     "public_setup",
 ]
 
@@ -375,48 +380,112 @@ def guarantee(params: ParticipantSynthParams, shape: SampleShape) -> Guarantee:
 
 @dataclass(frozen=True)
 class SynthMessage:
-    """A partition's client message: its participants (for the curator's check that each is in
-    one partition only), the sums of their bounded statistics per public key, and the public
-    setup it read."""
+    """A partition's client message: per participant and public key the *raw parts* of its
+    bounded statistics (counts and per-recording moment sums, unnormalised: a participant whose
+    recordings sit in several partitions merges exactly, :func:`merge_messages`), and the
+    partition's public setup."""
 
-    participants: tuple[str, ...]
-    sums: Mapping[Key, Mapping[str, np.ndarray]]
+    parts: Mapping[str, Mapping[Key, Mapping[str, np.ndarray]]]
     setup: PublicSetup
-    partition: str
 
 
 @dataclass(frozen=True)
 class SynthModel:
-    """The curator's released model: per public key the shrunk marginals; the partitions'
-    order (which synthetic participants each release phase renders) and the public setup."""
+    """The curator's released model: per public key the shrunk marginals and the public
+    setup."""
 
     models: Mapping[Key, KeyModel]
     shrink: Mapping[Key, Mapping[str, float]]
-    partitions: tuple[str, ...]
     setup: PublicSetup
+
+
+def merge_messages(messages: Sequence[SynthMessage]) -> SynthMessage:
+    """The messages as one: every participant's raw parts merged over the messages
+    (:func:`merge_parts`: counts added, moment rows stacked -- exact, so the result does not
+    depend on the order or the partitioning)."""
+    if not messages:
+        raise InvalidDataError("participant-synth: no client messages to curate")
+    # the messages are not modified: a participant's parts are shared until it merges (then
+    # copied once), so folding as messages arrive costs O(message), not O(participants so far)
+    parts: dict[str, Any] = dict(messages[0].parts)
+    copied: set[str] = set()
+    for msg in messages[1:]:
+        for pid, raw in msg.parts.items():
+            if pid not in parts:
+                parts[pid] = raw
+                continue
+            if pid not in copied:
+                parts[pid] = {k: dict(v) for k, v in parts[pid].items()}
+                copied.add(pid)
+            merge_parts(parts[pid], raw)
+    return SynthMessage(parts, messages[0].setup)
+
+
+def population_sums(parts: Mapping[str, Mapping[Key, Mapping[str, np.ndarray]]]
+                    ) -> dict[Key, dict[str, np.ndarray]]:
+    """Per public key, the sum over participants of their bounded statistics: each
+    participant's merged raw parts normalised whole (:func:`normalise_parts`), then added in
+    sorted participant order (one order for every partitioning: the sums are bit-equal)."""
+    sums: dict[Key, dict[str, np.ndarray]] = {}
+    for pid in sorted(parts):
+        merge_sums(sums, normalise_parts(parts[pid]))
+    return sums
 
 
 def _events(part: Dataset, detector: str) -> pl.DataFrame:
     from gazeprivacy.events.detection import detect_events_dataset
 
+    # per recording (no dataset-wide check): a recording's events do not depend on its partition
     return detect_events_dataset(part, method=detector, max_saccade_share=None)
+
+
+def _render(p: ParticipantSynthParams, part: Dataset, model: SynthModel, first: int,
+            stop: int, rng: np.random.Generator) -> Release[Dataset]:
+    """Synthetic participants ``first`` to ``stop - 1`` (``rng.spawn`` gives their generators:
+    see :func:`_children_from`), with the record."""
+    n_out = p.n_participants or model.setup.n_input
+    mine = synthetic_pseudonyms(n_out)[first:stop]
+    recs = render_population(
+        model.models, model.setup.bins(p), public_labels=p.public_labels, participants=mine,
+        recordings_per_participant=p.recordings_per_participant,
+        output_length_s=float(p.output_length_s),
+        sampling_rate_hz=model.setup.sampling_rate_hz, rng=rng) if mine else []
+    if not recs:
+        raise InvalidDataError(f"participant-synth: a partition renders no synthetic "
+                               f"participant ({n_out} synthetic participants over more "
+                               "partitions); use fewer partitions or a larger n_participants")
+    return Release(Dataset(tuple(recs), name="participant-synth"), _record(p, model.setup))
+
+
+def _children_from(rng: np.random.Generator, first: int) -> np.random.Generator:
+    """A generator whose ``spawn(n)`` gives ``rng``'s spawned children ``first`` to ``first + n
+    - 1``: the generators the one-process release gives those synthetic participants."""
+    seq = rng.bit_generator.seed_seq
+    at = np.random.SeedSequence(seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size,
+                                n_children_spawned=first)
+    return np.random.Generator(type(rng.bit_generator)(at))
 
 
 @dataclass(frozen=True)
 class ParticipantSynthPhases:
-    """participant-synth in three phases (partitions must hold whole participants).
+    """participant-synth in phases; a participant-grouped plan (``grouped = True``, see
+    :mod:`gazeprivacy.engines.plan`), so a participant may span partitions.
 
-    client: each participant's bounded statistics, summed over the partition (no noise: the
-    curator is trusted, central DP); curate: sum over partitions, Gaussian noise once per
-    marginal, shrinkage and projection (the model); release: render the synthetic participants
-    assigned to the partition (participant ``j`` to partition ``j mod P``).
+    In-process: ``client(part, rng)`` gives a partition's raw parts (no noise: the curator is
+    trusted, central DP); ``curate(messages, rng)`` merges each participant's parts over the
+    messages, normalises them whole, sums over participants, adds the Gaussian noise once per
+    marginal and shrinks (the model); ``release(part, state, model, rng)`` renders every
+    synthetic participant. On the engines, ``shape`` (public) and ``assign`` (driver) bind the
+    plan (:class:`_Assigned`) to the one-process generators: the release is bit-equal to
+    :func:`participant_synth` at the same root generator.
     """
 
     params: ParticipantSynthParams
     mechanism: str = "participant-synth"
     two_phase: bool = True
+    grouped: bool = True
 
-    def client(self, part: Dataset, rng: np.random.Generator) -> tuple[None, SynthMessage]:
+    def client(self, part: Dataset, rng: np.random.Generator | None) -> tuple[None, SynthMessage]:
         check_partition(part)
         p = self.params
         setup = public_setup(p, sample_shape(part))
@@ -425,47 +494,97 @@ class ParticipantSynthPhases:
         by_pid: dict[str, list[Recording]] = {}
         for r in part:
             by_pid.setdefault(r.participant, []).append(r)
-        sums: dict[Key, dict[str, np.ndarray]] = {}
+        parts: dict[str, dict[Key, dict[str, np.ndarray]]] = {}
         for pid, recs in by_pid.items():
             keys = [tuple(r.labels[lb] for lb in p.public_labels) for r in recs]
             mine = events.filter(pl.col("participant") == pid)
-            merge_sums(sums, participant_statistics(recs, mine, keys, bins))
-        return None, SynthMessage(tuple(by_pid), sums, setup, part.recordings[0].recording)
+            parts[pid] = participant_parts(recs, mine, keys, bins)
+        return None, SynthMessage(parts, setup)
 
     def curate(self, messages: Sequence[SynthMessage], rng: np.random.Generator) -> SynthModel:
-        if not messages:
-            raise InvalidDataError("participant-synth: no client messages to curate")
-        seen: set[str] = set()
-        sums: dict[Key, dict[str, np.ndarray]] = {}
-        for msg in messages:
-            twice = seen & set(msg.participants)
-            if twice:
-                raise InvalidDataError("participant-synth: a participant is in several "
-                                       "partitions; partition by participant")
-            seen |= set(msg.participants)
-            merge_sums(sums, msg.sums)
-        s0 = messages[0].setup
-        setup = PublicSetup(len(seen), tuple(sorted(sums)), s0.sampling_rate_hz, s0.geometry)
+        merged = merge_messages(messages)
+        sums = population_sums(merged.parts)
+        s0 = merged.setup
+        setup = PublicSetup(len(merged.parts), tuple(sorted(sums)), s0.sampling_rate_hz,
+                            s0.geometry)
         models, shrink = _measure_and_fit(self.params, setup, sums, rng)
-        return SynthModel(models, shrink, tuple(m.partition for m in messages), setup)
+        return SynthModel(models, shrink, setup)
 
     def release(self, part: Dataset, state: Any, model: SynthModel,
                 rng: np.random.Generator) -> Release[Dataset]:
         check_partition(part)
-        p = self.params
-        index = model.partitions.index(part.recordings[0].recording)
-        n_out = p.n_participants or model.setup.n_input
-        mine = synthetic_pseudonyms(n_out)[index::len(model.partitions)]
-        recs = render_population(
-            model.models, model.setup.bins(p), public_labels=p.public_labels, participants=mine,
-            recordings_per_participant=p.recordings_per_participant,
-            output_length_s=float(p.output_length_s),
-            sampling_rate_hz=model.setup.sampling_rate_hz, rng=rng) if mine else []
-        if not recs:
-            raise InvalidDataError("participant-synth: this partition renders no synthetic "
-                                   "participant (more partitions than n_participants)")
-        return Release(Dataset(tuple(recs), name="participant-synth"),
-                       _record(p, model.setup))
+        return _render(self.params, part, model, 0, self.params.n_participants
+                       or model.setup.n_input, rng)
+
+    def shape(self, part: Dataset) -> SampleShape:
+        """The public pass: the partition's public shape (ids, labels, rates, geometry)."""
+        check_partition(part)
+        return sample_shape(part)
+
+    def assign(self, shapes: Sequence[SampleShape], root: np.random.Generator) -> _Assigned:
+        """Bind the plan to the public shapes of all partitions and the one-process generators
+        (``root``: the generator :func:`participant_synth` gets): the public setup over all
+        partitions, and synthetic participants in consecutive blocks per partition."""
+        where: dict[str, int] = {}
+        for i, s in enumerate(shapes):
+            for r in s.recordings:
+                if where.setdefault(r.recording, i) != i:
+                    raise InvalidDataError(
+                        f"participant-synth: recording {r.recording!r} is in partitions "
+                        f"{where[r.recording]} and {i}; each recording must sit whole in one "
+                        "partition (recording ids unique over the partitions)")
+        setup = public_setup(self.params, SampleShape(tuple(r for s in shapes
+                                                            for r in s.recordings)))
+        n_out, n = self.params.n_participants or setup.n_input, len(shapes)
+        blocks = tuple((i * n_out // n, (i + 1) * n_out // n) for i in range(n))
+        _, curator, release = spawn(root, 3)
+        return _Assigned(self.params, setup, blocks, curator, release)
+
+    def combined(self, record: Guarantee) -> Guarantee:
+        """The engines' combined record: the in-memory per-participant budget (one unit, the
+        participant with all their recordings, wherever they sit), not one per partition."""
+        return replace(record, per_participant={EVERY_PARTICIPANT: Budget(
+            record.epsilon, record.delta, 1,
+            "single unit: the participant with all their recordings")})
+
+
+@dataclass(frozen=True)
+class _Assigned:
+    """participant-synth bound to the public setup of all partitions and the one-process
+    generators: ``client(i, ...)`` the partition's raw parts, ``curate`` (noise once, with the
+    one-process curator generator) the model and each partition's block of synthetic
+    participants, ``release(i, ...)`` the block, rendered from the one-process generators."""
+
+    params: ParticipantSynthParams
+    setup: PublicSetup
+    blocks: tuple[tuple[int, int], ...]
+    curator: np.random.Generator
+    release_rng: np.random.Generator
+    mechanism: str = "participant-synth"
+
+    def client(self, i: int, part: Dataset, rng: np.random.Generator) -> SynthMessage:
+        return ParticipantSynthPhases(self.params).client(part, None)[1]
+
+    def merge(self, messages: Sequence[SynthMessage]) -> SynthMessage:
+        return merge_messages(messages)
+
+    def curate(self, messages: Sequence[SynthMessage], rng: np.random.Generator
+               ) -> tuple[SynthModel, list[tuple[int, int]]]:
+        merged = merge_messages(messages)
+        if len(merged.parts) != self.setup.n_input:
+            raise InvalidDataError("participant-synth: the partitions changed between the "
+                                   "public pass and the clients; run again")
+        models, shrink = _measure_and_fit(self.params, self.setup,
+                                          population_sums(merged.parts),
+                                          copy.deepcopy(self.curator))
+        return SynthModel(models, shrink, self.setup), list(self.blocks)
+
+    def release(self, i: int, part: Dataset, model: SynthModel, piece: tuple[int, int],
+                rng: np.random.Generator) -> Release[Dataset]:
+        check_partition(part)
+        first, stop = piece
+        return _render(self.params, part, model, first, stop,
+                       _children_from(self.release_rng, first))
 
 
 def measure(params: ParticipantSynthParams, setup: PublicSetup,
@@ -538,7 +657,8 @@ def participant_synth(dataset: Dataset, params: ParticipantSynthParams, *,
 
     Runs the three phases in-process on one partition (the whole dataset): bounded statistics,
     Gaussian noise drawn once per marginal in the curator (``rng.normal`` in
-    ``_measure_and_fit``), shrinkage, and rendering.
+    ``_measure_and_fit``), shrinkage, and rendering. The engines' partition-wise run at the
+    same root generator releases the same bits, however the participants are partitioned.
 
     Parameters
     ----------
@@ -570,8 +690,8 @@ def participant_synth(dataset: Dataset, params: ParticipantSynthParams, *,
     if not isinstance(params, ParticipantSynthParams):
         raise InvalidParameterError("params must be ParticipantSynthParams")
     phases = plan(params)
-    client_rng, curator_rng, release_rng = spawn(rng, 3)
-    state, message = phases.client(dataset, client_rng)
+    _, curator_rng, release_rng = spawn(rng, 3)  # the partition-wise plan draws the same
+    state, message = phases.client(dataset, None)
     model = phases.curate([message], curator_rng)
     return phases.release(dataset, state, model, release_rng)
 
