@@ -209,6 +209,8 @@ def participant_words(g: Guarantee | None) -> str:
         return f"no per-participant bound ({html.escape(budgets[0].rule)})"
     what = "windows" if g.unit.value == "participant" else f"{html.escape(g.unit.value)}s"
     text = f"epsilon up to {eps:g} over {span} {what}"
+    if g.unit.value == "participant" and max(units) == 1:  # one unit: all of their data
+        text = f"epsilon up to {eps:g} over all of a participant's recordings"
     if g.participant_bound_vacuous:
         return text + ": <b class='flag'>vacuous</b>, it promises nothing about a participant"
     return text + f" (odds up to {_odds(eps)}x)"
@@ -274,10 +276,16 @@ def released_words(mechanism: str, g: Guarantee | None) -> str:
     name = mechanism if mechanism in MECHANISMS or g is None else g.mechanism
     spec = MECHANISMS[name] if name in MECHANISMS else None  # noqa: SIM401 (no .get)
     text = html.escape(reader_text(spec.summary)) + "." if spec is not None else ""
-    if spec is not None and g is not None and g.unit.value == "participant":
-        text += (f" Per participant: {g.parameters.get('windows_per_participant', '?')} "
+    if spec is not None and g is not None and "windows_per_participant" in g.parameters:
+        text += (f" Per participant: {g.parameters['windows_per_participant']} "
                  "windows drawn at random report, at an equal share of the budget each; the "
                  "paths are synthesised from the population model.")
+    if spec is not None and getattr(spec, "synthetic_population", False):
+        return text + (" A synthetic population: new participants and recordings (counts and "
+                       "lengths set by its parameters), only time, gaze and the declared "
+                       "public labels; no input id, recording or length is in it, so the "
+                       "attacks here ask membership (was a person in the input?), not "
+                       "re-identification.")
     if g is not None and g.columns:
         groups: dict[str, list[str]] = {}
         for c in g.columns:
