@@ -74,7 +74,7 @@ from gazeprivacy.experiments.release_view import attack_side
 from gazeprivacy.experiments.streaming import partitioned_source, protected_pass, raw_pass
 from gazeprivacy.features.aggregate import recording_features
 from gazeprivacy.guarantees import Guarantee, Kind, Unit
-from gazeprivacy.report.verdict import flag_results, frontier
+from gazeprivacy.report.verdict import flag_results, frontier_record
 
 __all__ = ["ExperimentResult", "run_experiment"]
 
@@ -481,7 +481,7 @@ def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
     (out / "guarantees.json").write_text(json.dumps(guarantees, indent=2, default=str))
     if config.frontier is not None and results.height:
         (out / "frontier.json").write_text(json.dumps(
-            frontier(results).to_dicts(), indent=2, default=str))
+            frontier_record(results), indent=2, default=str))
     (out / "run.json").write_text(json.dumps(
         {"name": config.name, "cells": [c.key for c in cells], "notes": notes}, indent=2))
     return results, guarantees, notes
