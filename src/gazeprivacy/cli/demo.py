@@ -83,11 +83,14 @@ def _attack_lines(results: pl.DataFrame) -> list[str]:
             text += (f" vs chance {100 * row['chance']:.1f} % "
                      f"= {row['value'] / row['chance']:.1f}x chance")
         lines.append(f"{text} ({evaluation_words(str(row['evaluation']))})")
-    member = results.filter((pl.col("metric") == "auc")
-                            & pl.col("evaluation").str.starts_with("membership:"))
-    for row in member.iter_rows(named=True):
+    member = results.filter(pl.col("evaluation").str.starts_with("membership:"))
+    se = member.filter(pl.col("metric") == "auc_se").select(*keys,
+                                                             pl.col("value").alias("se"))
+    for row in member.filter(pl.col("metric") == "auc").join(
+            se, on=keys, how="left", maintain_order="left").iter_rows(named=True):
         eps = "" if row["epsilon"] is None else f" eps={row['epsilon']:g} per participant"
         who = "raw data (copy of the input)" if row["mechanism"] == "none" else row["mechanism"]
-        lines.append(f"  {who}{eps}: membership AUC {row['value']:.2f} vs chance 0.50 "
+        pm = "" if row["se"] is None else f" +- {row['se']:.2f}"
+        lines.append(f"  {who}{eps}: membership AUC {row['value']:.2f}{pm} vs chance 0.50 "
                      f"({evaluation_words(str(row['evaluation']))}, held-out split)")
     return lines

@@ -160,7 +160,9 @@ def attack_words(attack: Mapping[str, Any] | None, baseline_ratio: float | None 
     text = (f"{html.escape(name)}: "
             f"{_pct(attack['value'])} {verb} vs chance {_pct(attack['chance'])} = "
             + (f"<b class='flag'>{rtext}</b>" if ratio >= 2 else f"<b>{rtext}</b>"))
-    if baseline_ratio is not None and ratio > 1 and ratio <= baseline_ratio:
+    # the baselines' level is of re-identification, which a membership attack is not
+    if (baseline_ratio is not None and ratio > 1 and ratio <= baseline_ratio
+            and not str(attack["evaluation"]).startswith("membership:")):
         text += (f" <span class='note'>(no more than releases without any gaze: up to "
                  f"{baseline_ratio:.1f}x)</span>")
     return text
@@ -224,7 +226,7 @@ def not_protected(g: Guarantee | None) -> list[str]:
     out = [f"{f.code.value}: {reader_text(f.message)}" for f in g.flags if f.breaks_guarantee]
     out += [f"column {c.name} (declared public, copied as is)" for c in g.columns
             if c.status is Status.PUBLIC_DECLARED and c.name != "mask"]
-    out += [f"structure, {line}" for line in g.public_structure()]
+    out += _structure_words(g)
     if g.kind is Kind.NONE:
         out.append("everything: the record is of kind 'none'")
     if g.participant_bound_vacuous:
@@ -233,6 +235,25 @@ def not_protected(g: Guarantee | None) -> list[str]:
     elif g.kind in (Kind.K_ANONYMITY, Kind.PLAUSIBLE_DENIABILITY):
         out.append(f"a participant as a whole: {g.kind.value} holds per {g.unit.value} and "
                    "does not compose across a participant's units")
+    return out
+
+
+def _structure_words(g: Guarantee) -> list[str]:
+    """The public structure in words: the input's (:meth:`Guarantee.public_structure`), or what
+    a synthetic population sets by its parameters, its participant count and public labels."""
+    from gazeprivacy.mechanisms.release.structure import synthetic_population, synthetic_structure
+
+    if not synthetic_population(g):
+        return [f"structure, {line}" for line in g.public_structure()]
+    p = g.parameters
+    out = [f"structure, {c.name}: {c.note}" for c in synthetic_structure(g)]
+    if p.get("n_participants_input") is not None and p.get("n_participants") == p.get(
+            "n_participants_input"):
+        out.append(f"the number of participants ({p['n_participants']}, the input's: public by "
+                   "design)")
+    if p.get("public_labels"):
+        out.append(f"label(s) {', '.join(p['public_labels'])} (declared public: the synthetic "
+                   "recordings carry their values)")
     return out
 
 
