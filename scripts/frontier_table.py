@@ -5,10 +5,13 @@
 Per dataset, one row per release (mechanism and parameters) with the means over seeds and their
 standard errors (std / sqrt(seeds)): the per-participant epsilon its record states, density
 error on 60 x 60 and 16 x 16 (held-out participants), train-on-release / test-on-raw task
-accuracy, W1 of fixation durations and saccade amplitudes, discriminator AUC, membership AUC and
-advantage, attribute inference against chance. ``*`` marks a utility value better than the best
-data-free baseline by more than 2 SE (``beats_baselines``). Then the verdict line
-(:func:`gazeprivacy.report.verdict.frontier_line`).
+accuracy (and its balanced accuracy, when the run's rows carry ``balanced_accuracy``), W1 of
+fixation durations and saccade amplitudes, discriminator AUC, membership AUC and advantage,
+attribute inference against chance. ``*`` marks a utility value better than the best data-free
+baseline by more than 2 SE (``beats_baselines``, unpaired). Then, per bounded release, its
+paired difference in density error to each data-free baseline (mean +- SE over seeds of the
+per-seed differences, :func:`gazeprivacy.report.verdict.paired_differences`) and the verdict
+line (:func:`gazeprivacy.report.verdict.frontier_line`, by the paired test).
 
 Run:  PYTHONPATH=src python scripts/frontier_table.py runs/frontier-doves [runs/frontier-vr ...]
 """
@@ -21,14 +24,15 @@ from pathlib import Path
 
 import polars as pl
 
-from gazeprivacy.report.verdict import flag_results, frontier, frontier_line
+from gazeprivacy.report.verdict import flag_results, frontier, frontier_line, frontier_record
 
-__all__ = ["main", "read_run", "table"]
+__all__ = ["main", "paired_table", "read_run", "table"]
 
 _COLS = [  # (header, evaluation suffix or name, metric)
     ("density 60", "frontier:density", "density_error"),
     ("density 16", "frontier:density-coarse", "density_error"),
     ("task acc", ":tstr-frontier", "accuracy"),
+    ("task bal acc", ":tstr-frontier", "balanced_accuracy"),  # shown when the rows carry it
     ("W1 fix (s)", "realism:events", "fixation_duration_w1_s"),
     ("W1 sacc (deg)", "realism:events", "saccade_amplitude_w1_deg"),
     ("disc AUC", "realism:discriminator", "discriminator_auc"),
@@ -74,7 +78,9 @@ def table(results: pl.DataFrame, dataset: str) -> list[str]:
         .when(pl.col("mechanism").str.starts_with("baseline-")).then(2).otherwise(1)
         .alias("_o")).sort("_o", "mechanism", "eps", "parameters")
     seeds = r["seed"].n_unique()
-    head = ["release", "parameters", "epsilon / participant"] + [c[0] for c in _COLS]
+    has = set(r["metric"].unique().to_list())
+    cols = [c for c in _COLS if c[2] != "balanced_accuracy" or "balanced_accuracy" in has]
+    head = ["release", "parameters", "epsilon / participant"] + [c[0] for c in cols]
     lines = [f"**{dataset}** ({seeds} seeds; mean +- SE over seeds)", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in groups.iter_rows(named=True):
@@ -86,8 +92,31 @@ def table(results: pl.DataFrame, dataset: str) -> list[str]:
         shown = {k: v for k, v in params.items()
                  if k in ("epsilon", "k", "epsilon_per_participant")}
         lines.append("| " + " | ".join([name, f"`{json.dumps(shown)}`", e] + [
-            _cell(sub, key, m) for _, key, m in _COLS]) + " |")
+            _cell(sub, key, m) for _, key, m in cols]) + " |")
     return lines
+
+
+def paired_table(results: pl.DataFrame, dataset: str) -> list[str]:
+    """Markdown lines: per bounded release, its paired difference in density error (release -
+    baseline, mean +- SE over seeds of the per-seed differences) to each data-free baseline,
+    and the paired test's outcome."""
+    rows = []
+    for rec in frontier_record(results.filter(pl.col("dataset") == dataset)):
+        for rel in rec["releases"]:
+            shown = {k: v for k, v in json.loads(rel["parameters"]).items()
+                     if k in ("epsilon", "k", "epsilon_per_participant")}
+            for v in rel["versus"]:
+                rows.append(f"| {rel['mechanism']} | `{json.dumps(shown)}` | "
+                            f"{rel['participant_epsilon']:.3g} | {v['baseline']} | "
+                            f"{v['difference']:+.3f} +- {v['difference_se']:.3f} | "
+                            f"{v['n_seeds']} | {v['outcome']} |")
+    if not rows:
+        return []
+    return ["Paired density-error difference to each data-free baseline (negative: the release "
+            "is closer to the held-out people; better / worse by more than 2 SE of the "
+            "per-seed differences):", "",
+            "| release | parameters | epsilon / participant | baseline | difference | seeds | "
+            "paired test |", "|---|---|---|---|---|---|---|", *rows]
 
 
 def read_run(run: str | Path) -> pl.DataFrame:
@@ -107,6 +136,9 @@ def main(argv: list[str] | None = None) -> None:
         results = read_run(run)
         for ds in sorted(results["dataset"].unique().to_list()):
             print("\n".join(table(results, ds)))
+            paired = paired_table(results, ds)
+            if paired:
+                print("\n" + "\n".join(paired))
             for row in frontier(results.filter(pl.col("dataset") == ds)).to_dicts():
                 print("\nVerdict: " + frontier_line(row) + "\n")
 

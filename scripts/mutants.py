@@ -193,6 +193,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("attribute-majority-only", "src/gazeprivacy/attacks/release_attribute.py", "if len(labelled) < len(release) or", "if True or", "the attribute attacker never trains on the labels a release carries", ("tests/attacks/test_membership.py::test_attribute_from_a_copy_is_caught",)),
     Mutant("frontier-fit-holds-everyone", "src/gazeprivacy/experiments/frontier.py", "        else:\n            fit += kept\n", "        fit += kept\n        if p not in held:\n", "the held-out participants' recordings reach the mechanism's input", ("tests/attacks/test_membership.py::test_split_holds_people_out_and_keeps_probes_back",)),
     Mutant("verdict-any-bound", "src/gazeprivacy/report/verdict.py", "eps is not None and eps <= VACUOUS_EPSILON and not g.participant_bound_vacuous", "eps is not None", "the verdict accepts a vacuous per-participant bound", ("tests/report/test_verdict.py::test_the_verdict_is_the_most_private_release_bounded_and_better_than_every_baseline",)),
+    Mutant("frontier-verdict-unpaired", "src/gazeprivacy/report/verdict.py", '(pl.col("d").std() / pl.len().sqrt()).alias("paired_se")', '((pl.col("value").std() ** 2 + pl.col("b_value").std() ** 2).sqrt() / pl.len().sqrt()).alias("paired_se")', "the frontier verdict's standard error ignores the pairing by seed (the split's variation counted twice)", ("tests/report/test_verdict.py::test_paired_test_sees_a_win_the_unpaired_means_hide",)),
 )
 
 

@@ -113,3 +113,65 @@ def test_the_verdict_is_the_most_private_release_bounded_and_better_than_every_b
     assert best_releases(v)["d"]["mechanism"] == "mid"  # 8 per participant beats 9
     assert best_releases(v.filter(pl.col("mechanism").is_in(["loose", "tight"]))) == {
         "d": None}
+
+
+def _frontier_table(release, baseline, *, eps=3.0, extra=()):
+    """A frontier run's rows: density error per seed of one bounded release and baselines."""
+    rows = _rows("m", "fidelity", "frontier:density", "density_error", release)
+    rows += _rows("m", "privacy", "guarantee", "participant_epsilon", [eps] * len(release))
+    rows += _rows("baseline-centre-gaussian", "fidelity", "frontier:density", "density_error",
+                  baseline)
+    for name, values in extra:
+        rows += _rows(name, "fidelity", "frontier:density", "density_error", values)
+    return _table(rows)
+
+
+def test_paired_test_sees_a_win_the_unpaired_means_hide():
+    # the split moves both by +-0.1; the release is 0.02 better on every split
+    base = [0.30, 0.50, 0.40, 0.20]
+    t = _frontier_table([b - 0.02 for b in base], base)
+    unpaired = baseline_comparison(t).filter(pl.col("mechanism") == "m").row(0, named=True)
+    assert unpaired["outcome"] == "tie"
+    p = verdict.paired_differences(t).row(0, named=True)
+    assert p["n_seeds"] == 4 and p["test"] == "paired" and p["outcome"] == "better"
+    assert p["difference"] == pytest.approx(-0.02) and p["difference_se"] == pytest.approx(0.0)
+    row = verdict.frontier(t).row(0, named=True)
+    assert row["verdict"] == "m" and row["test"] == "paired"
+    assert row["paired_baseline"] == "baseline-centre-gaussian"
+    assert "paired difference to baseline-centre-gaussian -0.02" in verdict.frontier_line(row)
+
+
+def test_paired_test_refuses_a_win_that_changes_sign_between_splits():
+    base = [0.30, 0.30, 0.30, 0.30]
+    t = _frontier_table([0.20, 0.40, 0.21, 0.39], base)  # mean 0.30: no better, no worse
+    assert verdict.paired_differences(t)["outcome"].to_list() == ["tie"]
+    assert verdict.frontier(t).row(0, named=True)["verdict"] == "none"
+
+
+def test_the_release_must_beat_every_baseline_and_the_record_lists_each():
+    base = [0.30, 0.50, 0.40]
+    t = _frontier_table([b - 0.05 for b in base], base,
+                        extra=[("baseline-uniform", [b - 0.1 for b in base])])
+    p = verdict.paired_differences(t)
+    assert dict(zip(p["baseline"], p["outcome"], strict=True)) == {
+        "baseline-centre-gaussian": "better", "baseline-uniform": "worse"}
+    assert verdict.frontier(t).row(0, named=True)["verdict"] == "none"
+    [rec] = verdict.frontier_record(t)
+    [rel] = rec["releases"]
+    assert rel["mechanism"] == "m" and rel["beats_every_baseline"] is False
+    assert {v["baseline"] for v in rel["versus"]} == {"baseline-centre-gaussian",
+                                                      "baseline-uniform"}
+    # a release over the epsilon cap is not a candidate and not in the record
+    assert verdict.frontier_record(t, max_participant_epsilon=1.0)[0]["releases"] == []
+
+
+def test_one_seed_falls_back_to_the_split_standard_errors():
+    t = _frontier_table([0.20], [0.30])
+    t = pl.concat([t, _table(_rows("m", "fidelity", "frontier:density", "density_error_se",
+                                   [0.05]),
+                             _rows("baseline-centre-gaussian", "fidelity", "frontier:density",
+                                   "density_error_se", [0.04]))])
+    p = verdict.paired_differences(t).row(0, named=True)
+    assert p["test"] == "unpaired (one seed)"
+    assert p["difference_se"] == pytest.approx((0.05 ** 2 + 0.04 ** 2) ** 0.5)
+    assert p["outcome"] == "tie"  # 0.1 is not more than 2 x 0.064

@@ -64,7 +64,8 @@ def demo(
 
 def _attack_lines(results: pl.DataFrame) -> list[str]:
     """One line per release and re-identification attack: the rate identified beside chance
-    (1 / participants) and their ratio, the attack in words."""
+    (1 / participants) and their ratio, the attack in words; then the membership AUCs of the
+    synthetic populations (and the raw reference)."""
     import polars as pl
 
     from gazeprivacy.report.words import evaluation_words
@@ -82,4 +83,14 @@ def _attack_lines(results: pl.DataFrame) -> list[str]:
             text += (f" vs chance {100 * row['chance']:.1f} % "
                      f"= {row['value'] / row['chance']:.1f}x chance")
         lines.append(f"{text} ({evaluation_words(str(row['evaluation']))})")
+    member = results.filter(pl.col("evaluation").str.starts_with("membership:"))
+    se = member.filter(pl.col("metric") == "auc_se").select(*keys,
+                                                             pl.col("value").alias("se"))
+    for row in member.filter(pl.col("metric") == "auc").join(
+            se, on=keys, how="left", maintain_order="left").iter_rows(named=True):
+        eps = "" if row["epsilon"] is None else f" eps={row['epsilon']:g} per participant"
+        who = "raw data (copy of the input)" if row["mechanism"] == "none" else row["mechanism"]
+        pm = "" if row["se"] is None else f" +- {row['se']:.2f}"
+        lines.append(f"  {who}{eps}: membership AUC {row['value']:.2f}{pm} vs chance 0.50 "
+                     f"({evaluation_words(str(row['evaluation']))}, held-out split)")
     return lines

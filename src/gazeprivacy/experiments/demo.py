@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
 """The demo run (``gazeprivacy demo --out DIR``): every sample-level mechanism on the bundled
-DOVES sample at epsilon 1, 2, 3 beside the four data-free baselines (screen centre, uniform
-points, the centre-bias Gaussian, the simulator prior:
-:mod:`gazeprivacy.experiments.baselines`), the raw-trained RBFN re-identification attack and the
-mechanism-aware attacker (a random forest trained on the release itself,
+DOVES sample at epsilon 1, 2, 3 (participant-synth at epsilon 3 per participant) beside the four
+data-free baselines (screen centre, uniform points, the centre-bias Gaussian, the simulator
+prior: :mod:`gazeprivacy.experiments.baselines`), the raw-trained RBFN re-identification attack
+and the mechanism-aware attacker (a random forest trained on the release itself,
 :mod:`gazeprivacy.attacks.aware`, on half as many splits for time), the EKYT-style deep attacker
 trained on the release (:mod:`gazeprivacy.attacks.deep`) on a small budget
 (:data:`DEMO_DEEP_BUDGET`: one split, 1 s windows, 12 epochs of at most 192 windows, so it is
@@ -12,7 +12,10 @@ weaker here than fully trained in the runner; skipped with a note without PyTorc
 metrics, the realism of each release (a discriminator's AUC, the main sequence, event
 distributions, train on release / test on raw: :mod:`gazeprivacy.metrics.realism`), the results
 table and the HTML report, whose first screen gives each release's strongest attack against
-chance and the metrics that beat the baselines.
+chance and the metrics that beat the baselines. participant-synth's release is a synthetic
+population (new observers and recordings): nothing in it belongs to an input observer, so
+instead of the re-identification attacks it faces membership inference on a held-out split
+(:mod:`gazeprivacy.experiments.engine.population`; the raw data's row is the reference).
 
 The demo is an ordinary experiment built in code (:func:`demo_config`) and run by
 :func:`~gazeprivacy.experiments.engine.run_experiment`; with no mechanism registered it still
@@ -50,6 +53,11 @@ DEMO_DEEP_BUDGET: Mapping[str, Any] = {"n_splits": 1, "window_s": 1.0, "epochs":
 #: Kaleido: r = 2 deg, "the typical spatial dispersion of a fixation" (seed 001, 4.3.4), and
 #: w = 0.5 s (seed 000, 5.1). DPGazeSynth: G = 60 (seed 000). k-same-synth: k = 4 and
 #: event-synth-PD: k = 2, gamma = 2 (seed 001, Table 3), with a short C-VAE training for time.
+#: participant-synth: epsilon 3 per participant (all of a participant's recordings), delta 1e-6,
+#: the image declared public (one synthetic recording per synthetic observer and image) and a
+#: public length of 5 s (the sample's recordings are 5.1-5.2 s); its release is a new population,
+#: so the runner replaces the re-identification attacks by membership inference on a held-out
+#: split (:mod:`gazeprivacy.experiments.engine.population`).
 DEMO_SETTINGS: Mapping[str, Mapping[str, Any]] = {
     "dpgazesynth": {"preset": "params", "grid": "epsilon", "fixed": {"grid_size": 60}},
     "kaleido": {"preset": "params", "grid": "epsilon",
@@ -57,6 +65,9 @@ DEMO_SETTINGS: Mapping[str, Mapping[str, Any]] = {
     "k-same-synth": {"preset": "params", "grid": {"k": [4]}, "fixed": {}},
     "event-synth-pd": {"preset": "params", "grid": {"k": [2]},
                        "fixed": {"gamma": 2.0, "mode": "paper", "cvae_epochs": 20}},
+    "participant-synth": {"preset": "params", "grid": {"epsilon_per_participant": [3.0]},
+                          "fixed": {"delta": 1e-6, "output_length_s": 5.0,
+                                    "public_labels": ["stimulus"]}},
 }
 
 

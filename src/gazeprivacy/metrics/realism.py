@@ -615,7 +615,8 @@ class TSTRResult:
 def tstr_accuracy(raw_windows: pl.DataFrame, release_windows: pl.DataFrame,
                   label_of: Mapping[str, str], *, rng: np.random.Generator,
                   label: str = "label", n_splits: int = 5, n_trees: int = 50,
-                  trtr: bool = True) -> TSTRResult:
+                  trtr: bool = True, release_label_of: Mapping[str, str] | None = None
+                  ) -> TSTRResult:
     """Train on release, test on raw, participants held out.
 
     Each window carries its recording's label (``label_of[recording]``). For each of
@@ -626,7 +627,9 @@ def tstr_accuracy(raw_windows: pl.DataFrame, release_windows: pl.DataFrame,
     standard deviation of the per-fold accuracies over ``sqrt(folds)``; ``chance`` is the
     share of the most frequent label among the raw windows.
     The runner passes ``trtr=False``: its raw cell (release = raw) gives the same number on the
-    same folds.
+    same folds. A synthetic population (new participants and recordings) passes its own labels
+    as ``release_label_of``: its windows are labelled by them and every fold's forest is
+    trained on all of them (none of its participants is a raw one).
 
     Raises
     ------
@@ -638,7 +641,8 @@ def tstr_accuracy(raw_windows: pl.DataFrame, release_windows: pl.DataFrame,
     if missing:
         raise InvalidDataError(f"TSTR: recordings {missing[:3]} have no {label!r} label")
     y_raw = np.array([label_of[r] for r in raw_windows["recording"].to_list()], dtype=object)
-    y_rel = np.array([label_of.get(r) for r in release_windows["recording"].to_list()],
+    rel_of = label_of if release_label_of is None else release_label_of
+    y_rel = np.array([rel_of.get(r) for r in release_windows["recording"].to_list()],
                      dtype=object)
     keep = np.array([v is not None for v in y_rel], dtype=bool)
     classes = sorted(set(y_raw.tolist()))
@@ -655,7 +659,8 @@ def tstr_accuracy(raw_windows: pl.DataFrame, release_windows: pl.DataFrame,
     folds = _folds(g_raw, n_splits, rng, "TSTR")
     for train, test in folds:
         people = np.unique(g_raw[train])
-        rel_train = np.isin(g_rel, people)
+        rel_train = (np.isin(g_rel, people) if release_label_of is None
+                     else np.ones(g_rel.size, dtype=bool))
         if rel_train.any():
             clf = _forest(rng, n_trees).fit(x_rel[rel_train], y_rel[rel_train])
             pred_tstr[test] = clf.predict(x_raw[test])
@@ -736,13 +741,15 @@ def _event_views(out: RealismResult, raw: Dataset, release: Dataset, views: Sequ
 def realism_metrics(raw: Dataset, release: Dataset, *, rng: np.random.Generator,
                     views: Sequence[str] = VIEWS, labels: Sequence[str] = ("task",),
                     window_s: float = 1.0, n_splits: int = 5, n_trees: int = 50,
-                    trtr: bool = False) -> RealismResult:
+                    trtr: bool = False, synthetic: bool = False) -> RealismResult:
     """All realism views of ``release`` against ``raw`` (see the module docstring).
 
     Evaluations: ``realism:discriminator``, ``realism:main-sequence``, ``realism:events``
     (kind ``realism``) and ``<label>:tstr-rf`` per label of ``labels`` that every raw recording
     has with at least 2 classes (kind ``utility``; other labels are skipped with a note).
-    Labels are read from the raw recordings (the release's are not trusted to be kept).
+    Labels are read from the raw recordings (the release's are not trusted to be kept); a
+    ``synthetic`` population's windows carry the labels it writes (public labels), and a label
+    it does not write is skipped with a note.
     """
     for v in views:
         check_in(options=VIEWS, view=v)
@@ -764,8 +771,14 @@ def realism_metrics(raw: Dataset, release: Dataset, *, rng: np.random.Generator,
             if lab is None or len(set(lab.values())) < 2:
                 out.notes.append(f"realism TSTR on {label!r} skipped: label missing or constant")
                 continue
-            res = tstr_accuracy(w_raw, w_rel, lab, rng=label_streams[i],
-                                label=label, n_splits=n_splits, n_trees=n_trees, trtr=trtr)
+            rel_lab = _labels_of(release, label) if synthetic else None
+            if synthetic and rel_lab is None:
+                out.notes.append(f"realism TSTR on {label!r} skipped: the synthetic release "
+                                 "does not write that label")
+                continue
+            res = tstr_accuracy(w_raw, w_rel, lab, rng=label_streams[i], label=label,
+                                n_splits=n_splits, n_trees=n_trees, trtr=trtr,
+                                release_label_of=rel_lab)
             out.metrics[f"{label}:tstr-rf"] = res.metrics()
             out.kinds[f"{label}:tstr-rf"] = "utility"
     return out

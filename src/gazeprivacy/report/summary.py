@@ -160,7 +160,9 @@ def attack_words(attack: Mapping[str, Any] | None, baseline_ratio: float | None 
     text = (f"{html.escape(name)}: "
             f"{_pct(attack['value'])} {verb} vs chance {_pct(attack['chance'])} = "
             + (f"<b class='flag'>{rtext}</b>" if ratio >= 2 else f"<b>{rtext}</b>"))
-    if baseline_ratio is not None and ratio > 1 and ratio <= baseline_ratio:
+    # the baselines' level is of re-identification, which a membership attack is not
+    if (baseline_ratio is not None and ratio > 1 and ratio <= baseline_ratio
+            and not str(attack["evaluation"]).startswith("membership:")):
         text += (f" <span class='note'>(no more than releases without any gaze: up to "
                  f"{baseline_ratio:.1f}x)</span>")
     return text
@@ -209,6 +211,8 @@ def participant_words(g: Guarantee | None) -> str:
         return f"no per-participant bound ({html.escape(budgets[0].rule)})"
     what = "windows" if g.unit.value == "participant" else f"{html.escape(g.unit.value)}s"
     text = f"epsilon up to {eps:g} over {span} {what}"
+    if g.unit.value == "participant" and max(units) == 1:  # one unit: all of their data
+        text = f"epsilon up to {eps:g} over all of a participant's recordings"
     if g.participant_bound_vacuous:
         return text + ": <b class='flag'>vacuous</b>, it promises nothing about a participant"
     return text + f" (odds up to {_odds(eps)}x)"
@@ -222,7 +226,7 @@ def not_protected(g: Guarantee | None) -> list[str]:
     out = [f"{f.code.value}: {reader_text(f.message)}" for f in g.flags if f.breaks_guarantee]
     out += [f"column {c.name} (declared public, copied as is)" for c in g.columns
             if c.status is Status.PUBLIC_DECLARED and c.name != "mask"]
-    out += [f"structure, {line}" for line in g.public_structure()]
+    out += _structure_words(g)
     if g.kind is Kind.NONE:
         out.append("everything: the record is of kind 'none'")
     if g.participant_bound_vacuous:
@@ -231,6 +235,25 @@ def not_protected(g: Guarantee | None) -> list[str]:
     elif g.kind in (Kind.K_ANONYMITY, Kind.PLAUSIBLE_DENIABILITY):
         out.append(f"a participant as a whole: {g.kind.value} holds per {g.unit.value} and "
                    "does not compose across a participant's units")
+    return out
+
+
+def _structure_words(g: Guarantee) -> list[str]:
+    """The public structure in words: the input's (:meth:`Guarantee.public_structure`), or what
+    a synthetic population sets by its parameters, its participant count and public labels."""
+    from gazeprivacy.mechanisms.release.structure import synthetic_population, synthetic_structure
+
+    if not synthetic_population(g):
+        return [f"structure, {line}" for line in g.public_structure()]
+    p = g.parameters
+    out = [f"structure, {c.name}: {c.note}" for c in synthetic_structure(g)]
+    if p.get("n_participants_input") is not None and p.get("n_participants") == p.get(
+            "n_participants_input"):
+        out.append(f"the number of participants ({p['n_participants']}, the input's: public by "
+                   "design)")
+    if p.get("public_labels"):
+        out.append(f"label(s) {', '.join(p['public_labels'])} (declared public: the synthetic "
+                   "recordings carry their values)")
     return out
 
 
@@ -274,10 +297,16 @@ def released_words(mechanism: str, g: Guarantee | None) -> str:
     name = mechanism if mechanism in MECHANISMS or g is None else g.mechanism
     spec = MECHANISMS[name] if name in MECHANISMS else None  # noqa: SIM401 (no .get)
     text = html.escape(reader_text(spec.summary)) + "." if spec is not None else ""
-    if spec is not None and g is not None and g.unit.value == "participant":
-        text += (f" Per participant: {g.parameters.get('windows_per_participant', '?')} "
+    if spec is not None and g is not None and "windows_per_participant" in g.parameters:
+        text += (f" Per participant: {g.parameters['windows_per_participant']} "
                  "windows drawn at random report, at an equal share of the budget each; the "
                  "paths are synthesised from the population model.")
+    if spec is not None and getattr(spec, "synthetic_population", False):
+        return text + (" A synthetic population: new participants and recordings (counts and "
+                       "lengths set by its parameters), only time, gaze and the declared "
+                       "public labels; no input id, recording or length is in it, so the "
+                       "attacks here ask membership (was a person in the input?), not "
+                       "re-identification.")
     if g is not None and g.columns:
         groups: dict[str, list[str]] = {}
         for c in g.columns:

@@ -18,12 +18,19 @@
   otherwise (``se_known`` is then false: with one seed and no splits the comparison is of
   means only, and the report says so). ``suppressed_fraction`` is bookkeeping (baselines
   suppress nothing by construction) and is not compared.
-* **The frontier** (:func:`frontier`, :func:`frontier_line`). For a run of the frontier
-  protocol (:mod:`gazeprivacy.experiments.frontier`), per dataset: the release, if any, that is
-  both bounded per participant (its record's per-participant epsilon at most
-  ``max_participant_epsilon``) and better than every data-free baseline on the held-out density
-  error (by more than 2 standard errors, as above); the runner writes it to ``frontier.json``
-  and the report can lead with :func:`frontier_line`.
+* **The frontier** (:func:`frontier`, :func:`frontier_line`, :func:`frontier_record`). For a
+  run of the frontier protocol (:mod:`gazeprivacy.experiments.frontier`), per dataset: the
+  release, if any, that is both bounded per participant (its record's per-participant epsilon
+  at most ``max_participant_epsilon``) and better than every data-free baseline on the held-out
+  density error by the **paired test** (:func:`paired_differences`): each seed is its own split,
+  and a release and a baseline of one seed are scored on the same held-out people, so the
+  difference is taken per seed and the release beats a baseline when the mean of the
+  differences is better by more than 2 standard errors *of the differences* (std / sqrt(seeds));
+  the split-to-split variation that both share cancels. With one seed there is no spread of
+  differences: the test falls back to the unpaired margin of :func:`baseline_comparison` (the
+  evaluation's own standard errors). The runner writes :func:`frontier_record` to
+  ``frontier.json`` (the verdict and, per bounded release, its paired difference to each
+  baseline) and the report can lead with :func:`frontier_line`.
 """
 
 from __future__ import annotations
@@ -36,8 +43,8 @@ import polars as pl
 from gazeprivacy.guarantees import VACUOUS_EPSILON, Guarantee, Kind
 
 __all__ = ["HIGHER_IS_BETTER", "LOWER_IS_BETTER", "baseline_comparison", "best_releases",
-           "flag_results", "frontier", "frontier_line", "release_verdicts",
-           "strongest_attacks"]
+           "flag_results", "frontier", "frontier_line", "frontier_record", "paired_differences",
+           "release_verdicts", "strongest_attacks"]
 
 #: utility / fidelity metrics where smaller is better
 LOWER_IS_BETTER = frozenset({"rmse", "rss_distance", "density_error", "error_deg",
@@ -45,7 +52,7 @@ LOWER_IS_BETTER = frozenset({"rmse", "rss_distance", "density_error", "error_deg
                              "discriminator_auc", "rmse_to_raw_fit_deg_s",
                              "fixation_duration_w1_s", "saccade_amplitude_w1_deg"})
 #: utility metrics where larger is better
-HIGHER_IS_BETTER = frozenset({"accuracy", "f1_macro"})
+HIGHER_IS_BETTER = frozenset({"accuracy", "balanced_accuracy", "f1_macro"})
 _HEADLINE = ("identification_rate", "accuracy")
 #: names of the data-free baselines start with this (the same constant as
 #: ``gazeprivacy.experiments.baselines.BASELINE_PREFIX``; not imported: the runner imports
@@ -158,8 +165,71 @@ _FRONTIER_COLUMNS = {
     "density_error_se": pl.Float64, "best_baseline": pl.String,
     "baseline_density_error": pl.Float64,
     "baseline_se": pl.Float64, "beaten_on": pl.String, "n_candidates": pl.Int64,
-    "max_participant_epsilon": pl.Float64,
+    "max_participant_epsilon": pl.Float64, "test": pl.String, "n_seeds": pl.Int64,
+    "paired_baseline": pl.String, "paired_difference": pl.Float64,
+    "paired_difference_se": pl.Float64,
 }
+
+_PAIRED_COLUMNS = {
+    "dataset": pl.String, "mechanism": pl.String, "parameters": pl.String,
+    "baseline": pl.String, "n_seeds": pl.Int64, "difference": pl.Float64,
+    "difference_se": pl.Float64, "test": pl.String, "outcome": pl.String,
+}
+
+
+def _seed_values(results: pl.DataFrame, evaluation: str, metric: str) -> pl.DataFrame:
+    """(dataset, mechanism, parameters, seed) -> value and its split-level SE (null if none)."""
+    rows = results.filter(pl.col("evaluation") == evaluation)
+    val = (rows.filter(pl.col("metric") == metric).group_by(*_CELL, "seed")
+           .agg(pl.col("value").mean()))
+    se = (rows.filter(pl.col("metric") == f"{metric}_se").group_by(*_CELL, "seed")
+          .agg(pl.col("value").mean().alias("se")))
+    return val.join(se, on=[*_CELL, "seed"], how="left")
+
+
+def paired_differences(results: pl.DataFrame, *, evaluation: str = "frontier:density",
+                       metric: str = "density_error") -> pl.DataFrame:
+    """Every non-baseline release against every data-free baseline on ``evaluation`` /
+    ``metric``, paired on the seed (see the module docstring).
+
+    Columns: ``dataset, mechanism, parameters, baseline, n_seeds`` (seeds both have),
+    ``difference`` (mean over those seeds of release - baseline), ``difference_se`` (std /
+    sqrt(n) of the per-seed differences; with one seed the root sum of squares of both sides'
+    split-level SEs, 0 when there are none), ``test`` (``paired`` or ``unpaired (one seed)``)
+    and ``outcome``: ``better`` when the difference is in the metric's better direction by more
+    than 2 ``difference_se``, ``worse`` when the other way, else ``tie``.
+
+    >>> r = pl.DataFrame({"dataset": ["d"] * 6, "mechanism": ["m"] * 3 + ["baseline-u"] * 3,
+    ...                   "parameters": ["{}"] * 6, "seed": [0, 1, 2] * 2,
+    ...                   "evaluation": ["e"] * 6, "metric": ["density_error"] * 6,
+    ...                   "value": [0.30, 0.50, 0.40, 0.32, 0.53, 0.41]})
+    >>> paired_differences(r, evaluation="e").select("n_seeds", "outcome").row(0)
+    (3, 'better')
+    """
+    vals = _seed_values(results, evaluation, metric)
+    is_base = pl.col("mechanism").str.starts_with(BASELINE_PREFIX)
+    base = vals.filter(is_base).select("dataset", "seed", pl.col("mechanism").alias("baseline"),
+                                       pl.col("value").alias("b_value"),
+                                       pl.col("se").alias("b_se"))
+    pairs = vals.filter(~is_base).join(base, on=["dataset", "seed"], how="inner")
+    pairs = pairs.with_columns((pl.col("value") - pl.col("b_value")).alias("d"))
+    out = pairs.group_by(*_CELL, "baseline").agg(
+        pl.len().alias("n_seeds"), pl.col("d").mean().alias("difference"),
+        (pl.col("d").std() / pl.len().sqrt()).alias("paired_se"),
+        ((pl.col("se").fill_null(0.0) ** 2 + pl.col("b_se").fill_null(0.0) ** 2).sqrt()
+         .first()).alias("split_se"))
+    paired = pl.col("n_seeds") >= 2
+    out = out.with_columns(
+        pl.when(paired).then(pl.col("paired_se")).otherwise(pl.col("split_se"))
+        .fill_null(0.0).alias("difference_se"),
+        pl.when(paired).then(pl.lit("paired")).otherwise(pl.lit("unpaired (one seed)"))
+        .alias("test"))
+    gain = (-pl.col("difference") if metric in LOWER_IS_BETTER else pl.col("difference"))
+    margin = 2.0 * pl.col("difference_se")
+    out = out.with_columns(pl.when(gain > margin).then(pl.lit("better"))
+                           .when(gain < -margin).then(pl.lit("worse"))
+                           .otherwise(pl.lit("tie")).alias("outcome"))
+    return out.select(list(_PAIRED_COLUMNS)).cast(_PAIRED_COLUMNS).sort(*_CELL, "baseline")
 
 
 def _bounds(results: pl.DataFrame) -> pl.DataFrame:
@@ -170,45 +240,73 @@ def _bounds(results: pl.DataFrame) -> pl.DataFrame:
             .group_by(*_CELL).agg(pl.col("value").max().alias("participant_epsilon")))
 
 
+def _paired_wins(paired: pl.DataFrame, metric: str) -> pl.DataFrame:
+    """Per release of :func:`paired_differences`: whether it is better than every baseline
+    (``wins``) and its comparison with the baseline it is least ahead of (``paired_*``: the
+    smallest gain in standard errors of the difference)."""
+    wins = paired.group_by(*_CELL).agg(
+        (pl.col("outcome") == "better").all().alias("wins"),
+        pl.col("n_seeds").min().alias("n_seeds"), pl.col("test").first().alias("test"))
+    gain = -pl.col("difference") if metric in LOWER_IS_BETTER else pl.col("difference")
+    worst = (paired.with_columns(pl.when(pl.col("difference_se") > 0)
+                                 .then(gain / pl.col("difference_se"))
+                                 .otherwise(gain * 1e12).alias("_z"))
+             .sort("_z").unique(_CELL, keep="first")
+             .select(*_CELL, pl.col("baseline").alias("paired_baseline"),
+                     pl.col("difference").alias("paired_difference"),
+                     pl.col("difference_se").alias("paired_difference_se")))
+    return wins.join(worst, on=_CELL, how="left")
+
+
 def frontier(results: pl.DataFrame, *, max_participant_epsilon: float = 10.0,
              evaluation: str = "frontier:density", metric: str = "density_error"
              ) -> pl.DataFrame:
     """Per dataset, the frontier verdict: the release bounded per participant (epsilon at most
     ``max_participant_epsilon``) that beats every data-free baseline on ``evaluation`` /
-    ``metric`` by more than 2 standard errors (the smallest epsilon among them, then the
-    smallest error), or ``verdict = "none"``.
+    ``metric`` by the paired test (:func:`paired_differences`; the smallest epsilon among them,
+    then the smallest error), or ``verdict = "none"``.
 
     Columns: ``dataset, verdict, parameters, participant_epsilon, density_error,
-    density_error_se`` (of the verdict's release, or of the best bounded candidate when none
-    wins), ``best_baseline, baseline_density_error, baseline_se, beaten_on`` (every evaluation
-    on which the verdict's release beats the baselines), ``n_candidates`` (bounded releases
-    compared) and ``max_participant_epsilon``.
+    density_error_se`` (mean +- SE over seeds of the verdict's release, or of the best bounded
+    candidate when none wins), ``best_baseline, baseline_density_error, baseline_se`` (the best
+    baseline by mean, unpaired), ``beaten_on`` (every evaluation on which the verdict's release
+    beats the baselines, unpaired rule), ``n_candidates`` (bounded releases compared),
+    ``max_participant_epsilon``, ``test`` (``paired`` or ``unpaired (one seed)``), ``n_seeds``,
+    and the shown release's paired comparison with the baseline it is least ahead of:
+    ``paired_baseline, paired_difference`` (release - baseline, mean over seeds),
+    ``paired_difference_se``.
     """
     cmp = baseline_comparison(results)
     head = cmp.filter((pl.col("evaluation") == evaluation) & (pl.col("metric") == metric))
-    cand = head.join(_bounds(results), on=_CELL, how="inner").filter(
-        pl.col("participant_epsilon") <= max_participant_epsilon)
+    paired = _paired_wins(paired_differences(results, evaluation=evaluation,
+                                              metric=metric), metric)
+    cand = (head.join(_bounds(results), on=_CELL, how="inner")
+            .filter(pl.col("participant_epsilon") <= max_participant_epsilon)
+            .join(paired, on=_CELL, how="left")
+            .with_columns(pl.col("wins").fill_null(False)))
     beaten = (cmp.filter(pl.col("beats_baselines"))
               .group_by(*_CELL).agg(pl.col("evaluation").unique().sort().str.join(", ")
                                     .alias("beaten_on")))
     rows = []
     for ds in sorted(set(results["dataset"].to_list())):
         mine = cand.filter(pl.col("dataset") == ds)
-        wins = mine.filter(pl.col("beats_baselines")).sort("participant_epsilon", "mean")
+        wins = mine.filter(pl.col("wins")).sort("participant_epsilon", "mean")
         pick = wins if wins.height else mine.sort("mean")
         base = head.filter(pl.col("dataset") == ds)
-        row = {"dataset": ds, "verdict": "none", "parameters": None,
-               "participant_epsilon": None, "density_error": None, "density_error_se": None,
-               "best_baseline": base["best_baseline"][0] if base.height else None,
-               "baseline_density_error": base["baseline_mean"][0] if base.height else None,
-               "baseline_se": base["baseline_se"][0] if base.height else None,
-               "beaten_on": "", "n_candidates": mine.height,
-               "max_participant_epsilon": float(max_participant_epsilon)}
+        row = {k: None for k in _FRONTIER_COLUMNS}
+        row.update(dataset=ds, verdict="none",
+                   best_baseline=base["best_baseline"][0] if base.height else None,
+                   baseline_density_error=base["baseline_mean"][0] if base.height else None,
+                   baseline_se=base["baseline_se"][0] if base.height else None,
+                   beaten_on="", n_candidates=mine.height,
+                   max_participant_epsilon=float(max_participant_epsilon))
         if pick.height:
             top = pick.row(0, named=True)
             row.update(parameters=top["parameters"],
                        participant_epsilon=top["participant_epsilon"],
-                       density_error=top["mean"], density_error_se=top["se"])
+                       density_error=top["mean"], density_error_se=top["se"],
+                       **{k: top[k] for k in ("test", "n_seeds", "paired_baseline",
+                                              "paired_difference", "paired_difference_se")})
             if wins.height:
                 row["verdict"] = top["mechanism"]
                 b = beaten.filter((pl.col("dataset") == ds)
@@ -217,6 +315,35 @@ def frontier(results: pl.DataFrame, *, max_participant_epsilon: float = 10.0,
                 row["beaten_on"] = b["beaten_on"][0] if b.height else ""
         rows.append(row)
     return pl.DataFrame(rows, schema=_FRONTIER_COLUMNS)
+
+
+def frontier_record(results: pl.DataFrame, *, max_participant_epsilon: float = 10.0,
+                    evaluation: str = "frontier:density", metric: str = "density_error"
+                    ) -> list[dict[str, Any]]:
+    """What ``frontier.json`` holds: per dataset the :func:`frontier` row, with ``releases``:
+    every bounded release (``mechanism, parameters, participant_epsilon``), whether it beats
+    every data-free baseline by the paired test (``beats_every_baseline``) and ``versus``:
+    its :func:`paired_differences` row against each baseline (``baseline, n_seeds,
+    difference, difference_se, test, outcome``)."""
+    paired = paired_differences(results, evaluation=evaluation, metric=metric)
+    bounds = _bounds(results).filter(pl.col("participant_epsilon") <= max_participant_epsilon)
+    out = []
+    for row in frontier(results, max_participant_epsilon=max_participant_epsilon,
+                        evaluation=evaluation, metric=metric).to_dicts():
+        releases = []
+        for b in bounds.filter(pl.col("dataset") == row["dataset"]).sort(
+                "participant_epsilon", "mechanism", "parameters").iter_rows(named=True):
+            versus = (paired.filter((pl.col("dataset") == b["dataset"])
+                                    & (pl.col("mechanism") == b["mechanism"])
+                                    & (pl.col("parameters") == b["parameters"]))
+                      .drop(_CELL).to_dicts())
+            releases.append({"mechanism": b["mechanism"], "parameters": b["parameters"],
+                             "participant_epsilon": b["participant_epsilon"],
+                             "beats_every_baseline": bool(versus) and all(
+                                 v["outcome"] == "better" for v in versus),
+                             "versus": versus})
+        out.append({**row, "evaluation": evaluation, "metric": metric, "releases": releases})
+    return out
 
 
 def frontier_line(row: dict) -> str:
@@ -240,10 +367,14 @@ def frontier_line(row: dict) -> str:
                 f"{row['baseline_density_error']:.3g}{best})")
         return (f"{row['dataset']}: no release is both bounded per participant ({cap}) and "
                 f"better than every data-free baseline{base}")
+    paired = ("" if row.get("paired_difference") is None else
+              f"; {row.get('test', 'paired')} difference to {row['paired_baseline']} "
+              f"{row['paired_difference']:+.3g} +- {row['paired_difference_se']:.2g} over "
+              f"{row['n_seeds']} seed(s)")
     return (f"{row['dataset']}: {row['verdict']} at epsilon {row['participant_epsilon']:g} per "
             f"participant beats every data-free baseline on density error "
             f"({row['density_error']:.3g} against {row['best_baseline']} "
-            f"{row['baseline_density_error']:.3g})")
+            f"{row['baseline_density_error']:.3g}{paired})")
 
 
 _DP_KINDS = (Kind.PURE_DP, Kind.LOCAL_DP, Kind.W_EVENT_DP, Kind.APPROX_DP)

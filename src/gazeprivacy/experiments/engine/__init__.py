@@ -11,6 +11,11 @@
   event features; it needs the release in memory), ``deep`` (the EKYT-style DenseNet
   attacker of :mod:`gazeprivacy.attacks.deep`, on the samples; skipped with a note when PyTorch
   is missing), ``attribute`` and ``linkage``.
+* **Synthetic populations.** A mechanism whose entry has ``synthetic_population`` (new
+  participants and recordings) is not paired with the input recording by recording: its
+  recording-level attacks, utility tasks and fidelity metrics are noted as not applicable, and
+  it faces membership inference on a held-out split instead, the raw cell giving the reference
+  (:mod:`gazeprivacy.experiments.engine.population`).
 * **Randomness.** Per seed ``s`` the base ``SeedSequence(s)`` spawns one child for the attacks
   (shared by every cell of that seed, so raw and protected data meet the same splits) and one
   child per (dataset, mechanism, point) for the protection. A cell's streams therefore do not

@@ -41,6 +41,15 @@ from gazeprivacy.experiments.engine.cells import (
     _streams,
     expand_cells,
 )
+from gazeprivacy.experiments.engine.population import (
+    MEMBERSHIP,
+    density_rows,
+    is_synthetic,
+    membership_rows,
+    not_applicable_notes,
+    population_preview,
+    synthetic_in_run,
+)
 from gazeprivacy.experiments.engine.views import (
     _attack_rows,
     _Features,
@@ -65,7 +74,7 @@ from gazeprivacy.experiments.release_view import attack_side
 from gazeprivacy.experiments.streaming import partitioned_source, protected_pass, raw_pass
 from gazeprivacy.features.aggregate import recording_features
 from gazeprivacy.guarantees import Guarantee, Kind, Unit
-from gazeprivacy.report.verdict import flag_results, frontier
+from gazeprivacy.report.verdict import flag_results, frontier_record
 
 __all__ = ["ExperimentResult", "run_experiment"]
 
@@ -99,6 +108,8 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     """Run one cell and write its three files; returns its meta record."""
     if ctx.config.frontier is not None:
         return _run_frontier_cell(cell, ctx)
+    if is_synthetic(ctx.registry, cell.mechanism):
+        return _run_population_cell(cell, ctx)
     t0 = time.perf_counter()
     notes: list[str] = []
     raw = ctx.datasets[cell.dataset]  # a metadata-only skeleton when the dataset is streamed
@@ -119,10 +130,41 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     rows += _utility_rows(cell, ctx, raw, features, mode, attack_rng, notes)
     rows += _fidelity_rows(cell, ctx, raw, prot, mode, notes)
     rows += _realism_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
+    if cell.mechanism == "none" and streamed is None and synthetic_in_run(ctx.registry):
+        # the reference of the synthetic populations' held-out membership attack
+        rows += _rows(cell, mode, "privacy", MEMBERSHIP, membership_rows(
+            raw, _named_stream(attack_rng, "membership-split"), None, notes))
     preview = protected.preview
     if preview is None:
         preview = _preview(raw if streamed is None else streamed.partition(0), prot)
     return _write_cell(cell, ctx, rows, preview, protected, notes, t0)
+
+
+def _run_population_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
+    """A synthetic-population release (:mod:`gazeprivacy.experiments.engine.population`): the
+    evaluations that pair its recordings with the input's are noted as not applicable; the
+    held-out membership attack, the density error and the realism views are measured."""
+    t0 = time.perf_counter()
+    raw = ctx.datasets[cell.dataset]
+    attack_rng, protect_rng = _streams(cell, ctx.n_combos)
+    notes = not_applicable_notes(ctx.config, cell.label)
+    protected = _protect_cell(cell, ctx, raw, protect_rng, notes, events=False)
+    release, mode = protected.dataset, protected.mode
+    spec = ctx.registry[cell.mechanism]
+    params = _build_params(spec, cell)
+
+    def protect_fit(fit: Dataset) -> Dataset:  # the same mechanism on the training part
+        with warnings.catch_warnings():  # already noted from the release of the whole input
+            warnings.simplefilter("ignore")
+            return spec.protect(fit, params, rng=_named_stream(protect_rng, "membership-fit"),
+                                progress=False).output
+
+    rows = _rows(cell, mode, "privacy", MEMBERSHIP, membership_rows(
+        raw, _named_stream(attack_rng, "membership-split"), protect_fit, notes))
+    if "density_error" in ctx.config.fidelity:
+        rows += _rows(cell, mode, "fidelity", "fidelity", density_rows(raw, release, notes))
+    rows += _realism_rows(cell, ctx, raw, release, mode, attack_rng, notes, synthetic=True)
+    return _write_cell(cell, ctx, rows, population_preview(raw, release), protected, notes, t0)
 
 
 def _write_cell(cell: Cell, ctx: _Context, rows: list[dict[str, Any]],
@@ -204,8 +246,9 @@ def _named_stream(rng: np.random.Generator, name: str) -> np.random.Generator:
 
 
 def _protect_cell(cell: Cell, ctx: _Context, raw: Dataset, protect_rng: np.random.Generator,
-                  notes: list[str]) -> _Protected:
-    """Apply the cell's mechanism: in memory, or partition by partition when streamed."""
+                  notes: list[str], *, events: bool = True) -> _Protected:
+    """Apply the cell's mechanism: in memory, or partition by partition when streamed; the
+    release's event features when an evaluation needs them (and ``events``)."""
     if cell.mechanism == "none":
         return _Protected()
     featurize = ctx.featurizer or event_features_of
@@ -233,7 +276,7 @@ def _protect_cell(cell: Cell, ctx: _Context, raw: Dataset, protect_rng: np.rando
     notes.extend(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
     guarantee = record.with_seed(cell.seed).to_dict()
     mode = record.mode  # the record says which path ran, not a params default
-    if prot is not None and _needs_events(ctx.config):
+    if prot is not None and events and _needs_events(ctx.config):
         prot_events = featurize(prot)
     return _Protected(mode=mode, guarantee=guarantee, dataset=prot, events=prot_events,
                       preview=preview)
@@ -438,7 +481,7 @@ def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
     (out / "guarantees.json").write_text(json.dumps(guarantees, indent=2, default=str))
     if config.frontier is not None and results.height:
         (out / "frontier.json").write_text(json.dumps(
-            frontier(results).to_dicts(), indent=2, default=str))
+            frontier_record(results), indent=2, default=str))
     (out / "run.json").write_text(json.dumps(
         {"name": config.name, "cells": [c.key for c in cells], "notes": notes}, indent=2))
     return results, guarantees, notes
@@ -460,6 +503,11 @@ def _check_streamable(cells: list[Cell], streamed: Mapping[str, PartitionedDatas
                 f"evaluations on event features; {', '.join(odd)} need(s) whole datasets in "
                 "memory: evaluate those on an in-memory file")
     for c in cells:
+        if c.dataset in streamed and is_synthetic(registry, c.mechanism):
+            raise ConfigError(f"dataset {c.dataset!r} is partitioned (streamed), and "
+                              f"{c.mechanism!r} releases a synthetic population, which the "
+                              "runner evaluates as a whole release in memory: evaluate it on "
+                              "an in-memory file")
         if c.dataset in streamed and c.mechanism != "none" and not is_baseline(c.mechanism):
             try:
                 plan_for(c.mechanism, _build_params(registry[c.mechanism], c))

@@ -232,10 +232,12 @@ def _fidelity_rows(cell: Cell, ctx: _Context, raw: Dataset, prot: Dataset | None
 
 
 def _realism_rows(cell: Cell, ctx: _Context, raw: Dataset, prot: Dataset | None, mode: str,
-                  attack_rng: np.random.Generator, notes: list[str]) -> list[dict[str, Any]]:
+                  attack_rng: np.random.Generator, notes: list[str], *,
+                  synthetic: bool = False) -> list[dict[str, Any]]:
     """Rows of the realism views (:func:`gazeprivacy.metrics.realism.realism_metrics`): the
     release against the raw data; the raw cell compares the raw data with itself (the reference:
-    AUC 0.5, distances 0, TSTR = train and test on raw on the same participant folds)."""
+    AUC 0.5, distances 0, TSTR = train and test on raw on the same participant folds). A
+    ``synthetic`` population is labelled by its own public labels."""
     rc = ctx.config.realism
     if rc is None:
         return []
@@ -253,7 +255,7 @@ def _realism_rows(cell: Cell, ctx: _Context, raw: Dataset, prot: Dataset | None,
     try:
         res = realism_metrics(raw, raw if prot is None else prot, rng=rng, views=rc.views,
                               labels=rc.labels, window_s=rc.window_s, n_splits=rc.n_splits,
-                              n_trees=rc.n_trees)
+                              n_trees=rc.n_trees, synthetic=synthetic)
     except (InvalidDataError, InvalidParameterError) as exc:
         notes.append(f"realism skipped: {exc}")
         return []
