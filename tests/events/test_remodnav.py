@@ -194,3 +194,26 @@ def test_importing_the_events_layer_does_not_import_remodnav():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert res.stdout.strip() == "[]"
+
+
+def test_the_fast_median_and_sosfilt_give_numpys_and_scipys_bits():
+    """REMoDNaV's medians and low-pass filter run without NumPy's / SciPy's per-call overhead
+    (issue 18): the same values, bit for bit, including -0.0, ties, NaN and odd / even sizes."""
+    from scipy import signal
+
+    from gazeprivacy.events.remodnav import _butter_sos, _median, _sosfilt
+
+    rng = np.random.default_rng(3)
+    for n in (*range(1, 12), 100, 101):
+        for _ in range(40):
+            a = np.round(rng.standard_normal(n) * 3) if rng.random() < 0.5 else rng.random(n)
+            a[rng.random(n) < 0.3] = -0.0
+            want = np.median(a)
+            got = _median(a)
+            assert type(got) is type(want) and np.float64(got).tobytes() == want.tobytes()
+    assert np.isnan(_median(np.array([1.0, np.nan, 2.0])))
+    assert _median(np.array([3, 1, 2])) == 2.0  # (integers: NumPy's own median)
+    sos, zi = _butter_sos(5, 0.08, "low", False)
+    x = rng.standard_normal(257).cumsum()
+    want, _ = signal.sosfilt(sos, x, zi=zi * x[0])
+    assert _sosfilt(sos, x, zi * x[0]).tobytes() == want.tobytes()
