@@ -217,3 +217,19 @@ def test_the_fast_median_and_sosfilt_give_numpys_and_scipys_bits():
     x = rng.standard_normal(257).cumsum()
     want, _ = signal.sosfilt(sos, x, zi=zi * x[0])
     assert _sosfilt(sos, x, zi * x[0]).tobytes() == want.tobytes()
+
+
+def test_a_segment_with_no_speed_below_the_cut_off_warns_nothing():
+    """REMoDNaV's adaptive threshold of a short 30 Hz recording whose speeds all exceed the
+    cut-off is the median of no value (NaN: no saccade): no NumPy warning reaches the caller
+    (the property test of tests/audit found it under ``-W error``)."""
+    from gazeprivacy.events.remodnav import RemodnavParams, remodnav_codes
+
+    x = np.array([0., 0., 1., 0., 0., 0., 0., np.nan, 0., 0., 0., 0., np.nan, 0.])
+    y = np.array([0., np.nan, 2., 2., 1., 0., -1., 0., 0., 0., 0., 0., 0., 0.])
+    y[np.isnan(x)] = np.nan
+    x[np.isnan(y)] = np.nan
+    rec = Recording.from_arrays(recording="r", participant="p", x=x, y=y,
+                                t=np.arange(14) / 30.0, sampling_rate_hz=30.0)
+    code, _, implausible = remodnav_codes(rec, RemodnavParams.for_rate(30.0), 0.1)
+    assert code.tolist() == [0, 0, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0, 0, 0] and not implausible
