@@ -15,9 +15,11 @@ skip; see ``benchmarks/history.py``). Each row is a fresh Python process, timed 
 * baseline: a process that imports polars and numpy, reads the Parquet, adds Laplace noise to
   ``x`` and ``y`` and writes Parquet (the floor of any file-to-file mechanism);
 * ``gazeprivacy --help`` and ``gazeprivacy protect --help``: start-up;
-* ``gazeprivacy protect IN OUT --mechanism kaleido|dpgazesynth|event-synth-pd ...``: the whole
-  command (start-up, reading, Recording construction, the mechanism, sealing, writing, the
-  record); its peak RSS is the whole process's.
+* ``gazeprivacy protect IN OUT --mechanism kaleido|dpgazesynth|event-synth-pd|participant-synth
+  ...``: the whole command (start-up, reading, Recording construction, the mechanism, sealing,
+  writing, the record); its peak RSS is the whole process's. participant-synth (epsilon 3,
+  delta 1e-6 per participant, 60 s per synthetic recording) runs REMoDNaV on every input
+  sample, which dominates its time.
 
 ``--participants N`` spreads the same samples over N participants x 3 tasks (shorter
 recordings): event-synth-PD's saccade test and C-VAE conditions grow with saccades x
@@ -64,7 +66,12 @@ ARGS = {
     "dpgazesynth": ["--mechanism", "dpgazesynth", "--epsilon", "2", "--grid-size", "30"],
     "event-synth-pd": ["--mechanism", "event-synth-pd", "--k", "2", "--gamma", "2", "--param",
                        "epsilon0=1"],
+    # a synthetic population: no mask to declare public (its rows are all new)
+    "participant-synth": ["--mechanism", "participant-synth", "--per-participant-epsilon", "3",
+                          "--per-participant-delta", "1e-6", "--output-length-s", "60"],
 }
+#: What each mechanism declares public (a synthetic population has no input mask to release).
+PUBLIC = {"participant-synth": []}
 
 
 def write_input(path: Path, scale: float, participants: int = 30) -> int:
@@ -135,7 +142,8 @@ def table(inp: Path, out_dir: Path, repeat: int, mechanisms: list[str],
     rows.append(("gazeprivacy protect --help", best([*cli, "protect", "--help"], env, repeat)))
     for mech in mechanisms:
         out = out_dir / f"{mech}.parquet"
-        cmd = [*cli, "protect", str(inp), str(out), *ARGS[mech], "--public", "mask",
+        public = [a for p in PUBLIC.get(mech, ["mask"]) for a in ("--public", p)]
+        cmd = [*cli, "protect", str(inp), str(out), *ARGS[mech], *public,
                "--seed", "0", "--overwrite"]  # every repeat replaces the last one's file
         rows.append((f"gazeprivacy protect --mechanism {mech}", best(cmd, env, repeat)))
     lines = ["| process | wall s (best) | CPU s (best) | peak RSS MB | x baseline (wall) "
@@ -166,14 +174,18 @@ mech_rng, seal_rng = make_rng(0).spawn(2)
 rel = protect(ds, mechanism=sys.argv[3], rng=mech_rng, **json.loads(sys.argv[4]))
 mark("mechanism")
 rel = Release(rel.output, rel.guarantee.with_seed(0))
-sealed = seal(rel, public=("mask",), source=ds, rng=seal_rng); mark("seal")
+sealed = seal(rel, public=tuple(json.loads(sys.argv[5])), source=ds, rng=seal_rng)
+mark("seal")
+del ds, rel  # as protect_file: the input is dropped before the table is built and written
 write_sealed(sealed, sys.argv[2], overwrite=True); mark("write_sealed (release + record)")
 for (name, c, w), (_, c0, w0) in zip(marks[1:], marks[:-1]):
     print(f"| {name} | {c - c0:.2f} | {w - w0:.2f} |")
 """
 KW = {"kaleido": {"epsilon": 2.0, "radius_deg": 2.0, "window_s": 0.5},
       "dpgazesynth": {"epsilon": 2.0, "grid_size": 30},
-      "event-synth-pd": {"k": 2, "gamma": 2.0, "epsilon0": 1.0}}
+      "event-synth-pd": {"k": 2, "gamma": 2.0, "epsilon0": 1.0},
+      "participant-synth": {"epsilon_per_participant": 3.0, "delta": 1e-6,
+                            "output_length_s": 60.0}}
 
 
 def profile(inp: Path, out_dir: Path, mech: str) -> list[str]:
@@ -183,7 +195,8 @@ def profile(inp: Path, out_dir: Path, mech: str) -> list[str]:
     import json
 
     out = subprocess.run([sys.executable, "-c", PHASES, str(inp),
-                          str(out_dir / f"{mech}-phases.parquet"), mech, json.dumps(KW[mech])],
+                          str(out_dir / f"{mech}-phases.parquet"), mech, json.dumps(KW[mech]),
+                          json.dumps(PUBLIC.get(mech, ["mask"]))],
                          check=True, capture_output=True, text=True, env=_env()).stdout
     return [f"Phases of `protect --mechanism {mech}` (one fresh process):", "",
             "| phase | CPU s | wall s |", "|---|---|---|", *out.strip().splitlines()]

@@ -17,7 +17,7 @@ def _conf(env: dict[str, str]) -> str:
 
 def test_importing_gazeprivacy_sets_polars_allocator_default_and_keeps_the_users():
     env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
-    assert _conf(env) == "oversize_threshold:262144"
+    assert _conf(env) == "oversize_threshold:262144,muzzy_decay_ms:0"
     assert _conf({**env, "_RJEM_MALLOC_CONF": "dirty_decay_ms:0"}) == "dirty_decay_ms:0"
 
 

@@ -22,9 +22,13 @@ __version__ = "0.1.0"
 # 8 MiB "oversize" threshold for ~10 s, and a partition's columns (a few MB each) are such
 # buffers, so partition-wise runs held ~30-80 MB of freed pages at their peak. From 256 KiB up,
 # buffers now come from jemalloc's oversize arena, which returns freed pages at once (time
-# unchanged within noise: benchmarks/memory.py). Read when polars is first imported, so it
-# applies only if gazeprivacy is imported first; a value the user sets is kept.
-_os.environ.setdefault("_RJEM_MALLOC_CONF", "oversize_threshold:262144")
+# unchanged within noise: benchmarks/memory.py). "At once" needs ``muzzy_decay_ms:0``: else
+# the pages are only marked free (MADV_FREE) and stay in the resident set until the system runs
+# short of memory, so that on an idle machine a whole ``protect`` run's peak RSS counted every
+# buffer freed before it (Kaleido: ~1000 MB against ~730 MB; time unchanged within noise).
+# Read when polars is first imported, so it applies only if gazeprivacy is imported first; a
+# value the user sets is kept.
+_os.environ.setdefault("_RJEM_MALLOC_CONF", "oversize_threshold:262144,muzzy_decay_ms:0")
 
 # Public name -> the module that defines it (imported on first access).
 _SOURCES: dict[str, str] = {

@@ -432,3 +432,24 @@ def test_info_shows_the_record_of_a_release(tmp_path, capsys):
     code, out, _err = _run(capsys, "info", str(path))
     assert code == 0
     assert f"released.parquet.guarantee.json): {rel.guarantee.summary()}" in out
+
+
+def test_a_run_collects_garbage_less_often_and_restores_the_thresholds(tmp_path, monkeypatch):
+    """Start-up makes many long-lived objects: a run raises the young generation's threshold
+    (issue 18) and puts the caller's thresholds back, also after an error."""
+    import gc
+
+    seen = []
+    monkeypatch.setattr("gazeprivacy.cli.app._check_utf8",
+                        lambda a: seen.append(gc.get_threshold()))
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        assert run(["--version"]) == 0
+        assert seen[-1] == (10_000, 10, 10)  # during the run
+        assert gc.get_threshold() == (700, 10, 10)
+        assert run(["protect", str(tmp_path / "missing.parquet"), str(tmp_path / "o.parquet"),
+                    "--mechanism", "kaleido"]) != 0
+        assert gc.get_threshold() == (700, 10, 10)
+    finally:
+        gc.set_threshold(*before)

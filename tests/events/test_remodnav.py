@@ -194,3 +194,42 @@ def test_importing_the_events_layer_does_not_import_remodnav():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert res.stdout.strip() == "[]"
+
+
+def test_the_fast_median_and_sosfilt_give_numpys_and_scipys_bits():
+    """REMoDNaV's medians and low-pass filter run without NumPy's / SciPy's per-call overhead
+    (issue 18): the same values, bit for bit, including -0.0, ties, NaN and odd / even sizes."""
+    from scipy import signal
+
+    from gazeprivacy.events.remodnav import _butter_sos, _median, _sosfilt
+
+    rng = np.random.default_rng(3)
+    for n in (*range(1, 12), 100, 101):
+        for _ in range(40):
+            a = np.round(rng.standard_normal(n) * 3) if rng.random() < 0.5 else rng.random(n)
+            a[rng.random(n) < 0.3] = -0.0
+            want = np.median(a)
+            got = _median(a)
+            assert type(got) is type(want) and np.float64(got).tobytes() == want.tobytes()
+    assert np.isnan(_median(np.array([1.0, np.nan, 2.0])))
+    assert _median(np.array([3, 1, 2])) == 2.0  # (integers: NumPy's own median)
+    sos, zi = _butter_sos(5, 0.08, "low", False)
+    x = rng.standard_normal(257).cumsum()
+    want, _ = signal.sosfilt(sos, x, zi=zi * x[0])
+    assert _sosfilt(sos, x, zi * x[0]).tobytes() == want.tobytes()
+
+
+def test_a_segment_with_no_speed_below_the_cut_off_warns_nothing():
+    """REMoDNaV's adaptive threshold of a short 30 Hz recording whose speeds all exceed the
+    cut-off is the median of no value (NaN: no saccade): no NumPy warning reaches the caller
+    (the property test of tests/audit found it under ``-W error``)."""
+    from gazeprivacy.events.remodnav import RemodnavParams, remodnav_codes
+
+    x = np.array([0., 0., 1., 0., 0., 0., 0., np.nan, 0., 0., 0., 0., np.nan, 0.])
+    y = np.array([0., np.nan, 2., 2., 1., 0., -1., 0., 0., 0., 0., 0., 0., 0.])
+    y[np.isnan(x)] = np.nan
+    x[np.isnan(y)] = np.nan
+    rec = Recording.from_arrays(recording="r", participant="p", x=x, y=y,
+                                t=np.arange(14) / 30.0, sampling_rate_hz=30.0)
+    code, _, implausible = remodnav_codes(rec, RemodnavParams.for_rate(30.0), 0.1)
+    assert code.tolist() == [0, 0, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0, 0, 0] and not implausible

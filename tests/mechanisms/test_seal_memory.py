@@ -60,3 +60,29 @@ def test_only_consecutive_read_only_slices_of_one_array_are_taken_whole():
     writable = np.arange(4.0)
     assert _consecutive([writable[:2], writable[2:]]) is None  # could change under the table
     assert _consecutive([np.arange(3.0)]) is None  # owns its data: no base
+
+
+def test_the_table_gaze_columns_are_the_sealed_recordings_arrays_not_a_copy():
+    ds = _dataset()
+    rel = protect(ds, mechanism="kaleido", epsilon=1.0, radius_deg=1.0, window_samples=50,
+                  seed=0)
+    sealed = seal(rel, source=ds, rng=np.random.default_rng(1))
+    table = sealed.table
+    assert table["x"].n_chunks() == len(sealed.dataset)  # one chunk per recording, not copied
+    assert table.equals(sealed.dataset.to_table())  # the same values as the copied table
+    assert table["x"].to_numpy().tobytes() == np.concatenate(
+        [r.x for r in sealed.dataset]).tobytes()
+
+
+def test_gaze_with_a_nan_of_another_bit_pattern_is_copied_and_made_canonical():
+    ds = _dataset()
+    x = ds[0].x.copy()
+    x[3] = -np.nan  # sign bit set: not np.nan's pattern
+    y = ds[0].y.copy()
+    y[3] = np.nan
+    odd = Dataset((ds[0].with_gaze(x, y), *ds.recordings[1:]))
+    table = odd.to_table(chunks=True)
+    assert table["x"].n_chunks() == 1  # copied into one array
+    bits = table["x"].to_numpy().view(np.uint64)
+    assert int(bits[3]) == int(np.array(np.nan).view(np.uint64))
+    assert table["y"].n_chunks() == len(odd)  # canonical NaN: still the recordings' arrays

@@ -19,6 +19,7 @@ command bodies, so ``gazeprivacy --help`` stays fast.
 from __future__ import annotations
 
 import contextlib
+import gc
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Annotated
@@ -271,6 +272,10 @@ def _check_utf8(args: list[str]) -> None:
                 "gazeprivacy takes UTF-8 file names and values only (rename the file)") from None
 
 
+#: Allocations between two young-generation garbage collections during a run (Python: 700).
+_GC_ALLOCATIONS = 10_000
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the command line on ``argv`` (default ``sys.argv[1:]``); returns the exit code."""
     import warnings
@@ -281,6 +286,11 @@ def run(argv: Sequence[str] | None = None) -> int:
     shown = warnings.showwarning
     warnings.showwarning = _show_warning
     args = list(argv) if argv is not None else sys.argv[1:]
+    thresholds = gc.get_threshold()
+    # the parsing and a command's imports (typer's pydantic adapters, numpy, polars) make many
+    # long-lived objects: at the default 700 allocations per collection they cost ~0.05 s of
+    # collections that free nothing (issue 18); cycles are still collected, 14x less often
+    gc.set_threshold(max(thresholds[0], _GC_ALLOCATIONS), *thresholds[1:])
     try:
         _check_utf8(args)
         with _sigterm_as_interrupt():
@@ -290,6 +300,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             return exc.code if isinstance(exc.code, int) else 1
         return _handle(exc)
     finally:
+        gc.set_threshold(*thresholds)
         warnings.showwarning = shown
         if _HANDLERS:
             import logging

@@ -67,6 +67,7 @@ import functools
 import logging
 import math
 import threading
+import types
 import warnings
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -244,16 +245,39 @@ def _butter_sos(order: int, wn: float, btype: str, analog: bool) -> tuple[np.nda
 def _sosfiltfilt(sos: np.ndarray, zi: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``scipy.signal.sosfiltfilt(sos, x, padlen=min(default, len(x) - 1))`` with the initial
     conditions ``zi`` given (odd extension, forward and backward pass)."""
-    from scipy import signal
-
     x = np.asarray(x, dtype=np.float64)
     pad = min(3 * (2 * sos.shape[0] + 1), x.shape[0] - 1)
     ext = np.concatenate((2 * x[0] - x[pad:0:-1], x, 2 * x[-1] - x[-2:-pad - 2:-1])) if pad \
         else x
-    y, _ = signal.sosfilt(sos, ext, zi=zi * ext[0])
-    y, _ = signal.sosfilt(sos, y[::-1], zi=zi * y[-1])
+    y = _sosfilt(sos, ext, zi * ext[0])
+    y = _sosfilt(sos, y[::-1], zi * y[-1])
     y = y[::-1]
     return y[pad:ext.shape[0] - pad] if pad else y
+
+
+@functools.cache
+def _sosfilt_kernel() -> Any:
+    """SciPy's compiled second-order-sections loop behind ``scipy.signal.sosfilt`` (a private
+    name: None when it moves), or None."""
+    try:
+        from scipy.signal._sosfilt import _sosfilt
+    except ImportError:  # pragma: no cover - another SciPy layout: the public function
+        return None
+    return _sosfilt
+
+
+def _sosfilt(sos: np.ndarray, x: np.ndarray, zi: np.ndarray) -> np.ndarray:
+    """``scipy.signal.sosfilt(sos, x, zi=zi)[0]`` for a 1-D float64 ``x``: the same loop on the
+    same arrays, without the public function's per-call checks and axis moves (REMoDNaV
+    filters every fixation candidate: they were a third of its time, issue 18)."""
+    kernel = _sosfilt_kernel()
+    if kernel is None or sos.dtype != np.float64 or not sos.flags.c_contiguous:
+        from scipy import signal
+
+        return signal.sosfilt(sos, x, zi=zi)[0]
+    y = np.array(x, dtype=np.float64, order="C").reshape(1, -1)  # filtered in place
+    kernel(sos, y, np.array(zi, dtype=np.float64, order="C").reshape(1, *zi.shape))
+    return y[0]
 
 
 class _StableSignal:
@@ -285,12 +309,43 @@ class _StableSignal:
         return _sosfiltfilt(*design, x)
 
 
+def _median(a: Any, *args: Any, **kw: Any) -> Any:
+    """``np.median``, the same value, without its per-call overhead for a non-empty 1-D float
+    array without NaN (anything else goes to ``np.median``): REMoDNaV takes tens of thousands
+    of medians of short windows, where that overhead was a third of its time (issue 18)."""
+    if (args or kw or not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype != np.float64
+            or a.shape[0] == 0):
+        return np.median(a, *args, **kw)
+    n = a.shape[0]
+    k = n // 2
+    part = np.partition(a, (k, n - 1) if n % 2 else (k - 1, k, n - 1))
+    if np.isnan(part[-1]):  # (NaN sorts last)
+        return np.median(a)
+    lo = k if n % 2 else k - 1
+    return np.add.reduce(part[lo:k + 1]) / (k + 1 - lo)  # np.median's mean of the middle one(s)
+
+
+class _Numpy(types.ModuleType):
+    """``numpy`` inside ``remodnav.clf`` during a call, with :func:`_median` as its median."""
+
+    def __init__(self) -> None:
+        super().__init__("numpy")
+        self.__dict__.update({k: v for k, v in vars(np).items() if not k.startswith("__")})
+        self.median = _median
+
+    def __getattr__(self, name: str) -> Any:  # numpy's lazily loaded names
+        return getattr(np, name)
+
+
+_NUMPY = _Numpy()
+
+
 def _mad(a: np.ndarray) -> float:
     """``statsmodels.robust.scale.mad`` (median absolute deviation from the median over the
     normal's 0.75 quantile) on a 1-D array, without its array-API overhead (REMoDNaV calls it
     up to 30 times per saccade candidate)."""
     a = np.asarray(a, dtype=np.float64)
-    return float(np.median(np.abs(a - np.median(a)))) / 0.6744897501960817
+    return float(_median(np.abs(a - _median(a)))) / 0.6744897501960817
 
 
 def _find_peaks(vels: np.ndarray, threshold: float) -> list[list[Any]]:
@@ -333,15 +388,20 @@ def _patched(clf_module: Any) -> Any:
     log = logging.getLogger("remodnav")
     level = log.level
     log.setLevel(logging.ERROR)
-    saved = clf_module.signal, clf_module.find_peaks, clf_module.mad
+    saved = clf_module.signal, clf_module.find_peaks, clf_module.mad, clf_module.np
     clf_module.signal, clf_module.find_peaks, clf_module.mad = _StableSignal(), _find_peaks, _mad
+    clf_module.np = _NUMPY
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=DeprecationWarning,
                                     message=r".*numpy\.core.*")
+            # its adaptive threshold of speeds none of which is below the cut-off is the
+            # median of no value: NaN (no saccade there), with NumPy's warnings
+            warnings.filterwarnings("ignore", category=RuntimeWarning,
+                                    message=r"Mean of empty slice|invalid value encountered")
             yield
     finally:
-        clf_module.signal, clf_module.find_peaks, clf_module.mad = saved
+        clf_module.signal, clf_module.find_peaks, clf_module.mad, clf_module.np = saved
         log.setLevel(level)
 
 
@@ -376,6 +436,9 @@ def _segment_codes(clf: Any, s: dict[str, int], x: np.ndarray, y: np.ndarray,
                      median_filter_length=(s["median"] + 0.5) / clf.sr if s["median"] else 0.0,
                      savgol_length=(s["savgol"] + 0.5) / clf.sr if s["savgol"] else 0.0,
                      savgol_polyord=_SAVGOL_POLYORDER, max_vel=max_velocity)
+    # a plain structured array, not REMoDNaV's record array: the same fields and values, without
+    # the record array's Python-level item access (REMoDNaV reads it sample by sample)
+    pp = pp.view(np.ndarray).view(np.dtype([(f, pp.dtype[f]) for f in pp.dtype.names]))
     events = clf(pp, classify_isp=True, sort_events=True)
     code = np.full(n, _NONE, dtype=np.int8)
     start = np.zeros(n, dtype=bool)

@@ -142,6 +142,9 @@ def protect_file(in_path: str | Path, out_path: str | Path, *, mechanism: str,
                                  pupil_range=pupil_range, source=ds, rng=seal_rng,
                                  pseudonym_key=pseudonym_key), seed, entry.merged)
         entry.check(sealed.guarantee, ids=participant_ids(sealed))
+        # the input and the mechanism's own release are dropped before the table is built (on
+        # first use, in the write): the process never holds both (issue 18: peak memory)
+        del ds, rel
         # inside the guard: a failed write (a full disk) cancels the reservation
         write_sealed(sealed, out_path, id_map_path=id_map_path, report_path=report_path,
                      input_path=in_path, overwrite=overwrite)

@@ -113,13 +113,30 @@ class SealedRelease:
     that the record lists. ``id_map`` (kind, pseudonym, raw; ordered by pseudonym) and ``report``
     (e.g. counts of failed or suppressed events) stay with the data holder unless written on
     request.
+
+    A sample-level release's ``table`` is built from ``dataset`` on first use (its float
+    columns are the sealed recordings' own arrays, not a copy), so that a caller that drops the
+    mechanism's input before writing never holds both (issue 18); a feature-series release
+    gives its table (``_table``).
     """
 
-    table: pl.DataFrame
     guarantee: Guarantee
     id_map: pl.DataFrame
     report: Mapping[str, Any] = field(default_factory=dict)
     dataset: Dataset | None = None
+    _table: pl.DataFrame | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self._table is None and self.dataset is None:
+            raise InvalidParameterError("a sealed release needs its table or its dataset")
+
+    @property
+    def table(self) -> pl.DataFrame:
+        """The release as written (built from ``dataset`` on first use)."""
+        if self._table is None:
+            assert self.dataset is not None  # (__post_init__)
+            object.__setattr__(self, "_table", self.dataset.to_table(chunks=True))
+        return self._table
 
 
 # -------------------------------------------------------------------------------------- seal
@@ -230,7 +247,7 @@ def seal(release: Release[Dataset], *, public: Iterable[str] = (),
     # the input's columns (a release at a public length carries none of its per-row ones)
     cols = _columns(source if source is not None else out, dataset, g, pub, pupil, mask,
                     structure)
-    return SealedRelease(table=dataset.to_table(), dataset=dataset,
+    return SealedRelease(dataset=dataset,
                          guarantee=replace(record, columns=cols), id_map=_id_map(ids, pub),
                          report=report)
 
@@ -594,6 +611,6 @@ def seal_series_table(table: pl.DataFrame, guarantee: Guarantee, *, public: Iter
     if record.per_participant is not None:
         record = replace(record, per_participant={ids["participant"].get(k, k): v for k, v in
                                                   record.per_participant.items()})
-    return SealedRelease(table=out, guarantee=replace(record, columns=tuple(cols)),
+    return SealedRelease(_table=out, guarantee=replace(record, columns=tuple(cols)),
                          id_map=_id_map(ids, pub))
 
