@@ -99,7 +99,7 @@ def test_epsilon_delta_and_length_are_required():
 
 
 def test_split_shares_sum_to_at_most_one():
-    with pytest.raises(InvalidParameterError, match="must sum to at most 1, got 1.05"):  # default density 0.06
+    with pytest.raises(InvalidParameterError, match="must sum to at most 1, got 1.05"):
         ParticipantSynthSplit(density=0.11)
     with pytest.raises(InvalidParameterError, match=r"split.density must be in \[0, 1\]"):
         ParticipantSynthSplit(density=-0.1)

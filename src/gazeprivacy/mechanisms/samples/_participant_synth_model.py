@@ -68,8 +68,8 @@ SPREAD_CLIP = 1.0 / 16.0
 #: measurement has ``L`` times less noise variance than the sum of ``L`` per-key ones; at the
 #: participant counts of eye-tracking studies (``n / L`` of a few people) per-key spatial
 #: estimates are noise.
-POOLED = MOMENTS + ("density", "fixation_cell", "transition", "saccade_amplitude",
-                    "saccade_direction")
+POOLED = (*MOMENTS, "density", "fixation_cell", "transition", "saccade_amplitude",
+          "saccade_direction")
 
 Key = tuple[str, ...]
 """The values of the public labels of a recording, in the order of ``public_labels``."""
