@@ -11,11 +11,10 @@ choices: ``docs/privacy/participant-synth.md#generate``):
    ``fixation_duration`` marginal (a bin, then log-uniform inside it), all durations scaled by
    one factor so that a fixation plus a 35 ms saccade lasts ``1 / r`` on average (the factor
    clipped to [0.5, 2]);
-2. the first fixation's coarse cell from ``fixation_cell``, each next one from the row of the
-   ``transition`` marginal (the marginal when the row is empty); inside the coarse cell a fine
-   cell with probability proportional to the ``density`` marginal times the saccade
-   ``amplitude`` density over the distance (the planar Jacobian) times the ``direction``
-   marginal, from the previous fixation; a uniform position inside the fine cell;
+2. fixation positions from a Markov chain whose stationary density is the released one
+   (:func:`position_model`): the first from the density, each next one of
+   ``_CANDIDATES`` displacements drawn from the saccade amplitude x (symmetrised) direction
+   marginals, chosen in proportion to importance weights that solve ``w (w * g) = d``;
 3. the simulator (:func:`gazeprivacy.data.simulate.simulate_recording`, through its public
    task-model protocol) renders the sequence at the public rate with a synthetic participant's
    traits drawn from the population (:func:`~gazeprivacy.data.simulate.draw_traits`, no blinks):

@@ -20,13 +20,16 @@ spatial density of samples on a data-independent grid over the public screen (de
 fixation cells and cell-to-cell transitions on a coarse grid (4 x 3), fixation durations (log
 bins), saccade amplitudes (log bins) and directions, fixation rates, and the participant's
 label weights. Each marginal's sum over participants gets Gaussian noise once (L2 sensitivity
-sqrt(2) under replace-one neighbouring, sigma = sqrt(2) / sqrt(2 rho share)). The **prior** is
+sqrt(2) under replace-one neighbouring, sigma = sqrt(2) / sqrt(2 rho share)); the spatial
+marginals and the saccade geometry once for the population (each participant's histograms
+summed over its keys), the event marginals per key. The **prior** is
 data-free: the centre Gaussian N(screen centre, (W/6, H/6)) for the spatial marginals, the
-simulator's population for the event ones. The moments are shrunk toward the prior's with public
-precision weights; the other marginals toward the Gaussian of the released moments (spatial) or
+simulator's population for the event ones. The means are shrunk toward the prior's with public
+precision weights, the spreads released as the posterior mean of their log sd under a public
+prior; the other marginals toward the Gaussian of the released moments (spatial) or
 the prior (events) by positive-part James-Stein capped by a public linear weight, then
 projected onto the simplex. The **generator** draws fixation sequences from the released model
-and renders them at the public rate with the simulator's oculomotor model (post-processing).
+(positions from a chain whose stationary density is the released one) and renders them at the public rate with the simulator's oculomotor model (post-processing).
 The output is a new population: ``n_participants`` synthetic pseudonyms (default the input's
 participant count, public by design), each with ``recordings_per_participant`` recordings per
 public label value of ``output_length_s`` seconds; no input id, row count, mask, recording
