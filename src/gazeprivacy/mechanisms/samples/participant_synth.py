@@ -29,7 +29,8 @@ precision weights, the spreads released as the posterior mean of their log sd un
 prior; the other marginals toward the Gaussian of the released moments (spatial) or
 the prior (events) by positive-part James-Stein capped by a public linear weight, then
 projected onto the simplex. The **generator** draws fixation sequences from the released model
-(positions from a chain whose stationary density is the released one) and renders them at the public rate with the simulator's oculomotor model (post-processing).
+(positions from a chain whose stationary density is the released one) and renders them at the
+public rate with the simulator's oculomotor model (post-processing).
 The output is a new population: ``n_participants`` synthetic pseudonyms (default the input's
 participant count, public by design), each with ``recordings_per_participant`` recordings per
 public label value of ``output_length_s`` seconds; no input id, row count, mask, recording
