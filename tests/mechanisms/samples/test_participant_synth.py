@@ -473,5 +473,5 @@ def test_the_fixation_chain_keeps_the_released_density(mean_amplitude_deg):
     xy = np.concatenate([task.plan(None, 200, geo, np.random.default_rng(s)).centres
                          for s in range(40)])
     h = np.histogram2d(xy[:, 1], xy[:, 0], bins=6, range=[[-20, 20], [-30, 30]])[0]
-    d6 = pos.density.reshape(6, 8, 6, 8).sum(axis=(1, 3))
+    d6 = pos.density.reshape(6, 10, 6, 10).sum(axis=(1, 3))
     assert 0.5 * np.abs(h / h.sum() - d6).sum() < 0.08

@@ -37,13 +37,14 @@ from gazeprivacy.mechanisms.samples._participant_synth_model import (
     moments_gaussian,
 )
 
-__all__ = ["KeyModel", "ModelTask", "PositionModel", "position_model", "render_population",
-           "synthetic_pseudonyms"]
+__all__ = ["KeyModel", "ModelTask", "PositionModel", "Visits", "position_model",
+           "render_population", "synthetic_pseudonyms"]
 
 _SACCADE_S = 0.035  # mean saccade duration of the simulator's population (free viewing)
-_FINE = 48  # the fixation positions' sampling grid, cells per side of the screen box (public)
+_FINE = 60  # the fixation positions' sampling grid, cells per side of the screen box (public)
 _CANDIDATES = 128  # candidate saccades per fixation (the chain's kernel; see position_model)
 _FIXED_POINT_STEPS = 60
+_HERDING = 1.0  # strength of the pull toward the released density's expected visit counts
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class ModelTask:
     description: str = "fixation sequences drawn from a participant-level DP model"
     pupil_offset_mm: float = 0.0
     positions: PositionModel | None = None
+    visits: Visits | None = None
 
     def expected_fixations(self, traits: ParticipantTraits, duration_s: float) -> int:
         p = self.model.marginals["event_rate"]
@@ -98,6 +100,8 @@ class ModelTask:
             c = int(rng.choice(flat_w.size, p=pos.density.ravel()))
             return origin + (np.array([c % nx, c // nx]) + rng.uniform(size=2)) * size
 
+        visits = self.visits or Visits(np.zeros(flat_w.size))
+        target = pos.density.ravel()
         out = np.empty((n_fixations, 2))
         prev = from_density()
         for i in range(n_fixations):
@@ -108,11 +112,14 @@ class ModelTask:
                 cand = prev + amp[:, None] * np.column_stack([np.cos(theta), np.sin(theta)])
                 cell = np.floor((cand - origin) / size).astype(np.int64)
                 inside = np.all((cell >= 0) & (cell < [nx, ny]), axis=1)
+                idx = cell[inside, 1] * nx + cell[inside, 0]
                 w = np.zeros(_CANDIDATES)
-                w[inside] = flat_w[cell[inside, 1] * nx + cell[inside, 0]]
+                w[inside] = flat_w[idx] * np.exp(-_HERDING * np.clip(
+                    visits.counts[idx] - visits.total * target[idx], -20.0, 20.0))
                 prev = cand[rng.choice(_CANDIDATES, p=w / w.sum())] if w.sum() > 0 else \
                     from_density()
             out[i] = prev
+            visits.add(prev, origin, size, nx, ny)
         return ScanPath(centres=out, durations_s=self._durations(n_fixations, rng))
 
 
@@ -121,6 +128,26 @@ def _uniform_in_bins(p: np.ndarray, edges: np.ndarray, n: int, rng: np.random.Ge
     """``n`` draws: a bin from ``p``, then uniform inside it (the density the kernel assumes)."""
     b = rng.choice(p.size, size=n, p=p)
     return edges[b] + (edges[b + 1] - edges[b]) * rng.uniform(size=n)
+
+
+@dataclass
+class Visits:
+    """Fixations drawn so far per sampling cell, shared by the recordings of one key in a
+    release phase: each candidate's weight is multiplied by ``exp(-(visits - expected))``
+    (expected: the fixations so far times the released density), a pull toward the released
+    density's counts (herding) that removes most of the sampling noise of a population of a few
+    thousand fixations (the density error of independent draws of that many points is about
+    0.03 above that of the density itself on a 60 x 60 grid). Post-processing: it reads the
+    generator's own draws only."""
+
+    counts: np.ndarray
+    total: int = 0
+
+    def add(self, xy: np.ndarray, origin: np.ndarray, size: np.ndarray, nx: int, ny: int
+            ) -> None:
+        ix, iy = np.clip(np.floor((xy - origin) / size).astype(np.int64), 0, [nx - 1, ny - 1])
+        self.counts[iy * nx + ix] += 1
+        self.total += 1
 
 
 @dataclass(frozen=True)
@@ -208,6 +235,7 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
     and the public geometry. One child generator per synthetic participant."""
     keys = sorted(models)
     positions = {k: position_model(models[k], bins) for k in keys}
+    visits = {k: Visits(np.zeros(positions[k].weight.size)) for k in keys}
     width = max(3, len(str(len(participants))))
     out: list[Recording] = []
     for pid, child in zip(participants, rng.spawn(len(participants)), strict=True):
@@ -216,7 +244,7 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
         n_recs = len(keys) * recordings_per_participant
         for j, rng_j in enumerate(rec_rng.spawn(n_recs)):
             key = keys[j // recordings_per_participant]
-            task = ModelTask(models[key], bins, positions=positions[key])
+            task = ModelTask(models[key], bins, positions=positions[key], visits=visits[key])
             sim = simulate_recording(traits=traits, task=task, duration_s=output_length_s,
                                      sampling_rate_hz=sampling_rate_hz, rng=rng_j,
                                      geometry=bins.geometry, recording="r")
