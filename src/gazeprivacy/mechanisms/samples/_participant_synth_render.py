@@ -132,9 +132,10 @@ def _uniform_in_bins(p: np.ndarray, edges: np.ndarray, n: int, rng: np.random.Ge
 
 @dataclass
 class Visits:
-    """Fixations drawn so far per sampling cell, shared by the recordings of one key in a
-    release phase: each candidate's weight is multiplied by ``exp(-(visits - expected))``
-    (expected: the fixations so far times the released density), a pull toward the released
+    """Fixations drawn so far per sampling cell, shared by the recordings of a release phase
+    (all keys: the spatial marginals are pooled, so every key has the same density): each
+    candidate's weight is multiplied by ``exp(-(visits - expected))`` (expected: the
+    fixations so far times the released density), a pull toward the released
     density's counts (herding) that removes most of the sampling noise of a population of a few
     thousand fixations (the density error of independent draws of that many points is about
     0.03 above that of the density itself on a 60 x 60 grid). Post-processing: it reads the
@@ -235,7 +236,9 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
     and the public geometry. One child generator per synthetic participant."""
     keys = sorted(models)
     positions = {k: position_model(models[k], bins) for k in keys}
-    visits = {k: Visits(np.zeros(positions[k].weight.size)) for k in keys}
+    # one visit count for all keys: their densities are the same pooled release
+    shared = Visits(np.zeros(positions[keys[0]].weight.size)) if keys else None
+    visits = {k: shared for k in keys}
     width = max(3, len(str(len(participants))))
     out: list[Recording] = []
     for pid, child in zip(participants, rng.spawn(len(participants)), strict=True):
