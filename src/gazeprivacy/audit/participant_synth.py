@@ -40,10 +40,10 @@ __all__ = ["DELTA", "EPSILON", "MEASURED", "measurement_case"]
 
 EPSILON = 1.0
 DELTA = 1e-6
-#: the marginals measured with one public key (label_weight is not: its weight is public)
-MEASURED = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "fixation_cell",
-            "transition", "fixation_duration", "saccade_amplitude", "saccade_direction",
-            "event_rate")
+#: the marginals the default split measures with one public key (label_weight is not: its
+#: weight is public; fixation_cell and transition have share 0 by default, nothing is drawn)
+MEASURED = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "fixation_duration",
+            "saccade_amplitude", "saccade_direction", "event_rate")
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,9 @@ __all__ = [
     "MARGINALS",
     "MOMENTS",
     "MOMENT_TAU",
+    "POOLED",
     "RECORDING_SUMS",
+    "SPREAD_LOG_SD",
     "Key",
     "PublicBins",
     "gaussian_cells",
@@ -51,6 +53,7 @@ __all__ = [
     "priors",
     "project_simplex",
     "shrink_moment",
+    "shrink_spread",
     "shrink_to_prior",
     "spatial_priors",
 ]
@@ -65,6 +68,15 @@ MARGINALS = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "fixation_ce
 #: the public centre, clipped to [0, 1/16] and scaled by 16.
 MOMENTS = ("mean_x", "mean_y", "spread_x", "spread_y")
 SPREAD_CLIP = 1.0 / 16.0
+
+#: The marginals measured once over all public keys together (a participant's histograms summed
+#: over its keys: still L1 norm at most 1) and shared by every key: the spatial ones and the
+#: saccade geometry. The frontier's density is the population's, and with ``L`` keys a pooled
+#: measurement has ``L`` times less noise variance than the sum of ``L`` per-key ones; at the
+#: participant counts of eye-tracking studies (``n / L`` of a few people) per-key spatial
+#: estimates are noise.
+POOLED = (*MOMENTS, "density", "fixation_cell", "transition", "saccade_amplitude",
+          "saccade_direction")
 
 Key = tuple[str, ...]
 """The values of the public labels of a recording, in the order of ``public_labels``."""
@@ -413,10 +425,16 @@ def shrink_to_prior(noisy_sum: np.ndarray, n_weight: float, sigma: float,
 
 
 #: Public prior sd of each spatial moment (box units; spreads scaled by 1 / SPREAD_CLIP), the
-#: precision weights' scale: a participant mean 0.1 of the screen off centre, a second moment
-#: 0.02 off the centre prior's (the frontier-feasibility estimate's values).
-MOMENT_TAU = {"mean_x": 0.1, "mean_y": 0.1, "spread_x": 0.02 / SPREAD_CLIP,
+#: precision weights' scale: the population's mean 0.03 of the screen off centre (the four
+#: frontier data sets' participant averages are within 0.06 of it), a second moment 0.02 off the
+#: centre prior's.
+MOMENT_TAU = {"mean_x": 0.03, "mean_y": 0.03, "spread_x": 0.02 / SPREAD_CLIP,
               "spread_y": 0.02 / SPREAD_CLIP}
+
+#: The public prior of a spread: the population's sd per axis (box units) is log-normal around
+#: the centre prior's 1/6 with log-sd 0.4 (a factor 1.5 either way at one sd).
+SPREAD_LOG_SD = (math.log(1.0 / 6.0), 0.4)
+_LOG_SD_GRID = np.linspace(math.log(0.01), math.log(2.0), 801)
 
 
 def shrink_moment(noisy_sum: np.ndarray, n_weight: float, sigma: float, prior: np.ndarray,
@@ -438,6 +456,42 @@ def shrink_moment(noisy_sum: np.ndarray, n_weight: float, sigma: float, prior: n
     w = tau ** 2 / (tau ** 2 + var)
     v = float(np.clip(prior[0] + w * (v_hat - prior[0]), 0.0, 1.0))
     return np.array([v, 1.0 - v]), w
+
+
+def shrink_spread(noisy_sum: np.ndarray, n_weight: float, sigma: float,
+                  prior: tuple[float, float] = SPREAD_LOG_SD) -> tuple[np.ndarray, float]:
+    """A spread from its two-bin measurement: the posterior mean of its log sd.
+
+    ``v_hat`` is read as for :func:`shrink_moment` (variance ``s^2 / 2``); the public prior puts
+    the sd ``t`` (box units) log-normal, ``log t ~ N(mu, kappa^2)`` (:data:`SPREAD_LOG_SD`), and
+    the measurement is ``v_hat ~ N(min(t^2, SPREAD_CLIP) / SPREAD_CLIP, s^2 / 2)``. The release
+    is ``exp(E[log t | v_hat])`` (on a grid of log sd), as the two-bin ``(v, 1 - v)`` of its
+    scaled second moment; the factor is ``1 - Var[log t | v_hat] / kappa^2``, the share of the
+    prior's variance the measurement removed. Reading: the error is on the log scale, where a
+    too-narrow density costs as much as a too-wide one (additive noise on ``t^2`` does not).
+    Post-processing of the noisy measurement and public values
+    (docs/privacy/participant-synth.md#prior).
+
+    >>> v, f = shrink_spread(np.array([0.16, 0.84]), 1.0, 1e-6)
+    >>> round(math.sqrt(v[0] / 16), 3), round(f, 3)
+    (0.1, 1.0)
+    >>> v, f = shrink_spread(np.array([5.0, -5.0]), 10.0, 1e6)
+    >>> round(math.sqrt(v[0] / 16), 4), round(f, 3)
+    (0.1667, 0.0)
+    """
+    n = max(float(n_weight), 1.0)
+    z = np.asarray(noisy_sum, dtype=np.float64) / n
+    v_hat = (z[0] - z[1] + 1.0) / 2.0
+    var = max((sigma / n) ** 2 / 2.0, 1e-18)
+    mu, kappa = prior
+    v = np.minimum(np.exp(2.0 * _LOG_SD_GRID), SPREAD_CLIP) / SPREAD_CLIP
+    logp = -0.5 * ((_LOG_SD_GRID - mu) / kappa) ** 2 - 0.5 * (v_hat - v) ** 2 / var
+    post = np.exp(logp - logp.max())
+    post /= post.sum()
+    m = float(post @ _LOG_SD_GRID)
+    factor = max(0.0, 1.0 - float(post @ (_LOG_SD_GRID - m) ** 2) / kappa ** 2)
+    v_rel = min(math.exp(2.0 * m), SPREAD_CLIP) / SPREAD_CLIP
+    return np.array([v_rel, 1.0 - v_rel]), factor
 
 
 def moments_gaussian(moments: Mapping[str, np.ndarray]) -> tuple[tuple[float, float],

@@ -11,11 +11,10 @@ choices: ``docs/privacy/participant-synth.md#generate``):
    ``fixation_duration`` marginal (a bin, then log-uniform inside it), all durations scaled by
    one factor so that a fixation plus a 35 ms saccade lasts ``1 / r`` on average (the factor
    clipped to [0.5, 2]);
-2. the first fixation's coarse cell from ``fixation_cell``, each next one from the row of the
-   ``transition`` marginal (the marginal when the row is empty); inside the coarse cell a fine
-   cell with probability proportional to the ``density`` marginal times the saccade
-   ``amplitude`` density over the distance (the planar Jacobian) times the ``direction``
-   marginal, from the previous fixation; a uniform position inside the fine cell;
+2. fixation positions from a Markov chain whose stationary density is the released one
+   (:func:`position_model`): the first from the density, each next one of
+   ``_CANDIDATES`` displacements drawn from the saccade amplitude x (symmetrised) direction
+   marginals, chosen in proportion to importance weights that solve ``w (w * g) = d``;
 3. the simulator (:func:`gazeprivacy.data.simulate.simulate_recording`, through its public
    task-model protocol) renders the sequence at the public rate with a synthetic participant's
    traits drawn from the population (:func:`~gazeprivacy.data.simulate.draw_traits`, no blinks):
@@ -32,12 +31,20 @@ import numpy as np
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Recording
 from gazeprivacy.data.simulate import ParticipantTraits, ScanPath, draw_traits, simulate_recording
-from gazeprivacy.mechanisms.samples._participant_synth_model import PublicBins
+from gazeprivacy.mechanisms.samples._participant_synth_model import (
+    PublicBins,
+    gaussian_cells,
+    moments_gaussian,
+)
 
-__all__ = ["KeyModel", "ModelTask", "render_population", "synthetic_pseudonyms"]
+__all__ = ["KeyModel", "ModelTask", "PositionModel", "Visits", "position_model",
+           "render_population", "synthetic_pseudonyms"]
 
 _SACCADE_S = 0.035  # mean saccade duration of the simulator's population (free viewing)
-_MIN_DISTANCE_DEG = 0.5  # the amplitude density is not evaluated below this
+_FINE = 60  # the fixation positions' sampling grid, cells per side of the screen box (public)
+_CANDIDATES = 128  # candidate saccades per fixation (the chain's kernel; see position_model)
+_FIXED_POINT_STEPS = 60
+_HERDING = 1.0  # strength of the pull toward the released density's expected visit counts
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,8 @@ class ModelTask:
     name: str = "participant-synth"
     description: str = "fixation sequences drawn from a participant-level DP model"
     pupil_offset_mm: float = 0.0
+    positions: PositionModel | None = None
+    visits: Visits | None = None
 
     def expected_fixations(self, traits: ParticipantTraits, duration_s: float) -> int:
         p = self.model.marginals["event_rate"]
@@ -77,39 +86,144 @@ class ModelTask:
         factor = float(np.clip((1.0 / rate - _SACCADE_S) / d.mean(), 0.5, 2.0))
         return np.maximum(d * factor, 0.04)
 
-    def _weights(self, prev: np.ndarray, fine: np.ndarray, centres: np.ndarray) -> np.ndarray:
-        """Fine-cell weights from ``prev``: density x amplitude density / distance x direction."""
-        m, b = self.model.marginals, self.bins
-        d = centres[fine] - prev
-        dist = np.maximum(np.hypot(d[:, 0], d[:, 1]), _MIN_DISTANCE_DEG)
-        a_edges = b.amplitude_edges
-        a_bin = np.clip(np.searchsorted(a_edges, dist) - 1, 0, a_edges.size - 2)
-        amp = m["saccade_amplitude"][a_bin] / np.diff(a_edges)[a_bin] / dist
-        d_bin = np.clip(np.searchsorted(b.direction_edges, np.arctan2(d[:, 1], d[:, 0])) - 1,
-                        0, b.direction_edges.size - 2)
-        return m["density"][fine] * amp * m["saccade_direction"][d_bin]
-
     def plan(self, traits: ParticipantTraits, n_fixations: int, geometry: Geometry,
              rng: np.random.Generator) -> ScanPath:
+        pos = self.positions or position_model(self.model, self.bins)
         m, b = self.model.marginals, self.bins
-        nc = b.coarse_grid[0] * b.coarse_grid[1]
-        centres = b.cell_centres(b.grid)
-        coarse_of = b.cell(centres[:, 0], centres[:, 1], b.coarse_grid)
-        trans = m["transition"].reshape(nc, nc)
-        half = np.array([geometry.width_deg / b.grid[0], geometry.height_deg / b.grid[1]]) / 2
+        g = b.geometry
+        nx, ny = pos.weight.shape[1], pos.weight.shape[0]
+        size = np.array([g.width_deg / nx, g.height_deg / ny])
+        origin = np.array([g.x_min_deg, g.y_min_deg])
+        flat_w = pos.weight.ravel()
+
+        def from_density() -> np.ndarray:
+            c = int(rng.choice(flat_w.size, p=pos.density.ravel()))
+            return origin + (np.array([c % nx, c // nx]) + rng.uniform(size=2)) * size
+
+        visits = self.visits or Visits(np.zeros(flat_w.size))
+        target = pos.density.ravel()
         out = np.empty((n_fixations, 2))
-        c = int(rng.choice(nc, p=m["fixation_cell"]))
-        prev = None
+        prev = from_density()
         for i in range(n_fixations):
-            fine = np.flatnonzero(coarse_of == c)
-            w = m["density"][fine] if prev is None else self._weights(prev, fine, centres)
-            w = w / w.sum() if w.sum() > 0 else np.full(fine.size, 1.0 / fine.size)
-            f = int(fine[rng.choice(fine.size, p=w)])
-            prev = centres[f] + half * rng.uniform(-1.0, 1.0, size=2)
+            if i:
+                amp = _uniform_in_bins(m["saccade_amplitude"], b.amplitude_edges, _CANDIDATES,
+                                       rng)
+                theta = _uniform_in_bins(pos.direction, b.direction_edges, _CANDIDATES, rng)
+                cand = prev + amp[:, None] * np.column_stack([np.cos(theta), np.sin(theta)])
+                cell = np.floor((cand - origin) / size).astype(np.int64)
+                inside = np.all((cell >= 0) & (cell < [nx, ny]), axis=1)
+                idx = cell[inside, 1] * nx + cell[inside, 0]
+                w = np.zeros(_CANDIDATES)
+                w[inside] = flat_w[idx] * np.exp(-_HERDING * np.clip(
+                    visits.counts[idx] - visits.total * target[idx], -20.0, 20.0))
+                prev = cand[rng.choice(_CANDIDATES, p=w / w.sum())] if w.sum() > 0 else \
+                    from_density()
             out[i] = prev
-            row = trans[c]
-            c = int(rng.choice(nc, p=row / row.sum() if row.sum() > 0 else m["fixation_cell"]))
+            visits.add(prev, origin, size, nx, ny)
         return ScanPath(centres=out, durations_s=self._durations(n_fixations, rng))
+
+
+def _uniform_in_bins(p: np.ndarray, edges: np.ndarray, n: int, rng: np.random.Generator
+                     ) -> np.ndarray:
+    """``n`` draws: a bin from ``p``, then uniform inside it (the density the kernel assumes)."""
+    b = rng.choice(p.size, size=n, p=p)
+    return edges[b] + (edges[b + 1] - edges[b]) * rng.uniform(size=n)
+
+
+@dataclass
+class Visits:
+    """Fixations drawn so far per sampling cell, shared by the recordings of a release phase
+    (all keys: the spatial marginals are pooled, so every key has the same density): each
+    candidate's weight is multiplied by ``exp(-(visits - expected))`` (expected: the
+    fixations so far times the released density), a pull toward the released
+    density's counts (herding) that removes most of the sampling noise of a population of a few
+    thousand fixations (the density error of independent draws of that many points is about
+    0.03 above that of the density itself on a 60 x 60 grid). Post-processing: it reads the
+    generator's own draws only."""
+
+    counts: np.ndarray
+    total: int = 0
+
+    def add(self, xy: np.ndarray, origin: np.ndarray, size: np.ndarray, nx: int, ny: int
+            ) -> None:
+        ix, iy = np.clip(np.floor((xy - origin) / size).astype(np.int64), 0, [nx - 1, ny - 1])
+        self.counts[iy * nx + ix] += 1
+        self.total += 1
+
+
+@dataclass(frozen=True)
+class PositionModel:
+    """The fixation-position chain of a key on the public sampling grid (rows = y): the
+    released spatial ``density`` (its target), the chain's importance ``weight`` and the
+    symmetrised saccade ``direction`` marginal it draws candidates from."""
+
+    density: np.ndarray
+    weight: np.ndarray
+    direction: np.ndarray
+
+
+def _target_density(model: KeyModel, bins: PublicBins) -> np.ndarray:
+    """The released density on the sampling grid: the Gaussian of the released moments times
+    the released ``density`` marginal's ratio to that Gaussian's cell masses (1 where it was
+    shrunk all the way)."""
+    m = model.marginals
+    mean, sd = moments_gaussian(m)
+    fine = gaussian_cells((_FINE, _FINE), mean, sd)
+    ratio = m["density"] / gaussian_cells(bins.grid, mean, sd)
+    g = bins.geometry
+    centres = (np.arange(_FINE) + 0.5) / _FINE
+    xx, yy = np.meshgrid(g.x_min_deg + centres * g.width_deg,
+                         g.y_min_deg + centres * g.height_deg)
+    d = fine * ratio[bins.cell(xx.ravel(), yy.ravel(), bins.grid)]
+    return (d / d.sum()).reshape(_FINE, _FINE)
+
+
+def _saccade_kernel(model: KeyModel, bins: PublicBins, direction: np.ndarray) -> np.ndarray:
+    """The probability of a saccade from one sampling cell to another at each cell offset
+    ((2F - 1) x (2F - 1), centred): amplitude density / distance x direction density (the
+    planar density of the displacement), averaged over 6 x 6 points per offset cell."""
+    g = bins.geometry
+    a_edges, d_edges = bins.amplitude_edges, bins.direction_edges
+    sub = (np.arange(6) + 0.5) / 6 - 0.5
+    off = (np.arange(-_FINE + 1, _FINE)[:, None] + sub[None, :]).ravel()
+    dx, dy = np.meshgrid(off * g.width_deg / _FINE, off * g.height_deg / _FINE)
+    r = np.hypot(dx, dy)
+    a_bin = np.searchsorted(a_edges, r) - 1
+    ok = (a_bin >= 0) & (a_bin < a_edges.size - 1)
+    a_bin = np.clip(a_bin, 0, a_edges.size - 2)
+    amp = np.where(ok, model.marginals["saccade_amplitude"][a_bin] / np.diff(a_edges)[a_bin],
+                   0.0)
+    d_bin = np.clip(np.searchsorted(d_edges, np.arctan2(dy, dx)) - 1, 0, d_edges.size - 2)
+    dens = amp / np.maximum(r, 1e-9) * direction[d_bin] / np.diff(d_edges)[d_bin]
+    k = dens.reshape(2 * _FINE - 1, 6, 2 * _FINE - 1, 6).mean(axis=(1, 3))
+    return k / k.sum()
+
+
+def position_model(model: KeyModel, bins: PublicBins) -> PositionModel:
+    """The chain whose fixations are distributed as the released density.
+
+    Each next fixation is one of ``_CANDIDATES`` displacements drawn from the saccade amplitude
+    x (symmetrised) direction marginals, chosen with probability proportional to the weight
+    ``w`` of the cell it lands in: as the candidates grow, the kernel ``K(x, y) ~ w(y) g(y - x)``
+    with ``g`` symmetric, a reversible chain whose stationary density is ``w (w * g)``. ``w``
+    solves ``w (w * g) = d`` for the released density ``d`` (fixed point, damped by a square
+    root), so the fixations follow ``d`` whatever the amplitudes: with ``w = d`` (the earlier
+    product of experts) short saccades would give ``d^2`` (a narrower cloud) and long ones
+    ``d``. Post-processing of the released model.
+    """
+    from scipy.signal import fftconvolve
+
+    raw = np.asarray(model.marginals["saccade_direction"], dtype=np.float64)
+    half = raw.size // 2  # the direction marginal folded onto theta and theta + pi
+    direction = 0.5 * (raw + np.roll(raw, half)) if raw.size % 2 == 0 else raw
+    d = _target_density(model, bins)
+    kernel = _saccade_kernel(model, bins, direction)
+    w = d.copy()
+    for _ in range(_FIXED_POINT_STEPS):
+        z = np.maximum(fftconvolve(w, kernel, mode="same"), 1e-300)
+        w = np.sqrt(w * d / z)
+        w /= w.sum()
+    return PositionModel(d, w, direction / direction.sum())
 
 
 def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBins, *,
@@ -121,15 +235,21 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
     ``sampling_rate_hz``; only ``t`` (the public grid), ``x``, ``y``, the key's public labels
     and the public geometry. One child generator per synthetic participant."""
     keys = sorted(models)
+    positions = {k: position_model(models[k], bins) for k in keys}
     width = max(3, len(str(len(participants))))
     out: list[Recording] = []
     for pid, child in zip(participants, rng.spawn(len(participants)), strict=True):
+        # one visit count per synthetic participant, shared by its keys (their densities are
+        # the same pooled release): no state crosses participants, so a partition that renders
+        # a block of them gives the one-process release bit for bit
+        shared = Visits(np.zeros(positions[keys[0]].weight.size)) if keys else None
+        visits = {k: shared for k in keys}
         traits_rng, rec_rng = child.spawn(2)
         traits = draw_traits(1, rng=traits_rng, blink_rate_hz=0.0, prefix="S")[0]
         n_recs = len(keys) * recordings_per_participant
         for j, rng_j in enumerate(rec_rng.spawn(n_recs)):
             key = keys[j // recordings_per_participant]
-            task = ModelTask(models[key], bins)
+            task = ModelTask(models[key], bins, positions=positions[key], visits=visits[key])
             sim = simulate_recording(traits=traits, task=task, duration_s=output_length_s,
                                      sampling_rate_hz=sampling_rate_hz, rng=rng_j,
                                      geometry=bins.geometry, recording="r")

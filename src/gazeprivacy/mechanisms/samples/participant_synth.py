@@ -20,13 +20,17 @@ spatial density of samples on a data-independent grid over the public screen (de
 fixation cells and cell-to-cell transitions on a coarse grid (4 x 3), fixation durations (log
 bins), saccade amplitudes (log bins) and directions, fixation rates, and the participant's
 label weights. Each marginal's sum over participants gets Gaussian noise once (L2 sensitivity
-sqrt(2) under replace-one neighbouring, sigma = sqrt(2) / sqrt(2 rho share)). The **prior** is
+sqrt(2) under replace-one neighbouring, sigma = sqrt(2) / sqrt(2 rho share)); the spatial
+marginals and the saccade geometry once for the population (each participant's histograms
+summed over its keys), the event marginals per key. The **prior** is
 data-free: the centre Gaussian N(screen centre, (W/6, H/6)) for the spatial marginals, the
-simulator's population for the event ones. The moments are shrunk toward the prior's with public
-precision weights; the other marginals toward the Gaussian of the released moments (spatial) or
+simulator's population for the event ones. The means are shrunk toward the prior's with public
+precision weights, the spreads released as the posterior mean of their log sd under a public
+prior; the other marginals toward the Gaussian of the released moments (spatial) or
 the prior (events) by positive-part James-Stein capped by a public linear weight, then
 projected onto the simplex. The **generator** draws fixation sequences from the released model
-and renders them at the public rate with the simulator's oculomotor model (post-processing).
+(positions from a chain whose stationary density is the released one) and renders them at the
+public rate with the simulator's oculomotor model (post-processing).
 The output is a new population: ``n_participants`` synthetic pseudonyms (default the input's
 participant count, public by design), each with ``recordings_per_participant`` recordings per
 public label value of ``output_length_s`` seconds; no input id, row count, mask, recording
@@ -74,6 +78,7 @@ from gazeprivacy.mechanisms.samples._participant_synth_model import (
     MARGINALS,
     MOMENT_TAU,
     MOMENTS,
+    POOLED,
     Key,
     PublicBins,
     merge_parts,
@@ -84,6 +89,7 @@ from gazeprivacy.mechanisms.samples._participant_synth_model import (
     priors,
     project_simplex,
     shrink_moment,
+    shrink_spread,
     shrink_to_prior,
     spatial_priors,
 )
@@ -129,15 +135,23 @@ class ParticipantSynthSplit:
     A share of 0 measures nothing (that marginal is the prior). ``label_weight`` is spent only
     when there are several public label values (with one, its weight is the public participant
     count); an unspent share is simply not used (the record states the total rho).
+
+    The default is a constant (data-free) split for the small studies of eye tracking
+    (``n sqrt(rho)`` of a few to a few tens): half of rho on the two spreads, where real gaze
+    differs most from the centre prior and four numbers are measured with little noise each;
+    little on the means (real populations look at the centre on average); a small share on the
+    density grid (its James-Stein shrinkage keeps the Gaussian of the moments until ``n`` is
+    large); nothing on ``fixation_cell`` and ``transition``, which the generator no longer
+    reads (a user split may still measure them; they are released in the model).
     """
 
-    mean_x: float = 0.05
-    mean_y: float = 0.05
-    spread_x: float = 0.10
-    spread_y: float = 0.10
-    density: float = 0.15
-    fixation_cell: float = 0.05
-    transition: float = 0.10
+    mean_x: float = 0.02
+    mean_y: float = 0.02
+    spread_x: float = 0.25
+    spread_y: float = 0.25
+    density: float = 0.06
+    fixation_cell: float = 0.0
+    transition: float = 0.0
     fixation_duration: float = 0.12
     saccade_amplitude: float = 0.10
     saccade_direction: float = 0.05
@@ -591,8 +605,9 @@ def measure(params: ParticipantSynthParams, setup: PublicSetup,
             sums: Mapping[Key, Mapping[str, np.ndarray]], rng: np.random.Generator
             ) -> dict[str, np.ndarray]:
     """The curator's noisy measurements: per marginal with a share, the sums of every public
-    key stacked (keys in ``setup.keys`` order) plus Gaussian noise of sd :func:`noise_sigma`,
-    drawn once (``label_weight`` only with several keys). The auditor reads this function."""
+    key stacked (keys in ``setup.keys`` order; the :data:`POOLED` marginals summed over the keys,
+    one row) plus Gaussian noise of sd :func:`noise_sigma`, drawn once (``label_weight`` only
+    with several keys). The auditor reads this function."""
     keys = setup.keys
     sizes = setup.bins(params).sizes(len(keys))
     noisy: dict[str, np.ndarray] = {}
@@ -602,6 +617,9 @@ def measure(params: ParticipantSynthParams, setup: PublicSetup,
             stacked = np.array([float(sums[k][m][0]) for k in keys])
             if len(keys) == 1 or sigma is None:
                 continue  # one key: its weight is the public participant count
+        elif m in POOLED:  # summed over the keys: one vector, still L1 <= 1 per participant
+            stacked = sum(np.asarray(sums[k][m], dtype=np.float64).reshape(sizes[m])
+                          for k in keys)[None, :]
         else:
             stacked = np.stack([np.asarray(sums[k][m], dtype=np.float64).reshape(sizes[m])
                                 for k in keys])
@@ -615,35 +633,50 @@ def measure(params: ParticipantSynthParams, setup: PublicSetup,
 def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
                      sums: Mapping[Key, Mapping[str, np.ndarray]], rng: np.random.Generator
                      ) -> tuple[dict[Key, KeyModel], dict[Key, dict[str, float]]]:
-    """Noise once per marginal (all keys together), then shrink each key toward the prior."""
+    """Noise once per marginal (all keys together), then shrink toward the prior: the
+    :data:`POOLED` marginals once for the population (weight ``n``, public), the others per key
+    (weight the key's)."""
     keys = setup.keys
-    prior = priors(setup.bins(params), len(keys))
+    bins = setup.bins(params)
+    prior = priors(bins, len(keys))
     noisy = measure(params, setup, sums, rng)
     if "label_weight" in noisy:  # the noisy weights, projected to sum to the public count
         weights = setup.n_input * project_simplex(noisy["label_weight"] / setup.n_input)
     else:
         weights = np.full(len(keys), setup.n_input / len(keys))
+    pooled, pooled_f = _fit(params, bins, noisy, prior, 0, float(setup.n_input), POOLED)
     models: dict[Key, KeyModel] = {}
     shrink: dict[Key, dict[str, float]] = {}
     for i, k in enumerate(keys):
-        marg: dict[str, np.ndarray] = {}
-        factors: dict[str, float] = {}
-        key_prior = dict(prior)
-        for m in MARGINALS[:-1]:
-            if m not in noisy:
-                marg[m], factors[m] = key_prior[m], 0.0
-            elif m in MOMENTS:
-                marg[m], factors[m] = shrink_moment(noisy[m][i], float(weights[i]),
-                                                    noise_sigma(params, m) or 0.0, prior[m],
-                                                    MOMENT_TAU[m])
-            else:
-                marg[m], factors[m] = shrink_to_prior(noisy[m][i], float(weights[i]),
-                                                      noise_sigma(params, m) or 0.0,
-                                                      key_prior[m])
-            if m == MOMENTS[-1]:  # the spatial prior: the Gaussian of the released moments
-                key_prior.update(spatial_priors(setup.bins(params), *moments_gaussian(marg)))
-        models[k], shrink[k] = KeyModel(marg), factors
+        own = [m for m in MARGINALS[:-1] if m not in POOLED]
+        marg, factors = _fit(params, bins, noisy, prior, i, float(weights[i]), own)
+        models[k] = KeyModel({m: (pooled | marg)[m] for m in MARGINALS[:-1]})
+        shrink[k] = {m: (pooled_f | factors)[m] for m in MARGINALS[:-1]}
     return models, shrink
+
+
+def _fit(params: ParticipantSynthParams, bins: PublicBins, noisy: Mapping[str, np.ndarray],
+         prior: Mapping[str, np.ndarray], row: int, weight: float, marginals: Sequence[str]
+         ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Row ``row`` of the noisy ``marginals`` (in :data:`MARGINALS` order), each shrunk toward
+    its prior (the spatial ones toward the Gaussian of the released moments)."""
+    marg: dict[str, np.ndarray] = {}
+    factors: dict[str, float] = {}
+    prior = dict(prior)
+    for m in marginals:
+        sigma = noise_sigma(params, m) or 0.0
+        if m not in noisy:
+            marg[m], factors[m] = prior[m], 0.0
+        elif m in ("spread_x", "spread_y"):
+            marg[m], factors[m] = shrink_spread(noisy[m][row], weight, sigma)
+        elif m in MOMENTS:
+            marg[m], factors[m] = shrink_moment(noisy[m][row], weight, sigma, prior[m],
+                                                MOMENT_TAU[m])
+        else:
+            marg[m], factors[m] = shrink_to_prior(noisy[m][row], weight, sigma, prior[m])
+        if m == MOMENTS[-1]:  # the spatial prior: the Gaussian of the released moments
+            prior.update(spatial_priors(bins, *moments_gaussian(marg)))
+    return marg, factors
 
 
 def plan(params: ParticipantSynthParams) -> ParticipantSynthPhases:
