@@ -74,7 +74,7 @@ class ModelTask:
         m = self.model.marginals
         rate = float(_from_bins(m["event_rate"], self.bins.rate_edges, 1, rng)[0])
         d = _from_bins(m["fixation_duration"], self.bins.duration_edges, n, rng)
-        factor = float(np.clip((1.0 / rate - _SACCADE_S) / d.mean(), 0.5, 2.0))
+        factor = float(np.clip((1.0 / rate - _SACCADE_S) / d.mean(), 0.25, 4.0))
         return np.maximum(d * factor, 0.04)
 
     def _weights(self, prev: np.ndarray, fine: np.ndarray, centres: np.ndarray) -> np.ndarray:
