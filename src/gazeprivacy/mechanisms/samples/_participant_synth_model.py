@@ -32,17 +32,17 @@ from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Recording
 
 __all__ = [
+    "KEY_SD",
+    "LOGNORMAL_PRIOR",
     "MARGINALS",
     "MOMENTS",
     "MOMENT_TAU",
-    "KEY_SD",
-    "LOGNORMAL_PRIOR",
     "Key",
     "PublicBins",
     "fit_lognormal",
     "fixation_intervals",
-    "lognormal_bins",
     "gaussian_cells",
+    "lognormal_bins",
     "merge_sums",
     "moments_gaussian",
     "participant_statistics",

@@ -10,7 +10,7 @@ choices: ``docs/privacy/participant-synth.md#generate``):
 1. a fixation rate ``r`` from the key's ``event_rate`` marginal and durations from its
    ``fixation_duration`` marginal (a bin, then log-uniform inside it), all durations scaled by
    one factor so that a fixation plus a 35 ms saccade lasts ``1 / r`` on average (the factor
-   clipped to [0.5, 2]);
+   clipped to [0.25, 4]: the rate sets the scale, the marginal the shape);
 2. the first fixation's coarse cell from ``fixation_cell``, each next one from the row of the
    ``transition`` marginal (the marginal when the row is empty); inside the coarse cell a fine
    cell with probability proportional to the ``density`` marginal times the saccade

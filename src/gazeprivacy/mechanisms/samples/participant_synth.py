@@ -17,16 +17,19 @@ participant contributing one normalised histogram per marginal (weight 1 whateve
 or length of recordings, split equally over the public label values they have): the mean and
 second moment of x and y in screen-box units (each a two-bin histogram ``(v, 1 - v)``), the
 spatial density of samples on a data-independent grid over the public screen (default 16 x 12),
-fixation cells and cell-to-cell transitions on a coarse grid (4 x 3), fixation durations (log
-bins), saccade amplitudes (log bins) and directions, fixation rates, and the participant's
+fixation cells and cell-to-cell transitions on a coarse grid (4 x 3), fixation durations (the
+intervals between saccades, log bins), saccade amplitudes (log bins) and directions, fixation
+rates, and the participant's
 label weights. Each marginal's sum over participants gets Gaussian noise once (L2 sensitivity
 sqrt(2) under replace-one neighbouring, sigma = sqrt(2) / sqrt(2 rho share)). The **prior** is
 data-free: the centre Gaussian N(screen centre, (W/6, H/6)) for the spatial marginals, the
 simulator's population for the event ones. The moments are shrunk toward the prior's with public
-precision weights; the other marginals toward the Gaussian of the released moments (spatial) or
-the prior (events) by positive-part James-Stein capped by a public linear weight, then
-projected onto the simplex. The **generator** draws fixation sequences from the released model
-and renders them at the public rate with the simulator's oculomotor model (post-processing).
+precision weights; fixation durations and rates are released as binned log-normals (posterior
+means, the population's fit first, each key's around it); the other marginals are shrunk toward
+the Gaussian of the released moments (spatial) or the prior (events) by positive-part
+James-Stein capped by a public linear weight, then projected onto the simplex. The
+**generator** draws fixation sequences from the released model and renders them at the public
+rate with the simulator's oculomotor model (post-processing).
 The output is a new population: ``n_participants`` synthetic pseudonyms (default the input's
 participant count, public by design), each with ``recordings_per_participant`` recordings per
 public label value of ``output_length_s`` seconds; no input id, row count, mask, recording
