@@ -378,3 +378,62 @@ def test_split_with_a_zero_share_releases_the_prior_for_that_marginal(two_tasks)
     for k in model.models:
         np.testing.assert_array_equal(model.models[k].marginals["saccade_direction"],
                                       q["saccade_direction"])
+
+
+def test_fixation_intervals_merge_pursuit_and_break_at_saccades_and_gaps():
+    import polars as pl
+
+    from gazeprivacy.mechanisms.samples._participant_synth_model import fixation_intervals
+
+    ev = pl.DataFrame({"recording": ["a"] * 5 + ["b"],
+                       "name": ["fixation", "pursuit", "fixation", "saccade", "pursuit",
+                                "fixation"],
+                       "onset": [0, 10, 25, 30, 33, 0], "offset": [10, 20, 30, 33, 40, 5],
+                       "duration_s": [0.1, 0.1, 0.05, 0.03, 0.07, 0.05]})
+    got = fixation_intervals(ev)
+    # a gap (20 -> 25) breaks the run, a saccade breaks it, a new recording breaks it
+    assert got["recording"].to_list() == ["a", "a", "a", "b"]
+    assert np.allclose(got["duration_s"].to_list(), [0.2, 0.05, 0.07, 0.05])
+
+
+def test_lognormal_fit_follows_a_clear_measurement_and_keeps_the_prior_under_noise():
+    from gazeprivacy.mechanisms.samples._participant_synth_model import (
+        LOGNORMAL_PRIOR,
+        fit_lognormal,
+        lognormal_bins,
+    )
+
+    edges = np.geomspace(0.04, 8.0, 17)
+    prior = LOGNORMAL_PRIOR["fixation_duration"]
+    truth = lognormal_bins(edges, np.log(1.1), 1.5)
+    rng = np.random.default_rng(3)
+    _, (mu, _), f = fit_lognormal(truth + rng.normal(0, 0.01, truth.size), 0.01 ** 2, edges,
+                                  prior)
+    assert abs(mu - np.log(1.1)) < 0.1 and f > 0.9
+    _, (mu, _), f = fit_lognormal(truth + rng.normal(0, 30.0, truth.size), 30.0 ** 2, edges,
+                                  prior)
+    # noise far above the signal: the prior (within 0.15 of its sd 1)
+    assert abs(mu - prior[0][0]) < 0.15 and f < 0.1
+
+
+def test_event_fits_keys_differ_where_the_measurements_say_so():
+    from gazeprivacy.data.geometry import Geometry
+    from gazeprivacy.mechanisms.samples._participant_synth_model import lognormal_bins
+    from gazeprivacy.mechanisms.samples.participant_synth import PublicSetup, _event_fits
+
+    geo = Geometry(x_min_deg=-20, x_max_deg=20, y_min_deg=-15, y_max_deg=15)
+    keys = (("a",), ("b",))
+    edges = PublicBins(geo, (16, 12), (4, 3)).duration_edges
+
+    def medians(n: int, eps: float) -> list[float]:
+        p = _params(epsilon_per_participant=eps)
+        setup = PublicSetup(n, keys, 100.0, geo)
+        rows = np.stack([n / 2 * lognormal_bins(edges, np.log(m), 0.8) for m in (0.2, 0.5)])
+        fits = _event_fits(p, setup, {"fixation_duration": rows}, np.array([n / 2, n / 2]))
+        centres = np.sqrt(edges[:-1] * edges[1:])
+        return [float(np.exp(q @ np.log(centres))) for q, _ in fits["fixation_duration"]]
+
+    a, b = medians(2000, 10.0)  # little noise: each key its own median
+    assert a == pytest.approx(0.2, rel=0.15) and b == pytest.approx(0.5, rel=0.15)
+    a, b = medians(4, 0.5)  # noise far above the signal: the keys share the population's fit
+    assert abs(np.log(b / a)) < 0.2

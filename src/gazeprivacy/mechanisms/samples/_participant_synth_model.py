@@ -458,11 +458,11 @@ def fit_lognormal(z: np.ndarray, var: float, edges: np.ndarray,
     ``mu ~ N(m0, t0^2)``, ``log s ~ N(l0, u0^2)`` (``prior = ((m0, t0), (l0, u0))``). On a grid
     of ``(mu, log s)`` (``mu`` within 4 prior sds, clipped to the bins' range) the posterior is
     prior x Gaussian likelihood of ``z``; the release is the bins of the log-normal at the
-    posterior means, the parameters, and the factor ``1 - Var[mu | z] / t0^2`` (the share of
-    the prior's uncertainty on the median the measurement removed). Two parameters fitted to
-    all bins: the noise of a bin averages out over the others, where a histogram shrunk bin by
-    bin keeps it (or keeps the prior). Post-processing of the noisy measurement and public
-    values (docs/privacy/participant-synth.md#prior).
+    posterior means, the parameters, and the factor ``1 - Var[mu | z] / Var[mu]`` on the grid
+    (the share of the prior's uncertainty on the median the measurement removed). Two
+    parameters fitted to all bins: the noise of a bin averages out over the others, where a
+    histogram shrunk bin by bin keeps it (or keeps the prior). Post-processing of the noisy
+    measurement and public values (docs/privacy/participant-synth.md#prior).
 
     >>> e = np.geomspace(0.04, 8.0, 17)
     >>> p, (mu, s), f = fit_lognormal(lognormal_bins(e, np.log(1.0), 1.2), 1e-8, e,
@@ -476,12 +476,15 @@ def fit_lognormal(z: np.ndarray, var: float, edges: np.ndarray,
     ls = np.linspace(l0 - 4 * u0, l0 + 4 * u0, _SIGMA_STEPS)
     mm, ll = np.meshgrid(mu, ls, indexing="ij")
     resid = lognormal_bins(edges, mm, np.exp(ll)) - np.asarray(z, dtype=np.float64)
-    logp = (-0.5 * ((mm - m0) / t0) ** 2 - 0.5 * ((ll - l0) / u0) ** 2
-            - 0.5 * np.sum(resid ** 2, axis=-1) / max(var, 1e-18))
+    log_prior = -0.5 * ((mm - m0) / t0) ** 2 - 0.5 * ((ll - l0) / u0) ** 2
+    logp = log_prior - 0.5 * np.sum(resid ** 2, axis=-1) / max(var, 1e-18)
     post = np.exp(logp - logp.max())
     post /= post.sum()
     mu_hat, ls_hat = float(np.sum(post * mm)), float(np.sum(post * ll))
-    factor = max(0.0, 1.0 - float(np.sum(post * (mm - mu_hat) ** 2)) / t0 ** 2)
+    pri = np.exp(log_prior - log_prior.max())
+    pri /= pri.sum()
+    pri_var = float(np.sum(pri * (mm - np.sum(pri * mm)) ** 2))  # the prior on the grid
+    factor = max(0.0, 1.0 - float(np.sum(post * (mm - mu_hat) ** 2)) / pri_var)
     p = lognormal_bins(edges, np.array(mu_hat), np.array(math.exp(ls_hat)))
     return p, (mu_hat, ls_hat), factor
 
