@@ -437,3 +437,32 @@ def test_event_fits_keys_differ_where_the_measurements_say_so():
     assert a == pytest.approx(0.2, rel=0.15) and b == pytest.approx(0.5, rel=0.15)
     a, b = medians(4, 0.5)  # noise far above the signal: the keys share the population's fit
     assert abs(np.log(b / a)) < 0.2
+
+
+def test_event_marginals_are_measured_once_for_all_keys_when_a_key_could_not_move_its_fit():
+    from gazeprivacy.mechanisms.samples.participant_synth import PublicSetup, measure
+
+    geo = Geometry_for_tests()
+    keys = (("a",), ("b",), ("c",))
+    sums = {k: {m: np.full(v, 1.0 / v) for m, v in
+                PublicBins(geo, (16, 12), (4, 3)).sizes(3).items()} for k in keys}
+    for k in keys:
+        sums[k]["label_weight"] = np.array([5.0])
+    rng = RecordingRng()  # no noise: the measured sums themselves
+    small = measure(_params(epsilon_per_participant=10.0), PublicSetup(15, keys, 100.0, geo),
+                    sums, rng)
+    large = measure(_params(epsilon_per_participant=10.0), PublicSetup(5000, keys, 100.0, geo),
+                    sums, np.random.default_rng(0))
+    for m in ("fixation_duration", "event_rate"):
+        assert small[m].shape[0] == 1  # 15 participants over 3 keys: the keys' sum, once
+        np.testing.assert_allclose(small[m][0], 3.0 / small[m].shape[1])
+        assert large[m].shape[0] == 3  # 5000: per key
+    # one draw per marginal, at the stated sd, pooled or not
+    assert len(rng.scales) == len(small) and all(sc > 0 for sc in rng.scales)
+    assert small["saccade_amplitude"].shape[0] == 3  # other marginals unchanged
+
+
+def Geometry_for_tests():
+    from gazeprivacy.data.geometry import Geometry
+
+    return Geometry(x_min_deg=-20, x_max_deg=20, y_min_deg=-15, y_max_deg=15)

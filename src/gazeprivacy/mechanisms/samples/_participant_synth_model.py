@@ -39,6 +39,7 @@ __all__ = [
     "MOMENT_TAU",
     "Key",
     "PublicBins",
+    "event_keys_pooled",
     "fit_lognormal",
     "fixation_intervals",
     "gaussian_cells",
@@ -487,6 +488,39 @@ def fit_lognormal(z: np.ndarray, var: float, edges: np.ndarray,
     factor = max(0.0, 1.0 - float(np.sum(post * (mm - mu_hat) ** 2)) / pri_var)
     p = lognormal_bins(edges, np.array(mu_hat), np.array(math.exp(ls_hat)))
     return p, (mu_hat, ls_hat), factor
+
+
+def _median_information(edges: np.ndarray, prior: tuple[tuple[float, float],
+                                                         tuple[float, float]]) -> float:
+    """The Fisher information on the log median of one unit-variance measurement of the
+    binned log-normal at the prior's centre: ``||d p / d mu||^2`` (public)."""
+    (m0, _), (l0, _) = prior
+    h = 1e-4
+    d = (lognormal_bins(edges, np.array(m0 + h), np.array(math.exp(l0)))
+         - lognormal_bins(edges, np.array(m0 - h), np.array(math.exp(l0)))) / (2 * h)
+    return float(d @ d)
+
+
+def event_keys_pooled(edges: np.ndarray, prior: tuple[tuple[float, float], tuple[float, float]],
+                      sigma: float, n: int, n_keys: int) -> bool:
+    """Whether a log-normal event marginal is measured once for all keys (True) or per key.
+
+    Per key, with about ``n / L`` participants' weight, the key's log median would have noise sd
+    about ``sigma L / (n sqrt(I))`` (``I``: :func:`_median_information` at the prior's centre);
+    when that exceeds the between-key prior sd ``KEY_SD[0]`` the key's own measurement cannot
+    move its fit off the population's, and one measurement of the keys' sum (the same share,
+    ``L`` times less noise variance on the population) is better. A function of public values
+    only (``sigma`` from rho and the share; ``n``; ``L``; the bins and prior).
+
+    >>> e = np.geomspace(0.04, 8.0, 17)
+    >>> p = LOGNORMAL_PRIOR["fixation_duration"]
+    >>> event_keys_pooled(e, p, 2.7, 14, 3), event_keys_pooled(e, p, 0.1, 1000, 3)
+    (True, False)
+    """
+    if n_keys < 2:
+        return False
+    return sigma * n_keys / (max(n, 1) * math.sqrt(_median_information(edges, prior))) \
+        > KEY_SD[0]
 
 
 def merge_sums(into: dict[Key, dict[str, np.ndarray]],

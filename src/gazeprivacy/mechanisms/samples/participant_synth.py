@@ -80,6 +80,7 @@ from gazeprivacy.mechanisms.samples._participant_synth_model import (
     MOMENTS,
     Key,
     PublicBins,
+    event_keys_pooled,
     fit_lognormal,
     merge_sums,
     moments_gaussian,
@@ -478,10 +479,12 @@ def measure(params: ParticipantSynthParams, setup: PublicSetup,
             sums: Mapping[Key, Mapping[str, np.ndarray]], rng: np.random.Generator
             ) -> dict[str, np.ndarray]:
     """The curator's noisy measurements: per marginal with a share, the sums of every public
-    key stacked (keys in ``setup.keys`` order) plus Gaussian noise of sd :func:`noise_sigma`,
-    drawn once (``label_weight`` only with several keys). The auditor reads this function."""
+    key stacked (keys in ``setup.keys`` order; an event marginal that :func:`_pooled_events`
+    names, the keys' sum, one row) plus Gaussian noise of sd :func:`noise_sigma`, drawn once
+    (``label_weight`` only with several keys). The auditor reads this function."""
     keys = setup.keys
     sizes = setup.bins(params).sizes(len(keys))
+    pooled = _pooled_events(params, setup)
     noisy: dict[str, np.ndarray] = {}
     for m in MARGINALS:
         sigma = noise_sigma(params, m)
@@ -489,6 +492,9 @@ def measure(params: ParticipantSynthParams, setup: PublicSetup,
             stacked = np.array([float(sums[k][m][0]) for k in keys])
             if len(keys) == 1 or sigma is None:
                 continue  # one key: its weight is the public participant count
+        elif m in pooled:  # summed over the keys: one row, still L1 <= 1 per participant
+            stacked = sum(np.asarray(sums[k][m], dtype=np.float64).reshape(sizes[m])
+                          for k in keys)[None, :]
         else:
             stacked = np.stack([np.asarray(sums[k][m], dtype=np.float64).reshape(sizes[m])
                                 for k in keys])
@@ -534,6 +540,20 @@ def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
                 key_prior.update(spatial_priors(setup.bins(params), *moments_gaussian(marg)))
         models[k], shrink[k] = KeyModel(marg), factors
     return models, shrink
+
+
+def _pooled_events(params: ParticipantSynthParams, setup: PublicSetup) -> set[str]:
+    """The log-normal event marginals measured once for all keys (public rule:
+    :func:`~gazeprivacy.mechanisms.samples._participant_synth_model.event_keys_pooled`)."""
+    bins = setup.bins(params)
+    edges = {"fixation_duration": bins.duration_edges, "event_rate": bins.rate_edges}
+    out = set()
+    for m, prior in LOGNORMAL_PRIOR.items():
+        sigma = noise_sigma(params, m)
+        if sigma is not None and event_keys_pooled(edges[m], prior, sigma, setup.n_input,
+                                                   len(setup.keys)):
+            out.add(m)
+    return out
 
 
 def _event_fits(params: ParticipantSynthParams, setup: PublicSetup,
