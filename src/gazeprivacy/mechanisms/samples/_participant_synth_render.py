@@ -10,7 +10,7 @@ choices: ``docs/privacy/participant-synth.md#generate``):
 1. a fixation rate ``r`` from the key's ``event_rate`` marginal and durations from its
    ``fixation_duration`` marginal (a bin, then log-uniform inside it), all durations scaled by
    one factor so that a fixation plus a 35 ms saccade lasts ``1 / r`` on average (the factor
-   clipped to [0.25, 4]: the rate sets the scale, the marginal the shape);
+   clipped to [0.5, 2]);
 2. the first fixation's coarse cell from ``fixation_cell``, each next one from the row of the
    ``transition`` marginal (the marginal when the row is empty); inside the coarse cell a fine
    cell with probability proportional to the ``density`` marginal times the saccade
@@ -74,7 +74,7 @@ class ModelTask:
         m = self.model.marginals
         rate = float(_from_bins(m["event_rate"], self.bins.rate_edges, 1, rng)[0])
         d = _from_bins(m["fixation_duration"], self.bins.duration_edges, n, rng)
-        factor = float(np.clip((1.0 / rate - _SACCADE_S) / d.mean(), 0.25, 4.0))
+        factor = float(np.clip((1.0 / rate - _SACCADE_S) / d.mean(), 0.5, 2.0))
         return np.maximum(d * factor, 0.04)
 
     def _weights(self, prev: np.ndarray, fine: np.ndarray, centres: np.ndarray) -> np.ndarray:
