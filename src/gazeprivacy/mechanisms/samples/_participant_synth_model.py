@@ -426,8 +426,9 @@ def moments_gaussian(moments: Mapping[str, np.ndarray]) -> tuple[tuple[float, fl
 #: The event marginals released as a binned log-normal, and the public prior of its two
 #: parameters: ``((mean, sd) of the log median, (mean, sd) of the log of the log-sd)``. The
 #: centres are the simulator's population (fixations: median 0.27 s and log-sd 0.5, about its
-#: gamma's of shape 4.5; rates: one fixation per 0.27 + 0.035 s); the sds are wide (a factor e on the median, 1.65 on the log-sd) because
-#: detected fixations of real recordings range from the simulator's to seconds (VR).
+#: gamma's of shape 4.5; rates: one fixation per 0.27 + 0.035 s); the sds are wide (a factor
+#: e on the median, 1.65 on the log-sd) because detected fixations of real recordings range
+#: from the simulator's to seconds (VR). Under noise the fit falls back on the simulator's.
 LOGNORMAL_PRIOR = {
     "fixation_duration": ((math.log(0.235 * 1.15), 1.0), (math.log(0.5), 0.5)),
     "event_rate": ((math.log(1.0 / (0.235 * 1.15 + 0.035)), 1.0), (math.log(0.4), 0.5)),
