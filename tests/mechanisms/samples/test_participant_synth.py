@@ -532,3 +532,92 @@ def test_the_fixation_chain_keeps_the_released_density(mean_amplitude_deg):
     h = np.histogram2d(xy[:, 1], xy[:, 0], bins=6, range=[[-20, 20], [-30, 30]])[0]
     d6 = pos.density.reshape(6, 10, 6, 10).sum(axis=(1, 3))
     assert 0.5 * np.abs(h / h.sum() - d6).sum() < 0.08
+
+
+def test_fixation_intervals_merge_pursuit_and_break_at_saccades_and_gaps():
+    import polars as pl
+
+    from gazeprivacy.mechanisms.samples._participant_synth_model import fixation_intervals
+
+    ev = pl.DataFrame({"recording": ["a"] * 5 + ["b"],
+                       "name": ["fixation", "pursuit", "fixation", "saccade", "pursuit",
+                                "fixation"],
+                       "onset": [0, 10, 25, 30, 33, 0], "offset": [10, 20, 30, 33, 40, 5],
+                       "duration_s": [0.1, 0.1, 0.05, 0.03, 0.07, 0.05]})
+    got = fixation_intervals(ev)
+    # a gap (20 -> 25) breaks the run, a saccade breaks it, a new recording breaks it
+    assert got["recording"].to_list() == ["a", "a", "a", "b"]
+    assert np.allclose(got["duration_s"].to_list(), [0.2, 0.05, 0.07, 0.05])
+
+
+def test_lognormal_fit_follows_a_clear_measurement_and_keeps_the_prior_under_noise():
+    from gazeprivacy.mechanisms.samples._participant_synth_model import (
+        LOGNORMAL_PRIOR,
+        fit_lognormal,
+        lognormal_bins,
+    )
+
+    edges = np.geomspace(0.04, 8.0, 17)
+    prior = LOGNORMAL_PRIOR["fixation_duration"]
+    truth = lognormal_bins(edges, np.log(1.1), 1.5)
+    rng = np.random.default_rng(3)
+    _, (mu, _), f = fit_lognormal(truth + rng.normal(0, 0.01, truth.size), 0.01 ** 2, edges,
+                                  prior)
+    assert abs(mu - np.log(1.1)) < 0.1 and f > 0.9
+    _, (mu, _), f = fit_lognormal(truth + rng.normal(0, 30.0, truth.size), 30.0 ** 2, edges,
+                                  prior)
+    # noise far above the signal: the prior (within 0.15 of its sd 1)
+    assert abs(mu - prior[0][0]) < 0.15 and f < 0.1
+
+
+def test_event_fits_keys_differ_where_the_measurements_say_so():
+    from gazeprivacy.data.geometry import Geometry
+    from gazeprivacy.mechanisms.samples._participant_synth_model import lognormal_bins
+    from gazeprivacy.mechanisms.samples.participant_synth import PublicSetup, _event_fits
+
+    geo = Geometry(x_min_deg=-20, x_max_deg=20, y_min_deg=-15, y_max_deg=15)
+    keys = (("a",), ("b",))
+    edges = PublicBins(geo, (16, 12), (4, 3)).duration_edges
+
+    def medians(n: int, eps: float) -> list[float]:
+        p = _params(epsilon_per_participant=eps)
+        setup = PublicSetup(n, keys, 100.0, geo)
+        rows = np.stack([n / 2 * lognormal_bins(edges, np.log(m), 0.8) for m in (0.2, 0.5)])
+        fits = _event_fits(p, setup, {"fixation_duration": rows}, np.array([n / 2, n / 2]))
+        centres = np.sqrt(edges[:-1] * edges[1:])
+        return [float(np.exp(q @ np.log(centres))) for q, _ in fits["fixation_duration"]]
+
+    a, b = medians(2000, 10.0)  # little noise: each key its own median
+    assert a == pytest.approx(0.2, rel=0.15) and b == pytest.approx(0.5, rel=0.15)
+    a, b = medians(4, 0.5)  # noise far above the signal: the keys share the population's fit
+    assert abs(np.log(b / a)) < 0.2
+
+
+def test_event_marginals_are_measured_once_for_all_keys_when_a_key_could_not_move_its_fit():
+    from gazeprivacy.mechanisms.samples.participant_synth import PublicSetup, measure
+
+    geo = Geometry_for_tests()
+    keys = (("a",), ("b",), ("c",))
+    sums = {k: {m: np.full(v, 1.0 / v) for m, v in
+                PublicBins(geo, (16, 12), (4, 3)).sizes(3).items()} for k in keys}
+    for k in keys:
+        sums[k]["label_weight"] = np.array([5.0])
+    rng = RecordingRng()  # no noise: the measured sums themselves
+    small = measure(_params(epsilon_per_participant=10.0), PublicSetup(15, keys, 100.0, geo),
+                    sums, rng)
+    large = measure(_params(epsilon_per_participant=10.0), PublicSetup(5000, keys, 100.0, geo),
+                    sums, np.random.default_rng(0))
+    for m in ("fixation_duration", "event_rate"):
+        assert small[m].shape[0] == 1  # 15 participants over 3 keys: the keys' sum, once
+        np.testing.assert_allclose(small[m][0], 3.0 / small[m].shape[1])
+        assert large[m].shape[0] == 3  # 5000: per key
+    # one draw per marginal, at the stated sd, pooled or not
+    assert len(rng.scales) == len(small) and all(sc > 0 for sc in rng.scales)
+    # the POOLED marginals (spatial, saccade geometry) stay one row whatever n
+    assert all(small[m].shape[0] == 1 == large[m].shape[0] for m in POOLED if m in small)
+
+
+def Geometry_for_tests():
+    from gazeprivacy.data.geometry import Geometry
+
+    return Geometry(x_min_deg=-20, x_max_deg=20, y_min_deg=-15, y_max_deg=15)

@@ -35,6 +35,8 @@ from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Recording
 
 __all__ = [
+    "KEY_SD",
+    "LOGNORMAL_PRIOR",
     "MARGINALS",
     "MOMENTS",
     "MOMENT_TAU",
@@ -43,7 +45,11 @@ __all__ = [
     "SPREAD_LOG_SD",
     "Key",
     "PublicBins",
+    "event_keys_pooled",
+    "fit_lognormal",
+    "fixation_intervals",
     "gaussian_cells",
+    "lognormal_bins",
     "merge_parts",
     "merge_sums",
     "moments_gaussian",
@@ -81,14 +87,16 @@ POOLED = (*MOMENTS, "density", "fixation_cell", "transition", "saccade_amplitude
 Key = tuple[str, ...]
 """The values of the public labels of a recording, in the order of ``public_labels``."""
 
-# Public bin ranges (constants, not data): fixation durations 40 ms - 2 s, saccade amplitudes
-# 0.5 deg - the screen diagonal, fixation rates 0.5 - 8 per second; values outside are clipped
-# into the end bins (bounded contribution).
-_DURATION_S = (0.04, 2.0, 12)
+# Public bin ranges (constants, not data): fixation durations 40 ms - 8 s, saccade amplitudes
+# 0.5 deg - the screen diagonal, fixation rates 0.1 - 8 per second; values outside are clipped
+# into the end bins (bounded contribution). The long ends are for head-free and VR recordings,
+# where a detector without a pursuit class finds fixations of seconds (VR: median 1.1 s, 0.5 per
+# second, the adaptive detector at 50 Hz).
+_DURATION_S = (0.04, 8.0, 16)
 _AMPLITUDE_MIN_DEG = 0.5
 _AMPLITUDE_BINS = 12
 _DIRECTION_BINS = 12
-_RATE_HZ = (0.5, 8.0, 10)
+_RATE_HZ = (0.1, 8.0, 14)
 
 # Data-free event priors: the simulator's population (gazeprivacy.data.simulate, free viewing):
 # fixation durations gamma with median 0.235 s x 1.15 and shape 4.5 (the middle of the drawn
@@ -202,6 +210,33 @@ def _moments(rows: np.ndarray) -> dict[str, np.ndarray]:
     return {m: np.array([v, 1.0 - v]) for m, v in vals.items()}
 
 
+def fixation_intervals(events: pl.DataFrame) -> pl.DataFrame:
+    """The intervals between saccades: maximal runs of contiguous non-saccade events (fixation,
+    pursuit) of one recording, as ``recording, duration_s``.
+
+    The generator renders fixations and saccades only, and a detector without a pursuit class
+    (the adaptive one) calls pursuit fixation; so a fixation here is the time between two
+    saccades (or a gap), whatever the detector (REMoDNaV splits a slow drift into fixation and
+    pursuit pieces: on VR recordings 0.13 s pieces where the interval lasts about a second).
+
+    >>> ev = pl.DataFrame({"recording": ["a"] * 4, "name": ["fixation", "pursuit", "saccade",
+    ...                    "fixation"], "onset": [0, 10, 30, 33], "offset": [10, 30, 33, 40],
+    ...                    "duration_s": [0.1, 0.2, 0.03, 0.07]})
+    >>> fixation_intervals(ev)["duration_s"].to_list()
+    [0.30000000000000004, 0.07]
+    """
+    ev = events.filter(pl.col("name") != "saccade").sort("recording", "onset")
+    if ev.height == 0:
+        return pl.DataFrame({"recording": [], "duration_s": []},
+                            schema={"recording": pl.String, "duration_s": pl.Float64})
+    new = ((pl.col("recording") != pl.col("recording").shift(1))
+           | (pl.col("onset") != pl.col("offset").shift(1))).fill_null(True)
+    return (ev.with_columns(new.cum_sum().alias("_run"))
+            .group_by("_run", maintain_order=True)
+            .agg(pl.col("recording").first(), pl.col("duration_s").sum())
+            .select("recording", "duration_s"))
+
+
 def _key_parts(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins
                ) -> dict[str, np.ndarray]:
     """One participant's raw parts under one key (some of its recordings): every histogram as
@@ -225,14 +260,21 @@ def _key_parts(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins
     same = fix["recording"].to_numpy()
     pairs = (cells[:-1] * nc + cells[1:])[same[:-1] == same[1:]] if cells.size > 1 else cells[:0]
     out["transition"] = np.bincount(pairs, minlength=nc * nc).astype(np.float64)
-    out["fixation_duration"] = _hist(fix["duration_s"].to_numpy(), bins.duration_edges)
+    intervals = fixation_intervals(events)
+    out["fixation_duration"] = _hist(intervals["duration_s"].to_numpy(), bins.duration_edges)
     dx = (sac["end_x"] - sac["start_x"]).to_numpy()
     dy = (sac["end_y"] - sac["start_y"]).to_numpy()
     out["saccade_amplitude"] = _hist(np.hypot(dx, dy), bins.amplitude_edges)
     out["saccade_direction"] = _hist(np.arctan2(dy, dx), bins.direction_edges)
-    counts = dict(zip(*np.unique(same, return_counts=True), strict=True)) if same.size else {}
-    rates = np.array([counts.get(r.recording, 0) / r.duration_s if r.duration_s > 0 else np.nan
-                      for r in recs])
+    per_rec = intervals["recording"].to_numpy()
+    counts = dict(zip(*np.unique(per_rec, return_counts=True), strict=True)) if per_rec.size \
+        else {}
+    # per second of valid samples: the generator renders no gaps, and 1 / rate sets the mean
+    # interval (MPIIDPEye: a quarter of the samples missing)
+    valid_s = [float(np.sum(np.isfinite(r.x) & np.isfinite(r.y))) / r.sampling_rate_hz
+               for r in recs]
+    rates = np.array([counts.get(r.recording, 0) / v if v > 0 else np.nan
+                      for r, v in zip(recs, valid_s, strict=True)])
     out["event_rate"] = _hist(rates, bins.rate_edges)
     return out
 
@@ -502,6 +544,114 @@ def moments_gaussian(moments: Mapping[str, np.ndarray]) -> tuple[tuple[float, fl
                              - (mean[i] - 0.5) ** 2, 0.02 ** 2))
                for i, a in enumerate("xy"))
     return mean, (sd[0], sd[1])
+
+
+# --------------------------------------------------------------------------------------------
+# the event marginals as binned log-normals (post-processing)
+
+#: The event marginals released as a binned log-normal, and the public prior of its two
+#: parameters: ``((mean, sd) of the log median, (mean, sd) of the log of the log-sd)``. The
+#: centres are the simulator's population (fixations: median 0.27 s and log-sd 0.5, about its
+#: gamma's of shape 4.5; rates: one fixation per 0.27 + 0.035 s); the sds are wide (a factor
+#: e on the median, 1.65 on the log-sd) because detected fixations of real recordings range
+#: from the simulator's to seconds (VR). Under noise the fit falls back on the simulator's.
+LOGNORMAL_PRIOR = {
+    "fixation_duration": ((math.log(0.235 * 1.15), 1.0), (math.log(0.5), 0.5)),
+    "event_rate": ((math.log(1.0 / (0.235 * 1.15 + 0.035)), 1.0), (math.log(0.4), 0.5)),
+}
+#: The public prior sd of a key's log median and log log-sd around the population's fit.
+KEY_SD = (0.3, 0.2)
+_MU_STEPS, _SIGMA_STEPS = 161, 41
+
+
+def lognormal_bins(edges: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """Bin masses (last axis) of log-normals with log median ``mu`` and log-sd ``sigma``
+    (broadcast), the tails folded into the end bins.
+
+    >>> lognormal_bins(np.array([0.5, 1.0, 2.0]), np.array(0.0), np.array(1.0)).round(3).tolist()
+    [0.5, 0.5]
+    """
+    z = (np.log(edges) - np.asarray(mu)[..., None]) / np.asarray(sigma)[..., None]
+    cdf = ndtr(z)
+    m = np.diff(cdf, axis=-1)
+    m[..., 0] += cdf[..., 0]
+    m[..., -1] += 1.0 - cdf[..., -1]
+    return m
+
+
+def fit_lognormal(z: np.ndarray, var: float, edges: np.ndarray,
+                  prior: tuple[tuple[float, float], tuple[float, float]]
+                  ) -> tuple[np.ndarray, tuple[float, float], float]:
+    """The posterior-mean binned log-normal of a noisy histogram.
+
+    ``z`` estimates a probability vector over the bins of ``edges`` with independent Gaussian
+    noise of variance ``var`` per bin (the noisy sum over its public or noisy weight); the
+    model is a log-normal with log median ``mu`` and log-sd ``s``, with the public prior
+    ``mu ~ N(m0, t0^2)``, ``log s ~ N(l0, u0^2)`` (``prior = ((m0, t0), (l0, u0))``). On a grid
+    of ``(mu, log s)`` (``mu`` within 4 prior sds, clipped to the bins' range) the posterior is
+    prior x Gaussian likelihood of ``z``; the release is the bins of the log-normal at the
+    posterior means, the parameters, and the factor ``1 - Var[mu | z] / Var[mu]`` on the grid
+    (the share of the prior's uncertainty on the median the measurement removed). Two
+    parameters fitted to all bins: the noise of a bin averages out over the others, where a
+    histogram shrunk bin by bin keeps it (or keeps the prior). Post-processing of the noisy
+    measurement and public values (docs/privacy/participant-synth.md#prior).
+
+    >>> e = np.geomspace(0.04, 8.0, 17)
+    >>> p, (mu, s), f = fit_lognormal(lognormal_bins(e, np.log(1.0), 1.2), 1e-8, e,
+    ...                               ((np.log(0.27), 1.0), (np.log(0.8), 0.5)))
+    >>> round(float(np.exp(mu)), 1), round(float(np.exp(s)), 1), round(f, 2)
+    (1.0, 1.2, 1.0)
+    """
+    (m0, t0), (l0, u0) = prior
+    lo, hi = math.log(edges[0]), math.log(edges[-1])
+    mu = np.linspace(max(m0 - 4 * t0, lo), min(m0 + 4 * t0, hi), _MU_STEPS)
+    ls = np.linspace(l0 - 4 * u0, l0 + 4 * u0, _SIGMA_STEPS)
+    mm, ll = np.meshgrid(mu, ls, indexing="ij")
+    resid = lognormal_bins(edges, mm, np.exp(ll)) - np.asarray(z, dtype=np.float64)
+    log_prior = -0.5 * ((mm - m0) / t0) ** 2 - 0.5 * ((ll - l0) / u0) ** 2
+    logp = log_prior - 0.5 * np.sum(resid ** 2, axis=-1) / max(var, 1e-18)
+    post = np.exp(logp - logp.max())
+    post /= post.sum()
+    mu_hat, ls_hat = float(np.sum(post * mm)), float(np.sum(post * ll))
+    pri = np.exp(log_prior - log_prior.max())
+    pri /= pri.sum()
+    pri_var = float(np.sum(pri * (mm - np.sum(pri * mm)) ** 2))  # the prior on the grid
+    factor = max(0.0, 1.0 - float(np.sum(post * (mm - mu_hat) ** 2)) / pri_var)
+    p = lognormal_bins(edges, np.array(mu_hat), np.array(math.exp(ls_hat)))
+    return p, (mu_hat, ls_hat), factor
+
+
+def _median_information(edges: np.ndarray, prior: tuple[tuple[float, float],
+                                                         tuple[float, float]]) -> float:
+    """The Fisher information on the log median of one unit-variance measurement of the
+    binned log-normal at the prior's centre: ``||d p / d mu||^2`` (public)."""
+    (m0, _), (l0, _) = prior
+    h = 1e-4
+    d = (lognormal_bins(edges, np.array(m0 + h), np.array(math.exp(l0)))
+         - lognormal_bins(edges, np.array(m0 - h), np.array(math.exp(l0)))) / (2 * h)
+    return float(d @ d)
+
+
+def event_keys_pooled(edges: np.ndarray, prior: tuple[tuple[float, float], tuple[float, float]],
+                      sigma: float, n: int, n_keys: int) -> bool:
+    """Whether a log-normal event marginal is measured once for all keys (True) or per key.
+
+    Per key, with about ``n / L`` participants' weight, the key's log median would have noise sd
+    about ``sigma L / (n sqrt(I))`` (``I``: :func:`_median_information` at the prior's centre);
+    when that exceeds the between-key prior sd ``KEY_SD[0]`` the key's own measurement cannot
+    move its fit off the population's, and one measurement of the keys' sum (the same share,
+    ``L`` times less noise variance on the population) is better. A function of public values
+    only (``sigma`` from rho and the share; ``n``; ``L``; the bins and prior).
+
+    >>> e = np.geomspace(0.04, 8.0, 17)
+    >>> p = LOGNORMAL_PRIOR["fixation_duration"]
+    >>> event_keys_pooled(e, p, 2.7, 14, 3), event_keys_pooled(e, p, 0.1, 1000, 3)
+    (True, False)
+    """
+    if n_keys < 2:
+        return False
+    return sigma * n_keys / (max(n, 1) * math.sqrt(_median_information(edges, prior))) \
+        > KEY_SD[0]
 
 
 def merge_sums(into: dict[Key, dict[str, np.ndarray]],

@@ -17,8 +17,9 @@ participant contributing one normalised histogram per marginal (weight 1 whateve
 or length of recordings, split equally over the public label values they have): the mean and
 second moment of x and y in screen-box units (each a two-bin histogram ``(v, 1 - v)``), the
 spatial density of samples on a data-independent grid over the public screen (default 16 x 12),
-fixation cells and cell-to-cell transitions on a coarse grid (4 x 3), fixation durations (log
-bins), saccade amplitudes (log bins) and directions, fixation rates, and the participant's
+fixation cells and cell-to-cell transitions on a coarse grid (4 x 3), fixation durations (the
+intervals between saccades, log bins), saccade amplitudes (log bins) and directions, fixation
+rates, and the participant's
 label weights. Each marginal's sum over participants gets Gaussian noise once (L2 sensitivity
 sqrt(2) under replace-one neighbouring, sigma = sqrt(2) / sqrt(2 rho share)); the spatial
 marginals and the saccade geometry once for the population (each participant's histograms
@@ -26,11 +27,13 @@ summed over its keys), the event marginals per key. The **prior** is
 data-free: the centre Gaussian N(screen centre, (W/6, H/6)) for the spatial marginals, the
 simulator's population for the event ones. The means are shrunk toward the prior's with public
 precision weights, the spreads released as the posterior mean of their log sd under a public
-prior; the other marginals toward the Gaussian of the released moments (spatial) or
-the prior (events) by positive-part James-Stein capped by a public linear weight, then
-projected onto the simplex. The **generator** draws fixation sequences from the released model
-(positions from a chain whose stationary density is the released one) and renders them at the
-public rate with the simulator's oculomotor model (post-processing).
+prior; fixation durations and rates are released as binned log-normals (posterior means, the
+population's fit first, each key's around it); the other marginals toward the Gaussian of the
+released moments (spatial) or the prior (events) by positive-part James-Stein capped by a
+public linear weight, then projected onto the simplex. The **generator** draws fixation
+sequences from the released model (positions from a chain whose stationary density is the
+released one) and renders them at the public rate with the simulator's oculomotor model
+(post-processing).
 The output is a new population: ``n_participants`` synthetic pseudonyms (default the input's
 participant count, public by design), each with ``recordings_per_participant`` recordings per
 public label value of ``output_length_s`` seconds; no input id, row count, mask, recording
@@ -75,12 +78,16 @@ from gazeprivacy.mechanisms.contract import (
 )
 from gazeprivacy.mechanisms.noise.gaussian import zcdp_gaussian_sigma
 from gazeprivacy.mechanisms.samples._participant_synth_model import (
+    KEY_SD,
+    LOGNORMAL_PRIOR,
     MARGINALS,
     MOMENT_TAU,
     MOMENTS,
     POOLED,
     Key,
     PublicBins,
+    event_keys_pooled,
+    fit_lognormal,
     merge_parts,
     merge_sums,
     moments_gaussian,
@@ -605,11 +612,13 @@ def measure(params: ParticipantSynthParams, setup: PublicSetup,
             sums: Mapping[Key, Mapping[str, np.ndarray]], rng: np.random.Generator
             ) -> dict[str, np.ndarray]:
     """The curator's noisy measurements: per marginal with a share, the sums of every public
-    key stacked (keys in ``setup.keys`` order; the :data:`POOLED` marginals summed over the keys,
-    one row) plus Gaussian noise of sd :func:`noise_sigma`, drawn once (``label_weight`` only
-    with several keys). The auditor reads this function."""
+    key stacked (keys in ``setup.keys`` order; the :data:`POOLED` marginals and an event marginal
+    that :func:`_pooled_events` names summed over the keys, one row) plus Gaussian noise of sd
+    :func:`noise_sigma`, drawn once (``label_weight`` only with several keys). The auditor reads
+    this function."""
     keys = setup.keys
     sizes = setup.bins(params).sizes(len(keys))
+    pooled = _pooled_events(params, setup)
     noisy: dict[str, np.ndarray] = {}
     for m in MARGINALS:
         sigma = noise_sigma(params, m)
@@ -617,7 +626,7 @@ def measure(params: ParticipantSynthParams, setup: PublicSetup,
             stacked = np.array([float(sums[k][m][0]) for k in keys])
             if len(keys) == 1 or sigma is None:
                 continue  # one key: its weight is the public participant count
-        elif m in POOLED:  # summed over the keys: one vector, still L1 <= 1 per participant
+        elif m in POOLED or m in pooled:  # summed over the keys: one row, still L1 <= 1
             stacked = sum(np.asarray(sums[k][m], dtype=np.float64).reshape(sizes[m])
                           for k in keys)[None, :]
         else:
@@ -644,12 +653,15 @@ def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
         weights = setup.n_input * project_simplex(noisy["label_weight"] / setup.n_input)
     else:
         weights = np.full(len(keys), setup.n_input / len(keys))
+    events = _event_fits(params, setup, noisy, weights)
     pooled, pooled_f = _fit(params, bins, noisy, prior, 0, float(setup.n_input), POOLED)
     models: dict[Key, KeyModel] = {}
     shrink: dict[Key, dict[str, float]] = {}
     for i, k in enumerate(keys):
-        own = [m for m in MARGINALS[:-1] if m not in POOLED]
+        own = [m for m in MARGINALS[:-1] if m not in POOLED and m not in events]
         marg, factors = _fit(params, bins, noisy, prior, i, float(weights[i]), own)
+        for m, fits in events.items():  # the log-normal event fits (per key or pooled)
+            marg[m], factors[m] = fits[i]
         models[k] = KeyModel({m: (pooled | marg)[m] for m in MARGINALS[:-1]})
         shrink[k] = {m: (pooled_f | factors)[m] for m in MARGINALS[:-1]}
     return models, shrink
@@ -677,6 +689,55 @@ def _fit(params: ParticipantSynthParams, bins: PublicBins, noisy: Mapping[str, n
         if m == MOMENTS[-1]:  # the spatial prior: the Gaussian of the released moments
             prior.update(spatial_priors(bins, *moments_gaussian(marg)))
     return marg, factors
+
+
+def _pooled_events(params: ParticipantSynthParams, setup: PublicSetup) -> set[str]:
+    """The log-normal event marginals measured once for all keys (public rule:
+    :func:`~gazeprivacy.mechanisms.samples._participant_synth_model.event_keys_pooled`)."""
+    bins = setup.bins(params)
+    edges = {"fixation_duration": bins.duration_edges, "event_rate": bins.rate_edges}
+    out = set()
+    for m, prior in LOGNORMAL_PRIOR.items():
+        sigma = noise_sigma(params, m)
+        if sigma is not None and event_keys_pooled(edges[m], prior, sigma, setup.n_input,
+                                                   len(setup.keys)):
+            out.add(m)
+    return out
+
+
+def _event_fits(params: ParticipantSynthParams, setup: PublicSetup,
+                noisy: Mapping[str, np.ndarray], weights: np.ndarray
+                ) -> dict[str, list[tuple[np.ndarray, float]]]:
+    """Per :data:`LOGNORMAL_PRIOR` marginal with a measurement, per key: the released binned
+    log-normal and its factor. First the population's, from the keys' noisy sums added (weight
+    ``n``, public; noise variance ``L sigma^2``) under the data-free prior; then each key's from
+    its own noisy sum (its weight) under a prior centred on the population's fit with the public
+    between-key sds :data:`KEY_SD` -- keys differ where their measurements say so, and a key of
+    few participants stays near the population instead of near the data-free prior. (The key's
+    measurement also enters the population's fit: the key prior is slightly over-confident,
+    which costs nothing in privacy.) Post-processing: docs/privacy/participant-synth.md#prior.
+    """
+    bins = setup.bins(params)
+    edges = {"fixation_duration": bins.duration_edges, "event_rate": bins.rate_edges}
+    out: dict[str, list[tuple[np.ndarray, float]]] = {}
+    for m, prior in LOGNORMAL_PRIOR.items():
+        sigma = noise_sigma(params, m)
+        if m not in noisy or sigma is None:
+            continue
+        rows = np.asarray(noisy[m], dtype=np.float64)
+        n = float(setup.n_input)
+        pooled, (mu, ls), f = fit_lognormal(rows.sum(axis=0) / n, rows.shape[0] * sigma ** 2
+                                            / n ** 2, edges[m], prior)
+        if rows.shape[0] == 1:  # one key, or measured once for all keys
+            out[m] = [(pooled, f)] * len(setup.keys)
+            continue
+        key_prior = ((mu, KEY_SD[0]), (ls, KEY_SD[1]))
+        out[m] = []
+        for i in range(rows.shape[0]):
+            w = max(float(weights[i]), 1.0)
+            p, _, fk = fit_lognormal(rows[i] / w, sigma ** 2 / w ** 2, edges[m], key_prior)
+            out[m].append((p, fk))
+    return out
 
 
 def plan(params: ParticipantSynthParams) -> ParticipantSynthPhases:
