@@ -621,3 +621,34 @@ def Geometry_for_tests():
     from gazeprivacy.data.geometry import Geometry
 
     return Geometry(x_min_deg=-20, x_max_deg=20, y_min_deg=-15, y_max_deg=15)
+
+
+def test_recording_ids_do_not_depend_on_the_block_of_participants_rendered(two_tasks,
+                                                                          monkeypatch):
+    """A partition renders a block of the synthetic participants: the ids of a participant's
+    recordings must be those of the one-process release, whatever the block's size (the index
+    width follows the public recordings per participant, not the number of participants: with
+    1000 participants in one process and 1 in a partition they used to differ). The simulator
+    is replaced by a stub (ids only)."""
+    from types import SimpleNamespace
+
+    from gazeprivacy.mechanisms.samples import _participant_synth_render as render
+    from gazeprivacy.mechanisms.samples._participant_synth_render import render_population
+
+    z = np.zeros(3)
+    monkeypatch.setattr(render, "simulate_recording",
+                        lambda **kw: SimpleNamespace(t=np.arange(3.0), x=z, y=z))
+
+    p = _params(output_length_s=0.5)
+    phases = plan(p)
+    _, msg = phases.client(two_tasks, np.random.default_rng(0))
+    model = phases.curate([msg], np.random.default_rng(1))
+    kw = dict(public_labels=p.public_labels, recordings_per_participant=1,
+              output_length_s=0.5, sampling_rate_hz=model.setup.sampling_rate_hz)
+    bins = model.setup.bins(p)
+    one = render_population(model.models, bins, participants=["S0999"],
+                            rng=np.random.default_rng(2), **kw)
+    many = render_population(model.models, bins,
+                             participants=[f"S{i:04d}" for i in range(1, 1001)],
+                             rng=np.random.default_rng(2), **kw)
+    assert [r.recording for r in one] == [r.recording for r in many if r.participant == "S0999"]

@@ -132,14 +132,15 @@ def _uniform_in_bins(p: np.ndarray, edges: np.ndarray, n: int, rng: np.random.Ge
 
 @dataclass
 class Visits:
-    """Fixations drawn so far per sampling cell, shared by the recordings of a release phase
-    (all keys: the spatial marginals are pooled, so every key has the same density): each
-    candidate's weight is multiplied by ``exp(-(visits - expected))`` (expected: the
-    fixations so far times the released density), a pull toward the released
-    density's counts (herding) that removes most of the sampling noise of a population of a few
-    thousand fixations (the density error of independent draws of that many points is about
-    0.03 above that of the density itself on a 60 x 60 grid). Post-processing: it reads the
-    generator's own draws only."""
+    """Fixations drawn so far per sampling cell, shared by the recordings of one synthetic
+    participant (all its keys: the spatial marginals are pooled, so every key has the same
+    density; one count per participant, so that a partition rendering a block of participants
+    gives the one-process release): each candidate's weight is multiplied by
+    ``exp(-(visits - expected))`` (expected: the fixations so far times the released density),
+    a pull toward the released density's counts (herding) that removes part of the sampling
+    noise of a few hundred fixations (independent draws of that many points score well above
+    the density itself on a 60 x 60 grid). Post-processing: it reads the generator's own draws
+    only."""
 
     counts: np.ndarray
     total: int = 0
@@ -236,7 +237,9 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
     and the public geometry. One child generator per synthetic participant."""
     keys = sorted(models)
     positions = {k: position_model(models[k], bins) for k in keys}
-    width = max(3, len(str(len(participants))))
+    # the recording index's width from the public recordings per participant (not from this
+    # block of participants: a partition renders a block, and its ids must be the one-process ids)
+    width = max(3, len(str(len(keys) * recordings_per_participant)))
     out: list[Recording] = []
     for pid, child in zip(participants, rng.spawn(len(participants)), strict=True):
         # one visit count per synthetic participant, shared by its keys (their densities are

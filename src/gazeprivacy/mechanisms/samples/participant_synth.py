@@ -474,7 +474,8 @@ def _render(p: ParticipantSynthParams, part: Dataset, model: SynthModel, first: 
     if not recs:
         raise InvalidDataError(f"participant-synth: a partition renders no synthetic "
                                f"participant ({n_out} synthetic participants over more "
-                               "partitions); use fewer partitions or a larger n_participants")
+                               "partitions); use fewer partitions or more synthetic participants "
+                               "(--participants)")
     return Release(Dataset(tuple(recs), name="participant-synth"), _record(p, model.setup))
 
 
