@@ -62,7 +62,7 @@ def adopt(*arrays: np.ndarray) -> Iterator[None]:
     For loaders that hand over arrays nothing else holds or writes (e.g. zero-copy views of a
     table read from a file, which is dropped afterwards): a recording's columns are otherwise
     copied so that a caller's later writes cannot change it, which costs a pass over memory
-    per column (issue 18).
+    per column.
 
     >>> a = np.array([0.0, 0.01])
     >>> with adopt(a):
@@ -541,7 +541,7 @@ class Dataset:
         ``chunks=True``: the float columns are the recordings' own read-only arrays, one chunk
         each, instead of one new array (no copy; gaze with a NaN of another bit pattern than
         ``np.nan``'s is still copied): for a table that is written and dropped (a sealed
-        release, issue 18). The values are the same either way.
+        release). The values are the same either way.
         """
         if not self.recordings:
             return pl.DataFrame(schema={c: (pl.String if c in ("participant", "recording")
@@ -560,7 +560,7 @@ def _uniform_table(recs: tuple[Recording, ...], *, chunks: bool = False
                    ) -> pl.DataFrame | None:
     """:meth:`Dataset.to_table` of recordings that all have the same columns (pupil, channels,
     extras of one dtype each, labels), built from whole concatenated columns at once: the same
-    table as concatenating the recordings' own tables, in a fraction of the time (issue 18).
+    table as concatenating the recordings' own tables, in a fraction of the time.
     None when the recordings' columns differ. ``chunks``: float columns as the recordings' own
     arrays, one chunk each (:meth:`Dataset.to_table`)."""
     first = recs[0]

@@ -116,7 +116,7 @@ class SealedRelease:
 
     A sample-level release's ``table`` is built from ``dataset`` on first use (its float
     columns are the sealed recordings' own arrays, not a copy), so that a caller that drops the
-    mechanism's input before writing never holds both (issue 18); a feature-series release
+    mechanism's input before writing never holds both; a feature-series release
     gives its table (``_table``).
     """
 
