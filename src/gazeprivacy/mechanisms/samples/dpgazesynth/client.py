@@ -32,6 +32,7 @@ from gazeprivacy.mechanisms.samples.dpgazesynth.participant import participant_w
 __all__ = [
     "TRANSITION_OUE_P",
     "client_release",
+    "noise_windows",
     "noisy_run_lengths",
     "noisy_start_points",
     "release_run_lengths",
@@ -277,12 +278,22 @@ def client_release(recordings: Recording | Sequence[Recording], params: DPGazeSy
         rng_select, rng = rng.spawn(2)
         recs = (recordings,) if isinstance(recordings, Recording) else tuple(recordings)
         windows = _subset_windows(windows, participant_windows(recs, params, rng_select))
-    rng_start, rng_times, rng_trans = rng.spawn(3)
-    start_cell = release_start_cells(windows, params, rng_start)
-    run_window, run_length = release_run_lengths(windows, params, rng_times)
-    values, value_win = transition_values(windows, params, rng_trans)
+    return noise_windows(windows, params, rng.spawn(3))
+
+
+def noise_windows(windows: ClientWindows, params: DPGazeSynthParams,
+                  rngs: Sequence[np.random.Generator]) -> ClientReport:
+    """The three budget shares on the drawn windows (start points, run lengths, transitions,
+    with the generators in that order), as :func:`client_release` runs them after its draw
+    (the participant-level plans call it on their drawn windows)."""
+    start, times, trans = rngs
+    start_cell = release_start_cells(windows, params, start)
+    run_window, run_length = release_run_lengths(windows, params, times)
+    values, value_win = transition_values(windows, params, trans)
     reports, report_windows = _by_budget(values, value_win, windows, params)
     return ClientReport(valid_rows=windows.valid_rows, run_window=run_window,
                         run_length=run_length, start_cell=start_cell, window_x0=windows.x0,
                         window_y0=windows.y0, window_cw=windows.cw, window_ch=windows.ch,
                         reports=reports, report_windows=report_windows)
+
+

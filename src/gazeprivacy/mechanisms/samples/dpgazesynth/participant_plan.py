@@ -45,12 +45,7 @@ from gazeprivacy.exceptions import (
 )
 from gazeprivacy.guarantees import Budget, Guarantee, Release
 from gazeprivacy.mechanisms.contract import Mode, check_partition
-from gazeprivacy.mechanisms.samples.dpgazesynth.client import (
-    _by_budget,
-    release_run_lengths,
-    release_start_cells,
-    transition_values,
-)
+from gazeprivacy.mechanisms.samples.dpgazesynth.client import noise_windows
 from gazeprivacy.mechanisms.samples.dpgazesynth.curator import (
     TransitionModel,
     curate,
@@ -194,21 +189,6 @@ class _Model:
     transition: TransitionModel
     report: ClientReport
     synth_state: dict[str, Any]
-
-
-def noise_windows(windows: ClientWindows, params: DPGazeSynthParams,
-                  rngs: Sequence[np.random.Generator]) -> ClientReport:
-    """The three budget shares on the drawn windows (start points, run lengths, transitions,
-    with the generators in that order), as :func:`client_release` runs them after its draw."""
-    start, times, trans = rngs
-    start_cell = release_start_cells(windows, params, start)
-    run_window, run_length = release_run_lengths(windows, params, times)
-    values, value_win = transition_values(windows, params, trans)
-    reports, report_windows = _by_budget(values, value_win, windows, params)
-    return ClientReport(valid_rows=windows.valid_rows, run_window=run_window,
-                        run_length=run_length, start_cell=start_cell, window_x0=windows.x0,
-                        window_y0=windows.y0, window_cw=windows.cw, window_ch=windows.ch,
-                        reports=reports, report_windows=report_windows)
 
 
 def _concat(parts: Sequence[ClientWindows]) -> ClientWindows:
