@@ -246,7 +246,10 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
         # the same pooled release): no state crosses participants, so a partition that renders
         # a block of them gives the one-process release bit for bit
         shared = Visits(np.zeros(positions[keys[0]].weight.size)) if keys else None
-        visits = {k: shared for k in keys}
+        # a key whose density differs (label contrasts) keeps its own count: herding toward
+        # its density must not compensate another key's fixations
+        visits = {k: shared if np.array_equal(positions[k].density, positions[keys[0]].density)
+                  else Visits(np.zeros(positions[k].weight.size)) for k in keys}
         traits_rng, rec_rng = child.spawn(2)
         traits = draw_traits(1, rng=traits_rng, blink_rate_hz=0.0, prefix="S")[0]
         n_recs = len(keys) * recordings_per_participant
