@@ -60,10 +60,11 @@ __all__ = [
 
 #: The name of the measurement (a key of the per-key sums and of the noisy measurements).
 CONTRAST = "label_contrast"
-#: The features contrasted between a participant's keys (the log sd of x and of y in box
-#: units), and the public clip of each contrast (log units: a factor e^0.3 either way).
-CONTRAST_FEATURES = ("log_sd_x", "log_sd_y")
-CONTRAST_CLIP = np.array([0.3, 0.3])
+#: The features contrasted between a participant's keys: the log sd of x and of y (box units)
+#: and the logit of the share of saccades within 30 degrees of the horizontal; and the public
+#: clip of each contrast (a factor e^0.3 on the sds, 0.5 on the logit).
+CONTRAST_FEATURES = ("log_sd_x", "log_sd_y", "horizontal_logit")
+CONTRAST_CLIP = np.array([0.3, 0.3, 0.5])
 #: The public prior sd of one clipped, scaled contrast coordinate (half the clip).
 CONTRAST_TAU = 0.5 / math.sqrt(len(CONTRAST_FEATURES))
 #: The share of rho the rule spends, and the smallest public precision weight for spending it.
@@ -72,36 +73,54 @@ MIN_WEIGHT = 0.2
 _MIN_SD = 1e-3  # box units: the log sd of a key with (almost) constant samples
 
 
-def _features(rows: np.ndarray) -> np.ndarray | None:
-    """A key's :data:`CONTRAST_FEATURES` from its recording-sum rows ``(n, sum fx, sum fy,
-    sum (fx - 1/2)^2, sum (fy - 1/2)^2)`` (None without a valid sample)."""
+def _horizontal(n_bins: int) -> np.ndarray:
+    """The direction bins (over (-pi, pi]) whose centre is within 30 degrees of the
+    horizontal."""
+    centres = -math.pi + (np.arange(n_bins) + 0.5) * 2 * math.pi / n_bins
+    return np.abs(np.cos(centres)) > math.cos(math.radians(30.0)) - 1e-9
+
+
+def _features(parts: Mapping[str, np.ndarray]) -> np.ndarray:
+    """A key's :data:`CONTRAST_FEATURES` from its raw parts (NaN where it has nothing: no
+    valid sample, no saccade): the recording-sum rows ``(n, sum fx, sum fy, sum (fx - 1/2)^2,
+    sum (fy - 1/2)^2)`` and the saccade direction counts."""
+    rows = np.asarray(parts["recording_sums"], dtype=np.float64).reshape(-1, 5)
     n, sx, sy, qx, qy = (math.fsum(rows[:, j]) for j in range(5))
-    if n == 0:
-        return None
-    mx, my = sx / n, sy / n
-    sdx = math.sqrt(max(qx / n - (mx - 0.5) ** 2, 0.0))
-    sdy = math.sqrt(max(qy / n - (my - 0.5) ** 2, 0.0))
-    return np.array([math.log(max(sdx, _MIN_SD)), math.log(max(sdy, _MIN_SD))])
-
-
-def participant_contrast(rows: Mapping[Any, np.ndarray]) -> dict[Any, np.ndarray]:
-    """One participant's bounded contrast per key, from each key's recording-sum rows.
-
-    >>> r = {("a",): np.array([[100.0, 40, 50, 2, 1]]), ("b",): np.array([[100.0, 60, 50, 2, 1]])}
-    >>> {k[0]: v.round(3).tolist() for k, v in participant_contrast(r).items()}
-    {'a': [-0.25, 0.0, 0.0, 0.0], 'b': [0.25, 0.0, 0.0, 0.0]}
-    """
-    keys = sorted(rows)
-    feats = {k: _features(np.asarray(rows[k], dtype=np.float64).reshape(-1, 5)) for k in keys}
-    valid = [k for k in keys if feats[k] is not None]
-    out = {k: np.zeros(len(CONTRAST_FEATURES)) for k in keys}
-    if len(valid) < 2:
-        return out
-    mean = np.mean([feats[k] for k in valid], axis=0)
-    scale = 1.0 / (len(keys) * math.sqrt(len(CONTRAST_FEATURES)))
-    for k in valid:
-        out[k] = scale * np.clip((feats[k] - mean) / CONTRAST_CLIP, -1.0, 1.0)
+    out = np.full(len(CONTRAST_FEATURES), np.nan)
+    if n > 0:
+        mx, my = sx / n, sy / n
+        out[0] = math.log(max(math.sqrt(max(qx / n - (mx - 0.5) ** 2, 0.0)), _MIN_SD))
+        out[1] = math.log(max(math.sqrt(max(qy / n - (my - 0.5) ** 2, 0.0)), _MIN_SD))
+    dirs = np.asarray(parts.get("saccade_direction", ()), dtype=np.float64)
+    if dirs.sum() > 0:
+        h = float(dirs[_horizontal(dirs.size)].sum() + 0.5) / float(dirs.sum() + 1.0)
+        out[2] = math.log(h / (1.0 - h))
     return out
+
+
+def participant_contrast(parts: Mapping[Any, Mapping[str, np.ndarray]]
+                         ) -> dict[Any, np.ndarray]:
+    """One participant's bounded contrast per key, from each key's raw parts: per feature,
+    the key's value minus the participant's average over its keys that have it, over the
+    feature's clip, clipped to [-1, 1], times ``1 / (L_p sqrt(d))``; zero where the key lacks
+    the feature or fewer than two keys have it.
+
+    Key ``a``: sd 0.1 in x; key ``b``: sd 0.2 (a log contrast of +-0.35, clipped to 0.3):
+
+    >>> r = {("a",): {"recording_sums": np.array([[100.0, 50, 50, 1, 1]])},
+    ...      ("b",): {"recording_sums": np.array([[100.0, 50, 50, 4, 1]])}}
+    >>> {k[0]: v.round(3).tolist() for k, v in participant_contrast(r).items()}
+    {'a': [-0.289, 0.0, 0.0], 'b': [0.289, 0.0, 0.0]}
+    """
+    keys = sorted(parts)
+    feats = np.stack([_features(parts[k]) for k in keys])
+    have = np.isfinite(feats)
+    enough = have.sum(axis=0) >= 2
+    mean = np.where(enough, np.nansum(np.where(have, feats, 0.0), axis=0)
+                    / np.maximum(have.sum(axis=0), 1), 0.0)
+    z = np.clip((feats - mean) / CONTRAST_CLIP, -1.0, 1.0)
+    z = np.where(have & enough, z, 0.0) / (len(keys) * math.sqrt(len(CONTRAST_FEATURES)))
+    return {k: z[i] for i, k in enumerate(keys)}
 
 
 def _weight(n: int, rho: float, n_keys: int, share: float) -> float:
@@ -140,9 +159,9 @@ def shrink_contrast(noisy: np.ndarray, n: int, sigma: float) -> tuple[np.ndarray
     (keys x features) and the shrinkage factor. Post-processing of the noisy measurement and
     public values.
 
-    >>> c, f = shrink_contrast(np.array([[1.0, 0, 0, 0], [-1.0, 0, 0, 0]]), 20, 1e-9)
+    >>> c, f = shrink_contrast(np.array([[1.0, 0, 0], [-1.0, 0, 0]]), 20, 1e-9)
     >>> c.round(3).tolist()[0], round(f, 3)
-    ([0.01, 0.0, 0.0, 0.0], 1.0)
+    ([0.052, 0.0, 0.0], 1.0)
     """
     z = np.asarray(noisy, dtype=np.float64)
     n_keys = z.shape[0]
@@ -169,7 +188,8 @@ def apply_contrast(models: Mapping[Any, Any], keys: Sequence[Any], contrast: np.
     for i, k in enumerate(keys):
         marg = dict(models[k].marginals)
         (mx, my), (sx, sy) = moments_gaussian(marg)
-        dsx, dsy = contrast[i]
+        dsx, dsy, dhor = contrast[i]
+        marg["saccade_direction"] = _tilted(np.asarray(marg["saccade_direction"]), dhor)
         mean, sd = (mx, my), (sx * math.exp(dsx), sy * math.exp(dsy))
         for a, m, s in (("x", mean[0], sd[0]), ("y", mean[1], sd[1])):
             marg[f"mean_{a}"] = np.array([m, 1.0 - m])
@@ -182,6 +202,21 @@ def apply_contrast(models: Mapping[Any, Any], keys: Sequence[Any], contrast: np.
         marg["density"] = d / d.sum()
         out[k] = replace(models[k], marginals=marg)
     return out
+
+
+def _tilted(p: np.ndarray, logit: float) -> np.ndarray:
+    """The direction histogram ``p`` with the logit of its horizontal share moved by ``logit``
+    (the horizontal bins and the others each scaled by one factor).
+
+    >>> _tilted(np.full(12, 1 / 12), math.log(2)).round(3).tolist()[:3]
+    [0.125, 0.062, 0.062]
+    """
+    hor = _horizontal(p.size)
+    h = float(p[hor].sum())
+    if not 0.0 < h < 1.0:
+        return p
+    h_new = 1.0 / (1.0 + (1.0 - h) / h * math.exp(-logit))
+    return np.where(hor, p * h_new / h, p * (1.0 - h_new) / (1.0 - h))
 
 
 def check_share(value: float | None) -> float:

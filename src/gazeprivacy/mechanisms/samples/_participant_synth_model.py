@@ -336,7 +336,7 @@ def normalise_parts(parts: Mapping[Key, Mapping[str, np.ndarray]]
     """
     share = 1.0 / len(parts)
     out: dict[Key, dict[str, np.ndarray]] = {}
-    contrast = participant_contrast({k: parts[k][RECORDING_SUMS] for k in parts})
+    contrast = participant_contrast(parts)
     for key in sorted(parts):
         mine = parts[key][RECORDING_SUMS]  # one row per recording under this key
         stats = {name: _normalised(v) for name, v in parts[key].items()
