@@ -1,20 +1,21 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""participant-synth's label contrasts: how the public label values differ in where and how
-widely people look, measured within participants.
+"""participant-synth's label contrasts: how the public label values differ in how widely
+people look and how horizontal their saccades are, measured within participants.
 
 The pooled spatial marginals (:data:`~._participant_synth_model.POOLED`) give every public key
 the same density, so a classifier trained on the release cannot tell its labels apart by
 position or spread. This module adds one measurement, ``label_contrast``, and its use
 (proof: ``docs/privacy/participant-synth.md#label-contrast``):
 
-* **statistic** (:func:`participant_contrast`): per participant and key, four features of its
-  samples under that key (:data:`CONTRAST_FEATURES`: mean x and y in box units, log sd of x
-  and y), minus the participant's own average over its keys (a *within-participant* contrast:
-  the large between-participant differences cancel), divided by a public clip
-  (:data:`CONTRAST_CLIP`), clipped to [-1, 1], divided by ``sqrt(4)`` (so each key's vector
-  has L2 norm at most 1) and weighted by ``1 / L_p`` (``L_p`` the participant's keys). A
-  participant with one key contributes zeros; with ``L_p >= 2`` its concatenated vector has
+* **statistic** (:func:`participant_contrast`): per participant and key, three features of
+  its recordings under that key (:data:`CONTRAST_FEATURES`: the log sd of x and of y in box
+  units, the logit of the share of saccades within 30 degrees of the horizontal), minus the
+  participant's own average over its keys (a *within-participant* contrast: the large
+  between-participant differences cancel), divided by a public clip (:data:`CONTRAST_CLIP`),
+  clipped to [-1, 1], divided by ``sqrt(3)`` (so each key's vector has L2 norm at most 1) and
+  weighted by ``1 / L_p`` (``L_p`` the participant's keys). A participant with one key
+  contributes zeros; with ``L_p >= 2`` its concatenated vector has
   ``||u||^2 <= L_p / L_p^2 <= 1/2``, so two participants' vectors differ by at most
   ``sqrt(2)`` in L2: the sensitivity of every other marginal, and the noise is the same
   ``sqrt(2) / sqrt(2 rho share)``.
@@ -26,10 +27,10 @@ position or spread. This module adds one measurement, ``label_contrast``, and it
   (the true ones sum to about zero), divided by the public ``n / L``, shrunk toward zero (the
   pooled model) by positive-part James-Stein capped by the public precision weight
   ``tau^2 / (tau^2 + s^2)``, as the other marginals are.
-* **use** (:func:`apply_contrast`, post-processing): each key's spatial moments are the pooled
-  ones moved by its contrast (mean plus the mean contrast, sd times ``exp`` of the log-sd
-  contrast), its density the pooled density times the ratio of the key's Gaussian to the
-  pooled one.
+* **use** (:func:`apply_contrast`, post-processing): each key's model is the pooled one with
+  its sds times ``exp`` of its log-sd contrasts (``spread_x``, ``spread_y`` rewritten), its
+  density the pooled density times the ratio of the key's Gaussian to the pooled one, and its
+  saccade directions tilted so that the logit of their horizontal share moves by its contrast.
 """
 
 from __future__ import annotations
