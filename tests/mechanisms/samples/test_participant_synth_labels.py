@@ -149,3 +149,19 @@ def test_keys_released_spreads_follow_their_contrast(wide_and_narrow):
     a, b = model.models.values()
     for m in ("spread_y", "density", "saccade_direction"):
         np.testing.assert_array_equal(a.marginals[m], b.marginals[m])
+
+
+def test_partition_wise_model_with_the_contrast_spent_equals_one_process(wide_and_narrow):
+    """Partitions that cut participants apart (recordings sorted by task: every participant
+    spans both partitions) give the one-process model bit for bit, with the contrast spent."""
+    p = _params(10.0)
+    recs = sorted(wide_and_narrow.recordings, key=lambda r: r.labels["task"])
+    parts = [Dataset(tuple(recs[:9])), Dataset(tuple(recs[9:]))]
+    phases = plan(p)
+    whole = phases.curate([phases.client(wide_and_narrow, None)[1]], np.random.default_rng(0))
+    split = phases.curate([phases.client(q, None)[1] for q in parts], np.random.default_rng(0))
+    a, b = whole.models.values()
+    assert not np.array_equal(a.marginals["saccade_direction"], b.marginals["saccade_direction"])
+    for k in whole.models:
+        for m, v in whole.models[k].marginals.items():
+            np.testing.assert_array_equal(v, split.models[k].marginals[m])
