@@ -16,6 +16,10 @@ contributions: far means and clipped spreads, or spreads 0; all of their weight 
 * ``participant-synth-<marginal>``: one measurement; the feature is ``<y_m, d_m> / ||d_m||``,
   against that measurement's own budget ``rho x share`` converted at the record's delta
   (Canonne, Kamath & Steinke 2020);
+* ``participant-synth-label_contrast``: the label contrast, measured only with several public
+  keys: on two simulated tasks at a user share of 0.3, with a participant replaced by one who
+  looks at the centre under one task and all over the screen under the other (its contrasts at
+  their clip), against ``rho x 0.3``;
 * ``broken-participant-synth-eighth-noise``: the same measurements with the noise at an eighth
   of the stated sd (rho x 64), audited against the sound claim: it must fail.
 
