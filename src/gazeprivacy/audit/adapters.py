@@ -589,7 +589,7 @@ def _participant_synth_adapters() -> list[AuditAdapter]:
                          requires="participant-synth", default_trials=20_000,
                          description=f"participant-synth: the {c} measurement, against its "
                                      "share of rho")
-            for c in ps.MEASURED]
+            for c in (*ps.MEASURED, *ps.MEASURED_LABELS)]
     return out
 
 

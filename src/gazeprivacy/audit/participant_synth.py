@@ -16,6 +16,10 @@ contributions: far means and clipped spreads, or spreads 0; all of their weight 
 * ``participant-synth-<marginal>``: one measurement; the feature is ``<y_m, d_m> / ||d_m||``,
   against that measurement's own budget ``rho x share`` converted at the record's delta
   (Canonne, Kamath & Steinke 2020);
+* ``participant-synth-label_contrast``: the label contrast, measured only with several public
+  keys: on two simulated tasks at a user share of 0.3, with a participant replaced by one who
+  looks at the centre under one task and all over the screen under the other (its contrasts at
+  their clip), against ``rho x 0.3``;
 * ``broken-participant-synth-eighth-noise``: the same measurements with the noise at an eighth
   of the stated sd (rho x 64), audited against the sound claim: it must fail.
 
@@ -36,7 +40,7 @@ from gazeprivacy.audit.auditor import Sampler, ThresholdSearch
 from gazeprivacy.audit.cases import AuditCase, mechanism_module
 from gazeprivacy.audit.neighbours import NeighbourPair, NeighbourStrategy
 
-__all__ = ["DELTA", "EPSILON", "MEASURED", "measurement_case"]
+__all__ = ["DELTA", "EPSILON", "MEASURED", "MEASURED_LABELS", "measurement_case"]
 
 EPSILON = 1.0
 DELTA = 1e-6
@@ -44,6 +48,9 @@ DELTA = 1e-6
 #: weight is public; fixation_cell and transition have share 0 by default, nothing is drawn)
 MEASURED = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "fixation_duration",
             "saccade_amplitude", "saccade_direction", "event_rate")
+#: the measurements audited with two public keys (the ``task`` label): the label contrast, at
+#: a user share of 0.3 (the spreads' shares lowered by 0.15 each to keep the total at 1)
+MEASURED_LABELS = ("label_contrast",)
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,8 @@ class _View:
 def _replaced(ds: Any, where: str) -> Any:
     """``ds`` with its first participant replaced by one who looks only at the top-left corner
     (``where="corner"``: far means, clipped spreads) or at the screen centre (``"centre"``:
-    spreads 0)."""
+    spreads 0), or (``"contrast"``) at the centre under its first task and all over the screen
+    under the others (label contrasts at their clip)."""
     from gazeprivacy.data.recording import Dataset, Recording
 
     first = ds.participants[0]
@@ -71,31 +79,46 @@ def _replaced(ds: Any, where: str) -> Any:
                   ((g.x_min_deg + g.x_max_deg) / 2, (g.y_min_deg + g.y_max_deg) / 2))
         x = x0 + 0.05 * rng.standard_normal(r.n_samples)
         y = y0 + 0.05 * rng.standard_normal(r.n_samples)
+        if where == "contrast" and r.labels.get("task") != ds.recordings[0].labels.get("task"):
+            x = rng.uniform(g.x_min_deg, g.x_max_deg, r.n_samples)
+            y = g.y_min_deg + 0.5 * g.height_deg * (1 + np.sin(np.arange(r.n_samples) / 3))
         out.append(Recording(recording=r.recording, participant=first, t=r.t, x=x, y=y,
                              sampling_rate_hz=r.sampling_rate_hz, labels=r.labels,
                              geometry=g))
     return Dataset(tuple(out), name=where)
 
 
-@functools.lru_cache(maxsize=1)
-def _view() -> _View:
+@functools.lru_cache(maxsize=2)
+def _view(labels: bool = False) -> _View:
+    """The neighbouring client sums: one population (``labels=False``), or the two ``task``
+    keys with the label contrast measured at a user share (``labels=True``)."""
+    from gazeprivacy.data.simulate import simulate_dataset
     from gazeprivacy.mechanisms.base import example_dataset
 
     mod = mechanism_module("participant-synth")
+    split = (mod.ParticipantSynthSplit(spread_x=0.1, spread_y=0.1, label_contrast=0.3)
+             if labels else mod.ParticipantSynthSplit())
     params = mod.ParticipantSynthParams(epsilon_per_participant=EPSILON, delta=DELTA,
-                                        output_length_s=1.0)
-    ds = example_dataset(4, 2.0)
+                                        output_length_s=1.0, split=split,
+                                        public_labels=("task",) if labels else ())
+    ds = example_dataset(4, 2.0) if not labels else simulate_dataset(
+        n_participants=4, tasks=("free-viewing", "reading"), duration_s=2.0,
+        sampling_rate_hz=50, rng=np.random.default_rng(0))
     phases = mod.plan(params)
     msgs = {k: phases.client(d, np.random.default_rng(0))[1]
-            for k, d in (("a", ds), ("corner", _replaced(ds, "corner")),
-                         ("centre", _replaced(ds, "centre")))}
+            for k, d in (("a", ds), *((w, _replaced(ds, w)) for w in _WHERE[labels]))}
     setup = msgs["a"].setup
-    return _View(params, replace(setup, keys=((),)),
+    return _View(params, setup if labels else replace(setup, keys=((),)),
                  {k: mod.population_sums(m.parts) for k, m in msgs.items()})
 
 
+_WHERE = {False: ("corner", "centre"), True: ("corner", "centre", "contrast")}
+
+
 def _stacked(view: _View, which: str, m: str) -> np.ndarray:
-    return np.asarray(view.sums[which][()][m], dtype=np.float64).ravel()
+    """The sums of ``m`` over the view's keys, concatenated in key order (as measured)."""
+    return np.concatenate([np.asarray(view.sums[which][k][m], dtype=np.float64).ravel()
+                           for k in view.setup.keys])
 
 
 def _sampler(view: _View, which: str, other: str, marginals: tuple[str, ...],
@@ -124,7 +147,7 @@ def _sampler(view: _View, which: str, other: str, marginals: tuple[str, ...],
 def measurement_case(marginal: str | None, mode: str, *, noise_factor: float = 1.0
                      ) -> AuditCase:
     """The audit of one measurement (``marginal``) or of all of them (None)."""
-    view = _view()
+    view = _view(marginal in MEASURED_LABELS)
     mod = mechanism_module("participant-synth")
     record = mod.guarantee(view.params, _shape())
     marginals = MEASURED if marginal is None else (marginal,)
@@ -140,7 +163,7 @@ def measurement_case(marginal: str | None, mode: str, *, noise_factor: float = 1
                 _sampler(view, pair.b, pair.b, marginals, noise_factor))
 
     pairs = [NeighbourPair("a", w, f"one participant replaced by a {w} looker")
-             for w in ("corner", "centre")]
+             for w in _WHERE[marginal in MEASURED_LABELS]]
     # the pair that changes the audited measurements most first (the fast test audits it)
     pairs.sort(key=lambda pr: -sum(float(np.linalg.norm(_stacked(view, pr.b, m)
                                                         - _stacked(view, "a", m)))

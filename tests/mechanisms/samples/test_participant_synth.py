@@ -20,6 +20,7 @@ from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import Guarantee, Kind, Unit
 from gazeprivacy.mechanisms import build_params
 from gazeprivacy.mechanisms.contract import sample_shape
+from gazeprivacy.mechanisms.samples import _participant_synth_labels as lab
 from gazeprivacy.mechanisms.samples._participant_synth_model import (
     MARGINALS,
     POOLED,
@@ -224,6 +225,8 @@ def test_the_model_depends_on_the_data_only_through_the_noisy_measurement(two_ta
                                          *np.shape(sums[0][keys[0]][m])))
                for m in MARGINALS[:-1]}
     targets["label_weight"] = np.array([2.5, 1.5])
+    targets[lab.CONTRAST] = rng.normal(0.0, 1.0, (len(keys), len(lab.CONTRAST_FEATURES)))
+    assert lab.contrast_share(len(msgs[0].parts), p.rho, len(keys)) > 0
     models = []
     for msg, total in zip(msgs, sums, strict=True):
         noise = []
@@ -234,6 +237,8 @@ def test_the_model_depends_on_the_data_only_through_the_noisy_measurement(two_ta
             if m in POOLED:
                 raw = raw.sum(axis=0, keepdims=True)
             noise.append(targets[m] - raw.reshape(targets[m].shape))
+        raw = np.stack([total[k][lab.CONTRAST] for k in keys])  # the label contrast: spent here
+        noise.append(targets[lab.CONTRAST] - raw)
         models.append(phases.curate([msg], RecordingRng(noise)))
     a, b = models
     assert not np.allclose(sums[0][keys[0]]["density"], sums[1][keys[0]]["density"])
@@ -602,6 +607,7 @@ def test_event_marginals_are_measured_once_for_all_keys_when_a_key_could_not_mov
                 PublicBins(geo, (16, 12), (4, 3)).sizes(3).items()} for k in keys}
     for k in keys:
         sums[k]["label_weight"] = np.array([5.0])
+        sums[k][lab.CONTRAST] = np.zeros(len(lab.CONTRAST_FEATURES))
     rng = RecordingRng()  # no noise: the measured sums themselves
     small = measure(_params(epsilon_per_participant=10.0), PublicSetup(15, keys, 100.0, geo),
                     sums, rng)

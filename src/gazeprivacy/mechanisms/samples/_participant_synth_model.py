@@ -33,6 +33,10 @@ from scipy.stats import norm
 
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Recording
+from gazeprivacy.mechanisms.samples._participant_synth_labels import (
+    CONTRAST,
+    participant_contrast,
+)
 
 __all__ = [
     "KEY_SD",
@@ -332,6 +336,7 @@ def normalise_parts(parts: Mapping[Key, Mapping[str, np.ndarray]]
     """
     share = 1.0 / len(parts)
     out: dict[Key, dict[str, np.ndarray]] = {}
+    contrast = participant_contrast(parts)
     for key in sorted(parts):
         mine = parts[key][RECORDING_SUMS]  # one row per recording under this key
         stats = {name: _normalised(v) for name, v in parts[key].items()
@@ -339,6 +344,7 @@ def normalise_parts(parts: Mapping[Key, Mapping[str, np.ndarray]]
         stats.update(_moments(mine))
         stats = {name: share * v for name, v in stats.items()}
         stats["label_weight"] = np.array([share])  # placed at this key's index by the curator
+        stats[CONTRAST] = contrast[key]  # weighted by the share already; L2 norm <= 1/sqrt(2)
         out[key] = stats
     return out
 

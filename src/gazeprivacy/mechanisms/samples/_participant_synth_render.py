@@ -133,9 +133,9 @@ def _uniform_in_bins(p: np.ndarray, edges: np.ndarray, n: int, rng: np.random.Ge
 @dataclass
 class Visits:
     """Fixations drawn so far per sampling cell, shared by the recordings of one synthetic
-    participant (all its keys: the spatial marginals are pooled, so every key has the same
-    density; one count per participant, so that a partition rendering a block of participants
-    gives the one-process release): each candidate's weight is multiplied by
+    participant under keys with the same density (the pooled one; a key whose density the
+    label contrast moved counts its own; per participant, so that a partition rendering a
+    block of participants gives the one-process release): each candidate's weight is multiplied by
     ``exp(-(visits - expected))`` (expected: the fixations so far times the released density),
     a pull toward the released density's counts (herding) that removes part of the sampling
     noise of a few hundred fixations (independent draws of that many points score well above
@@ -242,11 +242,14 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
     width = max(3, len(str(len(keys) * recordings_per_participant)))
     out: list[Recording] = []
     for pid, child in zip(participants, rng.spawn(len(participants)), strict=True):
-        # one visit count per synthetic participant, shared by its keys (their densities are
-        # the same pooled release): no state crosses participants, so a partition that renders
+        # one visit count per synthetic participant, shared by its keys with the pooled
+        # density: no state crosses participants, so a partition that renders
         # a block of them gives the one-process release bit for bit
         shared = Visits(np.zeros(positions[keys[0]].weight.size)) if keys else None
-        visits = {k: shared for k in keys}
+        # a key whose density differs (label contrasts) keeps its own count: herding toward
+        # its density must not compensate another key's fixations
+        visits = {k: shared if np.array_equal(positions[k].density, positions[keys[0]].density)
+                  else Visits(np.zeros(positions[k].weight.size)) for k in keys}
         traits_rng, rec_rng = child.spawn(2)
         traits = draw_traits(1, rng=traits_rng, blink_rate_hz=0.0, prefix="S")[0]
         n_recs = len(keys) * recordings_per_participant

@@ -77,6 +77,7 @@ from gazeprivacy.mechanisms.contract import (
     sample_shape,
 )
 from gazeprivacy.mechanisms.noise.gaussian import zcdp_gaussian_sigma
+from gazeprivacy.mechanisms.samples import _participant_synth_labels as lab
 from gazeprivacy.mechanisms.samples._participant_synth_model import (
     KEY_SD,
     LOGNORMAL_PRIOR,
@@ -164,19 +165,24 @@ class ParticipantSynthSplit:
     saccade_direction: float = 0.05
     event_rate: float = 0.10
     label_weight: float = 0.03
+    #: label contrasts (``_participant_synth_labels``); None: the public rule of n, rho and the
+    #: number of keys, the other shares scaled by 1 - its share
+    label_contrast: float | None = None
 
     def __post_init__(self) -> None:
         for name in MARGINALS:
             v = getattr(self, name)
             if not (isinstance(v, int | float) and 0.0 <= v <= 1.0):
                 raise InvalidParameterError(f"split.{name} must be in [0, 1], got {v!r}")
-        total = math.fsum(getattr(self, n) for n in MARGINALS)
+        total = math.fsum(getattr(self, n) for n in MARGINALS) + lab.check_share(
+            self.label_contrast)
         if total > 1.0 + 1e-12:
             raise InvalidParameterError(f"the split's shares must sum to at most 1, got "
                                         f"{total:g}; lower some shares")
 
     def shares(self) -> dict[str, float]:
-        return {n: float(getattr(self, n)) for n in MARGINALS}
+        return {n: float(getattr(self, n)) for n in MARGINALS} | {
+            lab.CONTRAST: self.label_contrast or 0.0}
 
 
 def _as_grid(name: str, value: Any) -> tuple[int, int]:
@@ -355,8 +361,9 @@ def public_setup(params: ParticipantSynthParams, shape: SampleShape) -> PublicSe
 
 def _record(params: ParticipantSynthParams, setup: PublicSetup) -> Guarantee:
     n_out = params.n_participants or setup.n_input
+    params = lab.resolve_params(params, setup.n_input, len(setup.keys))
     eps, delta = float(params.epsilon_per_participant), float(params.delta)
-    sigmas = {m: noise_sigma(params, m) for m in MARGINALS}
+    sigmas = {m: noise_sigma(params, m) for m in (*MARGINALS, lab.CONTRAST)}
     return Guarantee(
         mechanism="participant-synth", kind=Kind.RHO_ZCDP, unit=Unit.PARTICIPANT,
         epsilon=eps, delta=delta, mode=str(params.mode),
@@ -617,7 +624,7 @@ def measure(params: ParticipantSynthParams, setup: PublicSetup,
     that :func:`_pooled_events` names summed over the keys, one row) plus Gaussian noise of sd
     :func:`noise_sigma`, drawn once (``label_weight`` only with several keys). The auditor reads
     this function."""
-    keys = setup.keys
+    keys, params = setup.keys, lab.resolve_params(params, setup.n_input, len(setup.keys))
     sizes = setup.bins(params).sizes(len(keys))
     pooled = _pooled_events(params, setup)
     noisy: dict[str, np.ndarray] = {}
@@ -637,7 +644,7 @@ def measure(params: ParticipantSynthParams, setup: PublicSetup,
             continue
         # proof: docs/privacy/participant-synth.md#measure
         noisy[m] = stacked + rng.normal(0.0, sigma, size=stacked.shape)
-    return noisy
+    return noisy | lab.measure_contrast(sums, keys, noise_sigma(params, lab.CONTRAST), rng)
 
 
 def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
@@ -646,7 +653,7 @@ def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
     """Noise once per marginal (all keys together), then shrink toward the prior: the
     :data:`POOLED` marginals once for the population (weight ``n``, public), the others per key
     (weight the key's)."""
-    keys = setup.keys
+    keys, params = setup.keys, lab.resolve_params(params, setup.n_input, len(setup.keys))
     bins = setup.bins(params)
     prior = priors(bins, len(keys))
     noisy = measure(params, setup, sums, rng)
@@ -665,6 +672,10 @@ def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
             marg[m], factors[m] = fits[i]
         models[k] = KeyModel({m: (pooled | marg)[m] for m in MARGINALS[:-1]})
         shrink[k] = {m: (pooled_f | factors)[m] for m in MARGINALS[:-1]}
+    if lab.CONTRAST in noisy:  # the keys' spatial moments moved by their shrunk contrasts
+        c, _ = lab.shrink_contrast(noisy[lab.CONTRAST], setup.n_input,
+                                   noise_sigma(params, lab.CONTRAST))
+        models = lab.apply_contrast(models, keys, c, bins)
     return models, shrink
 
 
