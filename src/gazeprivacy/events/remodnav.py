@@ -209,15 +209,18 @@ min_fixation_duration_s, min_pursuit_duration_s : float, s
         return max(s["savgol"] + 1, s["median"] + 1, 2 * s["min_fixation"] + 1, 5)
 
 
-def _classifier(params: RemodnavParams, sr: float) -> tuple[Any, dict[str, int]]:
-    from remodnav import EyegazeClassifier  # lazy: remodnav imports statsmodels
+def _classifier(params: RemodnavParams, sr: float,
+                kind: type | None = None) -> tuple[Any, dict[str, int]]:
+    """REMoDNaV's classifier (``kind``; default with its hot methods replaced by bit-identical
+    faster ones, :mod:`gazeprivacy.events._remodnav_fast`) and the durations in samples."""
+    from gazeprivacy.events._remodnav_fast import fast_classifier_type  # lazy: remodnav
 
     s = params.samples(sr)
 
     def sec(k: int) -> float:  # REMoDNaV truncates seconds * rate: ask for k + 0.5 samples
         return (k + 0.5) / sr if k else 0.0
 
-    return EyegazeClassifier(
+    return (kind or fast_classifier_type())(
         px2deg=1.0, sampling_rate=sr,
         pursuit_velthresh=params.pursuit_velocity_threshold_deg_s,
         noise_factor=params.noise_factor,
@@ -375,7 +378,8 @@ def _quiet() -> Any:
     """REMoDNaV logs a warning per clipped speed and calls ``numpy.core`` (deprecated in
     NumPy 2): keep both out of the caller's output (the plausibility checks report instead).
     Meanwhile its low-pass filter runs through :class:`_StableSignal`, its peak finder is
-    :func:`_find_peaks` and its MAD :func:`_mad` (all restored after the call). One call at a
+    :func:`_find_peaks`, its MAD :func:`_mad` and its spike filter the bit-identical
+    ``_remodnav_fast.filter_spikes`` (all restored after the call). One call at a
     time (a lock): the replacements are module globals of ``remodnav.clf``, and REMoDNaV is
     pure Python, so threads would not run it in parallel anyway."""
     import remodnav.clf as clf_module  # lazy: remodnav imports statsmodels
@@ -388,9 +392,12 @@ def _patched(clf_module: Any) -> Any:
     log = logging.getLogger("remodnav")
     level = log.level
     log.setLevel(logging.ERROR)
-    saved = clf_module.signal, clf_module.find_peaks, clf_module.mad, clf_module.np
+    from gazeprivacy.events._remodnav_fast import filter_spikes
+
+    saved = (clf_module.signal, clf_module.find_peaks, clf_module.mad, clf_module.np,
+             clf_module.filter_spikes)
     clf_module.signal, clf_module.find_peaks, clf_module.mad = _StableSignal(), _find_peaks, _mad
-    clf_module.np = _NUMPY
+    clf_module.np, clf_module.filter_spikes = _NUMPY, filter_spikes
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=DeprecationWarning,
@@ -401,7 +408,8 @@ def _patched(clf_module: Any) -> Any:
                                     message=r"Mean of empty slice|invalid value encountered")
             yield
     finally:
-        clf_module.signal, clf_module.find_peaks, clf_module.mad, clf_module.np = saved
+        (clf_module.signal, clf_module.find_peaks, clf_module.mad, clf_module.np,
+         clf_module.filter_spikes) = saved
         log.setLevel(level)
 
 

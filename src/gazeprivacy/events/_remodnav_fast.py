@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Faster, bit-identical replacements for the hot pure-Python parts of ``remodnav.clf`` 1.1.2.
+
+REMoDNaV is pure Python and NumPy on small windows; on ten-minute recordings it was nearly all
+of participant-synth's time. Each function here gives the same values, bit for bit, as the
+REMoDNaV code it replaces (``tests/events/test_remodnav_fast.py`` checks them against the
+installed package, event by event), and only runs inside :mod:`gazeprivacy.events.remodnav`'s
+call (its ``_patched`` context and its classifier):
+
+* :func:`spike_filtered`: ``filter_spikes``' ``_filter`` (Stampe 1993), a sequential loop over
+  every sample, as whole-array passes that recompute only the samples whose left neighbour
+  changed (the sequential result is the one fixed point of that update);
+* :func:`adaptive_thresholds`: ``get_adaptive_saccade_velocity_velthresh`` sorts the speeds
+  once: every iteration's "speeds below the cut" is then a prefix of the sorted speeds, and its
+  median a lookup (REMoDNaV filtered and partitioned them again at every step);
+* :func:`nan_free_runs`: ``_classify_intersaccade_period``'s sample-by-sample search for NaN-free
+  stretches, as one mask;
+* :func:`signal_props`: ``_get_signal_props`` without the record-array copy when no speed is
+  NaN.
+
+We wrote these because REMoDNaV has no vectorised or compiled variant to call instead.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+__all__ = ["adaptive_thresholds", "fast_classifier_type", "filter_spikes", "nan_free_runs",
+           "signal_props", "spike_filtered"]
+
+_MAD_SCALE = 0.6744897501960817  # statsmodels' mad: the normal's 0.75 quantile
+_SEQUENTIAL_AFTER = 8  # passes before the rest is finished by the sequential loop
+
+
+def _spike_step(prev: np.ndarray, cur: np.ndarray, nxt: np.ndarray) -> np.ndarray:
+    """``_filter``'s update of sample ``i`` from its (filtered) left neighbour ``prev`` and its
+    own and right neighbour's input values: at a sign reversal of the differences, the closer
+    neighbour (the right one on a tie)."""
+    flip = ((prev < cur) & (cur > nxt)) | ((prev > cur) & (cur < nxt))
+    closer = np.where(np.abs(prev - cur) < np.abs(nxt - cur), prev, nxt)
+    return np.where(flip, closer, cur)
+
+
+def _spike_loop(out: np.ndarray, a: np.ndarray, start: int) -> None:
+    """REMoDNaV's loop itself from sample ``start`` on (``out`` final before it)."""
+    for i in range(max(start, 1), a.shape[0] - 1):
+        p, c, nx = out[i - 1], a[i], a[i + 1]
+        if (p < c and c > nx) or (p > c and c < nx):
+            out[i] = p if abs(p - c) < abs(nx - c) else nx
+        else:
+            out[i] = c
+
+
+def spike_filtered(arr: Any) -> np.ndarray:
+    """``remodnav.clf.filter_spikes``' ``_filter`` of a 1-D float array, as a new array.
+
+    Sample ``i``'s update reads its filtered left neighbour and its unfiltered right one, so
+    the result is the unique sequence with ``out[i] = step(out[i - 1], a[i], a[i + 1])``. Each
+    pass recomputes the samples whose left neighbour changed since they were computed; once
+    none did, that equation holds everywhere. After a few passes (long chains of reversals)
+    the sequential loop finishes from the first sample still in doubt (all before it are
+    final).
+
+    >>> spike_filtered(np.array([0.0, 5.0, 0.1, 0.2, 0.3])).tolist()
+    [0.0, 0.1, 0.1, 0.2, 0.3]
+    """
+    a = np.array(arr, dtype=np.float64)
+    n = a.shape[0]
+    out = a.copy()
+    if n < 3:
+        return out
+    used = a[:-2].copy()  # the left neighbour each sample 1 .. n-2 was computed from
+    out[1:-1] = _spike_step(used, a[1:-1], a[2:])
+    for _ in range(_SEQUENTIAL_AFTER):
+        # bitwise comparison: NaN equals NaN, -0.0 differs from 0.0
+        dirty = np.flatnonzero(out[:-2].view(np.int64) != used.view(np.int64))
+        if dirty.size == 0:
+            return out
+        used[dirty] = out[dirty]
+        out[dirty + 1] = _spike_step(used[dirty], a[dirty + 1], a[dirty + 2])
+    dirty = np.flatnonzero(out[:-2].view(np.int64) != used.view(np.int64))
+    if dirty.size:
+        _spike_loop(out, a, int(dirty[0]) + 1)
+    return out
+
+
+def filter_spikes(data: Any) -> Any:
+    """``remodnav.clf.filter_spikes`` (in place on ``data``'s ``x`` and ``y``, returned)."""
+    data["x"] = spike_filtered(data["x"])
+    data["y"] = spike_filtered(data["y"])
+    return data
+
+
+def _sorted_median(s: np.ndarray) -> Any:
+    """``np.median`` of a non-empty sorted float array (the same bits: NumPy's mean of the
+    middle one or two values)."""
+    n = s.shape[0]
+    k = n // 2
+    lo = k if n % 2 else k - 1
+    return np.add.reduce(s[lo:k + 1]) / (k + 1 - lo)
+
+
+def adaptive_thresholds(self: Any, vels: Any) -> tuple[Any, Any]:
+    """``EyegazeClassifier.get_adaptive_saccade_velocity_velthresh`` (Nystroem & Holmqvist's
+    iteration: median + 2 x factor x MAD of the speeds below the current threshold, until it
+    moves by at most 1 deg/s or 30 steps), with the speeds sorted once."""
+    from gazeprivacy.events.remodnav import _median
+
+    s = np.sort(np.asarray(vels, dtype=np.float64))  # NaN last: never below a cut
+    cur = self.velthresh_startvel
+    count, dif = 0, 2
+    med: Any = np.nan
+    scale = np.nan
+    while dif > 1 and count < 30:
+        old = cur
+        below = s[:int(np.searchsorted(s, old, side="left"))]
+        if below.shape[0]:
+            med = _sorted_median(below)
+            scale = float(_median(np.abs(below - med))) / _MAD_SCALE
+        else:  # REMoDNaV's median and MAD of no value
+            med, scale = np.float64(np.nan), np.nan
+        cur = med + 2 * self.noise_factor * scale
+        if not cur:
+            cur = old
+            break
+        dif = abs(old - cur)
+        count += 1
+    return cur, (med + self.noise_factor * scale)
+
+
+def nan_free_runs(x: np.ndarray, start: int, end: int) -> list[tuple[int, int]]:
+    """The maximal NaN-free stretches ``[a, b)`` of ``x[start:end]`` (absolute indices), in
+    order: what ``_classify_intersaccade_period`` finds sample by sample."""
+    nan = np.isnan(x[start:end])
+    if not nan.any():
+        return [(start, end)] if end > start else []
+    edges = np.diff(np.concatenate(([True], nan, [True])).astype(np.int8))
+    ons, offs = np.flatnonzero(edges == -1), np.flatnonzero(edges == 1)
+    return [(start + int(a), start + int(b)) for a, b in zip(ons, offs, strict=True)]
+
+
+def _classify_isp(self: Any, data: Any, start: int, end: int, saccade_detection: bool) -> Any:
+    """``EyegazeClassifier._classify_intersaccade_period`` over :func:`nan_free_runs`."""
+    for a, b in nan_free_runs(data["x"], start, end):
+        yield from self._classify_intersaccade_period_helper(data, a, b, saccade_detection)
+
+
+def signal_props(self: Any, data: Any) -> tuple[Any, Any, Any, Any]:
+    """``EyegazeClassifier._get_signal_props``: amplitude, peak, median and mean speed of the
+    samples with a speed (the same record layout, so the same sums)."""
+    from gazeprivacy.events.remodnav import _median
+
+    ok = ~np.isnan(data["vel"])
+    if not ok.all():
+        data = data[ok]
+    if not len(data):
+        return np.nan, np.nan, np.nan, np.nan
+    vel, x, y = data["vel"], data["x"], data["y"]
+    amp = (((x[0] - x[-1]) ** 2 + (y[0] - y[-1]) ** 2) ** 0.5) * self.px2deg
+    return amp, vel.max(), _median(vel), np.mean(vel)
+
+
+@functools.cache
+def fast_classifier_type() -> type:
+    """``remodnav.EyegazeClassifier`` with the methods above."""
+    from remodnav import EyegazeClassifier
+
+    return type("FastEyegazeClassifier", (EyegazeClassifier,), {
+        "get_adaptive_saccade_velocity_velthresh": adaptive_thresholds,
+        "_classify_intersaccade_period": _classify_isp,
+        "_get_signal_props": signal_props})
