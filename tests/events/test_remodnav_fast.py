@@ -146,3 +146,40 @@ def test_remodnav_codes_equal_with_remodnavs_classifier(monkeypatch):
     want = [ours.remodnav_codes(r, params, 0.1) for r in ds]
     for (c1, s1, i1), (c2, s2, i2) in zip(got, want, strict=True):
         assert np.array_equal(c1, c2) and np.array_equal(s1, s2) and i1 == i2
+
+
+def _peaks_loop(vels, threshold):
+    """The sample-by-sample ``find_peaks`` of REMoDNaV 1.1.2 with the module's fix (a run from
+    the first sample to the end is kept): the reference for the run-by-run version."""
+    out, on = [], None
+    for i in range(len(vels)):
+        if on is None and vels[i] > threshold:
+            on = i
+        elif on is not None and vels[i] < threshold:
+            v = vels[on:min(len(vels), i + 1)]
+            out.append([on, i, v[~np.isnan(v)]])
+            on = None
+    if on is not None:
+        v = vels[on:]
+        out.append([on, len(vels) - 1, v[~np.isnan(v)]])
+    return out
+
+
+def test_find_peaks_equals_the_sample_loop():
+    """Including samples equal to the threshold and NaN (they neither start nor end a run),
+    runs at the start and at the end, none, and REMoDNaV's own result where its bug does not
+    apply (no run starting at sample 0)."""
+    rng = np.random.default_rng(8)
+    for n in (*range(0, 8), 50, 400):
+        for _ in range(60):
+            v = np.round(rng.random(n) * 4)  # many values equal to the threshold 2
+            v[rng.random(n) < 0.1] = np.nan
+            want = _peaks_loop(v, 2.0)
+            got = ours._find_peaks(v, 2.0)
+            assert [(a, b) for a, b, _ in got] == [(a, b) for a, b, _ in want]
+            assert all(type(a) is int and type(b) is int for a, b, _ in got)
+            assert all(_bits(x) == _bits(y) for (_, _, x), (_, _, y) in zip(got, want,
+                                                                             strict=True))
+            if n and not v[0] > 2.0:
+                up = clf_module.find_peaks(v, 2.0)
+                assert [(a, b) for a, b, _ in got] == [(a, b) for a, b, _ in up]

@@ -355,21 +355,27 @@ def _find_peaks(vels: np.ndarray, threshold: float) -> list[list[Any]]:
     """``remodnav.clf.find_peaks`` with one fix: a run above ``threshold`` that starts at the
     first sample and lasts to the end is kept (1.1.2 tests ``if sac_on:``, which is False for
     index 0, so a window that is pursuit from start to end -- common below 250 Hz, where the
-    window between two catch-up saccades has no slow sample -- became fixation)."""
+    window between two catch-up saccades has no slow sample -- became fixation).
+
+    A run starts at a sample above the threshold and ends at the next sample below it
+    (samples equal to it, or NaN, neither start nor end one); found run by run with
+    ``searchsorted`` instead of REMoDNaV's sample-by-sample loop (the same runs and arrays).
+    """
+    vels = np.asarray(vels)
+    n = len(vels)
+    ups = np.flatnonzero(vels > threshold)
+    downs = np.flatnonzero(vels < threshold)
     out = []
-    above = np.asarray(vels) > threshold
-    below = np.asarray(vels) < threshold
-    on = None
-    for i in range(len(vels)):
-        if on is None and above[i]:
-            on = i
-        elif on is not None and below[i]:
-            v = vels[on:min(len(vels), i + 1)]
-            out.append([on, i, v[~np.isnan(v)]])
-            on = None
-    if on is not None:
-        v = vels[on:]
-        out.append([on, len(vels) - 1, v[~np.isnan(v)]])
+    k = 0
+    while k < ups.size:
+        on = int(ups[k])
+        j = int(np.searchsorted(downs, on))
+        off = int(downs[j]) if j < downs.size else None
+        v = vels[on:] if off is None else vels[on:min(n, off + 1)]
+        out.append([on, n - 1 if off is None else off, v[~np.isnan(v)]])
+        if off is None:
+            break
+        k = int(np.searchsorted(ups, off + 1))
     return out
 
 

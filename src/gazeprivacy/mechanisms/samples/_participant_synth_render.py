@@ -95,6 +95,8 @@ class ModelTask:
         size = np.array([g.width_deg / nx, g.height_deg / ny])
         origin = np.array([g.x_min_deg, g.y_min_deg])
         flat_w = pos.weight.ravel()
+        a_edges, d_edges = b.amplitude_edges, b.direction_edges  # (computed on every access)
+        within = np.array([nx, ny])
 
         def from_density() -> np.ndarray:
             c = int(rng.choice(flat_w.size, p=pos.density.ravel()))
@@ -106,12 +108,11 @@ class ModelTask:
         prev = from_density()
         for i in range(n_fixations):
             if i:
-                amp = _uniform_in_bins(m["saccade_amplitude"], b.amplitude_edges, _CANDIDATES,
-                                       rng)
-                theta = _uniform_in_bins(pos.direction, b.direction_edges, _CANDIDATES, rng)
+                amp = _uniform_in_bins(m["saccade_amplitude"], a_edges, _CANDIDATES, rng)
+                theta = _uniform_in_bins(pos.direction, d_edges, _CANDIDATES, rng)
                 cand = prev + amp[:, None] * np.column_stack([np.cos(theta), np.sin(theta)])
                 cell = np.floor((cand - origin) / size).astype(np.int64)
-                inside = np.all((cell >= 0) & (cell < [nx, ny]), axis=1)
+                inside = np.all((cell >= 0) & (cell < within), axis=1)
                 idx = cell[inside, 1] * nx + cell[inside, 0]
                 w = np.zeros(_CANDIDATES)
                 w[inside] = flat_w[idx] * np.exp(-_HERDING * np.clip(
