@@ -116,3 +116,20 @@ def test_event_priors_equal_scipy_stats_distributions(long_recording):
         bins.amplitude_edges, 2.5, scale=8.0 / 2.5)))
     np.testing.assert_array_equal(pr["event_rate"], binned(norm.cdf(
         np.log(bins.rate_edges), math.log(1.0 / (0.235 * 1.15 + 0.035)), 0.3)))
+
+
+@pytest.mark.parametrize("size", [None, 1, 128])
+def test_the_renderers_choice_draws_as_numpys(size):
+    """The renderer's draws from a probability vector equal ``Generator.choice`` (same
+    uniforms, same indices), with zero-probability bins and one sure bin."""
+    from gazeprivacy.mechanisms.samples._participant_synth_render import choice, choice_cdf
+
+    rng = np.random.default_rng(9)
+    for n in (1, 2, 12, 128):
+        for _ in range(30):
+            p = rng.random(n) * (rng.random(n) < 0.7)
+            p = p / p.sum() if p.sum() > 0 else np.eye(n)[0]
+            a, b = np.random.default_rng(n), np.random.default_rng(n)
+            for _ in range(5):
+                want, got = a.choice(n, size, p=p), choice(b, choice_cdf(p), size)
+                assert np.array_equal(got, want) and np.shape(got) == np.shape(want)
