@@ -19,18 +19,25 @@ call (its ``_patched`` context and its classifier):
 * :func:`signal_props`: ``_get_signal_props`` without the record-array copy when no speed is
   NaN.
 
+:func:`clf_module` imports ``remodnav.clf`` without statsmodels: REMoDNaV's only use of it is
+``statsmodels.robust.scale.mad``, which :mod:`gazeprivacy.events.remodnav` replaces during
+every call, and importing it (pandas, patsy, scipy.stats) was 1-3 s of every process that
+detects events.
+
 We wrote these because REMoDNaV has no vectorised or compiled variant to call instead.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
+import types
 from typing import Any
 
 import numpy as np
 
-__all__ = ["adaptive_thresholds", "fast_classifier_type", "filter_spikes", "nan_free_runs",
-           "signal_props", "spike_filtered"]
+__all__ = ["adaptive_thresholds", "clf_module", "fast_classifier_type", "filter_spikes",
+           "nan_free_runs", "signal_props", "spike_filtered"]
 
 _MAD_SCALE = 0.6744897501960817  # statsmodels' mad: the normal's 0.75 quantile
 _SEQUENTIAL_AFTER = 8  # passes before the rest is finished by the sequential loop
@@ -164,12 +171,38 @@ def signal_props(self: Any, data: Any) -> tuple[Any, Any, Any, Any]:
     return amp, vel.max(), _median(vel), np.mean(vel)
 
 
+def _statsmodels_mad(*args: Any, **kwargs: Any) -> Any:
+    """``statsmodels.robust.scale.mad``, imported on its first call."""
+    from statsmodels.robust.scale import mad
+
+    return mad(*args, **kwargs)
+
+
+def clf_module() -> types.ModuleType:
+    """``remodnav.clf``; when neither it nor statsmodels' ``scale`` module is loaded yet, it is
+    imported with a stand-in ``statsmodels.robust.scale`` (only for the import; removed from
+    ``sys.modules`` right after) whose ``mad`` imports statsmodels' own on its first call, so
+    REMoDNaV used outside gazeprivacy's calls still computes statsmodels' MAD."""
+    name = "statsmodels.robust.scale"
+    if "remodnav.clf" in sys.modules or name in sys.modules:
+        import remodnav.clf
+
+        return remodnav.clf
+    stand_in = types.ModuleType(name)
+    stand_in.mad = _statsmodels_mad  # type: ignore[attr-defined]
+    sys.modules[name] = stand_in
+    try:
+        import remodnav.clf
+    finally:
+        if sys.modules.get(name) is stand_in:
+            del sys.modules[name]
+    return remodnav.clf
+
+
 @functools.cache
 def fast_classifier_type() -> type:
     """``remodnav.EyegazeClassifier`` with the methods above."""
-    from remodnav import EyegazeClassifier
-
-    return type("FastEyegazeClassifier", (EyegazeClassifier,), {
+    return type("FastEyegazeClassifier", (clf_module().EyegazeClassifier,), {
         "get_adaptive_saccade_velocity_velthresh": adaptive_thresholds,
         "_classify_intersaccade_period": _classify_isp,
         "_get_signal_props": signal_props})

@@ -7,8 +7,9 @@ dynamic stimulation. *Behavior Research Methods*, 53, 399-414. doi:10.3758/s1342
 It extends Nystroem & Holmqvist's (2010) adaptive velocity thresholds with thresholds adapted
 per saccade context and a pursuit class (low-pass filtered drift above 2 deg/s), and was built
 for natural viewing with moving stimuli. The classifier itself is the ``remodnav`` package
-(``remodnav.EyegazeClassifier``, version 1.1.2, imported lazily: it pulls in statsmodels);
-this module only feeds it and maps its labels.
+(``remodnav.EyegazeClassifier``, version 1.1.2, imported lazily and without statsmodels, whose
+MAD it replaces: ``gazeprivacy.events._remodnav_fast``, which also holds bit-identical faster
+versions of its hot loops); this module only feeds it and maps its labels.
 
 How it is fed (each choice tested in ``tests/events/test_remodnav.py``):
 
@@ -388,10 +389,10 @@ def _quiet() -> Any:
     ``_remodnav_fast.filter_spikes`` (all restored after the call). One call at a
     time (a lock): the replacements are module globals of ``remodnav.clf``, and REMoDNaV is
     pure Python, so threads would not run it in parallel anyway."""
-    import remodnav.clf as clf_module  # lazy: remodnav imports statsmodels
+    from gazeprivacy.events._remodnav_fast import clf_module  # lazy: remodnav
 
     with _LOCK:
-        yield from _patched(clf_module)
+        yield from _patched(clf_module())
 
 
 def _patched(clf_module: Any) -> Any:
