@@ -5,20 +5,21 @@
 participant-synth uses a participant's events only as normalised histograms (fixation
 durations, saccade amplitudes and directions, fixation cells and transitions, the event rate
 per recording): each participant weighs 1 per marginal whatever the length of their
-recordings. Measuring them on at most ``event_seconds_per_recording`` seconds of every
-recording -- its first ``floor(T x rate)`` samples, a rule of the public parameters and the
-public sampling rate, never of the data -- is a fixed function applied before the bounded
-statistic, so each participant's contribution keeps its L1 norm <= 1 per marginal and the
-guarantee is unchanged (``docs/privacy/participant-synth.md#event-window``). It cuts the event
-detector's time (REMoDNaV is most of participant-synth's time) on long recordings; the spatial
-density and the moments keep every sample.
+recordings. Measuring them on the first ``event_seconds_per_recording`` seconds of every
+recording (its samples with ``t < t[0] + T``, as the frontier's ``first_seconds``; a rule fixed
+by the parameters, not chosen from the data) is a fixed function of each recording applied
+inside its participant's bounded statistic, so each participant's contribution keeps its L1
+norm <= 1 per marginal and the guarantee is unchanged
+(``docs/privacy/participant-synth.md#event-window``). It cuts the event detector's time
+(REMoDNaV is most of participant-synth's time) on long recordings; the spatial density and the
+moments keep every sample.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
+import numpy as np
 import polars as pl
 
 from gazeprivacy.data.recording import Dataset, Recording
@@ -28,17 +29,17 @@ __all__ = ["event_sample_count", "event_window", "measured_events"]
 
 def event_sample_count(recording: Recording, seconds: float | None) -> int:
     """How many leading samples of ``recording`` its events are measured on: all (``seconds``
-    None) or ``floor(seconds x sampling rate)`` (at least one), at most all.
+    None) or those less than ``seconds`` after its first (at least one).
 
     >>> r = Recording.from_arrays(recording="r", participant="p", x=[0.0] * 500,
     ...                           y=[0.0] * 500, sampling_rate_hz=100)
     >>> event_sample_count(r, 2.0), event_sample_count(r, 60.0), event_sample_count(r, None)
     (200, 500, 500)
     """
-    n = recording.n_samples
     if seconds is None:
-        return n
-    return min(n, max(1, math.floor(float(seconds) * recording.sampling_rate_hz + 1e-9)))
+        return recording.n_samples
+    t = recording.t
+    return max(1, int(np.searchsorted(t, t[0] + float(seconds), side="left")))
 
 
 def event_window(recording: Recording, seconds: float | None) -> Recording:

@@ -221,8 +221,8 @@ class ParticipantSynthParams:
         project's (``DEFAULT_METHOD``: REMoDNaV). Implausible detections are not refused: each
         participant's events are normalised, so any detector output is covered.
     event_seconds_per_recording : float, optional
-        Events are measured on each recording's first ``floor(T x rate)`` samples (60 s; None:
-        all): a public rule, the guarantee unchanged; density and moments keep every sample.
+        Events are measured on each recording's first T seconds (60; None: all of it): a fixed
+        rule, the guarantee unchanged; density and moments keep every sample.
     split : ParticipantSynthSplit
         Shares of rho per marginal.
     mode : Mode
