@@ -18,6 +18,8 @@ call (its ``_patched`` context and its classifier):
   stretches, as one mask;
 * :func:`signal_props`: ``_get_signal_props`` without the record-array copy when no speed is
   NaN;
+* :func:`fix_or_pursuit`: ``_fix_or_pursuit`` with its runs of equal pursuit flags from one
+  comparison instead of a loop over samples;
 * :func:`preproc`: ``preproc`` with the speed cap (a too-fast speed becomes the previous one)
   as a forward fill instead of a loop over samples, and no NaN-cluster search on NaN-free
   speeds.
@@ -202,6 +204,65 @@ def clf_module() -> types.ModuleType:
     return remodnav.clf
 
 
+def _runs(flags: np.ndarray) -> list[list[int]]:
+    """``[flag, first, last]`` of each run of equal values of ``flags``, in order."""
+    n = flags.shape[0]
+    if n == 0:
+        return []
+    cut = np.flatnonzero(flags[1:] != flags[:-1]) + 1
+    firsts = [0, *cut.tolist()]
+    lasts = [*(cut - 1).tolist(), n - 1]
+    return [[int(flags[a]), a, b] for a, b in zip(firsts, lasts, strict=True)]
+
+
+def _merged(evs: list[list[int]], min_dur: dict[int, int], n: int) -> list[list[int]]:
+    """``_fix_or_pursuit``'s events from its runs: too short ones dropped, neighbours of one
+    kind merged, a boundary halfway between two kinds, the first from 0 and the last to ``n``
+    (all fixation when nothing is left)."""
+    evs = [ev for ev in evs if ev[2] - ev[1] >= min_dur[ev[0]]]
+    merged = []
+    for i, ev in enumerate(evs):
+        if i == len(evs) - 1:
+            merged.append(ev)
+            break
+        if ev[0] == evs[i + 1][0]:
+            evs[i + 1][1] = ev[1]
+            continue
+        boundary = ev[2] + int((evs[i + 1][1] - ev[2]) / 2)
+        ev[2] = boundary
+        evs[i + 1][1] = boundary
+        merged.append(ev)
+    if not merged:
+        return [[0, 0, n]]
+    merged[0][1] = 0
+    merged[-1][2] = n
+    return merged
+
+
+def fix_or_pursuit(self: Any, data: Any, start: int, end: int) -> Any:
+    """``EyegazeClassifier._fix_or_pursuit``: the low-passed speeds of a stretch between
+    saccades, pursuit where they exceed the pursuit threshold long enough, fixation elsewhere."""
+    if end - start < self.min_fix_dur:
+        return
+    clf = clf_module()
+    win = data[start:end].copy()
+    nyq = 0.5 * self.sr
+    b, a = clf.signal.butter(5, self.lp_cutoff_freq / nyq, btype="low", analog=False)
+    win["x"] = clf.signal.filtfilt(b, a, win["x"], method="gust")
+    win["y"] = clf.signal.filtfilt(b, a, win["y"], method="gust")
+    vels = self._get_velocities(win)
+    flags = np.zeros((len(vels),), dtype=int)
+    for on, off, _ in sorted(clf.find_peaks(vels, self.pursuit_velthresh),
+                             key=lambda x: x[2].sum(), reverse=True):
+        on = clf.find_movement_onsetidx(vels, on, self.pursuit_velthresh)
+        off = clf.find_movement_offsetidx(vels, off, self.pursuit_velthresh)
+        if off - on >= self.min_purs_dur:
+            flags[on:off] = 1
+    for ev in _merged(_runs(flags), {1: self.min_purs_dur, 0: self.min_fix_dur}, len(win)):
+        yield self._mk_event_record(data, None, "PURS" if ev[0] else "FIXA", start + ev[1],
+                                    start + ev[-1])
+
+
 def _capped(v: np.ndarray, max_vel: float) -> np.ndarray:
     """``preproc``'s loop: ``[0.0]`` then each speed, or the previous output where it exceeds
     ``max_vel`` (NaN is kept)."""
@@ -261,4 +322,5 @@ def fast_classifier_type() -> type:
     return type("FastEyegazeClassifier", (clf_module().EyegazeClassifier,), {
         "get_adaptive_saccade_velocity_velthresh": adaptive_thresholds,
         "_classify_intersaccade_period": _classify_isp,
-        "_get_signal_props": signal_props, "preproc": preproc})
+        "_get_signal_props": signal_props, "preproc": preproc,
+        "_fix_or_pursuit": fix_or_pursuit})
