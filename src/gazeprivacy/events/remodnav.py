@@ -364,8 +364,8 @@ def _find_peaks(vels: np.ndarray, threshold: float) -> list[list[Any]]:
     """
     vels = np.asarray(vels)
     n = len(vels)
-    ups = np.flatnonzero(vels > threshold)
-    downs = np.flatnonzero(vels < threshold)
+    ups = (vels > threshold).nonzero()[0]
+    downs = (vels < threshold).nonzero()[0]
     out = []
     k = 0
     while k < ups.size:
