@@ -41,9 +41,21 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["adaptive_thresholds", "clf_module", "fast_classifier_type", "filter_spikes",
-           "nan_free_runs", "signal_props", "spike_filtered"]
+__all__ = ["SILENT_LOG", "adaptive_thresholds", "clf_module", "fast_classifier_type",
+           "filter_spikes", "fix_or_pursuit", "nan_free_runs", "preproc", "signal_props",
+           "spike_filtered"]
 
+class _SilentLog:
+    """Stands in for ``remodnav.clf``'s logger during a call (it is set to ERROR then, and
+    REMoDNaV logs nothing above WARNING): its debug / info / warning calls do nothing."""
+
+    def _nothing(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    debug = info = warning = _nothing
+
+
+SILENT_LOG = _SilentLog()
 _MAD_SCALE = 0.6744897501960817  # statsmodels' mad: the normal's 0.75 quantile
 _SEQUENTIAL_AFTER = 8  # passes before the rest is finished by the sequential loop
 

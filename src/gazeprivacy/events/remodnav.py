@@ -399,12 +399,13 @@ def _patched(clf_module: Any) -> Any:
     log = logging.getLogger("remodnav")
     level = log.level
     log.setLevel(logging.ERROR)
-    from gazeprivacy.events._remodnav_fast import filter_spikes
+    from gazeprivacy.events._remodnav_fast import SILENT_LOG, filter_spikes
 
     saved = (clf_module.signal, clf_module.find_peaks, clf_module.mad, clf_module.np,
-             clf_module.filter_spikes)
+             clf_module.filter_spikes, clf_module.lgr)
     clf_module.signal, clf_module.find_peaks, clf_module.mad = _StableSignal(), _find_peaks, _mad
-    clf_module.np, clf_module.filter_spikes = _NUMPY, filter_spikes
+    # its logger is below ERROR during the call anyway: a no-op one skips ~10 calls per event
+    clf_module.np, clf_module.filter_spikes, clf_module.lgr = _NUMPY, filter_spikes, SILENT_LOG
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=DeprecationWarning,
@@ -416,7 +417,7 @@ def _patched(clf_module: Any) -> Any:
             yield
     finally:
         (clf_module.signal, clf_module.find_peaks, clf_module.mad, clf_module.np,
-         clf_module.filter_spikes) = saved
+         clf_module.filter_spikes, clf_module.lgr) = saved
         log.setLevel(level)
 
 
