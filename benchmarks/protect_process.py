@@ -18,8 +18,9 @@ skip; see ``benchmarks/history.py``). Each row is a fresh Python process, timed 
 * ``gazeprivacy protect IN OUT --mechanism kaleido|dpgazesynth|event-synth-pd|participant-synth
   ...``: the whole command (start-up, reading, Recording construction, the mechanism, sealing,
   writing, the record); its peak RSS is the whole process's. participant-synth (epsilon 3,
-  delta 1e-6 per participant, 60 s per synthetic recording) runs REMoDNaV on every input
-  sample, which dominates its time.
+  delta 1e-6 per participant, 60 s per synthetic recording) runs REMoDNaV on the first minute
+  of every input recording (``event_seconds_per_recording``), which dominates its time;
+  ``participant-synth-adaptive`` is the same with ``--param detector=adaptive``.
 
 ``--participants N`` spreads the same samples over N participants x 3 tasks (shorter
 recordings): event-synth-PD's saccade test and C-VAE conditions grow with saccades x
@@ -69,9 +70,16 @@ ARGS = {
     # a synthetic population: no mask to declare public (its rows are all new)
     "participant-synth": ["--mechanism", "participant-synth", "--per-participant-epsilon", "3",
                           "--per-participant-delta", "1e-6", "--output-length-s", "60"],
+    # the same with the adaptive detector (REMoDNaV, the default, is most of its time)
+    "participant-synth-adaptive": ["--mechanism", "participant-synth",
+                                   "--per-participant-epsilon", "3", "--per-participant-delta",
+                                   "1e-6", "--output-length-s", "60", "--param",
+                                   "detector=adaptive"],
 }
 #: What each mechanism declares public (a synthetic population has no input mask to release).
-PUBLIC = {"participant-synth": []}
+PUBLIC = {"participant-synth": [], "participant-synth-adaptive": []}
+#: Rows that run another row's mechanism with other parameters.
+MECHANISM = {"participant-synth-adaptive": "participant-synth"}
 
 
 def write_input(path: Path, scale: float, participants: int = 30) -> int:
@@ -185,7 +193,9 @@ KW = {"kaleido": {"epsilon": 2.0, "radius_deg": 2.0, "window_s": 0.5},
       "dpgazesynth": {"epsilon": 2.0, "grid_size": 30},
       "event-synth-pd": {"k": 2, "gamma": 2.0, "epsilon0": 1.0},
       "participant-synth": {"epsilon_per_participant": 3.0, "delta": 1e-6,
-                            "output_length_s": 60.0}}
+                            "output_length_s": 60.0},
+      "participant-synth-adaptive": {"epsilon_per_participant": 3.0, "delta": 1e-6,
+                                     "output_length_s": 60.0, "detector": "adaptive"}}
 
 
 def profile(inp: Path, out_dir: Path, mech: str) -> list[str]:
@@ -195,7 +205,8 @@ def profile(inp: Path, out_dir: Path, mech: str) -> list[str]:
     import json
 
     out = subprocess.run([sys.executable, "-c", PHASES, str(inp),
-                          str(out_dir / f"{mech}-phases.parquet"), mech, json.dumps(KW[mech]),
+                          str(out_dir / f"{mech}-phases.parquet"), MECHANISM.get(mech, mech),
+                          json.dumps(KW[mech]),
                           json.dumps(PUBLIC.get(mech, ["mask"]))],
                          check=True, capture_output=True, text=True, env=_env()).stdout
     return [f"Phases of `protect --mechanism {mech}` (one fresh process):", "",

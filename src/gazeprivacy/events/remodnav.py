@@ -7,8 +7,9 @@ dynamic stimulation. *Behavior Research Methods*, 53, 399-414. doi:10.3758/s1342
 It extends Nystroem & Holmqvist's (2010) adaptive velocity thresholds with thresholds adapted
 per saccade context and a pursuit class (low-pass filtered drift above 2 deg/s), and was built
 for natural viewing with moving stimuli. The classifier itself is the ``remodnav`` package
-(``remodnav.EyegazeClassifier``, version 1.1.2, imported lazily: it pulls in statsmodels);
-this module only feeds it and maps its labels.
+(``remodnav.EyegazeClassifier``, version 1.1.2, imported lazily and without statsmodels, whose
+MAD it replaces: ``gazeprivacy.events._remodnav_fast``, which also holds bit-identical faster
+versions of its hot loops); this module only feeds it and maps its labels.
 
 How it is fed (each choice tested in ``tests/events/test_remodnav.py``):
 
@@ -209,15 +210,18 @@ min_fixation_duration_s, min_pursuit_duration_s : float, s
         return max(s["savgol"] + 1, s["median"] + 1, 2 * s["min_fixation"] + 1, 5)
 
 
-def _classifier(params: RemodnavParams, sr: float) -> tuple[Any, dict[str, int]]:
-    from remodnav import EyegazeClassifier  # lazy: remodnav imports statsmodels
+def _classifier(params: RemodnavParams, sr: float,
+                kind: type | None = None) -> tuple[Any, dict[str, int]]:
+    """REMoDNaV's classifier (``kind``; default with its hot methods replaced by bit-identical
+    faster ones, :mod:`gazeprivacy.events._remodnav_fast`) and the durations in samples."""
+    from gazeprivacy.events._remodnav_fast import fast_classifier_type  # lazy: remodnav
 
     s = params.samples(sr)
 
     def sec(k: int) -> float:  # REMoDNaV truncates seconds * rate: ask for k + 0.5 samples
         return (k + 0.5) / sr if k else 0.0
 
-    return EyegazeClassifier(
+    return (kind or fast_classifier_type())(
         px2deg=1.0, sampling_rate=sr,
         pursuit_velthresh=params.pursuit_velocity_threshold_deg_s,
         noise_factor=params.noise_factor,
@@ -352,21 +356,27 @@ def _find_peaks(vels: np.ndarray, threshold: float) -> list[list[Any]]:
     """``remodnav.clf.find_peaks`` with one fix: a run above ``threshold`` that starts at the
     first sample and lasts to the end is kept (1.1.2 tests ``if sac_on:``, which is False for
     index 0, so a window that is pursuit from start to end -- common below 250 Hz, where the
-    window between two catch-up saccades has no slow sample -- became fixation)."""
+    window between two catch-up saccades has no slow sample -- became fixation).
+
+    A run starts at a sample above the threshold and ends at the next sample below it
+    (samples equal to it, or NaN, neither start nor end one); found run by run with
+    ``searchsorted`` instead of REMoDNaV's sample-by-sample loop (the same runs and arrays).
+    """
+    vels = np.asarray(vels)
+    n = len(vels)
+    ups = (vels > threshold).nonzero()[0]
+    downs = (vels < threshold).nonzero()[0]
     out = []
-    above = np.asarray(vels) > threshold
-    below = np.asarray(vels) < threshold
-    on = None
-    for i in range(len(vels)):
-        if on is None and above[i]:
-            on = i
-        elif on is not None and below[i]:
-            v = vels[on:min(len(vels), i + 1)]
-            out.append([on, i, v[~np.isnan(v)]])
-            on = None
-    if on is not None:
-        v = vels[on:]
-        out.append([on, len(vels) - 1, v[~np.isnan(v)]])
+    k = 0
+    while k < ups.size:
+        on = int(ups[k])
+        j = int(np.searchsorted(downs, on))
+        off = int(downs[j]) if j < downs.size else None
+        v = vels[on:] if off is None else vels[on:min(n, off + 1)]
+        out.append([on, n - 1 if off is None else off, v[~np.isnan(v)]])
+        if off is None:
+            break
+        k = int(np.searchsorted(ups, off + 1))
     return out
 
 
@@ -375,22 +385,27 @@ def _quiet() -> Any:
     """REMoDNaV logs a warning per clipped speed and calls ``numpy.core`` (deprecated in
     NumPy 2): keep both out of the caller's output (the plausibility checks report instead).
     Meanwhile its low-pass filter runs through :class:`_StableSignal`, its peak finder is
-    :func:`_find_peaks` and its MAD :func:`_mad` (all restored after the call). One call at a
+    :func:`_find_peaks`, its MAD :func:`_mad` and its spike filter the bit-identical
+    ``_remodnav_fast.filter_spikes`` (all restored after the call). One call at a
     time (a lock): the replacements are module globals of ``remodnav.clf``, and REMoDNaV is
     pure Python, so threads would not run it in parallel anyway."""
-    import remodnav.clf as clf_module  # lazy: remodnav imports statsmodels
+    from gazeprivacy.events._remodnav_fast import clf_module  # lazy: remodnav
 
     with _LOCK:
-        yield from _patched(clf_module)
+        yield from _patched(clf_module())
 
 
 def _patched(clf_module: Any) -> Any:
     log = logging.getLogger("remodnav")
     level = log.level
     log.setLevel(logging.ERROR)
-    saved = clf_module.signal, clf_module.find_peaks, clf_module.mad, clf_module.np
+    from gazeprivacy.events._remodnav_fast import SILENT_LOG, filter_spikes
+
+    saved = (clf_module.signal, clf_module.find_peaks, clf_module.mad, clf_module.np,
+             clf_module.filter_spikes, clf_module.lgr)
     clf_module.signal, clf_module.find_peaks, clf_module.mad = _StableSignal(), _find_peaks, _mad
-    clf_module.np = _NUMPY
+    # its logger is below ERROR during the call anyway: a no-op one skips ~10 calls per event
+    clf_module.np, clf_module.filter_spikes, clf_module.lgr = _NUMPY, filter_spikes, SILENT_LOG
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=DeprecationWarning,
@@ -401,7 +416,8 @@ def _patched(clf_module: Any) -> Any:
                                     message=r"Mean of empty slice|invalid value encountered")
             yield
     finally:
-        clf_module.signal, clf_module.find_peaks, clf_module.mad, clf_module.np = saved
+        (clf_module.signal, clf_module.find_peaks, clf_module.mad, clf_module.np,
+         clf_module.filter_spikes, clf_module.lgr) = saved
         log.setLevel(level)
 
 

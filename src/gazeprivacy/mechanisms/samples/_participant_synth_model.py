@@ -27,12 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy.special import ndtr
-from scipy.stats import gamma as gamma_dist
-from scipy.stats import norm
+from scipy.special import gammainc, gammaincinv, ndtr  # scipy.stats' gamma / normal use these
 
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Recording
+from gazeprivacy.mechanisms.samples._participant_synth_events import event_sample_count
 from gazeprivacy.mechanisms.samples._participant_synth_labels import (
     CONTRAST,
     participant_contrast,
@@ -241,12 +240,13 @@ def fixation_intervals(events: pl.DataFrame) -> pl.DataFrame:
             .select("recording", "duration_s"))
 
 
-def _key_parts(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins
-               ) -> dict[str, np.ndarray]:
+def _key_parts(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins,
+               event_seconds: float | None) -> dict[str, np.ndarray]:
     """One participant's raw parts under one key (some of its recordings): every histogram as
     counts (integers, so sums over any split of the recordings are exact) and the
     :data:`RECORDING_SUMS` rows; :func:`normalise_parts` turns them into the bounded
-    statistics."""
+    statistics. ``events`` were measured on each recording's event window (its first
+    :func:`event_sample_count` samples), over which the event rate's valid seconds run."""
     nf = bins.grid[0] * bins.grid[1]
     nc = bins.coarse_grid[0] * bins.coarse_grid[1]
     x = np.concatenate([r.x for r in recs])
@@ -275,8 +275,11 @@ def _key_parts(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins
         else {}
     # per second of valid samples: the generator renders no gaps, and 1 / rate sets the mean
     # interval (MPIIDPEye: a quarter of the samples missing)
-    valid_s = [float(np.sum(np.isfinite(r.x) & np.isfinite(r.y))) / r.sampling_rate_hz
-               for r in recs]
+    valid_s = []
+    for r in recs:
+        n = event_sample_count(r, event_seconds)
+        valid_s.append(float(np.sum(np.isfinite(r.x[:n]) & np.isfinite(r.y[:n])))
+                       / r.sampling_rate_hz)
     rates = np.array([counts.get(r.recording, 0) / v if v > 0 else np.nan
                       for r, v in zip(recs, valid_s, strict=True)])
     out["event_rate"] = _hist(rates, bins.rate_edges)
@@ -284,12 +287,13 @@ def _key_parts(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins
 
 
 def participant_parts(recs: Sequence[Recording], events: pl.DataFrame,
-                      keys: Sequence[Key], bins: PublicBins
-                      ) -> dict[Key, dict[str, np.ndarray]]:
+                      keys: Sequence[Key], bins: PublicBins, *,
+                      event_seconds: float | None = None) -> dict[Key, dict[str, np.ndarray]]:
     """A participant's raw parts per public key, from some or all of its recordings (``recs``,
-    ``keys[i]`` the public key of ``recs[i]``, ``events`` their event table; every recording
-    whole). Parts of disjoint sets of recordings merge (:func:`merge_parts`) into the parts of
-    their union, exactly; only then are they normalised (:func:`normalise_parts`).
+    ``keys[i]`` the public key of ``recs[i]``, ``events`` their event table, measured on each
+    recording's first ``event_seconds`` (None: all of it; :func:`event_sample_count`); every
+    recording whole). Parts of disjoint sets of recordings merge (:func:`merge_parts`) into
+    the parts of their union, exactly; only then are they normalised (:func:`normalise_parts`).
 
     Raises
     ------
@@ -300,7 +304,8 @@ def participant_parts(recs: Sequence[Recording], events: pl.DataFrame,
     for key in dict.fromkeys(keys):
         mine = [r for r, k in zip(recs, keys, strict=True) if k == key]
         ids = [r.recording for r in mine]
-        out[key] = _key_parts(mine, events.filter(pl.col("recording").is_in(ids)), bins)
+        out[key] = _key_parts(mine, events.filter(pl.col("recording").is_in(ids)), bins,
+                              event_seconds)
         bad = [n for n, v in out[key].items() if n != RECORDING_SUMS and
                not np.array_equal(v, np.floor(v))]
         if bad:
@@ -350,12 +355,15 @@ def normalise_parts(parts: Mapping[Key, Mapping[str, np.ndarray]]
 
 
 def participant_statistics(recs: Sequence[Recording], events: pl.DataFrame,
-                           keys: Sequence[Key], bins: PublicBins
+                           keys: Sequence[Key], bins: PublicBins, *,
+                           event_seconds: float | None = None
                            ) -> dict[Key, dict[str, np.ndarray]]:
     """One participant's bounded contribution: per public key, every marginal's histogram
     (:func:`normalise_parts` of :func:`participant_parts` over all its recordings ``recs``,
-    ``keys[i]`` the public key of ``recs[i]``, ``events`` their event table)."""
-    return normalise_parts(participant_parts(recs, events, keys, bins))
+    ``keys[i]`` the public key of ``recs[i]``, ``events`` their event table within
+    ``event_seconds``)."""
+    return normalise_parts(participant_parts(recs, events, keys, bins,
+                                             event_seconds=event_seconds))
 
 
 # --------------------------------------------------------------------------------------------
@@ -406,7 +414,7 @@ def priors(bins: PublicBins, n_keys: int) -> dict[str, np.ndarray]:
     """The data-free prior of every marginal (each a probability vector); see the module
     constants for where the event priors come from."""
     k_dur, med = _PRIOR_DURATION
-    scale = med / float(gamma_dist.ppf(0.5, k_dur))
+    scale = med / float(gammaincinv(k_dur, 0.5))  # the gamma's median
     k_amp, mean_amp = _PRIOR_AMPLITUDE
     rate, sd = _PRIOR_RATE
     centre = (1.0 / 6.0) ** 2 / SPREAD_CLIP  # the centre prior's scaled second moment
@@ -415,11 +423,10 @@ def priors(bins: PublicBins, n_keys: int) -> dict[str, np.ndarray]:
         "spread_x": np.array([centre, 1.0 - centre]),
         "spread_y": np.array([centre, 1.0 - centre]),
         **spatial_priors(bins),
-        "fixation_duration": _binned(gamma_dist.cdf(bins.duration_edges, k_dur, scale=scale)),
-        "saccade_amplitude": _binned(gamma_dist.cdf(bins.amplitude_edges, k_amp,
-                                                    scale=mean_amp / k_amp)),
+        "fixation_duration": _binned(gammainc(k_dur, bins.duration_edges / scale)),
+        "saccade_amplitude": _binned(gammainc(k_amp, bins.amplitude_edges / (mean_amp / k_amp))),
         "saccade_direction": _direction_prior(bins.direction_edges),
-        "event_rate": _binned(norm.cdf(np.log(bins.rate_edges), math.log(rate), sd)),
+        "event_rate": _binned(ndtr((np.log(bins.rate_edges) - math.log(rate)) / sd)),
         "label_weight": np.full(n_keys, 1.0 / n_keys),
     }
 

@@ -78,6 +78,7 @@ from gazeprivacy.mechanisms.contract import (
 )
 from gazeprivacy.mechanisms.noise.gaussian import zcdp_gaussian_sigma
 from gazeprivacy.mechanisms.samples import _participant_synth_labels as lab
+from gazeprivacy.mechanisms.samples._participant_synth_events import measured_events
 from gazeprivacy.mechanisms.samples._participant_synth_model import (
     KEY_SD,
     LOGNORMAL_PRIOR,
@@ -225,6 +226,9 @@ class ParticipantSynthParams:
         Event detector (:data:`gazeprivacy.events.detection.METHODS`), default the
         project's (``DEFAULT_METHOD``: REMoDNaV). Implausible detections are not refused: each
         participant's events are normalised, so any detector output is covered.
+    event_seconds_per_recording : float, optional
+        Events are measured on each recording's first T seconds (60; None: all of it): a fixed
+        rule, the guarantee unchanged; density and moments keep every sample.
     split : ParticipantSynthSplit
         Shares of rho per marginal.
     mode : Mode
@@ -252,6 +256,7 @@ class ParticipantSynthParams:
     sampling_rate_hz: float | None = None
     geometry: Geometry | None = None
     detector: str = DEFAULT_METHOD
+    event_seconds_per_recording: float | None = 60.0
     split: ParticipantSynthSplit = field(default_factory=ParticipantSynthSplit)
     mode: Mode = Mode.SOUND
 
@@ -285,6 +290,8 @@ class ParticipantSynthParams:
         if self.detector not in METHODS:
             raise InvalidParameterError(f"detector must be one of {', '.join(METHODS)}, got "
                                         f"{self.detector!r}")
+        if self.event_seconds_per_recording is not None:
+            check_positive(event_seconds_per_recording=self.event_seconds_per_recording)
         if not isinstance(self.split, ParticipantSynthSplit):
             raise InvalidParameterError("split must be a ParticipantSynthSplit")
         object.__setattr__(self, "mode", coerce_option("mode", self.mode, Mode, (Mode.SOUND,)))
@@ -379,7 +386,8 @@ def _record(params: ParticipantSynthParams, setup: PublicSetup) -> Guarantee:
             "output_length_s": float(params.output_length_s),
             "sampling_rate_hz": setup.sampling_rate_hz, "geometry": setup.geometry.to_dict(),
             "grid": list(params.grid), "coarse_grid": list(params.coarse_grid),
-            "detector": params.detector},
+            "detector": params.detector,
+            "event_seconds_per_recording": params.event_seconds_per_recording},
         per_participant={EVERY_PARTICIPANT: Budget(
             eps, delta, 1, "single unit: the participant with all their recordings")},
         notes=("synthetic population: every released participant and recording is "
@@ -460,13 +468,6 @@ def population_sums(parts: Mapping[str, Mapping[Key, Mapping[str, np.ndarray]]]
     return sums
 
 
-def _events(part: Dataset, detector: str) -> pl.DataFrame:
-    from gazeprivacy.events.detection import detect_events_dataset
-
-    # per recording (no dataset-wide check): a recording's events do not depend on its partition
-    return detect_events_dataset(part, method=detector, max_saccade_share=None)
-
-
 def _render(p: ParticipantSynthParams, part: Dataset, model: SynthModel, first: int,
             stop: int, rng: np.random.Generator) -> Release[Dataset]:
     """Synthetic participants ``first`` to ``stop - 1`` (``rng.spawn`` gives their generators:
@@ -519,7 +520,7 @@ class ParticipantSynthPhases:
         p = self.params
         setup = public_setup(p, sample_shape(part))
         bins = setup.bins(p)
-        events = _events(part, p.detector)
+        events = measured_events(part, p.detector, p.event_seconds_per_recording)
         by_pid: dict[str, list[Recording]] = {}
         for r in part:
             by_pid.setdefault(r.participant, []).append(r)
@@ -527,7 +528,8 @@ class ParticipantSynthPhases:
         for pid, recs in by_pid.items():
             keys = [tuple(r.labels[lb] for lb in p.public_labels) for r in recs]
             mine = events.filter(pl.col("participant") == pid)
-            parts[pid] = participant_parts(recs, mine, keys, bins)
+            parts[pid] = participant_parts(recs, mine, keys, bins,
+                                           event_seconds=p.event_seconds_per_recording)
         return None, SynthMessage(parts, setup)
 
     def curate(self, messages: Sequence[SynthMessage], rng: np.random.Generator) -> SynthModel:

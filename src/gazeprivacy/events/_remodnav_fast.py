@@ -1,0 +1,339 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Faster, bit-identical replacements for the hot pure-Python parts of ``remodnav.clf`` 1.1.2.
+
+REMoDNaV is pure Python and NumPy on small windows; on ten-minute recordings it was nearly all
+of participant-synth's time. Each function here gives the same values, bit for bit, as the
+REMoDNaV code it replaces (``tests/events/test_remodnav_fast.py`` checks them against the
+installed package, event by event), and only runs inside :mod:`gazeprivacy.events.remodnav`'s
+call (its ``_patched`` context and its classifier):
+
+* :func:`spike_filtered`: ``filter_spikes``' ``_filter`` (Stampe 1993), a sequential loop over
+  every sample, as whole-array passes that recompute only the samples whose left neighbour
+  changed (the sequential result is the one fixed point of that update);
+* :func:`adaptive_thresholds`: ``get_adaptive_saccade_velocity_velthresh`` sorts the speeds
+  once: every iteration's "speeds below the cut" is then a prefix of the sorted speeds, and its
+  median a lookup (REMoDNaV filtered and partitioned them again at every step);
+* :func:`nan_free_runs`: ``_classify_intersaccade_period``'s sample-by-sample search for NaN-free
+  stretches, as one mask;
+* :func:`signal_props`: ``_get_signal_props`` without the record-array copy when no speed is
+  NaN;
+* :func:`fix_or_pursuit`: ``_fix_or_pursuit`` with its runs of equal pursuit flags from one
+  comparison instead of a loop over samples;
+* :func:`preproc`: ``preproc`` with the speed cap (a too-fast speed becomes the previous one)
+  as a forward fill instead of a loop over samples, and no NaN-cluster search on NaN-free
+  speeds.
+
+:func:`clf_module` imports ``remodnav.clf`` without statsmodels: REMoDNaV's only use of it is
+``statsmodels.robust.scale.mad``, which :mod:`gazeprivacy.events.remodnav` replaces during
+every call, and importing it (pandas, patsy, scipy.stats) was 1-3 s of every process that
+detects events.
+
+We wrote these because REMoDNaV has no vectorised or compiled variant to call instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import types
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SILENT_LOG", "adaptive_thresholds", "clf_module", "fast_classifier_type",
+           "filter_spikes", "fix_or_pursuit", "nan_free_runs", "preproc", "signal_props",
+           "spike_filtered"]
+
+class _SilentLog:
+    """Stands in for ``remodnav.clf``'s logger during a call (it is set to ERROR then, and
+    REMoDNaV logs nothing above WARNING): its debug / info / warning calls do nothing."""
+
+    def _nothing(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    debug = info = warning = _nothing
+
+
+SILENT_LOG = _SilentLog()
+_MAD_SCALE = 0.6744897501960817  # statsmodels' mad: the normal's 0.75 quantile
+_SEQUENTIAL_AFTER = 8  # passes before the rest is finished by the sequential loop
+
+
+def _spike_step(prev: np.ndarray, cur: np.ndarray, nxt: np.ndarray) -> np.ndarray:
+    """``_filter``'s update of sample ``i`` from its (filtered) left neighbour ``prev`` and its
+    own and right neighbour's input values: at a sign reversal of the differences, the closer
+    neighbour (the right one on a tie)."""
+    flip = ((prev < cur) & (cur > nxt)) | ((prev > cur) & (cur < nxt))
+    closer = np.where(np.abs(prev - cur) < np.abs(nxt - cur), prev, nxt)
+    return np.where(flip, closer, cur)
+
+
+def _spike_loop(out: np.ndarray, a: np.ndarray, start: int) -> None:
+    """REMoDNaV's loop itself from sample ``start`` on (``out`` final before it)."""
+    for i in range(max(start, 1), a.shape[0] - 1):
+        p, c, nx = out[i - 1], a[i], a[i + 1]
+        if (p < c and c > nx) or (p > c and c < nx):
+            out[i] = p if abs(p - c) < abs(nx - c) else nx
+        else:
+            out[i] = c
+
+
+def spike_filtered(arr: Any) -> np.ndarray:
+    """``remodnav.clf.filter_spikes``' ``_filter`` of a 1-D float array, as a new array.
+
+    Sample ``i``'s update reads its filtered left neighbour and its unfiltered right one, so
+    the result is the unique sequence with ``out[i] = step(out[i - 1], a[i], a[i + 1])``. Each
+    pass recomputes the samples whose left neighbour changed since they were computed; once
+    none did, that equation holds everywhere. After a few passes (long chains of reversals)
+    the sequential loop finishes from the first sample still in doubt (all before it are
+    final).
+
+    >>> spike_filtered(np.array([0.0, 5.0, 0.1, 0.2, 0.3])).tolist()
+    [0.0, 0.1, 0.1, 0.2, 0.3]
+    """
+    a = np.array(arr, dtype=np.float64)
+    n = a.shape[0]
+    out = a.copy()
+    if n < 3:
+        return out
+    used = a[:-2].copy()  # the left neighbour each sample 1 .. n-2 was computed from
+    out[1:-1] = _spike_step(used, a[1:-1], a[2:])
+    for _ in range(_SEQUENTIAL_AFTER):
+        # bitwise comparison: NaN equals NaN, -0.0 differs from 0.0
+        dirty = np.flatnonzero(out[:-2].view(np.int64) != used.view(np.int64))
+        if dirty.size == 0:
+            return out
+        used[dirty] = out[dirty]
+        out[dirty + 1] = _spike_step(used[dirty], a[dirty + 1], a[dirty + 2])
+    dirty = np.flatnonzero(out[:-2].view(np.int64) != used.view(np.int64))
+    if dirty.size:
+        _spike_loop(out, a, int(dirty[0]) + 1)
+    return out
+
+
+def filter_spikes(data: Any) -> Any:
+    """``remodnav.clf.filter_spikes`` (in place on ``data``'s ``x`` and ``y``, returned)."""
+    data["x"] = spike_filtered(data["x"])
+    data["y"] = spike_filtered(data["y"])
+    return data
+
+
+def _sorted_median(s: np.ndarray) -> Any:
+    """``np.median`` of a non-empty sorted float array (the same bits: NumPy's mean of the
+    middle one or two values)."""
+    n = s.shape[0]
+    k = n // 2
+    lo = k if n % 2 else k - 1
+    return np.add.reduce(s[lo:k + 1]) / (k + 1 - lo)
+
+
+def adaptive_thresholds(self: Any, vels: Any) -> tuple[Any, Any]:
+    """``EyegazeClassifier.get_adaptive_saccade_velocity_velthresh`` (Nystroem & Holmqvist's
+    iteration: median + 2 x factor x MAD of the speeds below the current threshold, until it
+    moves by at most 1 deg/s or 30 steps), with the speeds sorted once."""
+    from gazeprivacy.events.remodnav import _median
+
+    s = np.sort(np.asarray(vels, dtype=np.float64))  # NaN last: never below a cut
+    cur = self.velthresh_startvel
+    count, dif = 0, 2
+    med: Any = np.nan
+    scale = np.nan
+    while dif > 1 and count < 30:
+        old = cur
+        below = s[:int(np.searchsorted(s, old, side="left"))]
+        if below.shape[0]:
+            med = _sorted_median(below)
+            scale = float(_median(np.abs(below - med))) / _MAD_SCALE
+        else:  # REMoDNaV's median and MAD of no value
+            med, scale = np.float64(np.nan), np.nan
+        cur = med + 2 * self.noise_factor * scale
+        if not cur:
+            cur = old
+            break
+        dif = abs(old - cur)
+        count += 1
+    return cur, (med + self.noise_factor * scale)
+
+
+def nan_free_runs(x: np.ndarray, start: int, end: int) -> list[tuple[int, int]]:
+    """The maximal NaN-free stretches ``[a, b)`` of ``x[start:end]`` (absolute indices), in
+    order: what ``_classify_intersaccade_period`` finds sample by sample."""
+    nan = np.isnan(x[start:end])
+    if not nan.any():
+        return [(start, end)] if end > start else []
+    edges = np.diff(np.concatenate(([True], nan, [True])).astype(np.int8))
+    ons, offs = np.flatnonzero(edges == -1), np.flatnonzero(edges == 1)
+    return [(start + int(a), start + int(b)) for a, b in zip(ons, offs, strict=True)]
+
+
+def _classify_isp(self: Any, data: Any, start: int, end: int, saccade_detection: bool) -> Any:
+    """``EyegazeClassifier._classify_intersaccade_period`` over :func:`nan_free_runs`."""
+    for a, b in nan_free_runs(data["x"], start, end):
+        yield from self._classify_intersaccade_period_helper(data, a, b, saccade_detection)
+
+
+def signal_props(self: Any, data: Any) -> tuple[Any, Any, Any, Any]:
+    """``EyegazeClassifier._get_signal_props``: amplitude, peak, median and mean speed of the
+    samples with a speed (the same record layout, so the same sums)."""
+    from gazeprivacy.events.remodnav import _median
+
+    ok = ~np.isnan(data["vel"])
+    if not ok.all():
+        data = data[ok]
+    if not len(data):
+        return np.nan, np.nan, np.nan, np.nan
+    vel, x, y = data["vel"], data["x"], data["y"]
+    amp = (((x[0] - x[-1]) ** 2 + (y[0] - y[-1]) ** 2) ** 0.5) * self.px2deg
+    # np.mean's own steps (its sum, over the count) without its per-call dispatch
+    return amp, vel.max(), _median(vel), np.float64(np.add.reduce(vel) / vel.shape[0])
+
+
+def _statsmodels_mad(*args: Any, **kwargs: Any) -> Any:
+    """``statsmodels.robust.scale.mad``, imported on its first call."""
+    from statsmodels.robust.scale import mad
+
+    return mad(*args, **kwargs)
+
+
+def clf_module() -> types.ModuleType:
+    """``remodnav.clf``; when neither it nor statsmodels' ``scale`` module is loaded yet, it is
+    imported with a stand-in ``statsmodels.robust.scale`` (only for the import; removed from
+    ``sys.modules`` right after) whose ``mad`` imports statsmodels' own on its first call, so
+    REMoDNaV used outside gazeprivacy's calls still computes statsmodels' MAD."""
+    name = "statsmodels.robust.scale"
+    if "remodnav.clf" in sys.modules or name in sys.modules:
+        import remodnav.clf
+
+        return remodnav.clf
+    stand_in = types.ModuleType(name)
+    stand_in.mad = _statsmodels_mad  # type: ignore[attr-defined]
+    sys.modules[name] = stand_in
+    try:
+        import remodnav.clf
+    finally:
+        if sys.modules.get(name) is stand_in:
+            del sys.modules[name]
+    return remodnav.clf
+
+
+def _runs(flags: np.ndarray) -> list[list[int]]:
+    """``[flag, first, last]`` of each run of equal values of ``flags``, in order."""
+    n = flags.shape[0]
+    if n == 0:
+        return []
+    cut = np.flatnonzero(flags[1:] != flags[:-1]) + 1
+    firsts = [0, *cut.tolist()]
+    lasts = [*(cut - 1).tolist(), n - 1]
+    return [[int(flags[a]), a, b] for a, b in zip(firsts, lasts, strict=True)]
+
+
+def _merged(evs: list[list[int]], min_dur: dict[int, int], n: int) -> list[list[int]]:
+    """``_fix_or_pursuit``'s events from its runs: too short ones dropped, neighbours of one
+    kind merged, a boundary halfway between two kinds, the first from 0 and the last to ``n``
+    (all fixation when nothing is left)."""
+    evs = [ev for ev in evs if ev[2] - ev[1] >= min_dur[ev[0]]]
+    merged = []
+    for i, ev in enumerate(evs):
+        if i == len(evs) - 1:
+            merged.append(ev)
+            break
+        if ev[0] == evs[i + 1][0]:
+            evs[i + 1][1] = ev[1]
+            continue
+        boundary = ev[2] + int((evs[i + 1][1] - ev[2]) / 2)
+        ev[2] = boundary
+        evs[i + 1][1] = boundary
+        merged.append(ev)
+    if not merged:
+        return [[0, 0, n]]
+    merged[0][1] = 0
+    merged[-1][2] = n
+    return merged
+
+
+def fix_or_pursuit(self: Any, data: Any, start: int, end: int) -> Any:
+    """``EyegazeClassifier._fix_or_pursuit``: the low-passed speeds of a stretch between
+    saccades, pursuit where they exceed the pursuit threshold long enough, fixation elsewhere."""
+    if end - start < self.min_fix_dur:
+        return
+    clf = clf_module()
+    win = data[start:end].copy()
+    nyq = 0.5 * self.sr
+    b, a = clf.signal.butter(5, self.lp_cutoff_freq / nyq, btype="low", analog=False)
+    win["x"] = clf.signal.filtfilt(b, a, win["x"], method="gust")
+    win["y"] = clf.signal.filtfilt(b, a, win["y"], method="gust")
+    vels = self._get_velocities(win)
+    flags = np.zeros((len(vels),), dtype=int)
+    for on, off, _ in sorted(clf.find_peaks(vels, self.pursuit_velthresh),
+                             key=lambda x: x[2].sum(), reverse=True):
+        on = clf.find_movement_onsetidx(vels, on, self.pursuit_velthresh)
+        off = clf.find_movement_offsetidx(vels, off, self.pursuit_velthresh)
+        if off - on >= self.min_purs_dur:
+            flags[on:off] = 1
+    for ev in _merged(_runs(flags), {1: self.min_purs_dur, 0: self.min_fix_dur}, len(win)):
+        yield self._mk_event_record(data, None, "PURS" if ev[0] else "FIXA", start + ev[1],
+                                    start + ev[-1])
+
+
+def _capped(v: np.ndarray, max_vel: float) -> np.ndarray:
+    """``preproc``'s loop: ``[0.0]`` then each speed, or the previous output where it exceeds
+    ``max_vel`` (NaN is kept)."""
+    out = np.concatenate(([0.0], v))
+    keep = np.concatenate(([True], ~(v > max_vel)))
+    return out[np.maximum.accumulate(np.where(keep, np.arange(out.shape[0]), 0))]
+
+
+def preproc(self: Any, data: Any, min_blink_duration: float = 0.02, dilate_nan: float = 0.01,
+            median_filter_length: float = 0.05, savgol_length: float = 0.019,
+            savgol_polyord: int = 2, max_vel: float = 1000.0) -> np.ndarray:
+    """``EyegazeClassifier.preproc`` (spike filter, blink dilation, Savitzky-Golay filter,
+    speeds, median-filtered speeds, the speed cap, acceleration), as a structured array with
+    its fields; its logging of each capped speed left out."""
+    from scipy.ndimage import median_filter
+    from scipy.signal import savgol_filter
+
+    clf = clf_module()
+    sr = self.sr
+    dilate, blink = int(dilate_nan * sr), int(min_blink_duration * sr)
+    sg = int(savgol_length * sr)
+    if (sg % 2 != 1 or sg < savgol_polyord) and savgol_length != 0.0:
+        raise ValueError(f"Inappropriate window size for Savitzgy-Golay filter: {sg}")
+    med_len = int(median_filter_length * sr)
+    data = clf.filter_spikes(data)
+    if dilate:
+        mask = clf.get_dilated_nan_mask(data["x"], dilate, blink)
+        data["x"][mask] = np.nan
+        data["y"][mask] = np.nan
+    if sg:
+        for i in ("x", "y"):
+            data[i] = savgol_filter(data[i], sg, savgol_polyord)
+    velocities = self._get_velocities(data)
+    if med_len:
+        med = np.zeros((len(data),), velocities.dtype)
+        med[1:] = (np.diff(median_filter(data["x"], size=med_len)) ** 2
+                   + np.diff(median_filter(data["y"], size=med_len)) ** 2) ** 0.5
+        med *= self.px2deg * sr
+        if np.isnan(med).any():  # (REMoDNaV's mask of no NaN is empty)
+            med[clf.get_dilated_nan_mask(med, dilate, 0)] = np.nan
+    velocities = _capped(velocities, max_vel)
+    if not med_len:
+        med = velocities
+    accel = np.zeros(velocities.shape, velocities.dtype)
+    accel[1:] = (velocities[1:] - velocities[:-1]) * sr
+    out = np.empty(velocities.shape[0], dtype=[(n, np.float64) for n in
+                                               ("med_vel", "vel", "accel", "x", "y")])
+    for name, v in (("med_vel", med), ("vel", velocities), ("accel", accel),
+                    ("x", data["x"]), ("y", data["y"])):
+        out[name] = v
+    return out
+
+
+@functools.cache
+def fast_classifier_type() -> type:
+    """``remodnav.EyegazeClassifier`` with the methods above."""
+    return type("FastEyegazeClassifier", (clf_module().EyegazeClassifier,), {
+        "get_adaptive_saccade_velocity_velthresh": adaptive_thresholds,
+        "_classify_intersaccade_period": _classify_isp,
+        "_get_signal_props": signal_props, "preproc": preproc,
+        "_fix_or_pursuit": fix_or_pursuit})
