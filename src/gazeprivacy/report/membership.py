@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""The frontier's pooled membership verdict: can the run certify AUC <= 0.6 and TPR - FPR <= 0.1?
+
+Input: the candidates' scores of every fold and seed of a run
+(:mod:`gazeprivacy.experiments.frontier_membership`; columns ``dataset, mechanism, parameters,
+seed, fold, participant, member, score``). Per release (dataset, mechanism, parameters) over
+all its (seed, fold) games, :func:`pooled_membership` reports
+
+* ``auc``: the pooled AUC, the share of (member, non-member) pairs *of the same game* in which
+  the member scores higher (ties count half): each game's Mann-Whitney count summed over games,
+  so a release whose scores shift as a whole from one game to the next is not penalised;
+* ``advantage``: TPR - FPR of the attacker that answers "member" above one threshold on the
+  score, the threshold the best over all thresholds on the pooled scores (the attacker's
+  advantage chosen in hindsight: an optimistic estimate, which makes a certificate
+  conservative);
+* their ``level`` (0.95) percentile intervals from a **bootstrap over participants**
+  (``n_bootstrap`` resamples): a participant is a candidate in every game of every seed, so its
+  scores are not independent; a resample draws participants with replacement and weighs every
+  score of a drawn participant (as member and as non-member) by how often it was drawn;
+* ``verdict``: ``certified`` when both upper ends are at most the targets (``max_auc`` 0.6,
+  ``max_advantage`` 0.1), ``refuted`` when a lower end is above its target, else
+  ``not certified`` (the interval straddles a target: more candidates or seeds needed).
+
+A raw copy of the input must come out ``refuted`` on the same games: an attacker that does not
+catch a copy proves nothing about a private release (``scripts/frontier_table.py`` shows the
+copy's row beside every release).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+__all__ = ["POOLED_COLUMNS", "pooled_membership", "read_membership_scores"]
+
+_CELL = ["dataset", "mechanism", "parameters"]
+
+POOLED_COLUMNS = {
+    "dataset": pl.String, "mechanism": pl.String, "parameters": pl.String,
+    "n_participants": pl.Int64, "n_seeds": pl.Int64, "n_games": pl.Int64, "n_scores": pl.Int64,
+    "auc": pl.Float64, "auc_low": pl.Float64, "auc_high": pl.Float64,
+    "advantage": pl.Float64, "advantage_low": pl.Float64, "advantage_high": pl.Float64,
+    "advantage_best": pl.Float64, "advantage_best_high": pl.Float64,
+    "max_auc": pl.Float64, "max_advantage": pl.Float64, "level": pl.Float64,
+    "verdict": pl.String,
+}
+
+
+def read_membership_scores(run: str | Path, keys: Sequence[str] | None = None) -> pl.DataFrame:
+    """The fold scores of a run folder's cells (``keys``: of those cells only; None: every
+    cell's), empty when the run measured no folds."""
+    folder = Path(run) / "membership"
+    files = (sorted(folder.glob("*.parquet")) if keys is None else
+             [f for k in keys if (f := folder / f"{k}.parquet").is_file()])
+    if not files:
+        return pl.DataFrame(schema={"dataset": pl.String, "mechanism": pl.String,
+                                    "parameters": pl.String, "seed": pl.Int64,
+                                    "fold": pl.Int64, "participant": pl.String,
+                                    "member": pl.Boolean, "score": pl.Float64})
+    return pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed")
+
+
+def _pair_matrices(person: np.ndarray, member: np.ndarray, score: np.ndarray,
+                   game: np.ndarray, n_people: int) -> tuple[np.ndarray, np.ndarray]:
+    """(wins, pairs): per (member person, non-member person), the Mann-Whitney count and the
+    number of pairs, summed over games (pairs only within a game)."""
+    wins = np.zeros((n_people, n_people))
+    pairs = np.zeros((n_people, n_people))
+    for g in np.unique(game):
+        m = (game == g) & member
+        n = (game == g) & ~member
+        if not m.any() or not n.any():
+            continue
+        diff = score[m][:, None] - score[n][None, :]
+        w = (diff > 0) + 0.5 * (diff == 0)
+        np.add.at(wins, (person[m][:, None], person[n][None, :]), w)
+        np.add.at(pairs, (person[m][:, None], person[n][None, :]), 1.0)
+    return wins, pairs
+
+
+def _gaps(weights: np.ndarray, person: np.ndarray, member: np.ndarray, score: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """TPR - FPR of "member when score >= t" at every distinct score t (descending), per row
+    of ``weights`` (one weight per person): (gaps (rows, thresholds), thresholds)."""
+    order = np.argsort(-score, kind="stable")
+    s, p, y = score[order], person[order], member[order]
+    w = weights[:, p]  # (rows, scores)
+    pos = np.cumsum(np.where(y, w, 0.0), axis=1)
+    neg = np.cumsum(np.where(y, 0.0, w), axis=1)
+    last = np.r_[s[1:] != s[:-1], True]  # thresholds only between distinct scores
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gap = pos[:, last] / pos[:, -1:] - neg[:, last] / neg[:, -1:]
+    return gap, s[last]
+
+
+def _advantage(weights: np.ndarray, person: np.ndarray, member: np.ndarray,
+               score: np.ndarray) -> np.ndarray:
+    """Best TPR - FPR over thresholds in hindsight, per row of ``weights``."""
+    gap, _ = _gaps(weights, person, member, score)
+    return np.maximum(np.nanmax(np.nan_to_num(gap, nan=-np.inf), axis=1, initial=0.0), 0.0)
+
+
+def _advantage_cv(weights: np.ndarray, person: np.ndarray, member: np.ndarray,
+                  score: np.ndarray, seed: np.ndarray) -> np.ndarray:
+    """TPR - FPR when each seed's games are judged at the threshold that is best on the
+    *other* seeds' games (leave one seed out), counted over all games, per row of
+    ``weights``; NaN with fewer than 2 seeds."""
+    seeds = np.unique(seed)
+    if seeds.size < 2:
+        return np.full(weights.shape[0], np.nan)
+    tp = np.zeros(weights.shape[0])
+    fp = np.zeros(weights.shape[0])
+    for s in seeds:
+        train, test = seed != s, seed == s
+        gap, thr = _gaps(weights, person[train], member[train], score[train])
+        gap = np.nan_to_num(gap, nan=-np.inf)
+        best = np.argmax(gap, axis=1)
+        cut = np.where(gap[np.arange(gap.shape[0]), best] > 0, thr[best], np.inf)
+        above = score[test][None, :] >= cut[:, None]
+        w = weights[:, person[test]]
+        tp += (w * (above & member[test])).sum(axis=1)
+        fp += (w * (above & ~member[test])).sum(axis=1)
+    w = weights[:, person]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return tp / (w * member).sum(axis=1) - fp / (w * ~member).sum(axis=1)
+
+
+def _one_release(rows: pl.DataFrame, rng: np.random.Generator, n_bootstrap: int,
+                 level: float) -> dict[str, float]:
+    people = sorted(set(rows["participant"].to_list()))
+    index = {p: i for i, p in enumerate(people)}
+    person = np.array([index[p] for p in rows["participant"].to_list()])
+    member = rows["member"].to_numpy().astype(bool)
+    score = rows["score"].to_numpy().astype(float)
+    game = (rows["seed"].cast(pl.String) + ":" + rows["fold"].cast(pl.String)).to_numpy()
+    wins, pairs = _pair_matrices(person, member, score, game, len(people))
+    ones = np.ones((1, len(people)))
+    draws = rng.multinomial(len(people), np.full(len(people), 1.0 / len(people)),
+                            size=n_bootstrap).astype(float)
+    weights = np.vstack([ones, draws])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        aucs = (np.einsum("bi,ij,bj->b", weights, wins, weights)
+                / np.einsum("bi,ij,bj->b", weights, pairs, weights))
+    advs = _advantage_cv(weights, person, member, score, rows["seed"].to_numpy())
+    best = _advantage(weights, person, member, score)
+    lo, hi = (1.0 - level) / 2.0, 1.0 - (1.0 - level) / 2.0
+
+    def q(v: np.ndarray, at: float) -> float:
+        return float(np.nanquantile(v[1:], at)) if np.isfinite(v[1:]).any() else float("nan")
+
+    return {"n_participants": len(people), "n_seeds": rows["seed"].n_unique(),
+            "n_games": int(np.unique(game).size), "n_scores": rows.height,
+            "auc": float(aucs[0]), "auc_low": q(aucs, lo), "auc_high": q(aucs, hi),
+            "advantage": float(advs[0]), "advantage_low": q(advs, lo),
+            "advantage_high": q(advs, hi), "advantage_best": float(best[0]),
+            "advantage_best_high": q(best, hi)}
+
+
+def pooled_membership(scores: pl.DataFrame, *, rng: np.random.Generator,
+                      max_auc: float = 0.6, max_advantage: float = 0.1,
+                      n_bootstrap: int = 2000, level: float = 0.95) -> pl.DataFrame:
+    """Per release, the pooled AUC and advantage with their bootstrap intervals and the
+    verdict against ``max_auc`` / ``max_advantage`` (module docstring; :data:`POOLED_COLUMNS`).
+
+    >>> rows = [{"dataset": "d", "mechanism": "copy", "parameters": "{}", "seed": s,
+    ...          "fold": f, "participant": f"p{i}", "member": i % 3 != f,
+    ...          "score": float(i % 3 != f) + 0.01 * i} for s in range(2) for f in range(3)
+    ...         for i in range(12)]
+    >>> out = pooled_membership(pl.DataFrame(rows), rng=np.random.default_rng(0),
+    ...                         n_bootstrap=200)
+    >>> out.select("auc", "advantage", "verdict").row(0)
+    (1.0, 1.0, 'refuted')
+    """
+    out = []
+    for key, rows in scores.group_by(_CELL, maintain_order=True):
+        r = _one_release(rows, rng, n_bootstrap, level)
+        ok = r["auc_high"] <= max_auc and r["advantage_high"] <= max_advantage  # NaN: False
+        bad = r["auc_low"] > max_auc or r["advantage_low"] > max_advantage
+        out.append({**dict(zip(_CELL, key, strict=True)), **r, "max_auc": max_auc,
+                    "max_advantage": max_advantage, "level": level,
+                    "verdict": "certified" if ok else "refuted" if bad else "not certified"})
+    return pl.DataFrame(out, schema=POOLED_COLUMNS).sort(_CELL)
