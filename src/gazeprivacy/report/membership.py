@@ -10,21 +10,26 @@ all its (seed, fold) games, :func:`pooled_membership` reports
 * ``auc``: the pooled AUC, the share of (member, non-member) pairs *of the same game* in which
   the member scores higher (ties count half): each game's Mann-Whitney count summed over games,
   so a release whose scores shift as a whole from one game to the next is not penalised;
-* ``advantage``: TPR - FPR of the attacker that answers "member" above one threshold on the
-  score, the threshold the best over all thresholds on the pooled scores (the attacker's
-  advantage chosen in hindsight: an optimistic estimate, which makes a certificate
-  conservative);
+* ``advantage``: TPR - FPR of the attacker that answers "member" at or above one threshold on
+  the score, the threshold **learned on the other seeds** (leave one seed out: each seed's games
+  are judged at the threshold that is best on the other seeds' pooled scores, as an attacker
+  calibrating on shadow experiments would), counted over all games; ``advantage_best`` the
+  best over all thresholds in hindsight on the pooled scores (optimistic: it fits the noise,
+  and its bootstrap interval, ``advantage_best_high``, is biased upward by the maximum, so it
+  is shown, not judged);
 * their ``level`` (0.95) percentile intervals from a **bootstrap over participants**
   (``n_bootstrap`` resamples): a participant is a candidate in every game of every seed, so its
   scores are not independent; a resample draws participants with replacement and weighs every
   score of a drawn participant (as member and as non-member) by how often it was drawn;
-* ``verdict``: ``certified`` when both upper ends are at most the targets (``max_auc`` 0.6,
-  ``max_advantage`` 0.1), ``refuted`` when a lower end is above its target, else
-  ``not certified`` (the interval straddles a target: more candidates or seeds needed).
+* ``auc_verdict`` and ``advantage_verdict``: ``certified`` when the interval's upper end is at
+  most the target (``max_auc`` 0.6, ``max_advantage`` 0.1), ``refuted`` when its lower end is
+  above it, else ``not certified`` (the interval straddles the target: more candidates or
+  seeds needed; the advantage needs 2 seeds or more); ``verdict``: ``certified`` when both are,
+  ``refuted`` when either is; ``beats_chance``: the AUC's lower end above 0.5.
 
-A raw copy of the input must come out ``refuted`` on the same games: an attacker that does not
-catch a copy proves nothing about a private release (``scripts/frontier_table.py`` shows the
-copy's row beside every release).
+The raw copy of the input, scored on the same games, must beat chance clearly
+(``beats_chance``): an attacker that does not catch a copy proves nothing about a private
+release (``scripts/frontier_table.py`` shows the copy's row beside every release).
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ POOLED_COLUMNS = {
     "advantage": pl.Float64, "advantage_low": pl.Float64, "advantage_high": pl.Float64,
     "advantage_best": pl.Float64, "advantage_best_high": pl.Float64,
     "max_auc": pl.Float64, "max_advantage": pl.Float64, "level": pl.Float64,
+    "beats_chance": pl.Boolean, "auc_verdict": pl.String, "advantage_verdict": pl.String,
     "verdict": pl.String,
 }
 
@@ -172,15 +178,27 @@ def pooled_membership(scores: pl.DataFrame, *, rng: np.random.Generator,
     ...         for i in range(12)]
     >>> out = pooled_membership(pl.DataFrame(rows), rng=np.random.default_rng(0),
     ...                         n_bootstrap=200)
-    >>> out.select("auc", "advantage", "verdict").row(0)
-    (1.0, 1.0, 'refuted')
+    >>> out.select("auc", "advantage", "beats_chance", "verdict").row(0)
+    (1.0, 1.0, True, 'refuted')
     """
     out = []
     for key, rows in scores.group_by(_CELL, maintain_order=True):
         r = _one_release(rows, rng, n_bootstrap, level)
-        ok = r["auc_high"] <= max_auc and r["advantage_high"] <= max_advantage  # NaN: False
-        bad = r["auc_low"] > max_auc or r["advantage_low"] > max_advantage
+        auc_v = _verdict(r["auc_low"], r["auc_high"], max_auc)
+        adv_v = _verdict(r["advantage_low"], r["advantage_high"], max_advantage)
+        both = {auc_v, adv_v}
         out.append({**dict(zip(_CELL, key, strict=True)), **r, "max_auc": max_auc,
                     "max_advantage": max_advantage, "level": level,
-                    "verdict": "certified" if ok else "refuted" if bad else "not certified"})
+                    "beats_chance": r["auc_low"] > 0.5, "auc_verdict": auc_v,
+                    "advantage_verdict": adv_v,
+                    "verdict": ("refuted" if "refuted" in both else "certified"
+                                if both == {"certified"} else "not certified")})
     return pl.DataFrame(out, schema=POOLED_COLUMNS).sort(_CELL)
+
+
+def _verdict(low: float, high: float, target: float) -> str:
+    """``certified`` (upper end at most the target), ``refuted`` (lower end above it) or
+    ``not certified`` (straddles it, or no interval)."""
+    if high <= target:
+        return "certified"
+    return "refuted" if low > target else "not certified"
