@@ -172,6 +172,10 @@ def membership_table(scores: pl.DataFrame, results: pl.DataFrame, dataset: str) 
             f"[{r['advantage_low']:+.3f}, {r['advantage_high']:+.3f}] | "
             f"{r['advantage_best']:.3f} | {r['auc_verdict']} | {r['advantage_verdict']} | "
             f"{r['verdict']} |")
+    if top["mechanism"] == "none" and not top["beats_chance"]:
+        lines += ["", "The attacker does not catch the raw copy on this data set (its AUC "
+                  "interval reaches 0.5): a release that meets the targets here is not "
+                  "certified by it."]
     return lines
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from gazeprivacy.report.membership import pooled_membership
+from gazeprivacy.report.membership import UNCHECKED, pooled_membership
 
 
 def _games(n_people: int, *, seeds: int = 5, folds: int = 3, leak: float = 0.0,
@@ -78,3 +78,18 @@ def test_one_seed_gives_no_advantage_verdict():
     r = _pool(_games(300, seeds=1))
     assert np.isnan(r["advantage"]) and r["advantage_verdict"] == "not certified"
     assert r["auc_verdict"] == "certified" and r["verdict"] == "not certified"
+
+
+def test_no_certificate_where_the_attacker_misses_the_raw_copy():
+    null = _games(300)
+    missed = _games(300, seed=2).with_columns(pl.lit("none").alias("mechanism"))
+    caught = _games(300, leak=2.0, seed=2).with_columns(pl.lit("none").alias("mechanism"))
+    rng = np.random.default_rng(1)
+    rows = {r["mechanism"]: r for r in pooled_membership(
+        pl.concat([null, missed]), rng=rng, n_bootstrap=300).iter_rows(named=True)}
+    assert rows["none"]["copy_caught"] is False and rows["m"]["copy_caught"] is False
+    assert rows["m"]["auc_verdict"] == "certified" and rows["m"]["verdict"] == UNCHECKED
+    rows = {r["mechanism"]: r for r in pooled_membership(
+        pl.concat([null, caught]), rng=rng, n_bootstrap=300).iter_rows(named=True)}
+    assert rows["m"]["copy_caught"] is True and rows["m"]["verdict"] == "certified"
+    assert rows["none"]["verdict"] == "refuted"

@@ -27,9 +27,12 @@ all its (seed, fold) games, :func:`pooled_membership` reports
   seeds needed; the advantage needs 2 seeds or more); ``verdict``: ``certified`` when both are,
   ``refuted`` when either is; ``beats_chance``: the AUC's lower end above 0.5.
 
-The raw copy of the input, scored on the same games, must beat chance clearly
-(``beats_chance``): an attacker that does not catch a copy proves nothing about a private
-release (``scripts/frontier_table.py`` shows the copy's row beside every release).
+The raw copy of the input (mechanism ``none``), scored on the same games, must beat chance
+clearly: an attacker that does not catch a copy proves nothing about a private release.
+``copy_caught`` is the raw copy's ``beats_chance`` on the release's dataset (null when the run
+has no raw row), and a release that meets both targets where the copy is *not* caught gets the
+verdict :data:`UNCHECKED`, not ``certified`` (``scripts/frontier_table.py`` shows the copy's
+row first).
 """
 
 from __future__ import annotations
@@ -40,9 +43,13 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-__all__ = ["POOLED_COLUMNS", "pooled_membership", "read_membership_scores"]
+__all__ = ["POOLED_COLUMNS", "UNCHECKED", "pooled_membership", "read_membership_scores"]
 
 _CELL = ["dataset", "mechanism", "parameters"]
+
+#: the verdict of a release whose targets are met on a dataset where the same attacker does
+#: not catch the raw copy (its AUC interval reaches 0.5): the certificate would mean nothing
+UNCHECKED = "not certified (the attacker does not catch the raw copy here)"
 
 POOLED_COLUMNS = {
     "dataset": pl.String, "mechanism": pl.String, "parameters": pl.String,
@@ -52,7 +59,7 @@ POOLED_COLUMNS = {
     "advantage_best": pl.Float64, "advantage_best_high": pl.Float64,
     "max_auc": pl.Float64, "max_advantage": pl.Float64, "level": pl.Float64,
     "beats_chance": pl.Boolean, "auc_verdict": pl.String, "advantage_verdict": pl.String,
-    "verdict": pl.String,
+    "copy_caught": pl.Boolean, "verdict": pl.String,
 }
 
 
@@ -190,10 +197,17 @@ def pooled_membership(scores: pl.DataFrame, *, rng: np.random.Generator,
         out.append({**dict(zip(_CELL, key, strict=True)), **r, "max_auc": max_auc,
                     "max_advantage": max_advantage, "level": level,
                     "beats_chance": r["auc_low"] > 0.5, "auc_verdict": auc_v,
-                    "advantage_verdict": adv_v,
+                    "advantage_verdict": adv_v, "copy_caught": None,
                     "verdict": ("refuted" if "refuted" in both else "certified"
                                 if both == {"certified"} else "not certified")})
-    return pl.DataFrame(out, schema=POOLED_COLUMNS).sort(_CELL)
+    table = pl.DataFrame(out, schema=POOLED_COLUMNS)
+    caught = (table.filter(pl.col("mechanism") == "none")
+              .select("dataset", pl.col("beats_chance").alias("copy_caught")))
+    table = table.drop("copy_caught").join(caught, on="dataset", how="left")
+    table = table.with_columns(
+        pl.when((pl.col("verdict") == "certified") & ~pl.col("copy_caught").fill_null(True))
+        .then(pl.lit(UNCHECKED)).otherwise(pl.col("verdict")).alias("verdict"))
+    return table.select(list(POOLED_COLUMNS)).sort(_CELL)
 
 
 def _verdict(low: float, high: float, target: float) -> str:
