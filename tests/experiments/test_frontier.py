@@ -166,7 +166,7 @@ def test_membership_fold_keys():
 def test_membership_folds_regenerate_the_release_and_pool_over_seeds(tmp_path):
     import json
 
-    from gazeprivacy.report.membership import read_membership_scores
+    from gazeprivacy.report.membership import UNCHECKED, read_membership_scores
 
     ds = activity_dataset(n_participants=9, duration_s=12.0, seed=3)
     cfg = parse_config({
@@ -184,4 +184,5 @@ def test_membership_folds_regenerate_the_release_and_pool_over_seeds(tmp_path):
     assert per.height == 3 * 9 and per.filter(~pl.col("member"))["participant"].n_unique() == 9
     pooled = {r["mechanism"]: r for r in json.loads((tmp_path / "membership.json").read_text())}
     assert pooled["none"]["n_games"] == 6 and pooled["none"]["n_participants"] == 9
-    assert pooled["none"]["verdict"] in ("certified", "not certified", "refuted")
+    assert pooled["none"]["verdict"] in ("certified", "not certified", "refuted", UNCHECKED)
+    assert pooled["fake-noise"]["copy_caught"] == pooled["none"]["beats_chance"]
