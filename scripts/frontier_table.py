@@ -11,7 +11,11 @@ attribute inference against chance. ``*`` marks a utility value better than the 
 baseline by more than 2 SE (``beats_baselines``, unpaired). Then, per bounded release, its
 paired difference in density error to each data-free baseline (mean +- SE over seeds of the
 per-seed differences, :func:`gazeprivacy.report.verdict.paired_differences`) and the verdict
-line (:func:`gazeprivacy.report.verdict.frontier_line`, by the paired test).
+line (:func:`gazeprivacy.report.verdict.frontier_line`, by the paired test). When the run measured
+membership folds (``[frontier] membership_folds``), the pooled membership table
+(:func:`gazeprivacy.report.membership.pooled_membership`: AUC and TPR - FPR pooled over folds
+and seeds, 95 % bootstrap intervals over participants, the verdict against AUC <= 0.6 and
+TPR - FPR <= 0.1), the raw copy's row first: the check that the attacker catches a copy.
 
 Run:  PYTHONPATH=src python scripts/frontier_table.py runs/frontier-doves [runs/frontier-vr ...]
 """
@@ -22,11 +26,13 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
+from gazeprivacy.report.membership import pooled_membership, read_membership_scores
 from gazeprivacy.report.verdict import flag_results, frontier, frontier_line, frontier_record
 
-__all__ = ["main", "paired_table", "read_run", "table"]
+__all__ = ["main", "membership_table", "paired_table", "read_run", "table"]
 
 _COLS = [  # (header, evaluation suffix or name, metric)
     ("density 60", "frontier:density", "density_error"),
@@ -106,17 +112,71 @@ def paired_table(results: pl.DataFrame, dataset: str) -> list[str]:
             shown = {k: v for k, v in json.loads(rel["parameters"]).items()
                      if k in ("epsilon", "k", "epsilon_per_participant")}
             for v in rel["versus"]:
+                diff = ("n/a" if v["difference"] is None else
+                        f"{v['difference']:+.3f}" + ("" if v["difference_se"] is None else
+                                                     f" +- {v['difference_se']:.3f}"))
+                left = "; ".join(
+                    f"{who} only: {', '.join(map(str, seeds))}" for who, seeds in
+                    (("release", v["release_only_seeds"]), ("baseline", v["baseline_only_seeds"]))
+                    if seeds) or "none"
                 rows.append(f"| {rel['mechanism']} | `{json.dumps(shown)}` | "
                             f"{rel['participant_epsilon']:.3g} | {v['baseline']} | "
-                            f"{v['difference']:+.3f} +- {v['difference_se']:.3f} | "
-                            f"{v['n_seeds']} | {v['outcome']} |")
+                            f"{diff} | {v['n_seeds']} | {left} | {v['outcome']} |")
     if not rows:
         return []
     return ["Paired density-error difference to each data-free baseline (negative: the release "
             "is closer to the held-out people; better / worse by more than 2 SE of the "
-            "per-seed differences):", "",
+            "per-seed differences; a difference equal on every seed is a tie; no verdict with "
+            "fewer than 2 paired seeds; seeds one side lacks are named):", "",
             "| release | parameters | epsilon / participant | baseline | difference | seeds | "
-            "paired test |", "|---|---|---|---|---|---|---|", *rows]
+            "unpaired seeds | paired test |", "|---|---|---|---|---|---|---|---|", *rows]
+
+
+def _shown(parameters: str) -> str:
+    return json.dumps({k: v for k, v in json.loads(parameters).items()
+                       if k in ("epsilon", "k", "epsilon_per_participant")})
+
+
+def membership_table(scores: pl.DataFrame, results: pl.DataFrame, dataset: str) -> list[str]:
+    """Markdown lines: per release, the pooled membership AUC and advantage with their 95 %
+    bootstrap intervals over participants and the verdicts (the bootstrap's seed fixed: 0)."""
+    mine = scores.filter(pl.col("dataset") == dataset)
+    if mine.height == 0:
+        return []
+    pooled = pooled_membership(mine, rng=np.random.default_rng(0))
+    eps = (results.filter((pl.col("dataset") == dataset)
+                          & (pl.col("metric") == "participant_epsilon"))
+           .group_by("mechanism", "parameters").agg(pl.col("value").max().alias("eps")))
+    pooled = pooled.join(eps, on=["mechanism", "parameters"], how="left").with_columns(
+        pl.when(pl.col("mechanism") == "none").then(0)
+        .when(pl.col("mechanism").str.starts_with("baseline-")).then(2).otherwise(1)
+        .alias("_o")).sort("_o", "mechanism", "eps", "parameters")
+    top = pooled.row(0, named=True)
+    lines = [f"Pooled membership inference ({top['n_participants']} participants, "
+             f"{top['n_seeds']} seeds x {top['n_games'] // max(top['n_seeds'], 1)} folds = "
+             f"{top['n_games']} games, the release regenerated for each; every participant a "
+             "non-member once and a member in the other folds of a seed; 95 % intervals "
+             "from 2000 bootstrap resamples of participants; targets AUC <= 0.6 and "
+             "TPR - FPR <= 0.1, certified when the interval's upper end is below):", "",
+             "| release | parameters | epsilon / participant | AUC [95 %] | TPR - FPR, "
+             "threshold from the other seeds [95 %] | TPR - FPR, best in hindsight | "
+             "AUC <= 0.6 | TPR - FPR <= 0.1 | verdict |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in pooled.iter_rows(named=True):
+        name = "raw (copy of the input)" if r["mechanism"] == "none" else r["mechanism"]
+        e = "n/a" if r["eps"] is None else f"{r['eps']:.3g}"
+        check = (" (beats chance)" if r["beats_chance"] else " (not above chance)"
+                 ) if r["mechanism"] == "none" else ""
+        lines.append(
+            f"| {name} | `{_shown(r['parameters'])}` | {e} | {r['auc']:.3f} "
+            f"[{r['auc_low']:.3f}, {r['auc_high']:.3f}]{check} | {r['advantage']:+.3f} "
+            f"[{r['advantage_low']:+.3f}, {r['advantage_high']:+.3f}] | "
+            f"{r['advantage_best']:.3f} | {r['auc_verdict']} | {r['advantage_verdict']} | "
+            f"{r['verdict']} |")
+    if top["mechanism"] == "none" and not top["beats_chance"]:
+        lines += ["", "The attacker does not catch the raw copy on this data set (its AUC "
+                  "interval reaches 0.5): a release that meets the targets here is not "
+                  "certified by it."]
+    return lines
 
 
 def read_run(run: str | Path) -> pl.DataFrame:
@@ -141,6 +201,9 @@ def main(argv: list[str] | None = None) -> None:
                 print("\n" + "\n".join(paired))
             for row in frontier(results.filter(pl.col("dataset") == ds)).to_dicts():
                 print("\nVerdict: " + frontier_line(row) + "\n")
+            member = membership_table(read_membership_scores(run), results, ds)
+            if member:
+                print("\n".join(member) + "\n")
 
 
 if __name__ == "__main__":

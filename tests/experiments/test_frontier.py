@@ -150,3 +150,39 @@ def test_tstr_balanced_accuracy_scores_a_constant_answer_at_one_over_classes():
     assert 0 < out["balanced_accuracy_se"] < 0.2
     copy = _tstr(w, w, held, held, "activity", 20, np.random.default_rng(0))
     assert copy["balanced_accuracy"] > 0.9
+
+
+def test_membership_fold_keys():
+    fc = parse_config({**_BASE, "frontier": {"membership_folds": 3,
+                                             "membership_probes": "recordings"}}).frontier
+    assert fc.membership_folds == 3 and fc.membership_probes == "recordings"
+    assert FrontierConfig().membership_folds is None  # absent: no pooled measurement
+    with pytest.raises(ConfigError, match="frontier.membership_folds must be an integer >= 2"):
+        parse_config({**_BASE, "frontier": {"membership_folds": 1}})
+    with pytest.raises(ConfigError, match="frontier.membership_probes must be"):
+        parse_config({**_BASE, "frontier": {"membership_probes": "windows"}})
+
+
+def test_membership_folds_regenerate_the_release_and_pool_over_seeds(tmp_path):
+    import json
+
+    from gazeprivacy.report.membership import UNCHECKED, read_membership_scores
+
+    ds = activity_dataset(n_participants=9, duration_s=12.0, seed=3)
+    cfg = parse_config({
+        **_BASE, "seeds": [0, 1],
+        "mechanisms": [{"name": "fake-noise", "grid": {"epsilon": [0.5]}}],
+        "baselines": ["baseline-uniform"], "attacks": [{"kind": "membership"}],
+        "frontier": {"n_trees": 10, "membership_folds": 3}})
+    _SEEN.clear()
+    run_experiment(cfg, tmp_path, registry=_spy_registry(), datasets={"d": ds}, workers=1)
+    # per seed: the cell's own split, then one release per fold (each fold's members only)
+    assert [len(s) for s in _SEEN] == [6, 6, 6, 6] * 2
+    scores = read_membership_scores(tmp_path)
+    assert set(scores["mechanism"]) == {"none", "fake-noise", "baseline-uniform"}
+    per = scores.filter((pl.col("mechanism") == "none") & (pl.col("seed") == 0))
+    assert per.height == 3 * 9 and per.filter(~pl.col("member"))["participant"].n_unique() == 9
+    pooled = {r["mechanism"]: r for r in json.loads((tmp_path / "membership.json").read_text())}
+    assert pooled["none"]["n_games"] == 6 and pooled["none"]["n_participants"] == 9
+    assert pooled["none"]["verdict"] in ("certified", "not certified", "refuted", UNCHECKED)
+    assert pooled["fake-noise"]["copy_caught"] == pooled["none"]["beats_chance"]

@@ -127,18 +127,35 @@ def _frontier_table(release, baseline, *, eps=3.0, extra=()):
 
 
 def test_paired_test_sees_a_win_the_unpaired_means_hide():
-    # the split moves both by +-0.1; the release is 0.02 better on every split
+    # the split moves both by +-0.1; the release is about 0.02 better on every split
     base = [0.30, 0.50, 0.40, 0.20]
-    t = _frontier_table([b - 0.02 for b in base], base)
+    t = _frontier_table([b - d for b, d in zip(base, [0.018, 0.022, 0.019, 0.021],
+                                               strict=True)], base)
     unpaired = baseline_comparison(t).filter(pl.col("mechanism") == "m").row(0, named=True)
     assert unpaired["outcome"] == "tie"
     p = verdict.paired_differences(t).row(0, named=True)
     assert p["n_seeds"] == 4 and p["test"] == "paired" and p["outcome"] == "better"
-    assert p["difference"] == pytest.approx(-0.02) and p["difference_se"] == pytest.approx(0.0)
+    assert p["difference"] == pytest.approx(-0.02) and 0 < p["difference_se"] < 0.002
+    assert p["release_only_seeds"] == [] and p["baseline_only_seeds"] == []
     row = verdict.frontier(t).row(0, named=True)
-    assert row["verdict"] == "m" and row["test"] == "paired"
+    assert row["verdict"] == "m" and row["test"] == "paired" and row["unpaired_seeds"] == ""
     assert row["paired_baseline"] == "baseline-centre-gaussian"
-    assert "paired difference to baseline-centre-gaussian -0.02" in verdict.frontier_line(row)
+    line = verdict.frontier_line(row)
+    assert "paired difference to baseline-centre-gaussian -0.02" in line
+    assert "left out" not in line
+
+
+def test_a_difference_with_standard_error_zero_is_a_tie_not_a_win():
+    # the same difference on every seed: no spread of differences to test against
+    base = [0.30, 0.50, 0.40]
+    t = _frontier_table([b - 0.02 for b in base], base)
+    p = verdict.paired_differences(t).row(0, named=True)
+    assert p["n_seeds"] == 3 and p["difference_se"] == pytest.approx(0.0, abs=1e-12)
+    assert p["outcome"] == "tie"
+    assert verdict.frontier(t).row(0, named=True)["verdict"] == "none"
+    # two identical values on each side: difference 0, SE 0
+    assert verdict.paired_differences(_frontier_table([0.3, 0.3], [0.3, 0.3]))[
+        "outcome"].to_list() == ["tie"]
 
 
 def test_paired_test_refuses_a_win_that_changes_sign_between_splits():
@@ -150,11 +167,13 @@ def test_paired_test_refuses_a_win_that_changes_sign_between_splits():
 
 def test_the_release_must_beat_every_baseline_and_the_record_lists_each():
     base = [0.30, 0.50, 0.40]
-    t = _frontier_table([b - 0.05 for b in base], base,
+    t = _frontier_table([b - 0.05 for b in base], [b + d for b, d in zip(
+        base, [0.001, -0.001, 0.002], strict=True)],
                         extra=[("baseline-uniform", [b - 0.1 for b in base])])
     p = verdict.paired_differences(t)
+    # baseline-uniform is 0.05 closer on every seed: standard error 0 (to rounding), a tie
     assert dict(zip(p["baseline"], p["outcome"], strict=True)) == {
-        "baseline-centre-gaussian": "better", "baseline-uniform": "worse"}
+        "baseline-centre-gaussian": "better", "baseline-uniform": "tie"}
     assert verdict.frontier(t).row(0, named=True)["verdict"] == "none"
     [rec] = verdict.frontier_record(t)
     [rel] = rec["releases"]
@@ -165,13 +184,41 @@ def test_the_release_must_beat_every_baseline_and_the_record_lists_each():
     assert verdict.frontier_record(t, max_participant_epsilon=1.0)[0]["releases"] == []
 
 
-def test_one_seed_falls_back_to_the_split_standard_errors():
+def test_fewer_than_two_paired_seeds_give_no_verdict():
+    # one seed: refused, whatever the split-level standard errors say
     t = _frontier_table([0.20], [0.30])
     t = pl.concat([t, _table(_rows("m", "fidelity", "frontier:density", "density_error_se",
-                                   [0.05]),
+                                   [0.001]),
                              _rows("baseline-centre-gaussian", "fidelity", "frontier:density",
-                                   "density_error_se", [0.04]))])
+                                   "density_error_se", [0.001]))])
     p = verdict.paired_differences(t).row(0, named=True)
-    assert p["test"] == "unpaired (one seed)"
-    assert p["difference_se"] == pytest.approx((0.05 ** 2 + 0.04 ** 2) ** 0.5)
-    assert p["outcome"] == "tie"  # 0.1 is not more than 2 x 0.064
+    assert p["n_seeds"] == 1 and p["test"] == verdict.NOT_ENOUGH_SEEDS
+    assert p["outcome"] == verdict.NOT_ENOUGH_SEEDS and p["difference_se"] is None
+    row = verdict.frontier(t).row(0, named=True)
+    assert row["verdict"] == "none" and row["test"] == verdict.NOT_ENOUGH_SEEDS
+    assert "fewer than 2 paired seeds" in verdict.frontier_line(row)
+
+
+def test_seeds_missing_on_one_side_are_named_not_dropped():
+    # seeds 0-3 of the release, 0, 2 and 4 of the baseline: seeds 0 and 2 paired
+    rel = [r for r in _frontier_table([0.10, 0.11, 0.12, 0.13], [0.3] * 4).to_dicts()
+           if r["mechanism"] == "m"]
+    base = [r for r in _table(_rows("baseline-centre-gaussian", "fidelity", "frontier:density",
+                                    "density_error", [0.30, 0.0, 0.31, 0.0, 0.33])).to_dicts()
+            if r["seed"] in (0, 2, 4)]
+    t = pl.DataFrame(rel + base, schema=RESULT_SCHEMA)
+    p = verdict.paired_differences(t).row(0, named=True)
+    assert p["n_seeds"] == 2 and p["test"] == "paired"
+    assert p["release_only_seeds"] == [1, 3] and p["baseline_only_seeds"] == [4]
+    row = verdict.frontier(t).row(0, named=True)
+    assert row["unpaired_seeds"] == ("baseline-centre-gaussian lacks seed(s) 1, 3; the release "
+                                     "lacks seed(s) 4 of baseline-centre-gaussian")
+    assert "seeds left out of the pairing: baseline-centre-gaussian lacks" in (
+        verdict.frontier_line(row))
+    [rec] = verdict.frontier_record(t)
+    assert rec["releases"][0]["versus"][0]["release_only_seeds"] == [1, 3]
+    # a baseline sharing no seed with the release is still compared (and refuses a verdict)
+    only4 = pl.DataFrame(rel + [r for r in base if r["seed"] == 4], schema=RESULT_SCHEMA)
+    p = verdict.paired_differences(only4).row(0, named=True)
+    assert p["n_seeds"] == 0 and p["outcome"] == verdict.NOT_ENOUGH_SEEDS
+    assert verdict.frontier(only4).row(0, named=True)["verdict"] == "none"

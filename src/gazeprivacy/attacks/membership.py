@@ -108,13 +108,19 @@ def standardise(*blocks: np.ndarray) -> list[np.ndarray]:
 
 @dataclass(frozen=True)
 class MembershipResult:
-    """Membership scores of the candidates (members positive) and their summary."""
+    """Membership scores of the candidates (members positive) and their summary.
+
+    ``candidates`` and ``scores``: every candidate's participant id and score, the
+    ``n_members`` members first (what a pooled measurement over several releases needs,
+    :mod:`gazeprivacy.report.membership`)."""
 
     auc: float
     auc_se: float
     advantage: float
     n_members: int
     n_nonmembers: int
+    candidates: tuple[str, ...] = ()
+    scores: tuple[float, ...] = ()
 
     def metrics(self) -> dict[str, float]:
         return {"auc": self.auc, "auc_se": self.auc_se, "advantage": self.advantage,
@@ -189,4 +195,5 @@ def membership_attack(release: Dataset, member_probes: Dataset, nonmember_probes
     fpr, tpr, _ = roc_curve(y, score)
     return MembershipResult(auc=auc, auc_se=hanley_mcneil_se(auc, len(members), len(others)),
                             advantage=float(np.max(tpr - fpr)), n_members=len(members),
-                            n_nonmembers=len(others))
+                            n_nonmembers=len(others), candidates=tuple(cands),
+                            scores=tuple(float(v) for v in score))

@@ -443,7 +443,10 @@ class FrontierConfig:
     each of ``labels``), train-on-release / test-on-raw accuracy per label (a ``n_trees`` forest
     on ``window_s`` windows), the discriminator (``discriminator_splits`` participant folds), W1
     of fixation durations and saccade amplitudes, and the ``[[attacks]]`` of kind ``membership``
-    and ``attribute``.
+    and ``attribute``. ``membership_folds`` (an integer >= 2, or absent) adds the pooled
+    membership measurement of :mod:`gazeprivacy.experiments.frontier_membership`: the release
+    regenerated on each of that many member / non-member folds of the seed, the attacker holding
+    ``membership_probes`` (``"segments"`` or ``"recordings"``) of every candidate.
     """
 
     holdout_fraction: float = 0.3
@@ -456,15 +459,21 @@ class FrontierConfig:
     discriminator_splits: int = 3
     density_grid: int = 60
     coarse_grid: int = 16
+    membership_folds: int | None = None
+    membership_probes: str = "segments"
 
     def __post_init__(self) -> None:
         if isinstance(self.labels, list):
             object.__setattr__(self, "labels", tuple(self.labels))
         if not isinstance(self.labels, tuple) or not all(isinstance(x, str) for x in self.labels):
             raise ConfigError(f"frontier.labels must be a list of strings, got {self.labels!r}")
-        if self.probes not in ("recordings", "segments"):
-            raise ConfigError(f"frontier.probes must be 'recordings' or 'segments', got "
-                              f"{self.probes!r}")
+        for name in ("probes", "membership_probes"):
+            if getattr(self, name) not in ("recordings", "segments"):
+                raise ConfigError(f"frontier.{name} must be 'recordings' or 'segments', got "
+                                  f"{getattr(self, name)!r}")
+        f = self.membership_folds
+        if f is not None and (isinstance(f, bool) or not isinstance(f, int) or f < 2):
+            raise ConfigError(f"frontier.membership_folds must be an integer >= 2, got {f!r}")
         for name in ("holdout_fraction", "probe_fraction"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < 1:
@@ -487,7 +496,8 @@ def _frontier(value: Any) -> FrontierConfig | None:
         return None
     _check_keys("frontier", value, {"holdout_fraction", "probe_fraction", "probes", "labels",
                                     "max_duration_s", "window_s", "n_trees",
-                                    "discriminator_splits", "density_grid", "coarse_grid"})
+                                    "discriminator_splits", "density_grid", "coarse_grid",
+                                    "membership_folds", "membership_probes"})
     return FrontierConfig(**value)
 
 

@@ -68,7 +68,7 @@ from gazeprivacy.metrics.realism import (
 from gazeprivacy.rng import seed_for_sklearn
 
 __all__ = ["FrontierSplit", "first_seconds", "frontier_metrics", "frontier_preview",
-           "frontier_split"]
+           "frontier_split", "probe_split"]
 
 _BOOTSTRAP = 30
 
@@ -108,7 +108,7 @@ def first_seconds(dataset: Dataset, seconds: float | None) -> Dataset:
     return Dataset(tuple(out), name=dataset.name)
 
 
-def _probe_split(recs: list[Recording], fraction: float, rng: np.random.Generator,
+def probe_split(recs: list[Recording], fraction: float, rng: np.random.Generator,
                  probes: str = "recordings") -> tuple[list[Recording], list[Recording]]:
     """(kept, probes) of one participant's recordings: whole recordings (one recording: its
     end), or with ``probes="segments"`` the last ``fraction`` of every recording."""
@@ -146,7 +146,7 @@ def frontier_split(dataset: Dataset, *, rng: np.random.Generator, holdout_fracti
     fit, m_probe, held_recs, n_probe = [], [], [], []
     for p, child in zip(people, rng.spawn(len(people)), strict=True):
         recs = [r for r in dataset.recordings if r.participant == p]
-        kept, back = _probe_split(recs, probe_fraction, child, probes)
+        kept, back = probe_split(recs, probe_fraction, child, probes)
         if p in held:
             held_recs += recs
             n_probe += back

@@ -26,9 +26,11 @@
   and a release and a baseline of one seed are scored on the same held-out people, so the
   difference is taken per seed and the release beats a baseline when the mean of the
   differences is better by more than 2 standard errors *of the differences* (std / sqrt(seeds));
-  the split-to-split variation that both share cancels. With one seed there is no spread of
-  differences: the test falls back to the unpaired margin of :func:`baseline_comparison` (the
-  evaluation's own standard errors). The runner writes :func:`frontier_record` to
+  the split-to-split variation that both share cancels. With fewer than 2 seeds both sides
+  have there is no spread of differences and no verdict (``not enough seeds``); a difference
+  identical on every seed (standard error 0) is a ``tie``, never a win; seeds that one side
+  lacks are left out and named (``release_only_seeds``, ``baseline_only_seeds``,
+  ``unpaired_seeds``), never dropped in silence. The runner writes :func:`frontier_record` to
   ``frontier.json`` (the verdict and, per bounded release, its paired difference to each
   baseline) and the report can lead with :func:`frontier_line`.
 """
@@ -42,9 +44,9 @@ import polars as pl
 
 from gazeprivacy.guarantees import VACUOUS_EPSILON, Guarantee, Kind
 
-__all__ = ["HIGHER_IS_BETTER", "LOWER_IS_BETTER", "baseline_comparison", "best_releases",
-           "flag_results", "frontier", "frontier_line", "frontier_record", "paired_differences",
-           "release_verdicts", "strongest_attacks"]
+__all__ = ["HIGHER_IS_BETTER", "LOWER_IS_BETTER", "NOT_ENOUGH_SEEDS", "baseline_comparison",
+           "best_releases", "flag_results", "frontier", "frontier_line", "frontier_record",
+           "paired_differences", "release_verdicts", "strongest_attacks", "unpaired_seeds"]
 
 #: utility / fidelity metrics where smaller is better
 LOWER_IS_BETTER = frozenset({"rmse", "rss_distance", "density_error", "error_deg",
@@ -167,37 +169,45 @@ _FRONTIER_COLUMNS = {
     "baseline_se": pl.Float64, "beaten_on": pl.String, "n_candidates": pl.Int64,
     "max_participant_epsilon": pl.Float64, "test": pl.String, "n_seeds": pl.Int64,
     "paired_baseline": pl.String, "paired_difference": pl.Float64,
-    "paired_difference_se": pl.Float64,
+    "paired_difference_se": pl.Float64, "unpaired_seeds": pl.String,
 }
 
 _PAIRED_COLUMNS = {
     "dataset": pl.String, "mechanism": pl.String, "parameters": pl.String,
     "baseline": pl.String, "n_seeds": pl.Int64, "difference": pl.Float64,
     "difference_se": pl.Float64, "test": pl.String, "outcome": pl.String,
+    "release_only_seeds": pl.List(pl.Int64), "baseline_only_seeds": pl.List(pl.Int64),
 }
+
+#: a standard error of the differences at most this (relative to 1 + |difference|) is 0: the
+#: per-seed differences are equal up to rounding
+_ZERO_SE = 1e-9
+#: the paired test's ``test`` and ``outcome`` with fewer than 2 paired seeds: no verdict
+NOT_ENOUGH_SEEDS = "not enough seeds (fewer than 2 paired)"
 
 
 def _seed_values(results: pl.DataFrame, evaluation: str, metric: str) -> pl.DataFrame:
-    """(dataset, mechanism, parameters, seed) -> value and its split-level SE (null if none)."""
-    rows = results.filter(pl.col("evaluation") == evaluation)
-    val = (rows.filter(pl.col("metric") == metric).group_by(*_CELL, "seed")
-           .agg(pl.col("value").mean()))
-    se = (rows.filter(pl.col("metric") == f"{metric}_se").group_by(*_CELL, "seed")
-          .agg(pl.col("value").mean().alias("se")))
-    return val.join(se, on=[*_CELL, "seed"], how="left")
+    """(dataset, mechanism, parameters, seed) -> value (a NaN value is a missing seed)."""
+    rows = results.filter((pl.col("evaluation") == evaluation) & (pl.col("metric") == metric)
+                          & pl.col("value").is_not_nan())
+    return rows.group_by(*_CELL, "seed").agg(pl.col("value").mean())
 
 
 def paired_differences(results: pl.DataFrame, *, evaluation: str = "frontier:density",
                        metric: str = "density_error") -> pl.DataFrame:
-    """Every non-baseline release against every data-free baseline on ``evaluation`` /
-    ``metric``, paired on the seed (see the module docstring).
+    """Every non-baseline release against every data-free baseline of its dataset on
+    ``evaluation`` / ``metric``, paired on the seed (see the module docstring).
 
     Columns: ``dataset, mechanism, parameters, baseline, n_seeds`` (seeds both have),
     ``difference`` (mean over those seeds of release - baseline), ``difference_se`` (std /
-    sqrt(n) of the per-seed differences; with one seed the root sum of squares of both sides'
-    split-level SEs, 0 when there are none), ``test`` (``paired`` or ``unpaired (one seed)``)
-    and ``outcome``: ``better`` when the difference is in the metric's better direction by more
-    than 2 ``difference_se``, ``worse`` when the other way, else ``tie``.
+    sqrt(n) of the per-seed differences; null with fewer than 2 paired seeds), ``test``
+    (``paired``, or :data:`NOT_ENOUGH_SEEDS` with fewer than 2 paired seeds: no verdict),
+    ``outcome``: ``better`` when the difference is in the metric's better direction by more
+    than 2 ``difference_se``, ``worse`` when the other way, ``tie`` within it *and* whenever
+    ``difference_se`` is 0 (identical differences on every seed: no spread to test against),
+    :data:`NOT_ENOUGH_SEEDS` with fewer than 2 paired seeds; ``release_only_seeds`` and
+    ``baseline_only_seeds``: the seeds one side has and the other lacks (left out of the test,
+    named so that a missing cell is never silently dropped).
 
     >>> r = pl.DataFrame({"dataset": ["d"] * 6, "mechanism": ["m"] * 3 + ["baseline-u"] * 3,
     ...                   "parameters": ["{}"] * 6, "seed": [0, 1, 2] * 2,
@@ -209,26 +219,36 @@ def paired_differences(results: pl.DataFrame, *, evaluation: str = "frontier:den
     vals = _seed_values(results, evaluation, metric)
     is_base = pl.col("mechanism").str.starts_with(BASELINE_PREFIX)
     base = vals.filter(is_base).select("dataset", "seed", pl.col("mechanism").alias("baseline"),
-                                       pl.col("value").alias("b_value"),
-                                       pl.col("se").alias("b_se"))
-    pairs = vals.filter(~is_base).join(base, on=["dataset", "seed"], how="inner")
-    pairs = pairs.with_columns((pl.col("value") - pl.col("b_value")).alias("d"))
-    out = pairs.group_by(*_CELL, "baseline").agg(
+                                       pl.col("value").alias("b_value"))
+    rel = vals.filter(~is_base)
+    # every release against every baseline of its dataset, whatever seeds either has
+    grid = (rel.group_by(*_CELL).agg(pl.col("seed").unique().alias("_r_seeds"))
+            .join(base.group_by("dataset", "baseline")
+                  .agg(pl.col("seed").unique().alias("_b_seeds")), on="dataset", how="inner"))
+    pairs = (rel.join(base, on=["dataset", "seed"], how="inner")
+             .with_columns((pl.col("value") - pl.col("b_value")).alias("d")))
+    stats = pairs.group_by(*_CELL, "baseline").agg(
         pl.len().alias("n_seeds"), pl.col("d").mean().alias("difference"),
-        (pl.col("d").std() / pl.len().sqrt()).alias("paired_se"),
-        ((pl.col("se").fill_null(0.0) ** 2 + pl.col("b_se").fill_null(0.0) ** 2).sqrt()
-         .first()).alias("split_se"))
-    paired = pl.col("n_seeds") >= 2
-    out = out.with_columns(
-        pl.when(paired).then(pl.col("paired_se")).otherwise(pl.col("split_se"))
-        .fill_null(0.0).alias("difference_se"),
-        pl.when(paired).then(pl.lit("paired")).otherwise(pl.lit("unpaired (one seed)"))
-        .alias("test"))
+        (pl.col("d").std() / pl.len().sqrt()).alias("difference_se"))
+    out = grid.join(stats, on=[*_CELL, "baseline"], how="left").with_columns(
+        pl.col("n_seeds").fill_null(0),
+        pl.col("_r_seeds").list.set_difference("_b_seeds").list.sort()
+        .alias("release_only_seeds"),
+        pl.col("_b_seeds").list.set_difference("_r_seeds").list.sort()
+        .alias("baseline_only_seeds"))
+    enough = pl.col("n_seeds") >= 2
     gain = (-pl.col("difference") if metric in LOWER_IS_BETTER else pl.col("difference"))
     margin = 2.0 * pl.col("difference_se")
-    out = out.with_columns(pl.when(gain > margin).then(pl.lit("better"))
-                           .when(gain < -margin).then(pl.lit("worse"))
-                           .otherwise(pl.lit("tie")).alias("outcome"))
+    out = out.with_columns(
+        pl.when(enough).then(pl.col("difference_se")).otherwise(None).alias("difference_se"),
+        pl.when(enough).then(pl.lit("paired")).otherwise(pl.lit(NOT_ENOUGH_SEEDS)).alias("test"),
+        pl.when(~enough).then(pl.lit(NOT_ENOUGH_SEEDS))
+        # no spread (to rounding): nothing to test against
+        .when(pl.col("difference_se") <= _ZERO_SE * (1.0 + pl.col("difference").abs()))
+        .then(pl.lit("tie"))
+        .when(gain > margin).then(pl.lit("better"))
+        .when(gain < -margin).then(pl.lit("worse"))
+        .otherwise(pl.lit("tie")).alias("outcome"))
     return out.select(list(_PAIRED_COLUMNS)).cast(_PAIRED_COLUMNS).sort(*_CELL, "baseline")
 
 
@@ -240,22 +260,50 @@ def _bounds(results: pl.DataFrame) -> pl.DataFrame:
             .group_by(*_CELL).agg(pl.col("value").max().alias("participant_epsilon")))
 
 
+def _seeds_text(seeds: Sequence[int] | None) -> str:
+    return ", ".join(str(s) for s in seeds or [])
+
+
+def unpaired_seeds(paired: pl.DataFrame) -> pl.DataFrame:
+    """Per release of :func:`paired_differences`: ``unpaired_seeds``, a sentence naming every
+    seed left out of a comparison because one side lacks it ("" when none)."""
+    rows = []
+    for r in paired.iter_rows(named=True):
+        parts = []
+        if r["release_only_seeds"]:
+            parts.append(f"{r['baseline']} lacks seed(s) {_seeds_text(r['release_only_seeds'])}")
+        if r["baseline_only_seeds"]:
+            parts.append(f"the release lacks seed(s) {_seeds_text(r['baseline_only_seeds'])} "
+                         f"of {r['baseline']}")
+        rows.append({**{k: r[k] for k in _CELL}, "unpaired_seeds": "; ".join(parts)})
+    schema = {**{k: pl.String for k in _CELL}, "unpaired_seeds": pl.String}
+    return (pl.DataFrame(rows, schema=schema).group_by(*_CELL, maintain_order=True)
+            .agg(pl.col("unpaired_seeds").filter(pl.col("unpaired_seeds") != "")
+                 .str.join("; ")))
+
+
 def _paired_wins(paired: pl.DataFrame, metric: str) -> pl.DataFrame:
     """Per release of :func:`paired_differences`: whether it is better than every baseline
-    (``wins``) and its comparison with the baseline it is least ahead of (``paired_*``: the
-    smallest gain in standard errors of the difference)."""
+    (``wins``), the fewest paired seeds and the test (``paired`` only when every comparison
+    had 2 or more), the seeds left out (:func:`unpaired_seeds`) and its comparison with the
+    baseline it is least ahead of (``paired_*``: the smallest gain in standard errors of the
+    difference; a comparison without a standard error ranks first)."""
     wins = paired.group_by(*_CELL).agg(
         (pl.col("outcome") == "better").all().alias("wins"),
-        pl.col("n_seeds").min().alias("n_seeds"), pl.col("test").first().alias("test"))
+        pl.col("n_seeds").min().alias("n_seeds"),
+        pl.when((pl.col("test") == "paired").all()).then(pl.lit("paired"))
+        .otherwise(pl.lit(NOT_ENOUGH_SEEDS)).alias("test"))
     gain = -pl.col("difference") if metric in LOWER_IS_BETTER else pl.col("difference")
     worst = (paired.with_columns(pl.when(pl.col("difference_se") > 0)
                                  .then(gain / pl.col("difference_se"))
-                                 .otherwise(gain * 1e12).alias("_z"))
+                                 .otherwise(float("-inf")).fill_null(float("-inf"))
+                                 .alias("_z"))
              .sort("_z").unique(_CELL, keep="first")
              .select(*_CELL, pl.col("baseline").alias("paired_baseline"),
                      pl.col("difference").alias("paired_difference"),
                      pl.col("difference_se").alias("paired_difference_se")))
-    return wins.join(worst, on=_CELL, how="left")
+    return wins.join(worst, on=_CELL, how="left").join(unpaired_seeds(paired), on=_CELL,
+                                                        how="left")
 
 
 def frontier(results: pl.DataFrame, *, max_participant_epsilon: float = 10.0,
@@ -271,7 +319,8 @@ def frontier(results: pl.DataFrame, *, max_participant_epsilon: float = 10.0,
     candidate when none wins), ``best_baseline, baseline_density_error, baseline_se`` (the best
     baseline by mean, unpaired), ``beaten_on`` (every evaluation on which the verdict's release
     beats the baselines, unpaired rule), ``n_candidates`` (bounded releases compared),
-    ``max_participant_epsilon``, ``test`` (``paired`` or ``unpaired (one seed)``), ``n_seeds``,
+    ``max_participant_epsilon``, ``test`` (``paired``, or :data:`NOT_ENOUGH_SEEDS` when a
+    comparison had fewer than 2 paired seeds), ``n_seeds`` (the fewest paired), ``unpaired_seeds``,
     and the shown release's paired comparison with the baseline it is least ahead of:
     ``paired_baseline, paired_difference`` (release - baseline, mean over seeds),
     ``paired_difference_se``.
@@ -306,7 +355,8 @@ def frontier(results: pl.DataFrame, *, max_participant_epsilon: float = 10.0,
                        participant_epsilon=top["participant_epsilon"],
                        density_error=top["mean"], density_error_se=top["se"],
                        **{k: top[k] for k in ("test", "n_seeds", "paired_baseline",
-                                              "paired_difference", "paired_difference_se")})
+                                              "paired_difference", "paired_difference_se",
+                                              "unpaired_seeds")})
             if wins.height:
                 row["verdict"] = top["mechanism"]
                 b = beaten.filter((pl.col("dataset") == ds)
@@ -358,6 +408,8 @@ def frontier_line(row: dict) -> str:
     release 0.2 at epsilon 3)'
     """
     cap = f"epsilon <= {row['max_participant_epsilon']:g}"
+    missing = (f"; seeds left out of the pairing: {row['unpaired_seeds']}"
+               if row.get("unpaired_seeds") else "")
     if row["verdict"] == "none":
         best = ("" if row.get("density_error") is None else
                 f"; best bounded release {row['density_error']:.3g} at epsilon "
@@ -365,8 +417,10 @@ def frontier_line(row: dict) -> str:
         base = ("" if row.get("best_baseline") is None else
                 f" (best: {row['best_baseline']}, density error "
                 f"{row['baseline_density_error']:.3g}{best})")
+        few = ("; no paired verdict for it: fewer than 2 paired seeds"
+               if row.get("test") == NOT_ENOUGH_SEEDS else "")
         return (f"{row['dataset']}: no release is both bounded per participant ({cap}) and "
-                f"better than every data-free baseline{base}")
+                f"better than every data-free baseline{base}{few}{missing}")
     paired = ("" if row.get("paired_difference") is None else
               f"; {row.get('test', 'paired')} difference to {row['paired_baseline']} "
               f"{row['paired_difference']:+.3g} +- {row['paired_difference_se']:.2g} over "
@@ -374,7 +428,7 @@ def frontier_line(row: dict) -> str:
     return (f"{row['dataset']}: {row['verdict']} at epsilon {row['participant_epsilon']:g} per "
             f"participant beats every data-free baseline on density error "
             f"({row['density_error']:.3g} against {row['best_baseline']} "
-            f"{row['baseline_density_error']:.3g}{paired})")
+            f"{row['baseline_density_error']:.3g}{paired}){missing}")
 
 
 _DP_KINDS = (Kind.PURE_DP, Kind.LOCAL_DP, Kind.W_EVENT_DP, Kind.APPROX_DP)

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""The frontier's membership folds: every participant out once per seed, the release
+regenerated per fold, and the attacker catching a copy where a data-free release gives chance
+(fixed seeds, stated tolerances)."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from gazeprivacy.data.geometry import Geometry
+from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.exceptions import InvalidDataError
+from gazeprivacy.experiments.baselines import BASELINES
+from gazeprivacy.experiments.frontier_membership import fold_scores, membership_folds
+from gazeprivacy.report.membership import pooled_membership
+
+GEO = Geometry(x_min_deg=0, x_max_deg=40, y_min_deg=0, y_max_deg=30)
+
+
+def _people(n: int, seed: int = 0) -> Dataset:
+    """Each participant looks around a centre of their own with their own spread and pace."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for p in range(n):
+        cx, cy = rng.uniform(5, 35), rng.uniform(5, 25)
+        spread, step = rng.uniform(0.3, 3.0), rng.uniform(0.02, 0.6)
+        for r in range(2):
+            z = np.zeros((240, 2))
+            for i in range(1, 240):
+                z[i] = (1 - step) * z[i - 1] + np.sqrt(1 - (1 - step) ** 2) * rng.normal(0, 1, 2)
+            out.append(Recording.from_arrays(
+                recording=f"p{p}-r{r}", participant=f"p{p}",
+                x=np.clip(cx + spread * z[:, 0], 0, 40), y=np.clip(cy + spread * z[:, 1], 0, 30),
+                sampling_rate_hz=60, geometry=GEO))
+    return Dataset(tuple(out), name="people")
+
+
+@pytest.fixture(scope="module")
+def people():
+    return _people(18)
+
+
+def test_every_participant_is_out_once_per_seed(people):
+    folds = membership_folds(people, rng=np.random.default_rng(0), n_folds=3,
+                             probe_fraction=0.34, probes="segments")
+    outs = [p for f in folds for p in f.nonmember_probes.participants]
+    assert sorted(outs) == sorted(people.participants)  # each exactly once
+    for f in folds:
+        members = set(f.fit.participants)
+        assert members.isdisjoint(f.held.participants)
+        assert set(f.member_probes.participants) == members
+        assert members | set(f.held.participants) == set(people.participants)
+        # segment probes: the last third of every recording, never in the fit
+        fit_ends = {r.recording: r.t[-1] for r in f.fit}
+        for probe in f.member_probes:
+            assert probe.t[0] > fit_ends[probe.recording.removesuffix(":probe")]
+    with pytest.raises(InvalidDataError, match="membership_folds must be an integer >= 2"):
+        membership_folds(people, rng=np.random.default_rng(0), n_folds=1,
+                         probe_fraction=0.34, probes="segments")
+    with pytest.raises(InvalidDataError, match="need at least 19 participants"):
+        membership_folds(people, rng=np.random.default_rng(0), n_folds=18,
+                         probe_fraction=0.34, probes="segments")
+
+
+def _pooled(people, release_of):
+    tables = []
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        folds = membership_folds(people, rng=rng, n_folds=3, probe_fraction=0.34,
+                                 probes="segments")
+        for k, f in enumerate(folds):
+            tables.append(fold_scores(f, release_of(f.fit, rng), fold=k, window_s=1.0)
+                          .with_columns(pl.lit(seed).alias("seed")))
+    scores = pl.concat(tables).with_columns(pl.lit("d").alias("dataset"),
+                                            pl.lit("m").alias("mechanism"),
+                                            pl.lit("{}").alias("parameters"))
+    return pooled_membership(scores, rng=np.random.default_rng(0),
+                             n_bootstrap=300).row(0, named=True)
+
+
+def test_the_attacker_catches_a_copy_on_the_same_folds(people):
+    # the check that makes a pass mean something: a non-private release is refuted
+    r = _pooled(people, lambda fit, rng: fit)
+    assert r["auc"] > 0.9 and r["auc_low"] > 0.6 and r["beats_chance"]
+    assert r["advantage"] > 0.5 and r["verdict"] == "refuted"
+
+
+def test_a_data_free_release_gives_chance(people):
+    r = _pooled(people, lambda fit, rng: BASELINES["baseline-uniform"].release(fit, rng=rng))
+    assert abs(r["auc"] - 0.5) < 0.1 and r["auc_low"] <= 0.5 <= r["auc_high"]
+    assert not r["beats_chance"] and r["verdict"] != "refuted"
