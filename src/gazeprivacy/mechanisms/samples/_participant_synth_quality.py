@@ -56,14 +56,16 @@ QUALITY_PARTS = ("step_counts", "step2_counts", "missing_counts")
 
 _FINE = np.linspace(-5.0, 1.5, 326)  # log10 deg, 0.02 decade: the steps' count histogram
 _MISS_LO, _MISS_HI = 0.001, 0.9
-#: name -> (bin edges on the value's scale, public population sd on that scale)
+#: name -> (bin edges on the value's scale, public population sd on that scale, public prior
+#: of the centre (mean, sd) on that scale: a median step of 0.05 deg give or take a decade,
+#: white noise or some smoothing, about 1 % missing give or take a factor of e^1.5)
 _SCALES = {
-    "tracker_step": (np.linspace(-3.0, 0.5, 8), 0.15),
-    "tracker_smooth": (np.linspace(-1.0, 1.0, 9), 0.1),
+    "tracker_step": (np.linspace(-3.0, 0.5, 8), 0.15, (math.log10(0.05), 1.0)),
+    "tracker_smooth": (np.linspace(-1.0, 1.0, 9), 0.1, (0.0, 0.5)),
     "tracker_missing": (logit(np.array([_MISS_LO, 0.005, 0.015, 0.04, 0.1, 0.2, 0.35, 0.55,
-                                        _MISS_HI])), 0.6),
+                                        _MISS_HI])), 0.6, (float(logit(0.01)), 1.5)),
 }
-QUALITY_SIZES = {m: e.size - 1 for m, (e, _) in _SCALES.items()}
+QUALITY_SIZES = {m: e[0].size - 1 for m, e in _SCALES.items()}
 #: The data-free values (a marginal not measured): a 0.05 deg median step (the simulator's
 #: tracker), white noise, no missing samples to speak of.
 QUALITY_PRIOR = {"tracker_step": np.array([math.log10(0.05)]),
@@ -102,7 +104,7 @@ def _median(counts: np.ndarray) -> float:
 
 
 def _one_hot(name: str, value: float) -> np.ndarray:
-    edges, _ = _SCALES[name]
+    edges = _SCALES[name][0]
     out = np.zeros(edges.size - 1)
     out[int(np.clip(np.searchsorted(edges, value, side="right") - 1, 0, out.size - 1))] = 1.0
     return out
@@ -129,26 +131,31 @@ def quality_statistics(raw: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
 def fit_quality(name: str, noisy_sum: np.ndarray, n_weight: float, sigma: float
                 ) -> tuple[np.ndarray, float]:
     """The released centre ``[mu]`` of a tracker marginal and its factor (the share of the
-    flat prior's variance the measurement removed): the posterior mean of ``mu`` on a grid over
-    the bins' range, the noisy histogram ``z ~ N(n p(mu), sigma^2 I)`` with ``p(mu)`` the
-    public-spread normal binned (tails in the end bins). Post-processing.
+    prior's variance the measurement removed): the posterior mean of ``mu`` on a grid over the
+    bins' range under the public normal prior, the noisy histogram ``z ~ N(n p(mu), sigma^2 I)``
+    with ``p(mu)`` the public-spread normal binned (tails in the end bins). Post-processing.
 
     >>> v, f = fit_quality("tracker_step", np.array([0, 0, 20.0, 0, 0, 0, 0]), 20.0, 1.0)
-    >>> round(float(v[0]), 1), f > 0.99
-    (-1.8, True)
+    >>> round(float(v[0]), 2), f > 0.99  # all 20 in the bin [-2, -1.5]: its middle
+    (-1.75, True)
+    >>> v, f = fit_quality("tracker_step", np.array([0, 0, 20.0, 0, 0, 0, 0]), 20.0, 1e6)
+    >>> round(float(v[0]), 2), round(f, 6)  # noise only: the prior's centre, 0.05 deg
+    (-1.28, 0.0)
     """
-    edges, sd = _SCALES[name]
+    edges, sd, (m0, s0) = _SCALES[name]
     grid = np.linspace(edges[0], edges[-1], _GRID)
     cdf = ndtr((edges[None, 1:-1] - grid[:, None]) / sd)
     p = np.diff(np.column_stack([np.zeros(_GRID), cdf, np.ones(_GRID)]), axis=1)
     h = max(float(n_weight), 1.0) * p
     z = np.asarray(noisy_sum, dtype=np.float64)
-    ll = (h @ z - 0.5 * (h * h).sum(axis=1)) / sigma ** 2
+    ll = (h @ z - 0.5 * (h * h).sum(axis=1)) / sigma ** 2 - 0.5 * ((grid - m0) / s0) ** 2
     post = np.exp(ll - ll.max())
     post /= post.sum()
     mu = float(post @ grid)
     var = float(post @ (grid - mu) ** 2)
-    return np.array([mu]), 1.0 - var / ((edges[-1] - edges[0]) ** 2 / 12.0)
+    prior = np.exp(-0.5 * ((grid - m0) / s0) ** 2)
+    prior /= prior.sum()
+    return np.array([mu]), 1.0 - var / float(prior @ (grid - prior @ grid) ** 2)
 
 
 def _kernel_rho(w: float) -> float:

@@ -155,18 +155,18 @@ class ParticipantSynthSplit:
 
     mean_x: float = 0.02
     mean_y: float = 0.02
-    spread_x: float = 0.19
-    spread_y: float = 0.19
+    spread_x: float = 0.18
+    spread_y: float = 0.18
     density: float = 0.06
     fixation_cell: float = 0.0
     transition: float = 0.0
-    fixation_duration: float = 0.11
-    saccade_amplitude: float = 0.10
+    fixation_duration: float = 0.10
+    saccade_amplitude: float = 0.09
     saccade_direction: float = 0.03
     event_rate: float = 0.06
-    tracker_step: float = 0.12  # the tracker (noise level, smoothing, gaps): the realism
+    tracker_step: float = 0.13  # the tracker (noise level, smoothing, gaps): the realism
     tracker_smooth: float = 0.04  # discriminator's strongest features
-    tracker_missing: float = 0.03
+    tracker_missing: float = 0.06
     label_weight: float = 0.03
 
     def __post_init__(self) -> None:
