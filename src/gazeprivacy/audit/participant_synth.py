@@ -43,7 +43,8 @@ DELTA = 1e-6
 #: the marginals the default split measures with one public key (label_weight is not: its
 #: weight is public; fixation_cell and transition have share 0 by default, nothing is drawn)
 MEASURED = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "fixation_duration",
-            "saccade_amplitude", "saccade_direction", "event_rate")
+            "saccade_amplitude", "saccade_direction", "event_rate", "tracker_step",
+            "tracker_smooth", "tracker_missing")
 
 
 @dataclass(frozen=True)
