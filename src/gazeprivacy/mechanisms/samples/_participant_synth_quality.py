@@ -45,9 +45,10 @@ from scipy.ndimage import gaussian_filter1d
 from scipy.special import expit, logit, ndtr
 
 from gazeprivacy.data.recording import Recording
+from gazeprivacy.guarantees import ColumnStatus, Status
 
 __all__ = ["QUALITY", "QUALITY_PARTS", "QUALITY_PRIOR", "QUALITY_SIZES", "fit_quality",
-           "quality_parts", "quality_statistics", "track"]
+           "mask_column", "quality_parts", "quality_statistics", "track"]
 
 #: The measured tracker marginals (in the split's order).
 QUALITY = ("tracker_step", "tracker_smooth", "tracker_missing")
@@ -73,6 +74,18 @@ QUALITY_PRIOR = {"tracker_step": np.array([math.log10(0.05)]),
                  "tracker_missing": np.array([logit(_MISS_LO)])}
 _GRID = 201  # the posterior's grid of centres over each scale's range
 _GAP_MEDIAN_S, _GAP_LOG_SD = 0.07, 0.9  # public gap lengths (dropouts and blinks)
+
+
+def mask_column(share: float) -> ColumnStatus:
+    """The record's entry for the output's NaN rows: synthetic gaps, protected.
+
+    >>> mask_column(0.06).status.value
+    'protected'
+    """
+    return ColumnStatus(
+        name="mask", status=Status.PROTECTED, by="participant-synth",
+        note=f"synthetic gaps (NaN x, y) drawn from the released tracker_missing (a share "
+             f"{share:g} of rho); the input's missing-sample mask is not written")
 
 
 def _log_hist(d: np.ndarray) -> np.ndarray:

@@ -100,7 +100,11 @@ from gazeprivacy.mechanisms.samples._participant_synth_model import (
     shrink_to_prior,
     spatial_priors,
 )
-from gazeprivacy.mechanisms.samples._participant_synth_quality import QUALITY, fit_quality
+from gazeprivacy.mechanisms.samples._participant_synth_quality import (
+    QUALITY,
+    fit_quality,
+    mask_column,
+)
 from gazeprivacy.mechanisms.samples._participant_synth_render import (
     KeyModel,
     render_population,
@@ -379,6 +383,7 @@ def _record(params: ParticipantSynthParams, setup: PublicSetup) -> Guarantee:
             "detector": params.detector},
         per_participant={EVERY_PARTICIPANT: Budget(
             eps, delta, 1, "single unit: the participant with all their recordings")},
+        columns=(mask_column(params.split.tracker_missing),),
         notes=("synthetic population: every released participant and recording is "
                "synthetic (pseudonyms S001, ...); its structure (participants, recordings per "
                "label value, length, rate) is set by the parameters, not copied from the input",
