@@ -69,6 +69,8 @@ PSM = M + "samples/_participant_synth_model.py"
 PST = T + "test_participant_synth.py::"
 PSL = M + "samples/_participant_synth_labels.py"
 PSLT = T + "test_participant_synth_labels.py::"
+PSQ = M + "samples/_participant_synth_quality.py"
+PSQT = T + "test_participant_synth_quality.py::"
 KT = KS + "test_kill_release_trust.py::"
 
 
@@ -187,6 +189,9 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("psynth-structure-copied", PS, "output_length_s=float(p.output_length_s),", "output_length_s=float(part.recordings[0].duration_s),", "participant-synth: the released length copied from the input's first recording", (PST + "test_structure_does_not_follow_the_input_rows_recordings_or_order", "tests/test_common.py::test_contract[participant-synth-public_structure]")),
     Mutant("psynth-pooled-scaled-by-keys", PS, "for k in keys)[None, :]", "for k in keys)[None, :] * len(keys)", "participant-synth: the pooled (spatial) row scaled by the number of keys (a participant's contribution above L1 norm 1)", (PST + "test_pooled_marginals_are_measured_once_over_all_keys",)),
     Mutant("psynth-undeclared-label", PS, "keys = [tuple(r.labels[lb] for lb in p.public_labels) for r in recs]", "keys = [tuple(r.labels.values()) for r in recs]", "participant-synth: measures per every label value, declared public or not", (PST + "test_only_declared_labels_are_measured_and_written",)),
+    Mutant("psynth-step-weighted-by-steps", PSQ, 'out["tracker_step"] = _one_hot("tracker_step", m1)', 'out["tracker_step"] = _one_hot("tracker_step", m1) * steps.sum()', "participant-synth: the tracker's step histogram weighted by the participant's number of steps (unbounded contribution)", (PST + "test_each_participant_adds_weight_one_per_marginal_whatever_its_recordings", PSQT + "test_extreme_trackers_land_in_the_end_bins_with_weight_one")),
+    Mutant("psynth-step-unclipped", PSQ, "out[int(np.clip(np.searchsorted(edges, value, side=\"right\") - 1, 0, out.size - 1))] = 1.0", "out[int(np.searchsorted(edges, value, side=\"right\") - 1)] = 1.0", "participant-synth: a tracker value outside the public range not clipped into the end bins", (PSQT + "test_extreme_trackers_land_in_the_end_bins_with_weight_one",)),
+    Mutant("psynth-missing-by-samples", PSQ, 'out["tracker_missing"] = _one_hot("tracker_missing", float(logit(share)))', 'out["tracker_missing"] = _one_hot("tracker_missing", float(logit(share))) * n / 100', "participant-synth: the missing-share histogram weighted by the participant's sample count", (PST + "test_each_participant_adds_weight_one_per_marginal_whatever_its_recordings", PSQT + "test_extreme_trackers_land_in_the_end_bins_with_weight_one")),
     Mutant("psynth-split-participant-partial", PSM, "mine[name] = np.concatenate([mine[name], v])", "mine[name] = np.asarray(v, dtype=np.float64)", "participant-synth: a participant split across partitions keeps only its last partition's moment sums (normalised on part of its recordings)", (PST + "test_raw_parts_of_a_split_participant_merge_to_its_whole_statistics", PST + "test_partition_wise_release_is_bit_equal_to_one_process")),
     Mutant("psynth-contrast-not-clipped", PSL, "z = np.clip((feats - mean) / CONTRAST_CLIP, -1.0, 1.0)", "z = (feats - mean) / CONTRAST_CLIP", "participant-synth: a participant's label contrasts are not clipped (its contribution above L2 norm 1/sqrt(2))", (PSLT + "test_a_participants_contrast_has_l2_norm_at_most_one_over_sqrt2",)),
     Mutant("psynth-contrast-noise-halved", PSL, "return {CONTRAST: stacked + rng.normal(0.0, sigma, size=stacked.shape)}", "return {CONTRAST: stacked + rng.normal(0.0, sigma / 2, size=stacked.shape)}", "participant-synth: the label contrast's noise at half the stated sd (its rho x4)", (PSLT + "test_the_contrast_noise_has_the_stated_spread",)),

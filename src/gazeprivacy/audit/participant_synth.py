@@ -47,7 +47,8 @@ DELTA = 1e-6
 #: the marginals the default split measures with one public key (label_weight is not: its
 #: weight is public; fixation_cell and transition have share 0 by default, nothing is drawn)
 MEASURED = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "fixation_duration",
-            "saccade_amplitude", "saccade_direction", "event_rate")
+            "saccade_amplitude", "saccade_direction", "event_rate", "tracker_step",
+            "tracker_smooth", "tracker_missing")
 #: the measurements audited with two public keys (the ``task`` label): the label contrast, at
 #: a user share of 0.3 (the spreads' shares lowered by 0.15 each to keep the total at 1)
 MEASURED_LABELS = ("label_contrast",)
@@ -96,7 +97,7 @@ def _view(labels: bool = False) -> _View:
     from gazeprivacy.mechanisms.base import example_dataset
 
     mod = mechanism_module("participant-synth")
-    split = (mod.ParticipantSynthSplit(spread_x=0.1, spread_y=0.1, label_contrast=0.3)
+    split = (mod.ParticipantSynthSplit(spread_x=0.03, spread_y=0.03, label_contrast=0.3)
              if labels else mod.ParticipantSynthSplit())
     params = mod.ParticipantSynthParams(epsilon_per_participant=EPSILON, delta=DELTA,
                                         output_length_s=1.0, split=split,

@@ -297,7 +297,8 @@ def test_output_structure_is_public_and_the_input_ids_do_not_reach_it(two_tasks)
     assert all(r.n_samples == 150 and r.pupil is None and not r.channels for r in out)
     np.testing.assert_array_equal(out[0].t, np.arange(150) / 100.0)
     assert [r.labels for r in out[:4]] == [{"task": "free-viewing"}] * 2 + [{"task": "reading"}] * 2
-    assert not any(np.isnan(r.x).any() for r in out)  # no mask to release
+    # gaps are synthetic (the released missing share), in x and y together
+    assert all(np.array_equal(np.isnan(r.x), np.isnan(r.y)) for r in out)
 
 
 def test_structure_does_not_follow_the_input_rows_recordings_or_order(two_tasks):

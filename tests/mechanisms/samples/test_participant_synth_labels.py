@@ -77,7 +77,7 @@ def test_resolved_split_scales_the_other_shares_and_keeps_a_user_share():
     assert res.spread_x == pytest.approx(split.spread_x * (1 - lab.SHARE))
     assert math.fsum(res.shares().values()) <= 1.0 + 1e-12
     assert lab.resolve_split(res, 14, 1.0, 3) is res  # idempotent
-    user = ParticipantSynthSplit(spread_x=0.1, label_contrast=0.15)
+    user = ParticipantSynthSplit(spread_x=0.03, label_contrast=0.15)
     assert lab.resolve_split(user, 14, 1.0, 3) is user
     with pytest.raises(InvalidParameterError, match="must sum to at most 1"):
         ParticipantSynthSplit(label_contrast=0.2)
@@ -110,7 +110,8 @@ def test_the_record_states_the_resolved_split_and_the_contrast_noise(wide_and_na
     p = _params(10.0)
     g = guarantee(p, sample_shape(wide_and_narrow))
     assert g.parameters["split"]["label_contrast"] == lab.SHARE
-    assert g.parameters["split"]["spread_y"] == pytest.approx(0.25 * (1 - lab.SHARE))
+    assert g.parameters["split"]["spread_y"] == pytest.approx(
+        ParticipantSynthSplit().spread_y * (1 - lab.SHARE))
     rp = lab.resolve_params(p, 12, 2)
     assert g.parameters["noise_sd"][lab.CONTRAST] == pytest.approx(
         math.sqrt(2) / math.sqrt(2 * p.rho * lab.SHARE))

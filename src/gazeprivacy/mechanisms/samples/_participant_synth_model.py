@@ -36,6 +36,14 @@ from gazeprivacy.mechanisms.samples._participant_synth_labels import (
     CONTRAST,
     participant_contrast,
 )
+from gazeprivacy.mechanisms.samples._participant_synth_quality import (
+    QUALITY,
+    QUALITY_PARTS,
+    QUALITY_PRIOR,
+    QUALITY_SIZES,
+    quality_parts,
+    quality_statistics,
+)
 
 __all__ = [
     "KEY_SD",
@@ -70,7 +78,7 @@ __all__ = [
 #: The measured marginals, in the order of the budget split.
 MARGINALS = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "fixation_cell",
              "transition", "fixation_duration", "saccade_amplitude", "saccade_direction",
-             "event_rate", "label_weight")
+             "event_rate", *QUALITY, "label_weight")
 
 #: The spatial moments, each measured as a two-bin histogram ``(v, 1 - v)`` with ``v`` in
 #: [0, 1]: the participant's mean x and y in screen-box units, and their second moments about
@@ -85,7 +93,7 @@ SPREAD_CLIP = 1.0 / 16.0
 #: participant counts of eye-tracking studies (``n / L`` of a few people) per-key spatial
 #: estimates are noise.
 POOLED = (*MOMENTS, "density", "fixation_cell", "transition", "saccade_amplitude",
-          "saccade_direction")
+          "saccade_direction", *QUALITY)
 
 Key = tuple[str, ...]
 """The values of the public labels of a recording, in the order of ``public_labels``."""
@@ -147,7 +155,7 @@ class PublicBins:
                 "density": nf, "fixation_cell": nc, "transition": nc * nc,
                 "fixation_duration": _DURATION_S[2], "saccade_amplitude": _AMPLITUDE_BINS,
                 "saccade_direction": _DIRECTION_BINS, "event_rate": _RATE_HZ[2],
-                "label_weight": n_keys}
+                **QUALITY_SIZES, "label_weight": n_keys}
 
     def cell(self, x: np.ndarray, y: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
         """Cell index ``iy * nx + ix`` of points clipped into the screen box (clipping: a point
@@ -283,6 +291,7 @@ def _key_parts(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins
     rates = np.array([counts.get(r.recording, 0) / v if v > 0 else np.nan
                       for r, v in zip(recs, valid_s, strict=True)])
     out["event_rate"] = _hist(rates, bins.rate_edges)
+    out.update(quality_parts(recs))  # the tracker's counts (_participant_synth_quality)
     return out
 
 
@@ -345,8 +354,9 @@ def normalise_parts(parts: Mapping[Key, Mapping[str, np.ndarray]]
     for key in sorted(parts):
         mine = parts[key][RECORDING_SUMS]  # one row per recording under this key
         stats = {name: _normalised(v) for name, v in parts[key].items()
-                 if name != RECORDING_SUMS}
+                 if name != RECORDING_SUMS and name not in QUALITY_PARTS}
         stats.update(_moments(mine))
+        stats.update(quality_statistics(parts[key]))  # one-hot each
         stats = {name: share * v for name, v in stats.items()}
         stats["label_weight"] = np.array([share])  # placed at this key's index by the curator
         stats[CONTRAST] = contrast[key]  # weighted by the share already; L2 norm <= 1/sqrt(2)
@@ -427,6 +437,7 @@ def priors(bins: PublicBins, n_keys: int) -> dict[str, np.ndarray]:
         "saccade_amplitude": _binned(gammainc(k_amp, bins.amplitude_edges / (mean_amp / k_amp))),
         "saccade_direction": _direction_prior(bins.direction_edges),
         "event_rate": _binned(ndtr((np.log(bins.rate_edges) - math.log(rate)) / sd)),
+        **QUALITY_PRIOR,  # centres, not histograms: the data-free tracker
         "label_weight": np.full(n_keys, 1.0 / n_keys),
     }
 

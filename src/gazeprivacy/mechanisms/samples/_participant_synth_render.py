@@ -18,7 +18,10 @@ choices: ``docs/privacy/participant-synth.md#generate``):
 3. the simulator (:func:`gazeprivacy.data.simulate.simulate_recording`, through its public
    task-model protocol) renders the sequence at the public rate with a synthetic participant's
    traits drawn from the population (:func:`~gazeprivacy.data.simulate.draw_traits`, no blinks):
-   main-sequence saccades, drift, tremor, microsaccades, tracker noise.
+   main-sequence saccades, drift, tremor, microsaccades (no tracker noise of its own);
+4. the tracker (:func:`~._participant_synth_quality.track`, from the released tracker
+   marginals): white noise and a smoothing kernel matching the released median step and step
+   correlation, and gaps covering the released missing share.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from gazeprivacy.mechanisms.samples._participant_synth_model import (
     gaussian_cells,
     moments_gaussian,
 )
+from gazeprivacy.mechanisms.samples._participant_synth_quality import track
 
 __all__ = ["KeyModel", "ModelTask", "PositionModel", "Visits", "choice", "choice_cdf",
            "position_model", "render_population", "synthetic_pseudonyms"]
@@ -278,9 +282,11 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
             task = ModelTask(models[key], bins, positions=positions[key], visits=visits[key])
             sim = simulate_recording(traits=traits, task=task, duration_s=output_length_s,
                                      sampling_rate_hz=sampling_rate_hz, rng=rng_j,
-                                     geometry=bins.geometry, recording="r")
+                                     geometry=bins.geometry, recording="r",
+                                     measurement_noise_deg=0.0)
+            x, y = track(sim.x, sim.y, models[key].marginals, sampling_rate_hz, rng_j)
             out.append(Recording(recording=f"{pid}-{j + 1:0{width}d}", participant=pid,
-                                 t=sim.t, x=sim.x, y=sim.y, sampling_rate_hz=sampling_rate_hz,
+                                 t=sim.t, x=x, y=y, sampling_rate_hz=sampling_rate_hz,
                                  labels=dict(zip(public_labels, key, strict=True)),
                                  geometry=bins.geometry))
     return out

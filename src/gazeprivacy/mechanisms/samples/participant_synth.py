@@ -12,18 +12,18 @@ Gaussian mechanism under zero-concentrated DP (Bun & Steinke, TCC 2016), convert
 (:mod:`gazeprivacy.accounting.zcdp`).
 
 The unit is the participant with all their recordings. Per public label value (``public_labels``,
-e.g. ``("task",)``; none: one population) the mechanism **measures** twelve marginals, each
+e.g. ``("task",)``; none: one population) the mechanism **measures** fifteen marginals, each
 participant contributing one normalised histogram per marginal (weight 1 whatever their number
 or length of recordings, split equally over the public label values they have): the mean and
 second moment of x and y in screen-box units (each a two-bin histogram ``(v, 1 - v)``), the
 spatial density of samples on a data-independent grid over the public screen (default 16 x 12),
 fixation cells and cell-to-cell transitions on a coarse grid (4 x 3), fixation durations (the
 intervals between saccades, log bins), saccade amplitudes (log bins) and directions, fixation
-rates, and the participant's
-label weights. Each marginal's sum over participants gets Gaussian noise once (L2 sensitivity
-sqrt(2) under replace-one neighbouring, sigma = sqrt(2) / sqrt(2 rho share)); the spatial
-marginals and the saccade geometry once for the population (each participant's histograms
-summed over its keys), the event marginals per key. The **prior** is
+rates, the tracker's noise level, smoothing and missing share (one-hot histograms), and the
+participant's label weights. Each marginal's sum over participants gets Gaussian noise once
+(L2 sensitivity sqrt(2) under replace-one neighbouring, sigma = sqrt(2) / sqrt(2 rho share));
+the spatial marginals, the saccade geometry and the tracker once for the population (each
+participant's histograms summed over its keys), the event marginals per key. The **prior** is
 data-free: the centre Gaussian N(screen centre, (W/6, H/6)) for the spatial marginals, the
 simulator's population for the event ones. The means are shrunk toward the prior's with public
 precision weights, the spreads released as the posterior mean of their log sd under a public
@@ -102,6 +102,11 @@ from gazeprivacy.mechanisms.samples._participant_synth_model import (
     shrink_to_prior,
     spatial_priors,
 )
+from gazeprivacy.mechanisms.samples._participant_synth_quality import (
+    QUALITY,
+    fit_quality,
+    mask_column,
+)
 from gazeprivacy.mechanisms.samples._participant_synth_render import (
     KeyModel,
     render_population,
@@ -156,15 +161,18 @@ class ParticipantSynthSplit:
 
     mean_x: float = 0.02
     mean_y: float = 0.02
-    spread_x: float = 0.25
-    spread_y: float = 0.25
+    spread_x: float = 0.18
+    spread_y: float = 0.18
     density: float = 0.06
     fixation_cell: float = 0.0
     transition: float = 0.0
-    fixation_duration: float = 0.12
-    saccade_amplitude: float = 0.10
-    saccade_direction: float = 0.05
-    event_rate: float = 0.10
+    fixation_duration: float = 0.10
+    saccade_amplitude: float = 0.09
+    saccade_direction: float = 0.03
+    event_rate: float = 0.06
+    tracker_step: float = 0.13  # the tracker (noise level, smoothing, gaps): the realism
+    tracker_smooth: float = 0.04  # discriminator's strongest features
+    tracker_missing: float = 0.06
     label_weight: float = 0.03
     #: label contrasts (``_participant_synth_labels``); None: the public rule of n, rho and the
     #: number of keys, the other shares scaled by 1 - its share
@@ -390,6 +398,7 @@ def _record(params: ParticipantSynthParams, setup: PublicSetup) -> Guarantee:
             "event_seconds_per_recording": params.event_seconds_per_recording},
         per_participant={EVERY_PARTICIPANT: Budget(
             eps, delta, 1, "single unit: the participant with all their recordings")},
+        columns=(mask_column(params.split.tracker_missing),),
         notes=("synthetic population: every released participant and recording is "
                "synthetic (pseudonyms S001, ...); its structure (participants, recordings per "
                "label value, length, rate) is set by the parameters, not copied from the input",
@@ -693,6 +702,8 @@ def _fit(params: ParticipantSynthParams, bins: PublicBins, noisy: Mapping[str, n
         sigma = noise_sigma(params, m) or 0.0
         if m not in noisy:
             marg[m], factors[m] = prior[m], 0.0
+        elif m in QUALITY:  # the tracker: a posterior centre (_participant_synth_quality)
+            marg[m], factors[m] = fit_quality(m, noisy[m][row], weight, sigma)
         elif m in ("spread_x", "spread_y"):
             marg[m], factors[m] = shrink_spread(noisy[m][row], weight, sigma)
         elif m in MOMENTS:

@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""participant-synth's tracker: measured signal quality and its rendering.
+
+The measured quantities (three marginals of :mod:`participant_synth`, measured once over all
+public keys, ``POOLED``; proof: ``docs/privacy/participant-synth.md#tracker``), one value per
+participant and key, each contributed as a **one-hot histogram** over public bins (weight
+``1 / keys`` per key, so L1 norm at most 1 over the keys, like every marginal):
+
+* ``tracker_step``: log10 of the median sample-to-sample displacement (deg) over all pairs of
+  consecutive valid samples (the tracker's noise level: most samples are fixation samples),
+  bins of half a decade over [1e-3, 3] deg;
+* ``tracker_smooth``: the lag-1 correlation of consecutive steps, read robustly from medians
+  as ``1 - (median |second difference| / median |step|)^2 / 2`` (exact for a stationary
+  Gaussian step process), bins of 0.25 over [-1, 1]: white noise on positions gives -0.5, a
+  tracker's smoothing filter pushes it up (MPIIDPEye 0.6);
+* ``tracker_missing``: the share of missing samples (NaN x or y), bins on the logit scale
+  over [0.001, 0.9].
+
+A histogram, not a two-bin moment: within a data set these values are concentrated (one
+tracker), so the population's bin stands out of Gaussian noise with a signal of ``n``
+participants against a noise sd ``sigma`` per bin whatever the range, where a bounded mean over
+a range of three decades has noise ``sigma / n`` of the whole range. The medians come from
+integer count histograms of the steps (fine log bins), so a participant's recordings merge
+exactly over partitions before the value is read.
+
+The release (:func:`fit_quality`, post-processing): the posterior mean of the population's
+centre ``mu`` on a public grid under a flat prior, the participants' values modelled as
+``N(mu, s)`` with a public spread ``s`` (the expected histogram ``n`` times the binned normal).
+
+The rendering (:func:`track`, post-processing): each synthetic recording draws its values
+around the released centres (the public spread), then white noise smoothed by a Gaussian kernel
+whose width gives the step correlation is added to the simulated eye signal, scaled so the
+median step is the drawn one, and gaps (NaN runs of log-normal length, public median
+0.07 s) cover the drawn missing share.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from scipy.ndimage import gaussian_filter1d
+from scipy.special import expit, logit, ndtr
+
+from gazeprivacy.data.recording import Recording
+from gazeprivacy.guarantees import ColumnStatus, Status
+
+__all__ = ["QUALITY", "QUALITY_PARTS", "QUALITY_PRIOR", "QUALITY_SIZES", "fit_quality",
+           "mask_column", "quality_parts", "quality_statistics", "track"]
+
+#: The measured tracker marginals (in the split's order).
+QUALITY = ("tracker_step", "tracker_smooth", "tracker_missing")
+#: The raw parts (integer counts) they are read from.
+QUALITY_PARTS = ("step_counts", "step2_counts", "missing_counts")
+
+_FINE = np.linspace(-5.0, 1.5, 326)  # log10 deg, 0.02 decade: the steps' count histogram
+_MISS_LO, _MISS_HI = 0.001, 0.9
+#: name -> (bin edges on the value's scale, public population sd on that scale, public prior
+#: of the centre (mean, sd) on that scale: a median step of 0.05 deg give or take a decade,
+#: white noise or some smoothing, about 1 % missing give or take a factor of e^1.5)
+_SCALES = {
+    "tracker_step": (np.linspace(-3.0, 0.5, 8), 0.15, (math.log10(0.05), 1.0)),
+    "tracker_smooth": (np.linspace(-1.0, 1.0, 9), 0.1, (0.0, 0.5)),
+    "tracker_missing": (logit(np.array([_MISS_LO, 0.005, 0.015, 0.04, 0.1, 0.2, 0.35, 0.55,
+                                        _MISS_HI])), 0.6, (float(logit(0.01)), 1.5)),
+}
+QUALITY_SIZES = {m: e[0].size - 1 for m, e in _SCALES.items()}
+#: The data-free values (a marginal not measured): a 0.05 deg median step (the simulator's
+#: tracker), white noise, no missing samples to speak of.
+QUALITY_PRIOR = {"tracker_step": np.array([math.log10(0.05)]),
+                 "tracker_smooth": np.array([-0.5]),
+                 "tracker_missing": np.array([logit(_MISS_LO)])}
+_GRID = 201  # the posterior's grid of centres over each scale's range
+_GAP_MEDIAN_S, _GAP_LOG_SD = 0.07, 0.9  # public gap lengths (dropouts and blinks)
+
+
+def mask_column(share: float) -> ColumnStatus:
+    """The record's entry for the output's NaN rows: synthetic gaps, protected.
+
+    >>> mask_column(0.06).status.value
+    'protected'
+    """
+    return ColumnStatus(
+        name="mask", status=Status.PROTECTED, by="participant-synth",
+        note=f"synthetic gaps (NaN x, y) drawn from the released tracker_missing (a share "
+             f"{share:g} of rho); the input's missing-sample mask is not written")
+
+
+def _log_hist(d: np.ndarray) -> np.ndarray:
+    d = d[np.isfinite(d)]
+    v = np.clip(np.log10(np.maximum(d, 1e-300)), _FINE[0], _FINE[-1])
+    return np.histogram(v, bins=_FINE)[0].astype(np.float64)
+
+
+def quality_parts(recs: Sequence[Recording]) -> dict[str, np.ndarray]:
+    """Raw parts (counts, exact under merging): the fine log histograms of the 2-D steps and
+    second differences within each recording, and ``(missing, samples)``."""
+    steps, second, miss, n = np.zeros(_FINE.size - 1), np.zeros(_FINE.size - 1), 0, 0
+    for r in recs:
+        xy = np.column_stack([r.x, r.y])
+        d1, d2 = np.diff(xy, axis=0), np.diff(xy, n=2, axis=0)
+        steps += _log_hist(np.hypot(d1[:, 0], d1[:, 1]))
+        second += _log_hist(np.hypot(d2[:, 0], d2[:, 1]))
+        miss += int(np.count_nonzero(~np.isfinite(xy).all(axis=1)))
+        n += r.n_samples
+    return {"step_counts": steps, "step2_counts": second,
+            "missing_counts": np.array([miss, n], dtype=np.float64)}
+
+
+def _median(counts: np.ndarray) -> float:
+    """The median of a fine-histogram (the centre of the bin holding it)."""
+    c = np.cumsum(counts)
+    i = int(np.searchsorted(c, c[-1] / 2.0))
+    return float(0.5 * (_FINE[i] + _FINE[i + 1]))
+
+
+def _one_hot(name: str, value: float) -> np.ndarray:
+    edges = _SCALES[name][0]
+    out = np.zeros(edges.size - 1)
+    out[int(np.clip(np.searchsorted(edges, value, side="right") - 1, 0, out.size - 1))] = 1.0
+    return out
+
+
+def quality_statistics(raw: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """One participant's tracker marginals under one key (one-hot, total 1; all zero when it
+    has no pair of valid samples, or no sample)."""
+    out = {m: np.zeros(QUALITY_SIZES[m]) for m in QUALITY}
+    steps, second = raw["step_counts"], raw["step2_counts"]
+    if steps.sum() > 0:
+        m1 = _median(steps)
+        out["tracker_step"] = _one_hot("tracker_step", m1)
+        if second.sum() > 0:
+            rho = 1.0 - 10.0 ** (2.0 * (_median(second) - m1)) / 2.0
+            out["tracker_smooth"] = _one_hot("tracker_smooth", max(rho, -1.0))
+    miss, n = raw["missing_counts"]
+    if n > 0:
+        share = float(np.clip(miss / n, _MISS_LO, _MISS_HI))
+        out["tracker_missing"] = _one_hot("tracker_missing", float(logit(share)))
+    return out
+
+
+def fit_quality(name: str, noisy_sum: np.ndarray, n_weight: float, sigma: float
+                ) -> tuple[np.ndarray, float]:
+    """The released centre ``[mu]`` of a tracker marginal and its factor (the share of the
+    prior's variance the measurement removed): the posterior mean of ``mu`` on a grid over the
+    bins' range under the public normal prior, the noisy histogram ``z ~ N(n p(mu), sigma^2 I)``
+    with ``p(mu)`` the public-spread normal binned (tails in the end bins). Post-processing.
+
+    >>> v, f = fit_quality("tracker_step", np.array([0, 0, 20.0, 0, 0, 0, 0]), 20.0, 1.0)
+    >>> round(float(v[0]), 2), f > 0.99  # all 20 in the bin [-2, -1.5]: its middle
+    (-1.75, True)
+    >>> v, f = fit_quality("tracker_step", np.array([0, 0, 20.0, 0, 0, 0, 0]), 20.0, 1e6)
+    >>> round(float(v[0]), 2), round(f, 6)  # noise only: the prior's centre, 0.05 deg
+    (-1.28, 0.0)
+    """
+    edges, sd, (m0, s0) = _SCALES[name]
+    grid = np.linspace(edges[0], edges[-1], _GRID)
+    cdf = ndtr((edges[None, 1:-1] - grid[:, None]) / sd)
+    p = np.diff(np.column_stack([np.zeros(_GRID), cdf, np.ones(_GRID)]), axis=1)
+    h = max(float(n_weight), 1.0) * p
+    z = np.asarray(noisy_sum, dtype=np.float64)
+    ll = (h @ z - 0.5 * (h * h).sum(axis=1)) / sigma ** 2 - 0.5 * ((grid - m0) / s0) ** 2
+    post = np.exp(ll - ll.max())
+    post /= post.sum()
+    mu = float(post @ grid)
+    var = float(post @ (grid - mu) ** 2)
+    prior = np.exp(-0.5 * ((grid - m0) / s0) ** 2)
+    prior /= prior.sum()
+    return np.array([mu]), 1.0 - var / float(prior @ (grid - prior @ grid) ** 2)
+
+
+def _kernel_rho(w: float) -> float:
+    """Lag-1 correlation of the steps of white noise smoothed by a Gaussian of sd ``w``
+    samples (scipy's kernel, truncated at 4 sd)."""
+    if w <= 0:
+        return -0.5
+    r = max(int(4.0 * w + 0.5), 1)
+    k = np.exp(-0.5 * (np.arange(-r, r + 1) / w) ** 2)
+    d = np.diff(np.r_[0.0, k / k.sum(), 0.0])
+    return float(d[:-1] @ d[1:] / (d @ d))
+
+
+def _width(rho: float) -> float:
+    """The kernel sd (samples) whose smoothed white noise has step correlation ``rho``."""
+    if rho <= -0.5:
+        return 0.0
+    lo, hi = 0.0, 20.0
+    if rho >= _kernel_rho(hi):
+        return hi
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if _kernel_rho(mid) < rho else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def _smooth(a: np.ndarray, w: float) -> np.ndarray:
+    return gaussian_filter1d(a, w, axis=0, mode="nearest") if w > 0 else a
+
+
+def _gaps(share: float, n: int, rate: float, rng: np.random.Generator) -> np.ndarray:
+    """A missing-sample mask: gaps of log-normal length (public median and log sd, at least a
+    sample) alternating with valid runs (exponential) of mean ``gap (1 - share) / share``."""
+    mask = np.zeros(n, dtype=bool)
+    mean_gap = _GAP_MEDIAN_S * rate * math.exp(_GAP_LOG_SD ** 2 / 2.0)
+    valid = max(mean_gap * (1.0 - share) / share, 1.0)
+    i = rng.exponential(valid)
+    while i < n:
+        length = max(1, round(_GAP_MEDIAN_S * rate * math.exp(_GAP_LOG_SD * rng.normal())))
+        mask[int(i):int(i) + length] = True
+        i += length + rng.exponential(valid)
+    return mask
+
+
+def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
+          sampling_rate_hz: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The tracker applied to a noise-free simulated signal: this recording's values drawn
+    around the released centres (public spreads), white noise smoothed by the kernel and scaled
+    (bisection) so the median step is the drawn one, then the gaps."""
+    vals = {m: float(marginals[m][0]) + _SCALES[m][1] * rng.normal() for m in QUALITY}
+    target = 10.0 ** vals["tracker_step"]
+    w = _width(float(np.clip(vals["tracker_smooth"], -1.0, 0.99)))
+    # the noise only is smoothed: a smoothed eye signal slows the saccades below the event
+    # detector's threshold (MPIIDPEye at 30 Hz: fixation-duration W1 from 0.14 to 2.5 s)
+    eye = np.column_stack([x, y])
+    unit = _smooth(rng.standard_normal(eye.shape), w)
+    de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
+
+    def med(a: float) -> float:
+        d = de + a * du
+        return float(np.median(np.hypot(d[:, 0], d[:, 1])))
+
+    lo, hi = 0.0, target / max(med(1.0) - med(0.0), 1e-12) + 1.0
+    if med(0.0) < target:
+        while med(hi) < target:
+            hi *= 2.0
+        for _ in range(30):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if med(mid) < target else (lo, mid)
+    xy = eye + lo * unit
+    share = float(expit(vals["tracker_missing"]))
+    if share > _MISS_LO:
+        xy[_gaps(share, xy.shape[0], sampling_rate_hz, rng)] = np.nan
+    return xy[:, 0], xy[:, 1]

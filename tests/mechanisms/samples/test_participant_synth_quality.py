@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""participant-synth's tracker marginals: bounded one-hot statistics, the estimate, rendering."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.special import logit
+
+from gazeprivacy.data.recording import Recording
+from gazeprivacy.mechanisms.samples._participant_synth_quality import (
+    QUALITY,
+    QUALITY_SIZES,
+    fit_quality,
+    quality_parts,
+    quality_statistics,
+    track,
+)
+
+__all__: list[str] = []
+
+
+def _rec(x: np.ndarray, y: np.ndarray, rid: str = "r") -> Recording:
+    return Recording.from_arrays(recording=rid, participant="p", x=x, y=y, sampling_rate_hz=100)
+
+
+@pytest.mark.parametrize("scale", [1e-9, 50.0], ids=["still", "huge_steps"])
+def test_extreme_trackers_land_in_the_end_bins_with_weight_one(scale):
+    """Steps far below or above the public range, and almost all samples missing: one unit of
+    weight per marginal, in the end bin (clipped), whatever the values."""
+    rng = np.random.default_rng(0)
+    x, y = scale * rng.standard_normal(400), scale * rng.standard_normal(400)
+    gone = np.where(np.arange(400) < 398, np.nan, 0.0)  # 398 of 400 missing
+    stats = quality_statistics(quality_parts([_rec(x, y), _rec(gone, gone, "g")]))
+    for m in QUALITY:
+        assert stats[m].sum() == 1.0 and np.count_nonzero(stats[m]) == 1, m
+    end = 0 if scale < 1 else QUALITY_SIZES["tracker_step"] - 1
+    assert stats["tracker_step"][end] == 1.0
+    alone = quality_statistics(quality_parts([_rec(gone, gone)]))
+    assert alone["tracker_missing"][-1] == 1.0  # 99.5 % missing, clipped to 0.9
+
+
+def test_a_participant_without_samples_adds_nothing():
+    stats = quality_statistics(quality_parts([_rec(np.full(10, np.nan), np.full(10, np.nan))]))
+    assert all(stats[m].sum() == 0.0 for m in ("tracker_step", "tracker_smooth"))
+    assert stats["tracker_missing"].sum() == 1.0
+
+
+def test_white_noise_reads_as_correlation_minus_a_half_and_its_median_step():
+    """sd 0.1 per axis: median 2-D step sqrt(2 ln 2) x sqrt(2) x 0.1 = 0.1665 (bin [-1, -0.5]);
+    white positions: step correlation -0.5 (on the edge of the bins [-0.75, -0.5) and
+    [-0.5, -0.25))."""
+    rng = np.random.default_rng(1)
+    stats = quality_statistics(quality_parts([_rec(0.1 * rng.standard_normal(20000),
+                                                   0.1 * rng.standard_normal(20000))]))
+    assert np.argmax(stats["tracker_step"]) == 4
+    assert np.argmax(stats["tracker_smooth"]) in (1, 2)
+    assert np.argmax(stats["tracker_missing"]) == 0
+
+
+def test_fit_finds_a_concentrated_population_and_falls_back_to_the_prior():
+    z = np.zeros(8)
+    z[5] = 20.0  # 20 participants at 20 - 35 % missing
+    mu, f = fit_quality("tracker_missing", z, 20.0, 0.5)
+    assert logit(0.2) < mu[0] < logit(0.35) and f > 0.9
+    mu, f = fit_quality("tracker_missing", z, 20.0, 1e6)
+    # the public prior (1 %, truncated to the bins' range from 0.001 up: a little above 1 %)
+    assert logit(0.01) < mu[0] < logit(0.02) and f == pytest.approx(0.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("rho", [-0.5, 0.3, 0.7])
+def test_track_renders_the_released_step_correlation_and_missing_share(rho):
+    """A still eye: the rendered median step within 5 % of the target (the centre, spreads
+    aside: averaged over 40 recordings), the step correlation within 0.1, the missing share
+    within a third of the target."""
+    marg = {"tracker_step": np.array([-1.0]), "tracker_smooth": np.array([rho]),
+            "tracker_missing": np.array([logit(0.1)])}
+    rng = np.random.default_rng(2)
+    steps, rhos, miss = [], [], []
+    for _ in range(40):
+        x, y = track(np.zeros(3000), np.zeros(3000), marg, 100.0, rng)
+        st = quality_statistics(quality_parts([_rec(x, y)]))
+        d = np.hypot(np.diff(x), np.diff(y))
+        steps.append(np.log10(np.nanmedian(d)))
+        rhos.append(np.argmax(st["tracker_smooth"]))
+        miss.append(np.isnan(x).mean())
+    assert abs(np.mean(steps) + 1.0) < 0.05
+    assert np.median(rhos) == np.searchsorted(np.linspace(-1, 1, 9), rho + 1e-9) - 1 or \
+        abs(np.median(rhos) - (rho + 1) / 0.25) <= 1
+    assert 0.067 < np.mean(miss) < 0.133
