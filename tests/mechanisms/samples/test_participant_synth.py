@@ -644,7 +644,8 @@ def test_recording_ids_do_not_depend_on_the_block_of_participants_rendered(two_t
 
     z = np.zeros(3)
     monkeypatch.setattr(render, "simulate_recording",
-                        lambda **kw: SimpleNamespace(t=np.arange(3.0), x=z, y=z))
+                        lambda **kw: SimpleNamespace(
+                            t=np.arange(3.0), x=z, y=z, channels={"event_code": np.zeros(3)}))
 
     p = _params(output_length_s=0.5)
     phases = plan(p)

@@ -31,8 +31,9 @@ centre ``mu`` on a public grid under a flat prior, the participants' values mode
 The rendering (:func:`track`, post-processing): each synthetic recording draws its values
 around the released centres (the public spread), then white noise smoothed by a Gaussian kernel
 whose width gives the step correlation is added to the simulated eye signal, scaled so the
-median step is the drawn one, and gaps (NaN runs of log-normal length, public median
-0.07 s) cover the drawn missing share.
+median step is the drawn one (when the eye signal alone steps more, its fixational motion is
+shrunk toward each fixation's chord instead, saccades intact), and gaps (NaN runs of
+log-normal length, public median 0.07 s) cover the drawn missing share.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from scipy.ndimage import gaussian_filter1d
 from scipy.special import expit, logit, ndtr
 
 from gazeprivacy.data.recording import Recording
+from gazeprivacy.data.simulate import EVENT_CODES
 from gazeprivacy.guarantees import ColumnStatus, Status
 
 __all__ = ["QUALITY", "QUALITY_PARTS", "QUALITY_PRIOR", "QUALITY_SIZES", "fit_quality",
@@ -213,11 +215,35 @@ def _gaps(share: float, n: int, rate: float, rng: np.random.Generator) -> np.nda
     return mask
 
 
+def _fixational(eye: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """Each fixation run's deviation from its chord (the line between the run's first and last
+    samples), zero elsewhere (a run: drift and microsaccades between two saccades):
+    subtracting a share of it shrinks the fixational motion (drift, tremor, microsaccades)
+    while every run keeps its end points, so the saccades (and where they land) stay as
+    simulated. Microsaccades shrink too: kept whole, the event detector splits more fixations
+    at them (DOVES: fixation-duration W1 up by about 0.02 s)."""
+    dev = np.zeros_like(eye)
+    i = np.flatnonzero(code != EVENT_CODES["saccade"])
+    if i.size == 0:
+        return dev
+    new_run = np.r_[True, np.diff(i) > 1]
+    starts, ends = i[new_run], i[np.r_[new_run[1:], True]]
+    run = np.cumsum(new_run) - 1
+    s, e = starts[run], ends[run]
+    frac = ((i - s) / np.maximum(e - s, 1))[:, None]
+    dev[i] = eye[i] - (eye[s] + frac * (eye[e] - eye[s]))
+    return dev
+
+
 def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
-          sampling_rate_hz: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+          sampling_rate_hz: float, rng: np.random.Generator,
+          code: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The tracker applied to a noise-free simulated signal: this recording's values drawn
     around the released centres (public spreads), white noise smoothed by the kernel and scaled
-    (bisection) so the median step is the drawn one, then the gaps."""
+    (bisection) so the median step is the drawn one, then the gaps. When the eye signal alone
+    steps more than that and its event codes (``code``, the simulator's ground truth) are
+    given, its fixational motion is shrunk instead (:func:`_fixational`, bisection on the
+    share) so the median step is the drawn one."""
     vals = {m: float(marginals[m][0]) + _SCALES[m][1] * rng.normal() for m in QUALITY}
     target = 10.0 ** vals["tracker_step"]
     w = _width(float(np.clip(vals["tracker_smooth"], -1.0, 0.99)))
@@ -238,6 +264,13 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
         for _ in range(30):
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if med(mid) < target else (lo, mid)
+    elif code is not None:  # shrink: a = minus the share of the deviation taken away
+        unit = -_fixational(eye, code)
+        du, lo, hi = np.diff(unit, axis=0), 0.0, 1.0
+        for _ in range(30):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if med(mid) > target else (lo, mid)
+        lo = hi
     xy = eye + lo * unit
     share = float(expit(vals["tracker_missing"]))
     if share > _MISS_LO:

@@ -283,8 +283,9 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
             sim = simulate_recording(traits=traits, task=task, duration_s=output_length_s,
                                      sampling_rate_hz=sampling_rate_hz, rng=rng_j,
                                      geometry=bins.geometry, recording="r",
-                                     measurement_noise_deg=0.0)
-            x, y = track(sim.x, sim.y, models[key].marginals, sampling_rate_hz, rng_j)
+                                     measurement_noise_deg=0.0, ground_truth=True)
+            x, y = track(sim.x, sim.y, models[key].marginals, sampling_rate_hz, rng_j,
+                         code=sim.channels["event_code"])
             out.append(Recording(recording=f"{pid}-{j + 1:0{width}d}", participant=pid,
                                  t=sim.t, x=x, y=y, sampling_rate_hz=sampling_rate_hz,
                                  labels=dict(zip(public_labels, key, strict=True)),
