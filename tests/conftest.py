@@ -4,17 +4,23 @@
 
 Tests marked ``realdata`` skip only when that folder is absent *outside CI*; under CI (``CI``
 set) its absence is a failure, so a green CI run has always exercised the real data.
+
+``tests/`` itself is put on ``sys.path`` here (pytest runs in importlib mode), so that every test
+imports the shared helper modules (``evaluate_helpers``, ``export_helpers``, ``gaze_helpers``).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+if str(REPO / "tests") not in sys.path:
+    sys.path.insert(0, str(REPO / "tests"))
 
 
 def shared_data_dir() -> Path | None:

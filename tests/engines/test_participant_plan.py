@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from gaze_helpers import assert_same_gaze
 from gazeprivacy.cli.app import app
 from gazeprivacy.data import Dataset, write_dataset
 from gazeprivacy.data.partitioned import PartitionedDataset, split_dataset, write_partitioned
@@ -46,13 +47,6 @@ def _one_process(ds, seed, **kw):
     return protect(ds, mechanism="dpgazesynth", rng=make_rng(seed).spawn(2)[0], **kw)
 
 
-def _same_gaze(a, b):
-    assert [r.recording for r in a] == [r.recording for r in b]
-    for ra, rb in zip(a, b, strict=True):
-        np.testing.assert_array_equal(ra.t, rb.t)
-        np.testing.assert_array_equal(ra.x, rb.x)
-        np.testing.assert_array_equal(ra.y, rb.y)
-
 
 def test_the_plan_is_participant_grouped():
     plan = plan_for("dpgazesynth", **P)
@@ -86,7 +80,7 @@ def test_release_is_bit_equal_to_one_process_at_a_seed(ds, per_part):
     stream = iter_protected(parts, mechanism="dpgazesynth", seed=8, **P)
     out = [r for _, rel in stream for r in rel]
     one = _one_process(ds, 8, **P)
-    _same_gaze(Dataset(tuple(out)), one.output)
+    assert_same_gaze(Dataset(tuple(out)), one.output)
     g, w = stream.guarantee, one.guarantee
     assert g.per_participant == w.per_participant  # m windows each, the same rule
     assert (g.epsilon, g.unit) == (w.epsilon, w.unit)
@@ -99,7 +93,7 @@ def test_missing_keep_and_output_length_are_bit_equal_too(ds):
                           for r, g in zip(ds, gaps, strict=True)))
     for kw in ({**P, "missing": "keep"}, {**P, "output_length_s": 2.0}):
         stream = iter_protected(split_dataset(holes, 3), mechanism="dpgazesynth", seed=2, **kw)
-        _same_gaze(Dataset(tuple(r for _, rel in stream for r in rel)),
+        assert_same_gaze(Dataset(tuple(r for _, rel in stream for r in rel)),
                    _one_process(holes, 2, **kw).output)
 
 

@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from gaze_helpers import assert_same_gaze
 from gazeprivacy.cli.app import app
 from gazeprivacy.data import Dataset, write_dataset
 from gazeprivacy.data.partitioned import PartitionedDataset, split_dataset, write_partitioned
@@ -35,13 +36,6 @@ def ds():
                             rng=np.random.default_rng(11))
 
 
-def _same_gaze(a, b):
-    assert [r.recording for r in a] == [r.recording for r in b]
-    for ra, rb in zip(a, b, strict=True):
-        np.testing.assert_array_equal(ra.t, rb.t)
-        np.testing.assert_array_equal(ra.x, rb.x)
-        np.testing.assert_array_equal(ra.y, rb.y)
-
 
 def test_the_plan_is_participant_grouped():
     plan = plan_for("participant-synth", **P)
@@ -56,7 +50,7 @@ def test_release_is_bit_equal_to_one_process_at_a_seed(ds, per_part):
     stream = iter_protected(parts, mechanism="participant-synth", seed=8, **P)
     out = [r for _, rel in stream for r in rel]
     one = protect(ds, mechanism="participant-synth", rng=make_rng(8).spawn(2)[0], **P)
-    _same_gaze(Dataset(tuple(out)), one.output)
+    assert_same_gaze(Dataset(tuple(out)), one.output)
     g, w = stream.guarantee, one.guarantee
     assert g.per_participant == w.per_participant  # one unit per participant, not per partition
     assert (g.epsilon, g.delta, g.unit, g.parameters) == (w.epsilon, w.delta, w.unit,

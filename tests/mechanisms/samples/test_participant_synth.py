@@ -12,6 +12,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from gaze_helpers import assert_same_gaze
 from gazeprivacy.accounting.zcdp import epsilon_to_rho, rho_to_epsilon
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
@@ -363,12 +364,6 @@ def _bound_run(p, parts, root):
     return model, [bound.release(i, q, model, pieces[i], None) for i, q in enumerate(parts)]
 
 
-def _same_gaze(a, b):
-    assert [r.recording for r in a] == [r.recording for r in b]
-    for ra, rb in zip(a, b, strict=True):
-        np.testing.assert_array_equal(ra.x, rb.x)
-        np.testing.assert_array_equal(ra.y, rb.y)
-
 
 @pytest.mark.parametrize("cuts", [(8,), (6,), (3, 6, 13)],
                          ids=["whole_participants", "p02_split_in_two", "splits_everywhere"])
@@ -381,7 +376,7 @@ def test_partition_wise_release_is_bit_equal_to_one_process(two_tasks, cuts):
     one = participant_synth(two_tasks, p, rng=np.random.default_rng(7))
     model, outs = _bound_run(p, parts, np.random.default_rng(7))
     assert model.setup.n_input == 4
-    _same_gaze([r for o in outs for r in o.output], one.output)
+    assert_same_gaze([r for o in outs for r in o.output], one.output)
     pids = [[r.participant for r in o.output] for o in outs]  # consecutive blocks
     assert sorted({q for ps in pids for q in ps}) == ["S001", "S002", "S003", "S004", "S005"]
     assert all(o.guarantee == one.guarantee for o in outs)
