@@ -2,8 +2,8 @@
 # Copyright (c) 2026 the gazeprivacy developers
 """Shared test helpers for attacks, metrics, experiments and report tests.
 
-Importable as ``evaluate_helpers``: the ``conftest.py`` of each folder that uses it puts ``tests/``
-on ``sys.path`` (pytest runs in importlib mode); spawned worker processes inherit that path, so
+Importable as ``evaluate_helpers``: the root ``tests/conftest.py`` puts ``tests/`` on
+``sys.path`` (pytest runs in importlib mode); spawned worker processes inherit that path, so
 they can unpickle the fake mechanism below by reference.
 """
 
