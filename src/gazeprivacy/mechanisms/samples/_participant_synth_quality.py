@@ -39,7 +39,7 @@ log-normal length, public median 0.07 s) cover the drawn missing share.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from scipy.ndimage import gaussian_filter1d
@@ -188,13 +188,21 @@ def _width(rho: float) -> float:
     """The kernel sd (samples) whose smoothed white noise has step correlation ``rho``."""
     if rho <= -0.5:
         return 0.0
-    lo, hi = 0.0, 20.0
-    if rho >= _kernel_rho(hi):
-        return hi
-    for _ in range(40):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if _kernel_rho(mid) < rho else (lo, mid)
+    if rho >= _kernel_rho(20.0):
+        return 20.0
+    lo, hi = _bisect(lambda w: _kernel_rho(w) < rho, 0.0, 20.0, 40)
     return 0.5 * (lo + hi)
+
+
+def _bisect(below: Callable[[float], bool], lo: float, hi: float, steps: int
+            ) -> tuple[float, float]:
+    """``[lo, hi]`` halved ``steps`` times around the point where the monotone test ``below``
+    turns false (true: the point is above ``mid``). A fixed number of halvings, not SciPy's
+    root finders: the releases stay bit-equal at a seed whatever SciPy's tolerances."""
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if below(mid) else (lo, mid)
+    return lo, hi
 
 
 def _smooth(a: np.ndarray, w: float) -> np.ndarray:
@@ -253,25 +261,21 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     unit = _smooth(rng.standard_normal(eye.shape), w)
     de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
 
-    def med(a: float) -> float:
+    def med(a: float, du: np.ndarray = du) -> float:
         d = de + a * du
         return float(np.median(np.hypot(d[:, 0], d[:, 1])))
 
-    lo, hi = 0.0, target / max(med(1.0) - med(0.0), 1e-12) + 1.0
+    a = 0.0
     if med(0.0) < target:
+        hi = target / max(med(1.0) - med(0.0), 1e-12) + 1.0
         while med(hi) < target:
             hi *= 2.0
-        for _ in range(30):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if med(mid) < target else (lo, mid)
+        a, _ = _bisect(lambda v: med(v) < target, 0.0, hi, 30)
     elif code is not None:  # shrink: a = minus the share of the deviation taken away
         unit = -_fixational(eye, code)
-        du, lo, hi = np.diff(unit, axis=0), 0.0, 1.0
-        for _ in range(30):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if med(mid) > target else (lo, mid)
-        lo = hi
-    xy = eye + lo * unit
+        du_shrink = np.diff(unit, axis=0)
+        _, a = _bisect(lambda v: med(v, du_shrink) > target, 0.0, 1.0, 30)
+    xy = eye + a * unit
     share = float(expit(vals["tracker_missing"]))
     if share > _MISS_LO:
         xy[_gaps(share, xy.shape[0], sampling_rate_hz, rng)] = np.nan
