@@ -30,7 +30,7 @@ import polars as pl
 
 from gazeprivacy.report.membership import pooled_membership
 
-__all__ = ["null_scores", "main"]
+__all__ = ["main", "null_scores"]
 
 
 def null_scores(n: int, *, seeds: int, folds: int, shift: float, typicality: float,

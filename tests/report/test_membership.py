@@ -93,3 +93,31 @@ def test_no_certificate_where_the_attacker_misses_the_raw_copy():
         pl.concat([null, caught]), rng=rng, n_bootstrap=300).iter_rows(named=True)}
     assert rows["m"]["copy_caught"] is True and rows["m"]["verdict"] == "certified"
     assert rows["none"]["verdict"] == "refuted"
+
+
+def test_membership_power_script_null_needs_many_people():
+    """scripts/membership_power.py (the limits page's table): a release that carries nothing
+    certifies AUC <= 0.6 at 60 people but not TPR - FPR <= 0.1 at 8 (its interval is too wide),
+    and a leak of 1.5 sd is refuted at 17 (fixed seeds; one run each)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "membership_power.py"
+    spec = importlib.util.spec_from_file_location("membership_power", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+
+    def run(n, shift, seed):
+        rng = np.random.default_rng(seed)
+        scores = mod.null_scores(n, seeds=5, folds=3, shift=shift, typicality=0.5, rng=rng)
+        assert scores.height == 5 * 3 * n
+        assert scores.group_by("seed", "participant").agg(
+            (~pl.col("member")).sum())["member"].to_list() == [1] * (5 * n)
+        return pooled_membership(scores, rng=rng, n_bootstrap=400).row(0, named=True)
+
+    wide = run(8, 0.0, 0)
+    assert wide["advantage_high"] > 0.1 and wide["advantage_verdict"] != "certified"
+    many = run(60, 0.0, 0)
+    assert many["auc_high"] <= 0.6 and many["auc_verdict"] == "certified"
+    leak = run(17, 1.5, 0)
+    assert leak["auc_low"] > 0.6 and leak["verdict"] == "refuted"
