@@ -80,7 +80,7 @@ def _events(kind, filter_spikes, pp_input, clf_args):
     fast.filter_spikes = filter_spikes
     try:
         with ours._quiet():
-            clf, s = ours._classifier(*clf_args, kind=kind)
+            clf, s = ours._classifier(*clf_args, kind=kind or fast.fast_classifier_type())
             data = np.rec.fromarrays([pp_input[0].copy(), pp_input[1].copy()], names=["x", "y"])
             pp = clf.preproc(data, min_blink_duration=0.0, dilate_nan=0.0,
                              median_filter_length=(s["median"] + 0.5) / clf.sr,
@@ -133,12 +133,15 @@ def test_whole_event_lists_equal_remodnavs(rate, nan):
     _same_events(ev_fast, ev_ref)
 
 
-def test_remodnav_codes_equal_with_remodnavs_classifier(monkeypatch):
+@pytest.mark.parametrize("rate", [60.0, 100.0, 250.0])
+def test_remodnav_codes_equal_with_remodnavs_classifier(monkeypatch, rate):
+    """The lean event records (below 200 Hz: no PSO search, labels and bounds only) and the
+    whole ones (250 Hz) give the codes of REMoDNaV's own classifier and spike filter."""
     from remodnav import EyegazeClassifier
 
     ds = simulate_dataset(n_participants=2, tasks=("free-viewing", "reading"), duration_s=8.0,
-                          sampling_rate_hz=250, rng=np.random.default_rng(6))
-    params = ours.RemodnavParams.for_rate(250)
+                          sampling_rate_hz=rate, rng=np.random.default_rng(6))
+    params = ours.RemodnavParams.for_rate(rate)
     got = [ours.remodnav_codes(r, params, 0.1) for r in ds]
     monkeypatch.setattr(ours, "_classifier", functools.partial(ours._classifier,
                                                                kind=EyegazeClassifier))

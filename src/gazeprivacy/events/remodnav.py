@@ -214,14 +214,14 @@ def _classifier(params: RemodnavParams, sr: float,
                 kind: type | None = None) -> tuple[Any, dict[str, int]]:
     """REMoDNaV's classifier (``kind``; default with its hot methods replaced by bit-identical
     faster ones, :mod:`gazeprivacy.events._remodnav_fast`) and the durations in samples."""
-    from gazeprivacy.events._remodnav_fast import fast_classifier_type  # lazy: remodnav
+    from gazeprivacy.events._remodnav_fast import lean_classifier_type  # lazy: remodnav
 
     s = params.samples(sr)
 
     def sec(k: int) -> float:  # REMoDNaV truncates seconds * rate: ask for k + 0.5 samples
         return (k + 0.5) / sr if k else 0.0
 
-    return (kind or fast_classifier_type())(
+    return (kind or lean_classifier_type())(
         px2deg=1.0, sampling_rate=sr,
         pursuit_velthresh=params.pursuit_velocity_threshold_deg_s,
         noise_factor=params.noise_factor,
@@ -244,6 +244,23 @@ def _butter_sos(order: int, wn: float, btype: str, analog: bool) -> tuple[np.nda
 
     sos = signal.butter(order, wn, btype=btype, analog=analog, output="sos")
     return sos, signal.sosfilt_zi(sos)
+
+
+def _sosfiltfilt_rows(sos: np.ndarray, zi: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """:func:`_sosfiltfilt` of each row of the 2-D ``xs`` (at least two columns), the rows
+    through SciPy's loop together (it filters each row on its own: the same bits)."""
+    kernel = _sosfilt_kernel()
+    if kernel is None or sos.dtype != np.float64 or not sos.flags.c_contiguous:
+        return np.stack([_sosfiltfilt(sos, zi, x) for x in xs])
+    xs = np.asarray(xs, dtype=np.float64)
+    pad = min(3 * (2 * sos.shape[0] + 1), xs.shape[1] - 1)
+    ext = np.concatenate((2 * xs[:, :1] - xs[:, pad:0:-1], xs,
+                          2 * xs[:, -1:] - xs[:, -2:-pad - 2:-1]), axis=1)
+    y = np.ascontiguousarray(ext)
+    kernel(sos, y, np.ascontiguousarray(zi[None] * ext[:, :1, None]))
+    y = np.ascontiguousarray(y[:, ::-1])
+    kernel(sos, y, np.ascontiguousarray(zi[None] * y[:, :1, None]))
+    return y[:, ::-1][:, pad:ext.shape[1] - pad]
 
 
 def _sosfiltfilt(sos: np.ndarray, zi: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -370,13 +387,13 @@ def _find_peaks(vels: np.ndarray, threshold: float) -> list[list[Any]]:
     k = 0
     while k < ups.size:
         on = int(ups[k])
-        j = int(np.searchsorted(downs, on))
+        j = int(downs.searchsorted(on))
         off = int(downs[j]) if j < downs.size else None
         v = vels[on:] if off is None else vels[on:min(n, off + 1)]
         out.append([on, n - 1 if off is None else off, v[~np.isnan(v)]])
         if off is None:
             break
-        k = int(np.searchsorted(ups, off + 1))
+        k = int(ups.searchsorted(off + 1))
     return out
 
 

@@ -93,7 +93,10 @@ def mask_column(share: float) -> ColumnStatus:
 def _log_hist(d: np.ndarray) -> np.ndarray:
     d = d[np.isfinite(d)]
     v = np.clip(np.log10(np.maximum(d, 1e-300)), _FINE[0], _FINE[-1])
-    return np.histogram(v, bins=_FINE)[0].astype(np.float64)
+    # the equal-width form of bins=_FINE (NumPy's edges are the same linspace, and it corrects
+    # each index against them: the same counts), without sorting every step (issue 18)
+    return np.histogram(v, bins=_FINE.size - 1, range=(_FINE[0], _FINE[-1]))[0].astype(
+        np.float64)
 
 
 def quality_parts(recs: Sequence[Recording]) -> dict[str, np.ndarray]:
