@@ -48,6 +48,8 @@ from typing import Any
 
 import numpy as np
 
+from gazeprivacy._scipy import scipy_signal
+
 __all__ = ["SILENT_LOG", "adaptive_thresholds", "clf_module", "detect_saccades",
            "fast_classifier_type", "filter_spikes", "fix_or_pursuit", "lean_classifier_type",
            "lean_record", "nan_free_runs", "preproc", "signal_props", "spike_filtered"]
@@ -216,6 +218,7 @@ def clf_module() -> types.ModuleType:
     imported with a stand-in ``statsmodels.robust.scale`` (only for the import; removed from
     ``sys.modules`` right after) whose ``mad`` imports statsmodels' own on its first call, so
     REMoDNaV used outside gazeprivacy's calls still computes statsmodels' MAD."""
+    scipy_signal()  # (without scipy.stats)
     name = "statsmodels.robust.scale"
     if "remodnav.clf" in sys.modules or name in sys.modules:
         import remodnav.clf

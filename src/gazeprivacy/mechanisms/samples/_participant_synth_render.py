@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from gazeprivacy._scipy import scipy_signal
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Recording
 from gazeprivacy.data.simulate import ParticipantTraits, ScanPath, draw_traits, simulate_recording
@@ -236,7 +237,7 @@ def position_model(model: KeyModel, bins: PublicBins) -> PositionModel:
     product of experts) short saccades would give ``d^2`` (a narrower cloud) and long ones
     ``d``. Post-processing of the released model.
     """
-    from scipy.signal import fftconvolve
+    fftconvolve = scipy_signal().fftconvolve
 
     raw = np.asarray(model.marginals["saccade_direction"], dtype=np.float64)
     half = raw.size // 2  # the direction marginal folded onto theta and theta + pi
