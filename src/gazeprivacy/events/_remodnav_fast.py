@@ -150,15 +150,23 @@ def _nan_free_median(a: np.ndarray) -> Any:
 def adaptive_thresholds(self: Any, vels: Any) -> tuple[Any, Any]:
     """``EyegazeClassifier.get_adaptive_saccade_velocity_velthresh`` (Nystroem & Holmqvist's
     iteration: median + 2 x factor x MAD of the speeds below the current threshold, until it
-    moves by at most 1 deg/s or 30 steps), with the speeds sorted once."""
+    moves by at most 1 deg/s or 30 steps), with the speeds sorted once. A step whose cut
+    keeps the same speeds as the step before gives that step's threshold again (the same
+    median and MAD): it is not recomputed, and the loop stops there (it moved by 0)."""
     s = np.sort(np.asarray(vels, dtype=np.float64))  # NaN last: never below a cut
     cur = self.velthresh_startvel
     count, dif = 0, 2
     med: Any = np.nan
     scale = np.nan
+    kept = -1
     while dif > 1 and count < 30:
         old = cur
-        below = s[:int(s.searchsorted(old, side="left"))]
+        j = int(s.searchsorted(old, side="left"))
+        if j == kept:  # (old is then the last step's nonzero threshold)
+            count += 1
+            break
+        kept = j
+        below = s[:j]
         if below.shape[0]:
             med = _sorted_median(below)
             scale = float(_nan_free_median(np.abs(below - med))) / _MAD_SCALE
