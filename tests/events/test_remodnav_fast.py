@@ -46,6 +46,20 @@ def test_spike_filter_equals_remodnavs_loop():
         assert _bits(fast.spike_filtered(a)) == _bits(_upstream_filter(a))
 
 
+def test_spike_filter_of_pieces_equals_remodnavs_loop_on_each():
+    """All pieces at once (a recording's segments, x and y): each as REMoDNaV's loop on it
+    alone, including a chain longer than the passes (the sequential finish, per piece), empty
+    and one- to six-sample pieces, NaN and ties."""
+    rng = np.random.default_rng(2)
+    pieces = _signals(rng)
+    pieces = [*pieces, pieces[0][:50].copy(), np.tile([3.0, -3.0], 40), *pieces[::-1]]
+    got = fast.spike_filtered_pieces(pieces)
+    assert len(got) == len(pieces)
+    for a, g in zip(pieces, got, strict=True):
+        assert _bits(g) == _bits(_upstream_filter(a))
+    assert fast.spike_filtered_pieces([]) == []
+
+
 @pytest.mark.parametrize("noise_factor", [5.0, 7.0])
 def test_adaptive_thresholds_equal_remodnavs(noise_factor):
     """Against the package's own method and statsmodels' MAD (no replacement at all), on

@@ -525,14 +525,23 @@ def remodnav_codes(recording: Recording, params: RemodnavParams,
     speeds = []
     with _quiet():
         clf, s = _classifier(params, sr)
-        for a, b in _trimmed_segments(recording, max_interval_s, s):
+        segs = _trimmed_segments(recording, max_interval_s, s)
+        long = [(a, b) for a, b in segs if b - a >= min_len]
+        xy = {}
+        if getattr(clf, "spikes_filtered", False):  # its preproc leaves the spike filter to us
+            from gazeprivacy.events._remodnav_fast import spike_filtered_pieces
+
+            done = spike_filtered_pieces([recording.x[a:b] for a, b in long]
+                                         + [recording.y[a:b] for a, b in long])
+            xy = {ab: (done[i], done[len(long) + i]) for i, ab in enumerate(long)}
+        for a, b in segs:
             starts[a] = True
             if b < n:
                 starts[b] = True
             if b - a < min_len:
                 continue
-            c, st, v = _segment_codes(clf, s, recording.x[a:b], recording.y[a:b],
-                                      params.max_velocity_deg_s)
+            x, y = xy.get((a, b), (recording.x[a:b], recording.y[a:b]))
+            c, st, v = _segment_codes(clf, s, x, y, params.max_velocity_deg_s)
             code[a:b] = c
             starts[a:b] |= st
             speeds.append(v)
