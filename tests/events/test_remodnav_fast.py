@@ -223,3 +223,34 @@ def test_detection_does_not_import_statsmodels_and_remodnav_keeps_its_mad():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert res.stdout.split("\n")[:2] == ["[]", "True True"], res.stdout
+
+
+@pytest.mark.parametrize("rate", [60.0, 100.0, 500.0])
+def test_fix_or_pursuit_of_all_stretches_at_once_equals_one_at_a_time(rate):
+    """The lean classifier's batch (every stretch as a row, zeros after it) gives each
+    stretch's events of ``_fix_or_pursuit`` one at a time: stretches of 1 to 3 samples (no
+    filter; a padding shorter than the filter's), long ones, and pursuit (some with pursuit
+    from start to end)."""
+    from gazeprivacy.events import _remodnav_batch as batch
+    from gazeprivacy.events.synthetic_pursuit import add_pursuit
+
+    r = simulate_dataset(n_participants=1, tasks=("free-viewing",), duration_s=10.0,
+                         sampling_rate_hz=rate, rng=np.random.default_rng(7),
+                         ground_truth=True)[0]
+    r = add_pursuit(r, pursuit_share=0.4, rng=np.random.default_rng(8))
+    ok = np.isfinite(r.x)
+    data = np.rec.fromarrays([r.x[ok], r.y[ok], np.ones(int(ok.sum()))],
+                             names=["x", "y", "vel"])
+    n = len(data)
+    rng = np.random.default_rng(9)
+    cuts = np.unique(np.concatenate([[0, 1, 2, 4, 7, n], rng.integers(8, n, 60)]))
+    windows = list(zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True))
+    with ours._quiet():
+        clf, _ = ours._classifier(ours.RemodnavParams.for_rate(rate), rate,
+                                  kind=fast.fast_classifier_type())
+        want = [(e["label"], e["start_time"], e["end_time"]) for a, b in windows
+                for e in clf._fix_or_pursuit(data, a, b)]
+        got = batch.fix_or_pursuit_all(clf, data, [w for w in windows
+                                                   if w[1] - w[0] >= clf.min_fix_dur])
+    assert got == want
+    assert {"FIXA", "PURS"} <= {g[0] for g in got}

@@ -52,7 +52,8 @@ from gazeprivacy._scipy import scipy_signal
 
 __all__ = ["SILENT_LOG", "adaptive_thresholds", "clf_module", "detect_saccades",
            "fast_classifier_type", "filter_spikes", "fix_or_pursuit", "lean_classifier_type",
-           "lean_record", "nan_free_runs", "preproc", "signal_props", "spike_filtered",
+           "lean_record", "nan_free_runs", "preproc", "pursuit_runs", "signal_props",
+           "spike_filtered",
            "spike_filtered_pieces"]
 
 class _SilentLog:
@@ -325,7 +326,7 @@ def fix_or_pursuit(self: Any, data: Any, start: int, end: int) -> Any:
     The low-pass filter is :mod:`gazeprivacy.events.remodnav`'s (the one its call puts in
     REMoDNaV's place), on ``x`` and ``y`` at once; a stretch with no speed above the threshold
     is one fixation (what the runs give then) without the run search."""
-    from gazeprivacy.events.remodnav import _butter_sos, _find_peaks, _sosfiltfilt_rows
+    from gazeprivacy.events.remodnav import _butter_sos, _sosfiltfilt_rows
 
     if end - start < self.min_fix_dur:
         return
@@ -336,11 +337,22 @@ def fix_or_pursuit(self: Any, data: Any, start: int, end: int) -> Any:
     d = np.diff(xy, axis=1)
     vels = (d[0] ** 2 + d[1] ** 2) ** 0.5  # REMoDNaV's _get_velocities, step by step
     vels *= self.px2deg * self.sr
-    thresh = self.pursuit_velthresh
-    if not (vels > thresh).any():
+    if not (vels > self.pursuit_velthresh).any():
         yield self._mk_event_record(data, None, "FIXA", start, end)
         return
+    for ev in pursuit_runs(self, vels, end - start):
+        yield self._mk_event_record(data, None, "PURS" if ev[0] else "FIXA", start + ev[1],
+                                    start + ev[-1])
+
+
+def pursuit_runs(self: Any, vels: np.ndarray, n: int) -> list[list[int]]:
+    """``_fix_or_pursuit``'s events ``[pursuit?, first, end]`` (relative to the stretch of
+    ``n`` samples) from its low-passed speeds ``vels``: pursuit where they exceed the pursuit
+    threshold long enough (REMoDNaV's peaks, onsets and offsets), fixation elsewhere."""
+    from gazeprivacy.events.remodnav import _find_peaks
+
     clf = clf_module()
+    thresh = self.pursuit_velthresh
     flags = np.zeros((len(vels),), dtype=int)
     for on, off, _ in sorted(_find_peaks(vels, thresh), key=lambda x: x[2].sum(),
                              reverse=True):
@@ -348,9 +360,7 @@ def fix_or_pursuit(self: Any, data: Any, start: int, end: int) -> Any:
         off = clf.find_movement_offsetidx(vels, off, thresh)
         if off - on >= self.min_purs_dur:
             flags[on:off] = 1
-    for ev in _merged(_runs(flags), {1: self.min_purs_dur, 0: self.min_fix_dur}, end - start):
-        yield self._mk_event_record(data, None, "PURS" if ev[0] else "FIXA", start + ev[1],
-                                    start + ev[-1])
+    return _merged(_runs(flags), {1: self.min_purs_dur, 0: self.min_fix_dur}, n)
 
 
 def detect_saccades(self: Any, candidate_locs: Any, data: Any, start: int, end: int,
@@ -486,6 +496,14 @@ def lean_classifier_type() -> type:
     """:func:`fast_classifier_type` with :func:`lean_record` as its event record: the same
     events (labels and bounds), without their other fields unless it looks for PSOs; its
     ``preproc`` takes ``x`` and ``y`` already spike-filtered (``spikes_filtered``: its caller
-    filters a recording's segments at once, :func:`spike_filtered_pieces`)."""
+    filters a recording's segments at once, :func:`spike_filtered_pieces`); with SciPy's
+    filter loop at hand it notes the stretches between saccades and its caller classifies
+    them all at once afterwards (``defers_fix_or_pursuit``:
+    :mod:`gazeprivacy.events._remodnav_batch`)."""
+    from gazeprivacy.events._remodnav_batch import deferred_fix_or_pursuit
+    from gazeprivacy.events.remodnav import _sosfilt_kernel
+
+    batch = {"_fix_or_pursuit": deferred_fix_or_pursuit, "defers_fix_or_pursuit": True} \
+        if _sosfilt_kernel() is not None else {}
     return type("LeanEyegazeClassifier", (fast_classifier_type(),),
-                {"_mk_event_record": lean_record, "spikes_filtered": True})
+                {"_mk_event_record": lean_record, "spikes_filtered": True, **batch})

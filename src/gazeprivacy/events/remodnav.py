@@ -472,9 +472,19 @@ def _segment_codes(clf: Any, s: dict[str, int], x: np.ndarray, y: np.ndarray,
     # a plain structured array, not REMoDNaV's record array: the same fields and values, without
     # the record array's Python-level item access (REMoDNaV reads it sample by sample)
     pp = pp.view(np.ndarray).view(np.dtype([(f, pp.dtype[f]) for f in pp.dtype.names]))
+    deferring = getattr(clf, "defers_fix_or_pursuit", False)
+    if deferring:  # (the lean classifier: the stretches between saccades all at once after)
+        clf.deferred = []
     events = clf(pp, classify_isp=True, sort_events=True)
     code = np.full(n, _NONE, dtype=np.int8)
     start = np.zeros(n, dtype=bool)
+    if deferring:
+        from gazeprivacy.events._remodnav_batch import fix_or_pursuit_all
+
+        for label, a, b in fix_or_pursuit_all(clf, pp, clf.deferred):
+            if min(n, b) > a:
+                code[a:min(n, b)] = REMODNAV_LABELS[label]
+                start[a] = True
     sacs = []
     for e in events:
         a = round(float(e["start_time"]) * clf.sr)
