@@ -382,6 +382,8 @@ def _find_peaks(vels: np.ndarray, threshold: float) -> list[list[Any]]:
     vels = np.asarray(vels)
     n = len(vels)
     ups = (vels > threshold).nonzero()[0]
+    if not ups.size:  # (no run: most stretches between saccades)
+        return []
     downs = (vels < threshold).nonzero()[0]
     out = []
     k = 0
