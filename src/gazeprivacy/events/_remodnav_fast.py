@@ -13,7 +13,8 @@ call (its ``_patched`` context and its classifier):
   changed (the sequential result is the one fixed point of that update);
 * :func:`adaptive_thresholds`: ``get_adaptive_saccade_velocity_velthresh`` sorts the speeds
   once: every iteration's "speeds below the cut" is then a prefix of the sorted speeds, and its
-  median a lookup (REMoDNaV filtered and partitioned them again at every step);
+  median a lookup (REMoDNaV filtered and partitioned them again at every step); a step that
+  keeps the last step's speeds ends the loop without recomputing;
 * :func:`nan_free_runs`: ``_classify_intersaccade_period``'s sample-by-sample search for NaN-free
   stretches, as one mask;
 * :func:`signal_props`: ``_get_signal_props`` without the record-array copy when no speed is
@@ -172,30 +173,16 @@ def filter_spikes(data: Any) -> Any:
     return data
 
 
-def _sorted_median(s: np.ndarray) -> Any:
-    """``np.median`` of a non-empty sorted float array (the same bits: NumPy's mean of the
-    middle one or two values)."""
-    n = s.shape[0]
-    k = n // 2
-    lo = k if n % 2 else k - 1
-    return np.add.reduce(s[lo:k + 1]) / (k + 1 - lo)
-
-
-def _nan_free_median(a: np.ndarray) -> Any:
-    """``np.median`` of a non-empty 1-D float array without NaN, partitioned in place (the
-    same bits: the middle one or two values, NumPy's mean of them)."""
-    n = a.shape[0]
-    a.partition(n // 2 if n % 2 else (n // 2 - 1, n // 2))  # the middle ones in place
-    return _sorted_median(a)
-
-
 def adaptive_thresholds(self: Any, vels: Any) -> tuple[Any, Any]:
     """``EyegazeClassifier.get_adaptive_saccade_velocity_velthresh`` (Nystroem & Holmqvist's
     iteration: median + 2 x factor x MAD of the speeds below the current threshold, until it
-    moves by at most 1 deg/s or 30 steps), with the speeds sorted once. A step whose cut
-    keeps the same speeds as the step before gives that step's threshold again (the same
-    median and MAD): it is not recomputed, and the loop stops there (it moved by 0)."""
-    s = np.sort(np.asarray(vels, dtype=np.float64))  # NaN last: never below a cut
+    moves by at most 1 deg/s or 30 steps), with the speeds sorted once: each step's speeds
+    below the cut are a prefix, whose median is a look-up (NumPy's mean of the middle one or
+    two values, the same bits), and the MAD's median a partition. A step whose cut keeps the
+    same speeds as the step before gives that step's threshold again (the same median and
+    MAD): it is not recomputed, and the loop stops there (it moved by 0)."""
+    s = np.array(vels, dtype=np.float64)
+    s.sort()  # NaN last: never below a cut
     cur = self.velthresh_startvel
     count, dif = 0, 2
     med: Any = np.nan
@@ -208,10 +195,12 @@ def adaptive_thresholds(self: Any, vels: Any) -> tuple[Any, Any]:
             count += 1
             break
         kept = j
-        below = s[:j]
-        if below.shape[0]:
-            med = _sorted_median(below)
-            scale = float(_nan_free_median(np.abs(below - med))) / _MAD_SCALE
+        if j:
+            k = j // 2
+            med = s[k] / 1 if j % 2 else (s[k - 1] + s[k]) / 2  # np.median's mean of the middle
+            d = np.abs(s[:j] - med)
+            d.partition(k if j % 2 else (k - 1, k))
+            scale = float(d[k] / 1 if j % 2 else (d[k - 1] + d[k]) / 2) / _MAD_SCALE
         else:  # REMoDNaV's median and MAD of no value
             med, scale = np.float64(np.nan), np.nan
         cur = med + 2 * self.noise_factor * scale

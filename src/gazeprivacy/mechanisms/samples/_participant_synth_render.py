@@ -139,7 +139,7 @@ def _chain(pos: PositionModel, amplitude: np.ndarray, b: PublicBins, visits: Vis
             cx, cy = prev[0] + amp * np.cos(theta), prev[1] + amp * np.sin(theta)
             ix = np.floor((cx - origin[0]) / sx).astype(np.int64)
             iy = np.floor((cy - origin[1]) / sy).astype(np.int64)
-            inside = (ix >= 0) & (iy >= 0) & (ix < nx) & (iy < ny)
+            inside = (ix.view(np.uint64) < nx) & (iy.view(np.uint64) < ny)  # (< 0: huge)
             idx = iy[inside] * nx + ix[inside]
             w = np.zeros(k)
             w[inside] = flat_w[idx] * np.exp(-_HERDING * np.minimum(np.maximum(
