@@ -24,6 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from gazeprivacy.events._remodnav_fast import pursuit_runs
+from gazeprivacy.events.remodnav import _butter_sos, _sosfilt_kernel
+
 __all__ = ["deferred_fix_or_pursuit", "fix_or_pursuit_all"]
 
 
@@ -54,9 +57,6 @@ def fix_or_pursuit_all(clf: Any, data: Any, windows: list[tuple[int, int]]
                        ) -> list[tuple[str, int, int]]:
     """``_fix_or_pursuit``'s events (label, first sample, end) of every stretch of
     ``windows`` (the stretches :func:`deferred_fix_or_pursuit` noted, disjoint), in order."""
-    from gazeprivacy.events._remodnav_fast import pursuit_runs
-    from gazeprivacy.events.remodnav import _butter_sos, _sosfilt_kernel
-
     if not windows:
         return []
     s = np.array([w[0] for w in windows], dtype=np.int64)

@@ -50,6 +50,13 @@ from typing import Any
 import numpy as np
 
 from gazeprivacy._scipy import scipy_signal
+from gazeprivacy.events.remodnav import (
+    _butter_sos,
+    _find_peaks,
+    _median,
+    _sosfilt_kernel,
+    _sosfiltfilt_rows,
+)
 
 __all__ = ["SILENT_LOG", "adaptive_thresholds", "clf_module", "detect_saccades",
            "fast_classifier_type", "filter_spikes", "fix_or_pursuit", "lean_classifier_type",
@@ -232,8 +239,6 @@ def _classify_isp(self: Any, data: Any, start: int, end: int, saccade_detection:
 def signal_props(self: Any, data: Any) -> tuple[Any, Any, Any, Any]:
     """``EyegazeClassifier._get_signal_props``: amplitude, peak, median and mean speed of the
     samples with a speed (the same record layout, so the same sums)."""
-    from gazeprivacy.events.remodnav import _median
-
     ok = ~np.isnan(data["vel"])
     if not ok.all():
         data = data[ok]
@@ -315,8 +320,6 @@ def fix_or_pursuit(self: Any, data: Any, start: int, end: int) -> Any:
     The low-pass filter is :mod:`gazeprivacy.events.remodnav`'s (the one its call puts in
     REMoDNaV's place), on ``x`` and ``y`` at once; a stretch with no speed above the threshold
     is one fixation (what the runs give then) without the run search."""
-    from gazeprivacy.events.remodnav import _butter_sos, _sosfiltfilt_rows
-
     if end - start < self.min_fix_dur:
         return
     xy = np.stack((data["x"][start:end], data["y"][start:end]))
@@ -338,9 +341,7 @@ def pursuit_runs(self: Any, vels: np.ndarray, n: int) -> list[list[int]]:
     """``_fix_or_pursuit``'s events ``[pursuit?, first, end]`` (relative to the stretch of
     ``n`` samples) from its low-passed speeds ``vels``: pursuit where they exceed the pursuit
     threshold long enough (REMoDNaV's peaks, onsets and offsets), fixation elsewhere."""
-    from gazeprivacy.events.remodnav import _find_peaks
-
-    clf = clf_module()
+    clf = self.clf_module
     thresh = self.pursuit_velthresh
     flags = np.zeros((len(vels),), dtype=int)
     for on, off, _ in sorted(_find_peaks(vels, thresh), key=lambda x: x[2].sum(),
@@ -358,9 +359,7 @@ def detect_saccades(self: Any, candidate_locs: Any, data: Any, start: int, end: 
     once, with its peak finder :func:`~gazeprivacy.events.remodnav._find_peaks` called
     directly, and no PSO search when ``max_pso_dur`` is 0 (its window is then empty: REMoDNaV
     finds no PSO in it)."""
-    from gazeprivacy.events.remodnav import _find_peaks
-
-    clf = clf_module()
+    clf = self.clf_module
     vel = data["vel"]
     saccade_events: list[Any] = []
     if context is None:
@@ -370,7 +369,7 @@ def detect_saccades(self: Any, candidate_locs: Any, data: Any, start: int, end: 
             candidate_locs = [(e[0] + start, e[1] + start, e[2])
                               for e in _find_peaks(vel[start:end], sac_peak_velthresh)]
     n = len(data)
-    status = np.zeros((n,), dtype=int)
+    status = np.zeros((n,), dtype=int) if candidate_locs else None
     for i, props in enumerate(sorted(candidate_locs, key=lambda x: x[2].sum(), reverse=True)):
         sacc_start, sacc_end, _ = props
         if context:
@@ -477,7 +476,8 @@ def fast_classifier_type() -> type:
         "get_adaptive_saccade_velocity_velthresh": adaptive_thresholds,
         "_classify_intersaccade_period": _classify_isp,
         "_get_signal_props": signal_props, "preproc": preproc,
-        "_fix_or_pursuit": fix_or_pursuit, "_detect_saccades": detect_saccades})
+        "_fix_or_pursuit": fix_or_pursuit, "_detect_saccades": detect_saccades,
+        "clf_module": clf_module()})
 
 
 @functools.cache
@@ -490,7 +490,6 @@ def lean_classifier_type() -> type:
     them all at once afterwards (``defers_fix_or_pursuit``:
     :mod:`gazeprivacy.events._remodnav_batch`)."""
     from gazeprivacy.events._remodnav_batch import deferred_fix_or_pursuit
-    from gazeprivacy.events.remodnav import _sosfilt_kernel
 
     batch = {"_fix_or_pursuit": deferred_fix_or_pursuit, "defers_fix_or_pursuit": True} \
         if _sosfilt_kernel() is not None else {}
