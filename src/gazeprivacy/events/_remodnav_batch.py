@@ -53,49 +53,59 @@ def _extended(x: np.ndarray, s: np.ndarray, m: np.ndarray, pad: np.ndarray,
     return np.where(valid, np.where(body, v, edge - v), 0.0)
 
 
+def _speeds(clf: Any, data: Any, s: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """The low-passed speeds of the stretches ``data[s:s + m]`` (``m >= 2``), one row each
+    (``m - 1`` speeds, then values past them that mean nothing)."""
+    sos, zi = _butter_sos(5, float(clf.lp_cutoff_freq / (0.5 * clf.sr)), "low", False)
+    pad = np.minimum(3 * (2 * sos.shape[0] + 1), m - 1)
+    length = m + 2 * pad
+    cols = np.arange(int(length.max()))
+    y = np.ascontiguousarray(np.concatenate([
+        _extended(np.asarray(data[k], dtype=np.float64), s, m, pad, cols) for k in ("x", "y")]))
+    rows = np.concatenate([length, length])[:, None]
+    kernel = _sosfilt_kernel()
+    kernel(sos, y, np.ascontiguousarray(zi[None] * y[:, :1, None]))
+    y = np.where(cols[None, :] < rows,
+                 np.take_along_axis(y, np.maximum(rows - 1 - cols[None, :], 0), axis=1), 0.0)
+    kernel(sos, y, np.ascontiguousarray(zi[None] * y[:, :1, None]))
+    pads = np.concatenate([pad, pad])[:, None]
+    i = cols[None, :int(m.max())]
+    d = np.diff(np.take_along_axis(y, np.maximum(rows - 1 - pads - i, 0), axis=1), axis=1)
+    n = s.size
+    vels = (d[:n] ** 2 + d[n:] ** 2) ** 0.5  # REMoDNaV's _get_velocities, step by step
+    vels *= clf.px2deg * clf.sr
+    return vels
+
+
 def fix_or_pursuit_all(clf: Any, data: Any, windows: list[tuple[int, int]]
                        ) -> list[tuple[str, int, int]]:
     """``_fix_or_pursuit``'s events (label, first sample, end) of every stretch of
-    ``windows`` (the stretches :func:`deferred_fix_or_pursuit` noted, disjoint), in order."""
+    ``windows`` (the stretches :func:`deferred_fix_or_pursuit` noted, disjoint), in order.
+    The stretches go through the filter in groups of similar length (sorted; a group's longest
+    at most twice its shortest plus 64 samples), so that the zeros after the short ones stay
+    few."""
     if not windows:
         return []
     s = np.array([w[0] for w in windows], dtype=np.int64)
     m = np.array([w[1] - w[0] for w in windows], dtype=np.int64)
-    above = np.zeros(len(windows), dtype=bool)
     speeds: dict[int, np.ndarray] = {}
-    f = np.flatnonzero(m >= 2)  # (a stretch of one sample has no speed: one fixation)
-    if f.size:
-        sos, zi = _butter_sos(5, float(clf.lp_cutoff_freq / (0.5 * clf.sr)), "low", False)
-        pad = np.minimum(3 * (2 * sos.shape[0] + 1), m[f] - 1)
-        length = m[f] + 2 * pad
-        cols = np.arange(int(length.max()))
-        ext = np.concatenate([_extended(np.asarray(data[k], dtype=np.float64), s[f], m[f],
-                                        pad, cols) for k in ("x", "y")])
-        rows = np.concatenate([length, length])[:, None]
-        y = np.ascontiguousarray(ext)
-        kernel = _sosfilt_kernel()
-        kernel(sos, y, np.ascontiguousarray(zi[None] * y[:, :1, None]))
-        back = cols[None, :] < rows
-        y = np.where(back, np.take_along_axis(y, np.maximum(rows - 1 - cols[None, :], 0),
-                                              axis=1), 0.0)
-        kernel(sos, y, np.ascontiguousarray(zi[None] * y[:, :1, None]))
-        pads = np.concatenate([pad, pad])[:, None]
-        i = cols[None, :int(m[f].max())]
-        out = np.take_along_axis(y, np.maximum(rows - 1 - pads - i, 0), axis=1)
-        d = np.diff(out, axis=1)
-        n = f.size
-        vels = (d[:n] ** 2 + d[n:] ** 2) ** 0.5  # REMoDNaV's _get_velocities, step by step
-        vels *= clf.px2deg * clf.sr
-        ok = cols[None, :vels.shape[1]] < (m[f] - 1)[:, None]
-        hit = ((vels > clf.pursuit_velthresh) & ok).any(axis=1)
-        above[f] = hit
-        for r in np.flatnonzero(hit).tolist():
-            speeds[int(f[r])] = vels[r, :int(m[f[r]]) - 1].copy()
-    out_events: list[tuple[str, int, int]] = []
+    order = np.argsort(m, kind="stable")
+    order = order[m[order] >= 2]  # (a stretch of one sample has no speed: one fixation)
+    lo = 0
+    while lo < order.size:
+        cap = 2 * int(m[order[lo]]) + 64
+        hi = int(np.searchsorted(m[order], cap, side="right"))
+        g = order[lo:hi]
+        vels = _speeds(clf, data, s[g], m[g])
+        ok = np.arange(vels.shape[1])[None, :] < (m[g] - 1)[:, None]
+        for r in np.flatnonzero(((vels > clf.pursuit_velthresh) & ok).any(axis=1)).tolist():
+            speeds[int(g[r])] = vels[r, :int(m[g[r]]) - 1].copy()
+        lo = hi
+    out: list[tuple[str, int, int]] = []
     for w, (a, b) in enumerate(windows):
-        if not above[w]:
-            out_events.append(("FIXA", a, b))
+        if w not in speeds:
+            out.append(("FIXA", a, b))
             continue
         for ev in pursuit_runs(clf, speeds[w], b - a):
-            out_events.append(("PURS" if ev[0] else "FIXA", a + ev[1], a + ev[-1]))
-    return out_events
+            out.append(("PURS" if ev[0] else "FIXA", a + ev[1], a + ev[-1]))
+    return out

@@ -462,10 +462,12 @@ def _trimmed_segments(recording: Recording, max_interval_s: float,
     return out
 
 
-def _segment_codes(clf: Any, s: dict[str, int], x: np.ndarray, y: np.ndarray,
-                   max_velocity: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Codes and event starts of one gap-free segment, and its median-filtered speeds."""
-    n = x.shape[0]
+def _segment_events(clf: Any, s: dict[str, int], x: np.ndarray, y: np.ndarray,
+                    max_velocity: float) -> tuple[np.ndarray, list[Any], list[tuple[int, int]]]:
+    """REMoDNaV on one gap-free segment: its preprocessed samples, its events and the
+    stretches between saccades the lean classifier left for later (``defers_fix_or_pursuit``:
+    :func:`gazeprivacy.events._remodnav_batch.fix_or_pursuit_all`, over a recording's
+    segments at once)."""
     data = np.rec.fromarrays([x.copy(), y.copy()], names=["x", "y"])
     pp = clf.preproc(data, min_blink_duration=0.0, dilate_nan=0.0,
                      median_filter_length=(s["median"] + 0.5) / clf.sr if s["median"] else 0.0,
@@ -474,23 +476,44 @@ def _segment_codes(clf: Any, s: dict[str, int], x: np.ndarray, y: np.ndarray,
     # a plain structured array, not REMoDNaV's record array: the same fields and values, without
     # the record array's Python-level item access (REMoDNaV reads it sample by sample)
     pp = pp.view(np.ndarray).view(np.dtype([(f, pp.dtype[f]) for f in pp.dtype.names]))
-    deferring = getattr(clf, "defers_fix_or_pursuit", False)
-    if deferring:  # (the lean classifier: the stretches between saccades all at once after)
-        clf.deferred = []
+    clf.deferred = []
     events = clf(pp, classify_isp=True, sort_events=True)
+    return pp, events, clf.deferred
+
+
+def _deferred_events(clf: Any, runs: list[tuple[np.ndarray, list[tuple[int, int]]]]
+                     ) -> list[list[tuple[str, int, int]]]:
+    """Per segment (its preprocessed samples and deferred stretches), the fixation / pursuit
+    events of its stretches (segment sample indices), all segments in one batch."""
+    if not any(w for _, w in runs):
+        return [[] for _ in runs]
+    from gazeprivacy.events._remodnav_batch import fix_or_pursuit_all
+
+    offsets = np.cumsum([0] + [len(pp) for pp, _ in runs])
+    data = {k: np.concatenate([pp[k] for pp, _ in runs]) for k in ("x", "y")}
+    windows = [(int(o) + a, int(o) + b)
+               for o, (_, ws) in zip(offsets[:-1], runs, strict=True) for a, b in ws]
+    out: list[list[tuple[str, int, int]]] = [[] for _ in runs]
+    for label, a, b in fix_or_pursuit_all(clf, data, windows):
+        i = int(np.searchsorted(offsets, a, side="right")) - 1  # (no event crosses a segment)
+        out[i].append((label, a - int(offsets[i]), b - int(offsets[i])))
+    return out
+
+
+def _segment_codes(n: int, sr: float, events: list[Any], deferred: list[tuple[str, int, int]]
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and event starts of one gap-free segment of ``n`` samples from its REMoDNaV
+    events and its deferred fixation / pursuit events."""
     code = np.full(n, _NONE, dtype=np.int8)
     start = np.zeros(n, dtype=bool)
-    if deferring:
-        from gazeprivacy.events._remodnav_batch import fix_or_pursuit_all
-
-        for label, a, b in fix_or_pursuit_all(clf, pp, clf.deferred):
-            if min(n, b) > a:
-                code[a:min(n, b)] = REMODNAV_LABELS[label]
-                start[a] = True
+    for label, a, b in deferred:
+        if min(n, b) > a:
+            code[a:min(n, b)] = REMODNAV_LABELS[label]
+            start[a] = True
     sacs = []
     for e in events:
-        a = round(float(e["start_time"]) * clf.sr)
-        b = min(n, round(float(e["end_time"]) * clf.sr))
+        a = round(float(e["start_time"]) * sr)
+        b = min(n, round(float(e["end_time"]) * sr))
         if b <= a:
             continue
         if REMODNAV_LABELS[e["label"]] == _SAC:
@@ -513,7 +536,7 @@ def _segment_codes(clf: Any, s: dict[str, int], x: np.ndarray, y: np.ndarray,
         start[a] = start[a] or not pso
         if b < n:
             start[b] = True  # whatever follows starts a new run
-    return code, start, np.asarray(pp["med_vel"][1:], dtype=np.float64)
+    return code, start
 
 
 def remodnav_codes(recording: Recording, params: RemodnavParams,
@@ -546,17 +569,20 @@ def remodnav_codes(recording: Recording, params: RemodnavParams,
             done = spike_filtered_pieces([recording.x[a:b] for a, b in long]
                                          + [recording.y[a:b] for a, b in long])
             xy = {ab: (done[i], done[len(long) + i]) for i, ab in enumerate(long)}
+        runs = []
         for a, b in segs:
             starts[a] = True
             if b < n:
                 starts[b] = True
-            if b - a < min_len:
-                continue
-            x, y = xy.get((a, b), (recording.x[a:b], recording.y[a:b]))
-            c, st, v = _segment_codes(clf, s, x, y, params.max_velocity_deg_s)
+            if b - a >= min_len:
+                x, y = xy.get((a, b), (recording.x[a:b], recording.y[a:b]))
+                runs.append(((a, b), *_segment_events(clf, s, x, y, params.max_velocity_deg_s)))
+        later = _deferred_events(clf, [(pp, w) for _, pp, _, w in runs])
+        for ((a, b), pp, events, _), fp in zip(runs, later, strict=True):
+            c, st = _segment_codes(b - a, clf.sr, events, fp)
             code[a:b] = c
             starts[a:b] |= st
-            speeds.append(v)
+            speeds.append(np.asarray(pp["med_vel"][1:], dtype=np.float64))
         implausible = False
         if speeds:
             v = np.concatenate(speeds)
