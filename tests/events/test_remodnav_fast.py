@@ -46,6 +46,20 @@ def test_spike_filter_equals_remodnavs_loop():
         assert _bits(fast.spike_filtered(a)) == _bits(_upstream_filter(a))
 
 
+def test_spike_filter_of_pieces_equals_remodnavs_loop_on_each():
+    """All pieces at once (a recording's segments, x and y): each as REMoDNaV's loop on it
+    alone, including a chain longer than the passes (the sequential finish, per piece), empty
+    and one- to six-sample pieces, NaN and ties."""
+    rng = np.random.default_rng(2)
+    pieces = _signals(rng)
+    pieces = [*pieces, pieces[0][:50].copy(), np.tile([3.0, -3.0], 40), *pieces[::-1]]
+    got = fast.spike_filtered_pieces(pieces)
+    assert len(got) == len(pieces)
+    for a, g in zip(pieces, got, strict=True):
+        assert _bits(g) == _bits(_upstream_filter(a))
+    assert fast.spike_filtered_pieces([]) == []
+
+
 @pytest.mark.parametrize("noise_factor", [5.0, 7.0])
 def test_adaptive_thresholds_equal_remodnavs(noise_factor):
     """Against the package's own method and statsmodels' MAD (no replacement at all), on
@@ -80,7 +94,7 @@ def _events(kind, filter_spikes, pp_input, clf_args):
     fast.filter_spikes = filter_spikes
     try:
         with ours._quiet():
-            clf, s = ours._classifier(*clf_args, kind=kind)
+            clf, s = ours._classifier(*clf_args, kind=kind or fast.fast_classifier_type())
             data = np.rec.fromarrays([pp_input[0].copy(), pp_input[1].copy()], names=["x", "y"])
             pp = clf.preproc(data, min_blink_duration=0.0, dilate_nan=0.0,
                              median_filter_length=(s["median"] + 0.5) / clf.sr,
@@ -133,12 +147,15 @@ def test_whole_event_lists_equal_remodnavs(rate, nan):
     _same_events(ev_fast, ev_ref)
 
 
-def test_remodnav_codes_equal_with_remodnavs_classifier(monkeypatch):
+@pytest.mark.parametrize("rate", [60.0, 100.0, 250.0])
+def test_remodnav_codes_equal_with_remodnavs_classifier(monkeypatch, rate):
+    """The lean event records (below 200 Hz: no PSO search, labels and bounds only) and the
+    whole ones (250 Hz) give the codes of REMoDNaV's own classifier and spike filter."""
     from remodnav import EyegazeClassifier
 
     ds = simulate_dataset(n_participants=2, tasks=("free-viewing", "reading"), duration_s=8.0,
-                          sampling_rate_hz=250, rng=np.random.default_rng(6))
-    params = ours.RemodnavParams.for_rate(250)
+                          sampling_rate_hz=rate, rng=np.random.default_rng(6))
+    params = ours.RemodnavParams.for_rate(rate)
     got = [ours.remodnav_codes(r, params, 0.1) for r in ds]
     monkeypatch.setattr(ours, "_classifier", functools.partial(ours._classifier,
                                                                kind=EyegazeClassifier))
@@ -206,3 +223,34 @@ def test_detection_does_not_import_statsmodels_and_remodnav_keeps_its_mad():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert res.stdout.split("\n")[:2] == ["[]", "True True"], res.stdout
+
+
+@pytest.mark.parametrize("rate", [60.0, 100.0, 500.0])
+def test_fix_or_pursuit_of_all_stretches_at_once_equals_one_at_a_time(rate):
+    """The lean classifier's batch (every stretch as a row, zeros after it) gives each
+    stretch's events of ``_fix_or_pursuit`` one at a time: stretches of 1 to 3 samples (no
+    filter; a padding shorter than the filter's), long ones, and pursuit (some with pursuit
+    from start to end)."""
+    from gazeprivacy.events import _remodnav_batch as batch
+    from gazeprivacy.events.synthetic_pursuit import add_pursuit
+
+    r = simulate_dataset(n_participants=1, tasks=("free-viewing",), duration_s=10.0,
+                         sampling_rate_hz=rate, rng=np.random.default_rng(7),
+                         ground_truth=True)[0]
+    r = add_pursuit(r, pursuit_share=0.4, rng=np.random.default_rng(8))
+    ok = np.isfinite(r.x)
+    data = np.rec.fromarrays([r.x[ok], r.y[ok], np.ones(int(ok.sum()))],
+                             names=["x", "y", "vel"])
+    n = len(data)
+    rng = np.random.default_rng(9)
+    cuts = np.unique(np.concatenate([[0, 1, 2, 4, 7, n], rng.integers(8, n, 60)]))
+    windows = list(zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True))
+    with ours._quiet():
+        clf, _ = ours._classifier(ours.RemodnavParams.for_rate(rate), rate,
+                                  kind=fast.fast_classifier_type())
+        want = [(e["label"], e["start_time"], e["end_time"]) for a, b in windows
+                for e in clf._fix_or_pursuit(data, a, b)]
+        got = batch.fix_or_pursuit_all(clf, data, [w for w in windows
+                                                   if w[1] - w[0] >= clf.min_fix_dur])
+    assert got == want
+    assert {"FIXA", "PURS"} <= {g[0] for g in got}

@@ -213,9 +213,9 @@ def savgol_speed_deg_s(x: np.ndarray, y: np.ndarray, *, sampling_rate_hz: float,
 
 @functools.lru_cache(maxsize=64)
 def _derivative_coeffs(window: int, polyorder: int, delta: float) -> np.ndarray:
-    from scipy.signal import savgol_coeffs
+    from gazeprivacy._scipy import scipy_signal
 
-    return savgol_coeffs(window, polyorder, deriv=1, delta=delta)
+    return scipy_signal().savgol_coeffs(window, polyorder, deriv=1, delta=delta)
 
 
 def smoothed_speed_deg_s(recording: Recording, *, window_s: float = 0.02, polyorder: int = 2,

@@ -214,14 +214,14 @@ def _classifier(params: RemodnavParams, sr: float,
                 kind: type | None = None) -> tuple[Any, dict[str, int]]:
     """REMoDNaV's classifier (``kind``; default with its hot methods replaced by bit-identical
     faster ones, :mod:`gazeprivacy.events._remodnav_fast`) and the durations in samples."""
-    from gazeprivacy.events._remodnav_fast import fast_classifier_type  # lazy: remodnav
+    from gazeprivacy.events._remodnav_fast import lean_classifier_type  # lazy: remodnav
 
     s = params.samples(sr)
 
     def sec(k: int) -> float:  # REMoDNaV truncates seconds * rate: ask for k + 0.5 samples
         return (k + 0.5) / sr if k else 0.0
 
-    return (kind or fast_classifier_type())(
+    return (kind or lean_classifier_type())(
         px2deg=1.0, sampling_rate=sr,
         pursuit_velthresh=params.pursuit_velocity_threshold_deg_s,
         noise_factor=params.noise_factor,
@@ -244,6 +244,23 @@ def _butter_sos(order: int, wn: float, btype: str, analog: bool) -> tuple[np.nda
 
     sos = signal.butter(order, wn, btype=btype, analog=analog, output="sos")
     return sos, signal.sosfilt_zi(sos)
+
+
+def _sosfiltfilt_rows(sos: np.ndarray, zi: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """:func:`_sosfiltfilt` of each row of the 2-D ``xs`` (at least two columns), the rows
+    through SciPy's loop together (it filters each row on its own: the same bits)."""
+    kernel = _sosfilt_kernel()
+    if kernel is None or sos.dtype != np.float64 or not sos.flags.c_contiguous:
+        return np.stack([_sosfiltfilt(sos, zi, x) for x in xs])
+    xs = np.asarray(xs, dtype=np.float64)
+    pad = min(3 * (2 * sos.shape[0] + 1), xs.shape[1] - 1)
+    ext = np.concatenate((2 * xs[:, :1] - xs[:, pad:0:-1], xs,
+                          2 * xs[:, -1:] - xs[:, -2:-pad - 2:-1]), axis=1)
+    y = np.ascontiguousarray(ext)
+    kernel(sos, y, np.ascontiguousarray(zi[None] * ext[:, :1, None]))
+    y = np.ascontiguousarray(y[:, ::-1])
+    kernel(sos, y, np.ascontiguousarray(zi[None] * y[:, :1, None]))
+    return y[:, ::-1][:, pad:ext.shape[1] - pad]
 
 
 def _sosfiltfilt(sos: np.ndarray, zi: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -365,18 +382,20 @@ def _find_peaks(vels: np.ndarray, threshold: float) -> list[list[Any]]:
     vels = np.asarray(vels)
     n = len(vels)
     ups = (vels > threshold).nonzero()[0]
+    if not ups.size:  # (no run: most stretches between saccades)
+        return []
     downs = (vels < threshold).nonzero()[0]
     out = []
     k = 0
     while k < ups.size:
         on = int(ups[k])
-        j = int(np.searchsorted(downs, on))
+        j = int(downs.searchsorted(on))
         off = int(downs[j]) if j < downs.size else None
         v = vels[on:] if off is None else vels[on:min(n, off + 1)]
         out.append([on, n - 1 if off is None else off, v[~np.isnan(v)]])
         if off is None:
             break
-        k = int(np.searchsorted(ups, off + 1))
+        k = int(ups.searchsorted(off + 1))
     return out
 
 
@@ -443,10 +462,12 @@ def _trimmed_segments(recording: Recording, max_interval_s: float,
     return out
 
 
-def _segment_codes(clf: Any, s: dict[str, int], x: np.ndarray, y: np.ndarray,
-                   max_velocity: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Codes and event starts of one gap-free segment, and its median-filtered speeds."""
-    n = x.shape[0]
+def _segment_events(clf: Any, s: dict[str, int], x: np.ndarray, y: np.ndarray,
+                    max_velocity: float) -> tuple[np.ndarray, list[Any], list[tuple[int, int]]]:
+    """REMoDNaV on one gap-free segment: its preprocessed samples, its events and the
+    stretches between saccades the lean classifier left for later (``defers_fix_or_pursuit``:
+    :func:`gazeprivacy.events._remodnav_batch.fix_or_pursuit_all`, over a recording's
+    segments at once)."""
     data = np.rec.fromarrays([x.copy(), y.copy()], names=["x", "y"])
     pp = clf.preproc(data, min_blink_duration=0.0, dilate_nan=0.0,
                      median_filter_length=(s["median"] + 0.5) / clf.sr if s["median"] else 0.0,
@@ -455,13 +476,44 @@ def _segment_codes(clf: Any, s: dict[str, int], x: np.ndarray, y: np.ndarray,
     # a plain structured array, not REMoDNaV's record array: the same fields and values, without
     # the record array's Python-level item access (REMoDNaV reads it sample by sample)
     pp = pp.view(np.ndarray).view(np.dtype([(f, pp.dtype[f]) for f in pp.dtype.names]))
+    clf.deferred = []
     events = clf(pp, classify_isp=True, sort_events=True)
+    return pp, events, clf.deferred
+
+
+def _deferred_events(clf: Any, runs: list[tuple[np.ndarray, list[tuple[int, int]]]]
+                     ) -> list[list[tuple[str, int, int]]]:
+    """Per segment (its preprocessed samples and deferred stretches), the fixation / pursuit
+    events of its stretches (segment sample indices), all segments in one batch."""
+    if not any(w for _, w in runs):
+        return [[] for _ in runs]
+    from gazeprivacy.events._remodnav_batch import fix_or_pursuit_all
+
+    offsets = np.cumsum([0] + [len(pp) for pp, _ in runs])
+    data = {k: np.concatenate([pp[k] for pp, _ in runs]) for k in ("x", "y")}
+    windows = [(int(o) + a, int(o) + b)
+               for o, (_, ws) in zip(offsets[:-1], runs, strict=True) for a, b in ws]
+    out: list[list[tuple[str, int, int]]] = [[] for _ in runs]
+    for label, a, b in fix_or_pursuit_all(clf, data, windows):
+        i = int(np.searchsorted(offsets, a, side="right")) - 1  # (no event crosses a segment)
+        out[i].append((label, a - int(offsets[i]), b - int(offsets[i])))
+    return out
+
+
+def _segment_codes(n: int, sr: float, events: list[Any], deferred: list[tuple[str, int, int]]
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and event starts of one gap-free segment of ``n`` samples from its REMoDNaV
+    events and its deferred fixation / pursuit events."""
     code = np.full(n, _NONE, dtype=np.int8)
     start = np.zeros(n, dtype=bool)
+    for label, a, b in deferred:
+        if min(n, b) > a:
+            code[a:min(n, b)] = REMODNAV_LABELS[label]
+            start[a] = True
     sacs = []
     for e in events:
-        a = round(float(e["start_time"]) * clf.sr)
-        b = min(n, round(float(e["end_time"]) * clf.sr))
+        a = round(float(e["start_time"]) * sr)
+        b = min(n, round(float(e["end_time"]) * sr))
         if b <= a:
             continue
         if REMODNAV_LABELS[e["label"]] == _SAC:
@@ -484,7 +536,7 @@ def _segment_codes(clf: Any, s: dict[str, int], x: np.ndarray, y: np.ndarray,
         start[a] = start[a] or not pso
         if b < n:
             start[b] = True  # whatever follows starts a new run
-    return code, start, np.asarray(pp["med_vel"][1:], dtype=np.float64)
+    return code, start
 
 
 def remodnav_codes(recording: Recording, params: RemodnavParams,
@@ -508,17 +560,29 @@ def remodnav_codes(recording: Recording, params: RemodnavParams,
     speeds = []
     with _quiet():
         clf, s = _classifier(params, sr)
-        for a, b in _trimmed_segments(recording, max_interval_s, s):
+        segs = _trimmed_segments(recording, max_interval_s, s)
+        long = [(a, b) for a, b in segs if b - a >= min_len]
+        xy = {}
+        if getattr(clf, "spikes_filtered", False):  # its preproc leaves the spike filter to us
+            from gazeprivacy.events._remodnav_fast import spike_filtered_pieces
+
+            done = spike_filtered_pieces([recording.x[a:b] for a, b in long]
+                                         + [recording.y[a:b] for a, b in long])
+            xy = {ab: (done[i], done[len(long) + i]) for i, ab in enumerate(long)}
+        runs = []
+        for a, b in segs:
             starts[a] = True
             if b < n:
                 starts[b] = True
-            if b - a < min_len:
-                continue
-            c, st, v = _segment_codes(clf, s, recording.x[a:b], recording.y[a:b],
-                                      params.max_velocity_deg_s)
+            if b - a >= min_len:
+                x, y = xy.get((a, b), (recording.x[a:b], recording.y[a:b]))
+                runs.append(((a, b), *_segment_events(clf, s, x, y, params.max_velocity_deg_s)))
+        later = _deferred_events(clf, [(pp, w) for _, pp, _, w in runs])
+        for ((a, b), pp, events, _), fp in zip(runs, later, strict=True):
+            c, st = _segment_codes(b - a, clf.sr, events, fp)
             code[a:b] = c
             starts[a:b] |= st
-            speeds.append(v)
+            speeds.append(np.asarray(pp["med_vel"][1:], dtype=np.float64))
         implausible = False
         if speeds:
             v = np.concatenate(speeds)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.signal import lfilter
 
+from gazeprivacy._scipy import scipy_signal
 from gazeprivacy._validation import check_positive
 from gazeprivacy.data.simulate.tasks import TaskModel
 from gazeprivacy.data.simulate.traits import ParticipantTraits
@@ -50,6 +50,6 @@ def _pupil(traits: ParticipantTraits, task: TaskModel, n: int, rate: float,
     phi = math.exp(-1.0 / (2.0 * rate))  # AR(1) with a 2 s time constant
     sd = traits.pupil_variability_mm
     e = rng.normal(0.0, sd * math.sqrt(1.0 - phi * phi), size=n)
-    slow = lfilter([1.0], [1.0, -phi], e, zi=[phi * rng.normal(0.0, sd)])[0]
+    slow = scipy_signal().lfilter([1.0], [1.0, -phi], e, zi=[phi * rng.normal(0.0, sd)])[0]
     return (traits.pupil_baseline_mm + task.pupil_offset_mm + slow
             + rng.normal(0.0, 0.02, size=n))

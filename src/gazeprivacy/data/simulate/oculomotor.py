@@ -9,9 +9,9 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
-from scipy.signal import lfilter
 from scipy.special import betainc
 
+from gazeprivacy._scipy import scipy_signal
 from gazeprivacy.data.simulate.saccades import _profile_shape, _saccade_durations
 from gazeprivacy.data.simulate.tasks import ScanPath
 from gazeprivacy.data.simulate.traits import ParticipantTraits
@@ -101,4 +101,4 @@ def _tremor(amplitude_deg: float, n: int, rate: float, rng: np.random.Generator)
     phi = math.exp(-1.0 / (rate * 0.0018))
     e = rng.normal(0.0, amplitude_deg * math.sqrt(1.0 - phi * phi), size=(n, 2))
     zi = phi * rng.normal(0.0, amplitude_deg, size=(1, 2))
-    return lfilter([1.0], [1.0, -phi], e, axis=0, zi=zi)[0]
+    return scipy_signal().lfilter([1.0], [1.0, -phi], e, axis=0, zi=zi)[0]

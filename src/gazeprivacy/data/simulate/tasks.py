@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
-from scipy.signal import lfilter
 from scipy.special import gammaincinv
 
 from gazeprivacy._registry import Registry
+from gazeprivacy._scipy import scipy_signal
 from gazeprivacy._validation import check_int, check_positive, check_range
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.simulate.saccades import _DURATION_INTERCEPT_S, _saccade_durations
@@ -241,7 +241,7 @@ class FreeViewingTask:
         rho = 1.0 - self.centre_bias
         c = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
         # AR(1) around the centre, as a linear filter (vectorised, no Python loop).
-        dev = lfilter([1.0], [1.0, -rho], step, axis=0)
+        dev = scipy_signal().lfilter([1.0], [1.0, -rho], step, axis=0)
         centres = c + dev
         np.clip(centres[:, 0], x0, x1, out=centres[:, 0])
         np.clip(centres[:, 1], y0, y1, out=centres[:, 1])

@@ -93,19 +93,21 @@ def mask_column(share: float) -> ColumnStatus:
 def _log_hist(d: np.ndarray) -> np.ndarray:
     d = d[np.isfinite(d)]
     v = np.clip(np.log10(np.maximum(d, 1e-300)), _FINE[0], _FINE[-1])
-    return np.histogram(v, bins=_FINE)[0].astype(np.float64)
+    # the equal-width form of bins=_FINE (NumPy's edges are the same linspace, and it corrects
+    # each index against them: the same counts), without sorting every step (issue 18)
+    return np.histogram(v, bins=_FINE.size - 1, range=(_FINE[0], _FINE[-1]))[0].astype(
+        np.float64)
 
 
 def quality_parts(recs: Sequence[Recording]) -> dict[str, np.ndarray]:
     """Raw parts (counts, exact under merging): the fine log histograms of the 2-D steps and
     second differences within each recording, and ``(missing, samples)``."""
     steps, second, miss, n = np.zeros(_FINE.size - 1), np.zeros(_FINE.size - 1), 0, 0
-    for r in recs:
-        xy = np.column_stack([r.x, r.y])
-        d1, d2 = np.diff(xy, axis=0), np.diff(xy, n=2, axis=0)
-        steps += _log_hist(np.hypot(d1[:, 0], d1[:, 1]))
-        second += _log_hist(np.hypot(d2[:, 0], d2[:, 1]))
-        miss += int(np.count_nonzero(~np.isfinite(xy).all(axis=1)))
+    for r in recs:  # (x and y apart: the same differences as of the pairs, no copies of them)
+        dx, dy = np.diff(r.x), np.diff(r.y)
+        steps += _log_hist(np.hypot(dx, dy))
+        second += _log_hist(np.hypot(dx[1:] - dx[:-1], dy[1:] - dy[:-1]))
+        miss += r.n_samples - int(np.count_nonzero(np.isfinite(r.x) & np.isfinite(r.y)))
         n += r.n_samples
     return {"step_counts": steps, "step2_counts": second,
             "missing_counts": np.array([miss, n], dtype=np.float64)}

@@ -26,12 +26,14 @@ choices: ``docs/privacy/participant-synth.md#generate``):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from gazeprivacy._scipy import scipy_signal
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Recording
 from gazeprivacy.data.simulate import ParticipantTraits, ScanPath, draw_traits, simulate_recording
@@ -94,40 +96,63 @@ class ModelTask:
     def plan(self, traits: ParticipantTraits, n_fixations: int, geometry: Geometry,
              rng: np.random.Generator) -> ScanPath:
         pos = self.positions or position_model(self.model, self.bins)
-        m, b = self.model.marginals, self.bins
-        g = b.geometry
-        nx, ny = pos.weight.shape[1], pos.weight.shape[0]
-        size = np.array([g.width_deg / nx, g.height_deg / ny])
-        origin = np.array([g.x_min_deg, g.y_min_deg])
-        flat_w = pos.weight.ravel()
-        a_edges, d_edges = b.amplitude_edges, b.direction_edges  # (computed on every access)
-        a_cdf, d_cdf = choice_cdf(m["saccade_amplitude"]), choice_cdf(pos.direction)
-        within = np.array([nx, ny])
-
-        def from_density() -> np.ndarray:
-            c = int(rng.choice(flat_w.size, p=pos.density.ravel()))
-            return origin + (np.array([c % nx, c // nx]) + rng.uniform(size=2)) * size
-
-        visits = self.visits or Visits(np.zeros(flat_w.size))
-        target = pos.density.ravel()
-        out = np.empty((n_fixations, 2))
-        prev = from_density()
-        for i in range(n_fixations):
-            if i:
-                amp = _uniform_in_bins(a_cdf, a_edges, _CANDIDATES, rng)
-                theta = _uniform_in_bins(d_cdf, d_edges, _CANDIDATES, rng)
-                cand = prev + amp[:, None] * np.column_stack([np.cos(theta), np.sin(theta)])
-                cell = np.floor((cand - origin) / size).astype(np.int64)
-                inside = np.all((cell >= 0) & (cell < within), axis=1)
-                idx = cell[inside, 1] * nx + cell[inside, 0]
-                w = np.zeros(_CANDIDATES)
-                w[inside] = flat_w[idx] * np.exp(-_HERDING * np.clip(
-                    visits.counts[idx] - visits.total * target[idx], -20.0, 20.0))
-                prev = cand[choice(rng, choice_cdf(w / w.sum()))] if w.sum() > 0 else \
-                    from_density()
-            out[i] = prev
-            visits.add(prev, origin, size, nx, ny)
+        visits = self.visits or Visits(np.zeros(pos.weight.size))
+        out = _chain(pos, self.model.marginals["saccade_amplitude"], self.bins, visits,
+                     n_fixations, rng)
         return ScanPath(centres=out, durations_s=self._durations(n_fixations, rng))
+
+
+def _chain(pos: PositionModel, amplitude: np.ndarray, b: PublicBins, visits: Visits, n: int,
+           rng: np.random.Generator) -> np.ndarray:  # long: the chain's loop, kept in one piece
+    """``n`` fixation positions of the chain (:func:`position_model`): the first from the
+    density, each next one of ``_CANDIDATES`` displacements (amplitude x direction) chosen by
+    its cell's weight times the herding factor of ``visits`` (updated). Per step one block of
+    uniforms for the candidates (the generator's stream of two ``choice`` and two ``uniform``
+    draws of ``_CANDIDATES`` each, in that order: the same numbers), then one for the choice;
+    x and y kept apart (the same arithmetic per coordinate as on the pairs)."""
+    g = b.geometry
+    nx, ny = pos.weight.shape[1], pos.weight.shape[0]
+    sx, sy = g.width_deg / nx, g.height_deg / ny
+    size = np.array([sx, sy])
+    origin = np.array([g.x_min_deg, g.y_min_deg])
+    flat_w = pos.weight.ravel()
+    a_edges, d_edges = b.amplitude_edges, b.direction_edges  # (computed on every access)
+    a_cdf, d_cdf = choice_cdf(amplitude), choice_cdf(pos.direction)
+    a_lo, a_wd = a_edges[:-1], a_edges[1:] - a_edges[:-1]
+    d_lo, d_wd = d_edges[:-1], d_edges[1:] - d_edges[:-1]
+    target = pos.density.ravel()
+    k = _CANDIDATES
+
+    def from_density() -> np.ndarray:
+        c = int(rng.choice(flat_w.size, p=target))
+        return origin + (np.array([c % nx, c // nx]) + rng.uniform(size=2)) * size
+
+    out = np.empty((n, 2))
+    prev = from_density()
+    for i in range(n):
+        if i:
+            u = rng.random(4 * k)
+            ab, db = a_cdf.searchsorted(u[:k], side="right"), \
+                d_cdf.searchsorted(u[2 * k:3 * k], side="right")
+            amp = a_lo[ab] + a_wd[ab] * u[k:2 * k]
+            theta = d_lo[db] + d_wd[db] * u[3 * k:]
+            cx, cy = prev[0] + amp * np.cos(theta), prev[1] + amp * np.sin(theta)
+            ix = np.floor((cx - origin[0]) / sx).astype(np.int64)
+            iy = np.floor((cy - origin[1]) / sy).astype(np.int64)
+            inside = (ix.view(np.uint64) < nx) & (iy.view(np.uint64) < ny)  # (< 0: huge)
+            idx = iy[inside] * nx + ix[inside]
+            w = np.zeros(k)
+            w[inside] = flat_w[idx] * np.exp(-_HERDING * np.minimum(np.maximum(
+                visits.counts[idx] - visits.total * target[idx], -20.0), 20.0))
+            total = w.sum()
+            if total > 0:
+                j = choice(rng, choice_cdf(w / total))
+                prev = np.array([cx[j], cy[j]])
+            else:
+                prev = from_density()
+        out[i] = prev
+        visits.add(prev, origin, size, nx, ny)
+    return out
 
 
 def choice_cdf(p: np.ndarray) -> np.ndarray:
@@ -171,7 +196,8 @@ class Visits:
 
     def add(self, xy: np.ndarray, origin: np.ndarray, size: np.ndarray, nx: int, ny: int
             ) -> None:
-        ix, iy = np.clip(np.floor((xy - origin) / size).astype(np.int64), 0, [nx - 1, ny - 1])
+        ix = min(max(math.floor((float(xy[0]) - float(origin[0])) / float(size[0])), 0), nx - 1)
+        iy = min(max(math.floor((float(xy[1]) - float(origin[1])) / float(size[1])), 0), ny - 1)
         self.counts[iy * nx + ix] += 1
         self.total += 1
 
@@ -236,7 +262,7 @@ def position_model(model: KeyModel, bins: PublicBins) -> PositionModel:
     product of experts) short saccades would give ``d^2`` (a narrower cloud) and long ones
     ``d``. Post-processing of the released model.
     """
-    from scipy.signal import fftconvolve
+    fftconvolve = scipy_signal().fftconvolve
 
     raw = np.asarray(model.marginals["saccade_direction"], dtype=np.float64)
     half = raw.size // 2  # the direction marginal folded onto theta and theta + pi
