@@ -103,6 +103,10 @@ def main(argv: list[str] | None = None) -> None:
                     for b in args.baselines}
         releases["raw"] = split.fit
         for eps in args.eps:
+            # one model per epsilon: participant-synth's noise comes from its curator stream,
+            # which the output structure does not touch, so every structure below is rendered
+            # from the same noisy model (the differences are the rendering's)
+            seq = prot_rng.spawn(1)[0].bit_generator.seed_seq
             for n_out in args.participants:
                 for per in args.recordings_per_participant:
                     p = ParticipantSynthParams(epsilon_per_participant=eps, delta=1e-6,
@@ -111,8 +115,9 @@ def main(argv: list[str] | None = None) -> None:
                                                recordings_per_participant=per)
                     name = _name(eps, n_out, per, args)
                     t0 = time.perf_counter()
-                    releases[name] = participant_synth(split.fit, p,
-                                                       rng=prot_rng.spawn(1)[0]).output
+                    rng = np.random.default_rng(np.random.SeedSequence(
+                        seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size))
+                    releases[name] = participant_synth(split.fit, p, rng=rng).output
                     print(f"seed {seed} {name}: protect {time.perf_counter() - t0:.1f} s, "
                           f"{len(releases[name])} recordings", flush=True)
         for name, rel in releases.items():
