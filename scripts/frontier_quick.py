@@ -86,9 +86,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--participants", type=int, nargs="*", default=[None],
                     help="participant-synth's synthetic participants (default the input's "
                          "count); several values: one release each")
-    ap.add_argument("--recordings-per-participant", type=int, nargs="*", default=[1],
+    ap.add_argument("--recordings-per-participant", type=int, nargs="*", default=[5],
                     help="participant-synth's recordings per participant and public label "
-                         "value; several values: one release each")
+                         "value (default 5, as the frontier configs: docs/privacy/"
+                         "participant-synth.md, Output size); several values: one release each")
     args = ap.parse_args(argv)
     loader, options, label, length_s, first_s = DATA[args.data]
     ds = first_seconds(load(loader, **options), first_s)
