@@ -153,6 +153,29 @@ def main(argv: list[str] | None = None) -> None:
             se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
             cells.append(f"{d.mean():+.3f}+-{se:.3f}".rjust(20))
         print(name.ljust(28) + "".join(cells))
+    _paired_structures(rows, args.metrics)
+
+
+def _paired_structures(rows: dict[str, dict[str, list[float]]], metrics: list[str]) -> None:
+    """With several structures: each one's paired difference to the first structure at the
+    same epsilon (the same noisy model, rendered differently), mean +- SE over seeds."""
+    firsts: dict[str, str] = {}
+    for name in rows:
+        if name.startswith("ps@") and "/" in name:
+            firsts.setdefault(name.split("/")[0], name)
+    if not firsts:
+        return
+    print("\npaired difference to the first structure at the same epsilon (same model):")
+    for name in rows:
+        first = firsts.get(name.split("/")[0])
+        if first is None or name == first:
+            continue
+        cells = []
+        for m in metrics:
+            d = np.array(rows[name][m]) - np.array(rows[first][m])
+            se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
+            cells.append(f"{np.nanmean(d):+.3f}+-{se:.3f}".rjust(20))
+        print(f"{name} - {first}".ljust(28) + "".join(cells))
 
 
 if __name__ == "__main__":
