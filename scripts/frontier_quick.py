@@ -13,6 +13,7 @@ Run (real data in ``$GAZEPRIVACY_DATA``)::
 
     PYTHONPATH=src python scripts/frontier_quick.py vr --eps 3 10 --seeds 0 1 2
     PYTHONPATH=src python scripts/frontier_quick.py doves --metrics density density:stimulus
+    PYTHONPATH=src python scripts/frontier_quick.py doves --recordings-per-participant 1 5 20
 """
 
 from __future__ import annotations
@@ -63,6 +64,16 @@ def _value(out: dict, metric: str, label: str) -> float:
     return float(values.get(field, np.nan))
 
 
+def _name(eps: float, n_out: int | None, per: int, args: argparse.Namespace) -> str:
+    """``ps@<eps>``, with ``/n<participants>`` and ``/r<recordings>`` when several are asked."""
+    name = f"ps@{eps:g}"
+    if len(args.participants) > 1:
+        name += f"/n{n_out if n_out is not None else 'in'}"
+    if len(args.recordings_per_participant) > 1:
+        name += f"/r{per}"
+    return name
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", choices=sorted(DATA))
@@ -72,6 +83,13 @@ def main(argv: list[str] | None = None) -> None:
                                                      "w1fix", "w1sacc"])
     ap.add_argument("--no-label", action="store_true", help="no public label (one population)")
     ap.add_argument("--baselines", nargs="*", default=list(DEFAULT_BASELINES[1:]))
+    ap.add_argument("--participants", type=int, nargs="*", default=[None],
+                    help="participant-synth's synthetic participants (default the input's "
+                         "count); several values: one release each")
+    ap.add_argument("--recordings-per-participant", type=int, nargs="*", default=[5],
+                    help="participant-synth's recordings per participant and public label "
+                         "value (default 5, as the frontier configs: docs/privacy/"
+                         "participant-synth.md, Output size); several values: one release each")
     args = ap.parse_args(argv)
     loader, options, label, length_s, first_s = DATA[args.data]
     ds = first_seconds(load(loader, **options), first_s)
@@ -86,16 +104,29 @@ def main(argv: list[str] | None = None) -> None:
                     for b in args.baselines}
         releases["raw"] = split.fit
         for eps in args.eps:
-            p = ParticipantSynthParams(epsilon_per_participant=eps, delta=1e-6,
-                                       output_length_s=length_s, public_labels=labels)
-            t0 = time.perf_counter()
-            releases[f"ps@{eps:g}"] = participant_synth(split.fit, p,
-                                                        rng=prot_rng.spawn(1)[0]).output
-            print(f"seed {seed} eps {eps:g}: protect {time.perf_counter() - t0:.1f} s",
-                  flush=True)
+            # one model per epsilon: participant-synth's noise comes from its curator stream,
+            # which the output structure does not touch, so every structure below is rendered
+            # from the same noisy model (the differences are the rendering's)
+            seq = prot_rng.spawn(1)[0].bit_generator.seed_seq
+            for n_out in args.participants:
+                for per in args.recordings_per_participant:
+                    p = ParticipantSynthParams(epsilon_per_participant=eps, delta=1e-6,
+                                               output_length_s=length_s, public_labels=labels,
+                                               n_participants=n_out,
+                                               recordings_per_participant=per)
+                    name = _name(eps, n_out, per, args)
+                    t0 = time.perf_counter()
+                    rng = np.random.default_rng(np.random.SeedSequence(
+                        seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size))
+                    releases[name] = participant_synth(split.fit, p, rng=rng).output
+                    print(f"seed {seed} {name}: protect {time.perf_counter() - t0:.1f} s, "
+                          f"{len(releases[name])} recordings", flush=True)
         for name, rel in releases.items():
+            t0 = time.perf_counter()
             out = frontier_metrics(replace(cfg), split, rel, attacks=(), attribute_of={},
                                    rng=eval_rng.spawn(1)[0], notes=[], memo=memo)
+            if name.startswith("ps@"):
+                print(f"seed {seed} {name}: score {time.perf_counter() - t0:.1f} s", flush=True)
             row = rows.setdefault(name, {})
             for m in args.metrics:
                 row.setdefault(m, []).append(_value(out, m, label))
@@ -122,6 +153,29 @@ def main(argv: list[str] | None = None) -> None:
             se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
             cells.append(f"{d.mean():+.3f}+-{se:.3f}".rjust(20))
         print(name.ljust(28) + "".join(cells))
+    _paired_structures(rows, args.metrics)
+
+
+def _paired_structures(rows: dict[str, dict[str, list[float]]], metrics: list[str]) -> None:
+    """With several structures: each one's paired difference to the first structure at the
+    same epsilon (the same noisy model, rendered differently), mean +- SE over seeds."""
+    firsts: dict[str, str] = {}
+    for name in rows:
+        if name.startswith("ps@") and "/" in name:
+            firsts.setdefault(name.split("/")[0], name)
+    if not firsts:
+        return
+    print("\npaired difference to the first structure at the same epsilon (same model):")
+    for name in rows:
+        first = firsts.get(name.split("/")[0])
+        if first is None or name == first:
+            continue
+        cells = []
+        for m in metrics:
+            d = np.array(rows[name][m]) - np.array(rows[first][m])
+            se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
+            cells.append(f"{np.nanmean(d):+.3f}+-{se:.3f}".rjust(20))
+        print(f"{name} - {first}".ljust(28) + "".join(cells))
 
 
 if __name__ == "__main__":

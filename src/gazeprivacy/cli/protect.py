@@ -130,7 +130,9 @@ def protect(
              "input's (public, listed in the record).")] = None,
     recordings_per_participant: Annotated[int | None, typer.Option(
         help="participant-synth: synthetic recordings per participant and public label value "
-             "(default 1). DPGazeSynth participant level (with --output-length-s): every "
+             "(default 1; more cost no budget and lower the rendered density's sampling "
+             "error, docs/privacy/participant-synth.md). DPGazeSynth participant level (with "
+             "--output-length-s): every "
              "participant gets exactly R released recordings (synthesised, new recording ids, "
              "no labels), so the file does not carry the input's number of recordings per "
              "participant either. Without it that number is the input's (public, listed in "
