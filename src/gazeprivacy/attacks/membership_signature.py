@@ -14,10 +14,11 @@ does not catch a copy of the input. This view compares *people* by how their gaz
   speed and amplitude of those fast runs, the mean slow-run duration, the horizontal share of
   the movement, the missing share, the velocity's power in six frequency bands (Welch), and
   percentiles of the gaze position (a person's calibration offset);
-* standardised on everything the attacker holds (:func:`~gazeprivacy.attacks.membership.standardise`)
-  and weighted per feature by how well it tells the *candidates* apart (:func:`fisher_weights`:
-  between- over within-candidate variance of the candidates' own probes -- the attacker knows
-  whose probe is whose, never who is a member);
+* standardised on everything the attacker holds
+  (:func:`~gazeprivacy.attacks.membership.standardise`) and weighted per feature by how well
+  it tells the *candidates* apart (:func:`fisher_weights`: between- over within-candidate
+  variance of the candidates' own probes -- the attacker knows whose probe is whose, never who
+  is a member);
 * pooled per person (:func:`signature_scores`): a candidate's profile is the mean of its probes',
   a release participant's (a real or a pseudonymous id) the mean of its recordings'; the score
   is ``log(d_ref / d_rel)`` as in the profile view (``d_rel`` to the closest release
@@ -31,6 +32,7 @@ percentiles over all the samples of a recording, a few milliseconds each.
 from __future__ import annotations
 
 import warnings
+from itertools import pairwise
 
 import numpy as np
 from scipy.signal import welch
@@ -94,7 +96,7 @@ def _one(rec: Recording) -> np.ndarray:
     f, px = welch(np.nan_to_num(vx), fs=fs, nperseg=min(vx.size, 64))
     _, py = welch(np.nan_to_num(vy), fs=fs, nperseg=min(vy.size, 64))
     bands = [np.log(np.mean((px + py)[sel]) + 1e-9) if (sel := (f >= a * fs) & (f < b * fs)).any()
-             else np.nan for a, b in zip(_BANDS[:-1], _BANDS[1:], strict=True)]
+             else np.nan for a, b in pairwise(_BANDS)]
     return np.r_[
         np.log(_q(speed, _SPEED_Q) + 1e-6), np.log(_q(accel, _ACCEL_Q) + 1e-6),
         np.log(_q(np.abs(vx), _AXIS_Q) + 1e-6), np.log(_q(np.abs(vy), _AXIS_Q) + 1e-6),
