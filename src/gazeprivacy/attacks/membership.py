@@ -12,16 +12,26 @@ Viswanath, ICML 2015), so its ROC curve must stay near the diagonal at small eps
 synthetic-data evaluation, Stadler, Oprisanu & Troncoso, USENIX Security 2022; calibrated by a
 reference population as in Carlini et al.'s likelihood-ratio attack, S&P 2022). The attacker
 holds the release and, for each candidate P, *other* recordings of P (its probes: recordings
-that were not in the mechanism's input). It describes every recording by a profile
-(:func:`recording_profiles`: a coarse spatial histogram, Hellinger-transformed, and per-recording
-medians of the kinematic window features of :mod:`gazeprivacy.metrics.realism`), standardised on
-the pooled profiles it holds. Its score for P is
+that were not in the mechanism's input). It looks through two views (:data:`VIEWS`):
 
-    log(d_ref(P) / d_rel(P)),
+* ``profile``: every recording described by a profile (:func:`recording_profiles`: a coarse
+  spatial histogram, Hellinger-transformed, and per-recording medians of the kinematic window
+  features of :mod:`gazeprivacy.metrics.realism`), standardised on the pooled profiles it
+  holds; per probe ``log(d_ref / d_rel)``, where ``d_rel`` is the distance to the closest
+  release record and ``d_ref`` the distance to the closest probe of another candidate (how
+  typical P is anyway); P's score is its best probe's;
+* ``signature`` (:mod:`gazeprivacy.attacks.membership_signature`): how a person moves -- speed,
+  acceleration, noise, fast-run and spectral percentiles and the gaze position's percentiles of
+  every recording, weighted by how well they tell the candidates apart on their own probes,
+  averaged per person (P's probes; a release participant's recordings); the same
+  ``log(d_ref / d_rel)`` between people.
 
-where ``d_rel`` is the distance from P's probes to the closest release record and ``d_ref`` the
-distance from P's probes to the closest probe of another candidate (how typical P is anyway). A
-release that copies its input puts a record of each member near the member's other recordings
+The score is the sum of the two views' scores, each standardised over the game's candidates
+(centred, divided by its standard deviation; no membership read): a fixed attacker, not the
+better view chosen after seeing the answers. The profile view catches copies where people look
+at different places (GazeGraph, MPIIDPEye); on free viewing of shared images (DOVES) where a
+recording looks is the image's, and only the signature view catches a copy.
+A release that copies its input puts a record of each member near the member's other recordings
 (score high); a data-free release is as far from members as from non-members (AUC 0.5 in
 expectation).
 

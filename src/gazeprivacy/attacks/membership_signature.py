@@ -117,7 +117,7 @@ def signature_profiles(dataset: Dataset) -> tuple[np.ndarray, list[str]]:
     ...                       sampling_rate_hz=60, rng=np.random.default_rng(0))
     >>> X, who = signature_profiles(ds)
     >>> X.shape == (len(ds), len(SIGNATURE_FEATURES)), sorted(set(who))
-    (True, ['P00', 'P01'])
+    (True, ['p01', 'p02'])
     """
     with warnings.catch_warnings():  # all-NaN slices give NaN features, kept as NaN
         warnings.simplefilter("ignore", RuntimeWarning)
