@@ -93,9 +93,9 @@ def _one(rec: Recording) -> np.ndarray:
     speed = np.hypot(vx, vy)
     accel = np.hypot(np.diff(vx), np.diff(vy)) / dt[1:]
     d2x, d2y = np.abs(np.diff(x, 2)), np.abs(np.diff(y, 2))
-    f, px = welch(np.nan_to_num(vx), fs=fs, nperseg=min(vx.size, 64))
-    _, py = welch(np.nan_to_num(vy), fs=fs, nperseg=min(vy.size, 64))
-    bands = [np.log(np.mean((px + py)[sel]) + 1e-9) if (sel := (f >= a * fs) & (f < b * fs)).any()
+    f, pxy = welch(np.nan_to_num(np.vstack([vx, vy])), fs=fs, nperseg=min(vx.size, 64))
+    power = pxy.sum(axis=0)
+    bands = [np.log(np.mean(power[sel]) + 1e-9) if (sel := (f >= a * fs) & (f < b * fs)).any()
              else np.nan for a, b in pairwise(_BANDS)]
     return np.r_[
         np.log(_q(speed, _SPEED_Q) + 1e-6), np.log(_q(accel, _ACCEL_Q) + 1e-6),
