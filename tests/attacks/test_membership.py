@@ -63,6 +63,19 @@ def test_copy_is_caught(split):
     assert res.n_members == res.n_nonmembers == 20
 
 
+@pytest.mark.parametrize("views", [("profile",), ("signature",)])
+def test_each_view_alone_catches_a_copy(split, views):
+    # these people differ in where they look and in how they move: each view tells them apart
+    res = membership_attack(split.fit, split.member_probes, split.nonmember_probes, views=views)
+    assert res.auc > 0.85, res
+
+
+def test_views_are_checked(split):
+    with pytest.raises(InvalidDataError, match="membership views must be some of"):
+        membership_attack(split.fit, split.member_probes, split.nonmember_probes,
+                          views=("spatial",))
+
+
 def test_data_free_release_is_near_chance(split):
     base = BASELINES["baseline-centre-gaussian"].release(split.fit, rng=np.random.default_rng(2))
     res = membership_attack(base, split.member_probes, split.nonmember_probes)

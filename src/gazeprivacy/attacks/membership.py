@@ -12,16 +12,26 @@ Viswanath, ICML 2015), so its ROC curve must stay near the diagonal at small eps
 synthetic-data evaluation, Stadler, Oprisanu & Troncoso, USENIX Security 2022; calibrated by a
 reference population as in Carlini et al.'s likelihood-ratio attack, S&P 2022). The attacker
 holds the release and, for each candidate P, *other* recordings of P (its probes: recordings
-that were not in the mechanism's input). It describes every recording by a profile
-(:func:`recording_profiles`: a coarse spatial histogram, Hellinger-transformed, and per-recording
-medians of the kinematic window features of :mod:`gazeprivacy.metrics.realism`), standardised on
-the pooled profiles it holds. Its score for P is
+that were not in the mechanism's input). It looks through two views (:data:`VIEWS`):
 
-    log(d_ref(P) / d_rel(P)),
+* ``profile``: every recording described by a profile (:func:`recording_profiles`: a coarse
+  spatial histogram, Hellinger-transformed, and per-recording medians of the kinematic window
+  features of :mod:`gazeprivacy.metrics.realism`), standardised on the pooled profiles it
+  holds; per probe ``log(d_ref / d_rel)``, where ``d_rel`` is the distance to the closest
+  release record and ``d_ref`` the distance to the closest probe of another candidate (how
+  typical P is anyway); P's score is its best probe's;
+* ``signature`` (:mod:`gazeprivacy.attacks.membership_signature`): how a person moves -- speed,
+  acceleration, noise, fast-run and spectral percentiles and the gaze position's percentiles of
+  every recording, weighted by how well they tell the candidates apart on their own probes,
+  averaged per person (P's probes; a release participant's recordings); the same
+  ``log(d_ref / d_rel)`` between people.
 
-where ``d_rel`` is the distance from P's probes to the closest release record and ``d_ref`` the
-distance from P's probes to the closest probe of another candidate (how typical P is anyway). A
-release that copies its input puts a record of each member near the member's other recordings
+The score is the sum of the two views' scores, each standardised over the game's candidates
+(centred, divided by its standard deviation; no membership read): a fixed attacker, not the
+better view chosen after seeing the answers. The profile view catches copies where people look
+at different places (GazeGraph, MPIIDPEye); on free viewing of shared images (DOVES) where a
+recording looks is the image's, and only the signature view catches a copy.
+A release that copies its input puts a record of each member near the member's other recordings
 (score high); a data-free release is as far from members as from non-members (AUC 0.5 in
 expectation).
 
@@ -40,13 +50,14 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.metrics import roc_curve
 
+from gazeprivacy.attacks.membership_signature import signature_profiles, signature_scores
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.metrics.realism import WINDOW_FEATURES, window_feature_table
 
-__all__ = ["MembershipResult", "hanley_mcneil_se", "membership_attack", "profile_geometry",
-           "recording_profiles", "standardise"]
+__all__ = ["VIEWS", "MembershipResult", "hanley_mcneil_se", "membership_attack",
+           "profile_geometry", "recording_profiles", "standardise"]
 
 _GRID = (6, 4)  # profile histogram cells (x, y): coarse, so a short recording fills it
 _KINEMATIC = WINDOW_FEATURES
@@ -148,34 +159,18 @@ def _auc(y: np.ndarray, s: np.ndarray) -> float:
     return float((r[y == 1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
 
 
-def membership_attack(release: Dataset, member_probes: Dataset, nonmember_probes: Dataset, *,
-                      window_s: float = 1.0) -> MembershipResult:
-    """The relative-distance membership attack (see the module docstring).
+VIEWS = ("profile", "signature")
 
-    Parameters
-    ----------
-    release : Dataset
-        What the mechanism wrote from an input that held the members (and not the non-members).
-    member_probes, nonmember_probes : Dataset
-        Recordings of the candidates that were *not* in the input, grouped by ``participant``.
-    window_s : float
-        Window of the kinematic profile features.
 
-    Returns
-    -------
-    MembershipResult
+def _z(score: np.ndarray) -> np.ndarray:
+    """A view's scores centred and scaled over the candidates of the game (no labels read)."""
+    sd = score.std()
+    return (score - score.mean()) / (sd if sd > 0 else 1.0)
 
-    Raises
-    ------
-    InvalidDataError
-        No member or no non-member, fewer than 3 candidates, or no screen geometry.
-    """
-    geo = profile_geometry(member_probes, nonmember_probes, release)
-    members = sorted(set(member_probes.participants))
-    others = sorted(set(nonmember_probes.participants))
-    if not members or not others or len(members) + len(others) < 3:
-        raise InvalidDataError(f"membership inference needs members and non-members (at least "
-                               f"3 candidates), got {len(members)} and {len(others)}")
+
+def _profile_scores(release: Dataset, member_probes: Dataset, nonmember_probes: Dataset,
+                    geo: Geometry, window_s: float, cands: list[str]) -> np.ndarray:
+    """The profile view: per probe recording ``log(d_ref / d_rel)``, a candidate's best probe."""
     x_rel, _, _ = recording_profiles(release, geometry=geo, window_s=window_s)
     x_m, _, who_m = recording_profiles(member_probes, geometry=geo, window_s=window_s)
     x_n, _, who_n = recording_profiles(nonmember_probes, geometry=geo, window_s=window_s)
@@ -188,8 +183,61 @@ def membership_attack(release: Dataset, member_probes: Dataset, nonmember_probes
     d_ref = d_all.min(axis=1)
     eps = 1e-9
     score_rec = np.log((d_ref + eps) / (d_rel + eps))
+    return np.array([score_rec[who == p].max() for p in cands])
+
+
+def _signature_view(release: Dataset, member_probes: Dataset, nonmember_probes: Dataset,
+                    cands: list[str]) -> np.ndarray:
+    """The signature view (:mod:`gazeprivacy.attacks.membership_signature`)."""
+    x_rel, who_rel = signature_profiles(release)
+    x_m, who_m = signature_profiles(member_probes)
+    x_n, who_n = signature_profiles(nonmember_probes)
+    x_rel, x_m, x_n = standardise(x_rel, x_m, x_n)
+    return signature_scores(x_rel, who_rel, np.vstack([x_m, x_n]), who_m + who_n, cands)
+
+
+def membership_attack(release: Dataset, member_probes: Dataset, nonmember_probes: Dataset, *,
+                      window_s: float = 1.0,
+                      views: tuple[str, ...] = VIEWS) -> MembershipResult:
+    """The relative-distance membership attack (see the module docstring).
+
+    Parameters
+    ----------
+    release : Dataset
+        What the mechanism wrote from an input that held the members (and not the non-members).
+    member_probes, nonmember_probes : Dataset
+        Recordings of the candidates that were *not* in the input, grouped by ``participant``.
+    window_s : float
+        Window of the kinematic profile features.
+    views : tuple of str
+        The views whose standardised scores are summed (:data:`VIEWS`; the attacker is both,
+        a fixed sum, never a choice made on the answers; one view alone for measuring it).
+
+    Returns
+    -------
+    MembershipResult
+
+    Raises
+    ------
+    InvalidDataError
+        No member or no non-member, fewer than 3 candidates, no screen geometry, or an unknown
+        view.
+    """
+    geo = profile_geometry(member_probes, nonmember_probes, release)
+    members = sorted(set(member_probes.participants))
+    others = sorted(set(nonmember_probes.participants))
+    if not members or not others or len(members) + len(others) < 3:
+        raise InvalidDataError(f"membership inference needs members and non-members (at least "
+                               f"3 candidates), got {len(members)} and {len(others)}")
+    if not views or any(v not in VIEWS for v in views):
+        raise InvalidDataError(f"membership views must be some of {list(VIEWS)}, got {views!r}")
     cands = members + others
-    score = np.array([score_rec[who == p].max() for p in cands])
+    score = np.zeros(len(cands))
+    if "profile" in views:
+        score += _z(_profile_scores(release, member_probes, nonmember_probes, geo, window_s,
+                                    cands))
+    if "signature" in views:
+        score += _z(_signature_view(release, member_probes, nonmember_probes, cands))
     y = np.r_[np.ones(len(members)), np.zeros(len(others))].astype(int)
     auc = _auc(y, score)
     fpr, tpr, _ = roc_curve(y, score)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from gazeprivacy.attacks.membership import membership_attack
+from gazeprivacy.attacks.membership import VIEWS, membership_attack
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.experiments.frontier import FrontierSplit, probe_split
@@ -77,11 +77,12 @@ def membership_folds(dataset: Dataset, *, rng: np.random.Generator, n_folds: int
     return out
 
 
-def fold_scores(split: FrontierSplit, release: Dataset, *, fold: int,
-                window_s: float) -> pl.DataFrame:
-    """Every candidate's membership score against ``release`` (:data:`SCORE_SCHEMA`)."""
+def fold_scores(split: FrontierSplit, release: Dataset, *, fold: int, window_s: float,
+                views: tuple[str, ...] = VIEWS) -> pl.DataFrame:
+    """Every candidate's membership score against ``release`` (:data:`SCORE_SCHEMA`; ``views``
+    of the attacker: :data:`gazeprivacy.attacks.membership.VIEWS`, both by default)."""
     res = membership_attack(release, split.member_probes, split.nonmember_probes,
-                            window_s=window_s)
+                            window_s=window_s, views=views)
     n = len(res.candidates)
     return pl.DataFrame({"fold": [fold] * n, "participant": list(res.candidates),
                          "member": [i < res.n_members for i in range(n)],
