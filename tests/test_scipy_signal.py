@@ -5,24 +5,15 @@ the one function that reads ``scipy.stats`` gets the real one, and so does a lat
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from gaze_helpers import after_detection_in_a_fresh_process
 
 
 def test_simulating_and_detecting_leave_scipy_stats_unimported_and_scipy_whole():
-    code = (
-        "import sys, numpy as np\n"
-        "from gazeprivacy.data.simulate import simulate_dataset\n"
-        "from gazeprivacy.events import detect_events\n"
-        "r = simulate_dataset(n_participants=1, tasks=('free-viewing',), duration_s=3.0, "
-        "sampling_rate_hz=100, rng=np.random.default_rng(0))[0]\n"
-        "assert detect_events(r, method='remodnav').height > 3\n"
+    out = after_detection_in_a_fresh_process(
         "print('scipy.signal' in sys.modules, 'scipy.stats' in sys.modules)\n"
         "from scipy.signal import find_peaks_cwt\n"  # reads scipy.stats.scoreatpercentile
         "x = np.sin(np.linspace(0, 6 * np.pi, 400))\n"
         "peaks = find_peaks_cwt(x, np.arange(5, 30)).tolist()\n"
         "import scipy.stats\n"
         "print(len(peaks), 'scipy.stats' in sys.modules, scipy.stats.norm.cdf(0.0))\n")
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert res.stdout.split("\n")[:2] == ["True False", "3 True 0.5"], res.stdout
+    assert out[:2] == ["True False", "3 True 0.5"], out

@@ -205,24 +205,15 @@ def test_find_peaks_equals_the_sample_loop():
 def test_detection_does_not_import_statsmodels_and_remodnav_keeps_its_mad():
     """REMoDNaV is imported with a stand-in for statsmodels' scale module (its MAD is replaced
     during our calls); called directly afterwards it still computes statsmodels' MAD."""
-    import subprocess
-    import sys
+    from gaze_helpers import after_detection_in_a_fresh_process
 
-    code = (
-        "import sys, numpy as np\n"
-        "from gazeprivacy.data.simulate import simulate_dataset\n"
-        "from gazeprivacy.events import detect_events\n"
-        "r = simulate_dataset(n_participants=1, tasks=('free-viewing',), duration_s=3.0, "
-        "sampling_rate_hz=100, rng=np.random.default_rng(0))[0]\n"
-        "assert detect_events(r, method='remodnav').height > 3\n"
+    out = after_detection_in_a_fresh_process(
         "print(sorted(m for m in sys.modules if m.startswith(('statsmodels', 'pandas'))))\n"
         "import remodnav.clf\n"
         "v = np.random.default_rng(1).random(99)\n"
         "from statsmodels.robust.scale import mad\n"
         "print(remodnav.clf.mad(v) == mad(v), 'statsmodels.robust.scale' in sys.modules)\n")
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert res.stdout.split("\n")[:2] == ["[]", "True True"], res.stdout
+    assert out[:2] == ["[]", "True True"], out
 
 
 @pytest.mark.parametrize("rate", [60.0, 100.0, 500.0])
