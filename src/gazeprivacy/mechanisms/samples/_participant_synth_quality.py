@@ -29,9 +29,8 @@ centre ``mu`` on a public grid under a flat prior, the participants' values mode
 ``N(mu, s)`` with a public spread ``s`` (the expected histogram ``n`` times the binned normal).
 
 The rendering (:func:`track`, post-processing): each synthetic recording draws its values
-around the released centres (the public spread), then white noise with a slowly varying
-log-normal scale (:func:`unit_noise`: heavy-tailed steps, as a head-free tracker's) smoothed by
-a Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
+around the released centres (the public spread), then white noise smoothed (circularly) by a
+Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
 scaled so the median step is the drawn one (when the eye signal alone steps more, its
 fixational motion is shrunk toward each fixation's chord instead, saccades intact), and gaps
 (NaN runs of log-normal length, public median 0.07 s) cover the drawn missing share.
@@ -51,7 +50,7 @@ from gazeprivacy.data.simulate import EVENT_CODES
 from gazeprivacy.guarantees import ColumnStatus, Status
 
 __all__ = ["QUALITY", "QUALITY_PARTS", "QUALITY_PRIOR", "QUALITY_SIZES", "fit_quality",
-           "mask_column", "quality_parts", "quality_statistics", "track", "unit_noise"]
+           "mask_column", "quality_parts", "quality_statistics", "track"]
 
 #: The measured tracker marginals (in the split's order).
 QUALITY = ("tracker_step", "tracker_smooth", "tracker_missing")
@@ -77,9 +76,6 @@ QUALITY_PRIOR = {"tracker_step": np.array([math.log10(0.05)]),
                  "tracker_missing": np.array([logit(_MISS_LO)])}
 _GRID = 201  # the posterior's grid of centres over each scale's range
 _GAP_MEDIAN_S, _GAP_LOG_SD = 0.07, 0.9  # public gap lengths (dropouts and blinks)
-#: the noise's scale envelope (public): log sd, correlation time (s) and clip (in sds) of the
-#: log scale (see unit_noise)
-_ENVELOPE_LOG_SD, _ENVELOPE_S, _ENVELOPE_CLIP = 1.2, 0.3, 2.5
 
 
 def mask_column(share: float) -> ColumnStatus:
@@ -217,27 +213,6 @@ def _smooth(a: np.ndarray, w: float) -> np.ndarray:
     return gaussian_filter1d(a, w, axis=0, mode="wrap") if w > 0 else a
 
 
-def unit_noise(n: int, w: float, rate: float, rng: np.random.Generator) -> np.ndarray:
-    """The tracker's noise shape ``(n, 2)`` before scaling: white noise times a log-normal
-    scale ``exp(1.2 g)``, ``g`` a unit Gaussian process of 0.3 s correlation time clipped to
-    +-2.5, then smoothed by the kernel of sd ``w`` samples (:func:`_width`). Real trackers'
-    steps are heavy-tailed and their level drifts (head movement, pupil, dropout edges): the
-    held-out recordings' step p90 is 4.6 to 9 times its median (Gaussian noise: 2), and a
-    discriminator told the release from them on the speed percentiles and acceleration alone.
-    Public shape (post-processing): the level is still the released median step (:func:`track`
-    scales it).
-
-    >>> u = unit_noise(30000, 0.0, 50.0, np.random.default_rng(0))
-    >>> s = np.hypot(*np.diff(u, axis=0).T)
-    >>> bool(np.percentile(s, 90) / np.median(s) > 3.0)  # Gaussian steps: about 2.1
-    True
-    """
-    white = rng.standard_normal((n, 2))
-    g = gaussian_filter1d(rng.standard_normal(n), _ENVELOPE_S * rate, mode="wrap")
-    g = np.clip(g / max(float(g.std()), 1e-12), -_ENVELOPE_CLIP, _ENVELOPE_CLIP)
-    return _smooth(white * np.exp(_ENVELOPE_LOG_SD * g)[:, None], w)
-
-
 def _gaps(share: float, n: int, rate: float, rng: np.random.Generator) -> np.ndarray:
     """A missing-sample mask: gaps of log-normal length (public median and log sd, at least a
     sample) alternating with valid runs (exponential) of mean ``gap (1 - share) / share``."""
@@ -276,7 +251,7 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
           sampling_rate_hz: float, rng: np.random.Generator,
           code: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The tracker applied to a noise-free simulated signal: this recording's values drawn
-    around the released centres (public spreads), the noise of :func:`unit_noise` scaled
+    around the released centres (public spreads), white noise smoothed by the kernel and scaled
     (bisection) so the median step is the drawn one, then the gaps. When the eye signal alone
     steps more than that and its event codes (``code``, the simulator's ground truth) are
     given, its fixational motion is shrunk instead (:func:`_fixational`, bisection on the
@@ -287,7 +262,7 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     # the noise only is smoothed: a smoothed eye signal slows the saccades below the event
     # detector's threshold (MPIIDPEye at 30 Hz: fixation-duration W1 from 0.14 to 2.5 s)
     eye = np.column_stack([x, y])
-    unit = unit_noise(eye.shape[0], w, sampling_rate_hz, rng)
+    unit = _smooth(rng.standard_normal(eye.shape), w)
     de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
 
     def med(a: float, du: np.ndarray = du) -> float:
