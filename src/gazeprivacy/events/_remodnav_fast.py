@@ -55,7 +55,7 @@ from gazeprivacy.events.remodnav import (
     _find_peaks,
     _median,
     _sosfilt_kernel,
-    _sosfiltfilt_rows,
+    _sosfiltfilt,
 )
 
 __all__ = ["SILENT_LOG", "adaptive_thresholds", "clf_module", "detect_saccades",
@@ -318,14 +318,14 @@ def fix_or_pursuit(self: Any, data: Any, start: int, end: int) -> Any:
     """``EyegazeClassifier._fix_or_pursuit``: the low-passed speeds of a stretch between
     saccades, pursuit where they exceed the pursuit threshold long enough, fixation elsewhere.
     The low-pass filter is :mod:`gazeprivacy.events.remodnav`'s (the one its call puts in
-    REMoDNaV's place), on ``x`` and ``y`` at once; a stretch with no speed above the threshold
+    REMoDNaV's place), on ``x`` and ``y``; a stretch with no speed above the threshold
     is one fixation (what the runs give then) without the run search."""
     if end - start < self.min_fix_dur:
         return
     xy = np.stack((data["x"][start:end], data["y"][start:end]))
     if xy.shape[1] >= 2:
-        xy = _sosfiltfilt_rows(*_butter_sos(5, float(self.lp_cutoff_freq / (0.5 * self.sr)),
-                                            "low", False), xy)
+        sos, zi = _butter_sos(5, float(self.lp_cutoff_freq / (0.5 * self.sr)), "low", False)
+        xy = np.stack([_sosfiltfilt(sos, zi, v) for v in xy])
     d = np.diff(xy, axis=1)
     vels = (d[0] ** 2 + d[1] ** 2) ** 0.5  # REMoDNaV's _get_velocities, step by step
     vels *= self.px2deg * self.sr

@@ -246,23 +246,6 @@ def _butter_sos(order: int, wn: float, btype: str, analog: bool) -> tuple[np.nda
     return sos, signal.sosfilt_zi(sos)
 
 
-def _sosfiltfilt_rows(sos: np.ndarray, zi: np.ndarray, xs: np.ndarray) -> np.ndarray:
-    """:func:`_sosfiltfilt` of each row of the 2-D ``xs`` (at least two columns), the rows
-    through SciPy's loop together (it filters each row on its own: the same bits)."""
-    kernel = _sosfilt_kernel()
-    if kernel is None or sos.dtype != np.float64 or not sos.flags.c_contiguous:
-        return np.stack([_sosfiltfilt(sos, zi, x) for x in xs])
-    xs = np.asarray(xs, dtype=np.float64)
-    pad = min(3 * (2 * sos.shape[0] + 1), xs.shape[1] - 1)
-    ext = np.concatenate((2 * xs[:, :1] - xs[:, pad:0:-1], xs,
-                          2 * xs[:, -1:] - xs[:, -2:-pad - 2:-1]), axis=1)
-    y = np.ascontiguousarray(ext)
-    kernel(sos, y, np.ascontiguousarray(zi[None] * ext[:, :1, None]))
-    y = np.ascontiguousarray(y[:, ::-1])
-    kernel(sos, y, np.ascontiguousarray(zi[None] * y[:, :1, None]))
-    return y[:, ::-1][:, pad:ext.shape[1] - pad]
-
-
 def _sosfiltfilt(sos: np.ndarray, zi: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``scipy.signal.sosfiltfilt(sos, x, padlen=min(default, len(x) - 1))`` with the initial
     conditions ``zi`` given (odd extension, forward and backward pass)."""
