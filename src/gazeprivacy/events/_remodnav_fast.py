@@ -487,11 +487,11 @@ def lean_classifier_type() -> type:
     ``preproc`` takes ``x`` and ``y`` already spike-filtered (``spikes_filtered``: its caller
     filters a recording's segments at once, :func:`spike_filtered_pieces`); with SciPy's
     filter loop at hand it notes the stretches between saccades and its caller classifies
-    them all at once afterwards (``defers_fix_or_pursuit``:
-    :mod:`gazeprivacy.events._remodnav_batch`)."""
+    them all at once afterwards (its ``_fix_or_pursuit`` is
+    :func:`~gazeprivacy.events._remodnav_batch.deferred_fix_or_pursuit`)."""
     from gazeprivacy.events._remodnav_batch import deferred_fix_or_pursuit
 
-    batch = {"_fix_or_pursuit": deferred_fix_or_pursuit, "defers_fix_or_pursuit": True} \
-        if _sosfilt_kernel() is not None else {}
+    batch = {"_fix_or_pursuit": deferred_fix_or_pursuit} if _sosfilt_kernel() is not None \
+        else {}
     return type("LeanEyegazeClassifier", (fast_classifier_type(),),
                 {"_mk_event_record": lean_record, "spikes_filtered": True, **batch})

@@ -448,7 +448,8 @@ def _trimmed_segments(recording: Recording, max_interval_s: float,
 def _segment_events(clf: Any, s: dict[str, int], x: np.ndarray, y: np.ndarray,
                     max_velocity: float) -> tuple[np.ndarray, list[Any], list[tuple[int, int]]]:
     """REMoDNaV on one gap-free segment: its preprocessed samples, its events and the
-    stretches between saccades the lean classifier left for later (``defers_fix_or_pursuit``:
+    stretches between saccades the lean classifier left for later (its
+    ``deferred_fix_or_pursuit``; classified by
     :func:`gazeprivacy.events._remodnav_batch.fix_or_pursuit_all`, over a recording's
     segments at once)."""
     data = np.rec.fromarrays([x.copy(), y.copy()], names=["x", "y"])
