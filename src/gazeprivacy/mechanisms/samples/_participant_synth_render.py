@@ -171,14 +171,6 @@ def choice(rng: np.random.Generator, cdf: np.ndarray, size: int | None = None) -
     return cdf.searchsorted(rng.random(size), side="right")
 
 
-def _uniform_in_bins(cdf: np.ndarray, edges: np.ndarray, n: int, rng: np.random.Generator
-                     ) -> np.ndarray:
-    """``n`` draws: a bin from ``cdf`` (:func:`choice_cdf`), then uniform inside it (the density
-    the kernel assumes)."""
-    b = choice(rng, cdf, n)
-    return edges[b] + (edges[b + 1] - edges[b]) * rng.uniform(size=n)
-
-
 @dataclass
 class Visits:
     """Fixations drawn so far per sampling cell, shared by the recordings of one synthetic
