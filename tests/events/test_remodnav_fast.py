@@ -148,11 +148,17 @@ def test_whole_event_lists_equal_remodnavs(rate, nan):
 
 
 @pytest.mark.parametrize("rate", [60.0, 100.0, 250.0])
-def test_remodnav_codes_equal_with_remodnavs_classifier(monkeypatch, rate):
+@pytest.mark.parametrize("path", ["compiled", "python"])
+def test_remodnav_codes_equal_with_remodnavs_classifier(monkeypatch, rate, path):
     """The lean event records (below 200 Hz: no PSO search, labels and bounds only) and the
-    whole ones (250 Hz) give the codes of REMoDNaV's own classifier and spike filter."""
+    whole ones (250 Hz) give the codes of REMoDNaV's own classifier and spike filter, with
+    the compiled classification (when built) and without it (the Python path)."""
     from remodnav import EyegazeClassifier
 
+    from gazeprivacy.events import _remodnav_compiled as compiled
+
+    if path == "python":
+        monkeypatch.setattr(compiled, "KERNEL", None)
     ds = simulate_dataset(n_participants=2, tasks=("free-viewing", "reading"), duration_s=8.0,
                           sampling_rate_hz=rate, rng=np.random.default_rng(6))
     params = ours.RemodnavParams.for_rate(rate)

@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""REMoDNaV's compiled classification (_remodnav_loop.c) gives the Python path's events, bit for
+bit: its sums (NumPy's pairwise summation), its adaptive thresholds, each segment's saccades and
+stretches between saccades (at 30 to 150 Hz, gap-free and with a NaN stretch), whole event lists
+against the installed ``remodnav`` package, and ``remodnav_codes``."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import warnings
+
+import numpy as np
+import pytest
+
+from gazeprivacy.data.simulate import simulate_dataset
+from gazeprivacy.events import _remodnav_compiled as compiled
+from gazeprivacy.events import _remodnav_fast as fast
+from gazeprivacy.events import remodnav as ours
+
+KERNEL = compiled.KERNEL
+needs_kernel = pytest.mark.skipif(KERNEL is None, reason="the compiled module is not built")
+
+
+def _bits(a) -> bytes:
+    return np.asarray(a, dtype=np.float64).tobytes()
+
+
+def test_the_compiled_module_is_built_where_a_compiler_exists():
+    if os.environ.get("GAZEPRIVACY_PURE_PYTHON", "") not in ("", "0"):
+        assert KERNEL is None
+        pytest.skip("GAZEPRIVACY_PURE_PYTHON is set: the Python path is forced")
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        pytest.skip("no C compiler: the package runs the Python path (the extension is optional)")
+    assert KERNEL is not None, ("the extension is not built: `pip install -e .` or "
+                                "`python setup.py inplace`")
+
+
+def test_the_environment_variable_forces_the_python_path():
+    code = "from gazeprivacy.events import _remodnav_compiled as c; print(c.KERNEL is None)"
+    env = {**os.environ, "GAZEPRIVACY_PURE_PYTHON": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["True"]
+
+
+@needs_kernel
+def test_sums_are_numpys_pairwise_sums():
+    """Below 8 values, within a block of 128, split in halves above it (values of very
+    different magnitudes: another order of additions rounds differently)."""
+    rng = np.random.default_rng(0)
+    for n in (*range(0, 140), 255, 256, 257, 1000, 4099, 9000):
+        for _ in range(5):
+            a = np.abs(rng.standard_normal(n)) * 10.0 ** rng.uniform(-4, 4, n)
+            assert _bits(KERNEL.pairwise_sum(a)) == _bits(np.add.reduce(a)), n
+
+
+class _Params:
+    velthresh_startvel = 300.0
+
+    def __init__(self, noise_factor: float) -> None:
+        self.noise_factor = noise_factor
+
+
+@needs_kernel
+@pytest.mark.parametrize("noise_factor", [5.0, 7.0])
+def test_thresholds_equal_the_python_ones(noise_factor):
+    """Speeds with NaN, ties, none below the start, all zero, sorted, reversed and equal runs
+    (the compiled sort's worst cases), short and long."""
+    rng = np.random.default_rng(1)
+    cases = [np.abs(rng.standard_normal(n) * 40) for n in (0, 1, 2, 3, 10, 17, 101, 2000)]
+    cases += [np.round(np.abs(rng.standard_normal(200)) * 3), np.full(50, 400.0),
+              np.concatenate([[0.0, np.nan], np.abs(rng.standard_normal(80)) * 900]),
+              np.zeros(30), np.array([0.0, 0.0, 10.0]), np.arange(500.0) / 7,
+              np.arange(500.0)[::-1] / 3, np.repeat([1.0, 2.0, 9.0, 3.0], 300),
+              np.full(40, np.nan)]
+    clf = _Params(noise_factor)
+    with warnings.catch_warnings():  # (an empty median's warnings)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for v in cases:
+            want = fast.adaptive_thresholds(clf, v)
+            assert _bits(KERNEL.thresholds(v, 300.0, noise_factor)) == _bits(want), v[:5]
+            assert _bits(compiled.compiled_thresholds(clf, v)) == _bits(want)
+
+
+def _recording(rate: float, seed: int):
+    from gazeprivacy.events.synthetic_pursuit import add_pursuit
+
+    r = simulate_dataset(n_participants=1, tasks=("free-viewing",), duration_s=12.0,
+                         sampling_rate_hz=rate, rng=np.random.default_rng(seed),
+                         ground_truth=True)[0]
+    r = add_pursuit(r, pursuit_share=0.3, rng=np.random.default_rng(seed + 1))
+    ok = np.isfinite(r.x)
+    return r.x[ok], r.y[ok]
+
+
+def _classified(rate: float, x: np.ndarray, y: np.ndarray, kernel, upstream: bool = False):
+    """The preprocessed samples, the events and the deferred stretches of one segment with the
+    lean classifier (``kernel``: compiled or None) or REMoDNaV's own (``upstream``)."""
+    from remodnav import EyegazeClassifier
+
+    orig = compiled.KERNEL
+    compiled.KERNEL = kernel
+    try:
+        with ours._quiet():
+            clf, s = ours._classifier(ours.RemodnavParams.for_rate(rate), rate,
+                                      kind=EyegazeClassifier if upstream else None)
+            if upstream:
+                clf.deferred = []
+                data = np.rec.fromarrays([x.copy(), y.copy()], names=["x", "y"])
+                pp = clf.preproc(data, min_blink_duration=0.0, dilate_nan=0.0,
+                                 median_filter_length=(s["median"] + 0.5) / clf.sr,
+                                 savgol_length=0.0, savgol_polyord=2, max_vel=1000.0)
+                return pp, clf(pp, classify_isp=True, sort_events=True), [], clf
+            x, y = fast.spike_filtered_pieces([x, y])
+            return (*ours._segment_events(clf, s, x, y, 1000.0), clf)
+    finally:
+        compiled.KERNEL = orig
+
+
+def _bounds(events, sr):
+    return [(e["id"], e["label"], _bits(e["start_time"]), _bits(e["end_time"]),
+             round(e["start_time"] * sr), round(e["end_time"] * sr)) for e in events]
+
+
+@needs_kernel
+@pytest.mark.parametrize("rate", [30.0, 60.0, 100.0, 150.0])
+@pytest.mark.parametrize("nan", [False, True], ids=["gap_free", "nan_stretch"])
+def test_segment_events_equal_the_python_path(rate, nan):
+    """Every saccade (id, label, bounds in seconds, bit for bit) and every deferred stretch of
+    the compiled classification equal the Python path's (REMoDNaV's own ``__call__`` over the
+    fast methods), on simulated free viewing with pursuit, gap-free or with a NaN stretch
+    (REMoDNaV's own NaN handling: no saccade across it)."""
+    x, y = _recording(rate, 4)
+    if nan:
+        x[len(x) // 2:len(x) // 2 + int(rate // 10)] = np.nan
+        y[np.isnan(x)] = np.nan
+    pp_c, ev_c, st_c, _ = _classified(rate, x, y, KERNEL)
+    pp_p, ev_p, st_p, _ = _classified(rate, x, y, None)
+    assert pp_c.tobytes() == pp_p.tobytes()
+    assert _bounds(ev_c, rate) == _bounds(ev_p, rate)
+    assert [tuple(map(int, w)) for w in st_c] == [tuple(map(int, w)) for w in st_p]
+    labels = {e["label"] for e in ev_c}
+    assert len(ev_c) > 20 and labels >= {"ISAC", *(() if nan else ("SACC",))}
+    assert len(st_c) > 20
+
+
+@needs_kernel
+@pytest.mark.parametrize("rate", [60.0, 100.0])
+def test_events_with_the_stretches_equal_remodnavs(rate):
+    """The compiled saccades and the batched fixation-or-pursuit events of the deferred
+    stretches are REMoDNaV's own event list (labels and bounds), event by event."""
+    from gazeprivacy.events._remodnav_batch import fix_or_pursuit_all
+
+    x, y = _recording(rate, 10)
+    pp, ev, stretches, clf = _classified(rate, x, y, KERNEL)
+    with ours._quiet():
+        leaves = fix_or_pursuit_all(clf, pp, stretches)
+    got = sorted([(e["label"], round(e["start_time"] * rate), round(e["end_time"] * rate))
+                  for e in ev] + leaves, key=lambda e: e[1])
+    ref = _classified(rate, x, y, None, upstream=True)[1]  # (its preproc filters the spikes)
+    want = [(e["label"], round(e["start_time"] * rate), round(e["end_time"] * rate))
+            for e in ref]
+    assert got == want
+    assert {"FIXA", "PURS", "SACC", "ISAC"} <= {e[0] for e in want}
+
+
+@needs_kernel
+@pytest.mark.parametrize("rate", [60.0, 100.0])
+def test_remodnav_codes_equal_without_the_compiled_module(monkeypatch, rate):
+    """Whole recordings with gaps (several segments each): the same codes, starts and
+    plausibility flags."""
+    ds = simulate_dataset(n_participants=2, tasks=("free-viewing", "reading"), duration_s=20.0,
+                          sampling_rate_hz=rate, rng=np.random.default_rng(6))
+    params = ours.RemodnavParams.for_rate(rate)
+    got = [ours.remodnav_codes(r, params, 0.1) for r in ds]
+    monkeypatch.setattr(compiled, "KERNEL", None)
+    want = [ours.remodnav_codes(r, params, 0.1) for r in ds]
+    for (c1, s1, i1), (c2, s2, i2) in zip(got, want, strict=True):
+        assert np.array_equal(c1, c2) and np.array_equal(s1, s2) and i1 == i2
+    assert all((c == 2).any() and (c == 1).any() for c, _, _ in got)
