@@ -184,3 +184,74 @@ def test_remodnav_codes_equal_without_the_compiled_module(monkeypatch, rate):
     for (c1, s1, i1), (c2, s2, i2) in zip(got, want, strict=True):
         assert np.array_equal(c1, c2) and np.array_equal(s1, s2) and i1 == i2
     assert all((c == 2).any() and (c == 1).any() for c, _, _ in got)
+
+
+def _lean_events(pp: np.ndarray, kernel, rate: float = 100.0):
+    """The lean classifier's saccades (id, label, onset and end in samples) and deferred
+    stretches of the preprocessed samples ``pp``, compiled (``kernel``) or not (None)."""
+    orig = compiled.KERNEL
+    compiled.KERNEL = kernel
+    try:
+        with ours._quiet():
+            clf, _ = ours._classifier(ours.RemodnavParams.for_rate(rate), rate)
+            clf.deferred = []
+            ev = clf(pp, classify_isp=True, sort_events=True)
+    finally:
+        compiled.KERNEL = orig
+    return ([(e["id"], e["label"], round(e["start_time"] * rate), round(e["end_time"] * rate))
+             for e in ev], [tuple(map(int, w)) for w in clf.deferred])
+
+
+def _pp(vel: np.ndarray, med: np.ndarray | None = None, x: np.ndarray | None = None):
+    out = np.zeros(vel.shape[0], dtype=[(n, np.float64) for n in
+                                        ("med_vel", "vel", "accel", "x", "y")])
+    out["vel"], out["med_vel"] = vel, vel if med is None else med
+    out["x"] = np.cumsum(vel) / 100 if x is None else x
+    return out
+
+
+@needs_kernel
+def test_crafted_speeds_give_the_python_paths_saccades():
+    """Hand-made speeds where the order of equal peaks decides (twin peaks closer than the
+    minimum interval between saccades: the first in REMoDNaV's stable order wins), peaks at
+    the first and last samples, plateaus at the threshold, NaN positions and speeds, and more
+    saccades than the initial frequency cap allows."""
+    rng = np.random.default_rng(3)
+    base = np.abs(rng.standard_normal(400)) * 3
+    cases = []
+    for gap in (1, 2, 3, 5, 8):  # twin peaks: equal speed sums (through the sample after)
+        v = base.copy()
+        v[100:104] = v[100 + gap + 4:104 + gap + 4] = [200.0, 400.0, 200.0, 1.0]
+        v[300:304] = v[300 + gap + 4:304 + gap + 4] = [150.0, 150.0, 150.0, 0.5]
+        cases.append(_pp(v))
+        cases.append(_pp(v, med=v[::-1].copy()))  # the global peaks from other speeds
+    for k in range(1, 7):  # an inner saccade from k samples after a global one (kept: >= 4)
+        v = base.copy()
+        v[100:103] = [300.0, 600.0, 300.0]
+        v[103:103 + k] = 0.0  # the global saccade ends at 103, the inner one starts at 103 + k
+        v[103 + k:107 + k] = [0.5, 60.0, 60.0, 0.0]
+        med = base.copy()
+        med[100:103] = v[100:103]  # (a global peak in the median-filtered speeds only there)
+        cases.append(_pp(v, med=med))
+    v = base.copy()
+    v[:3] = v[-3:] = 500.0
+    cases.append(_pp(v))
+    v = base.copy()
+    v[::9] = 300.0  # more peaks than 2 per second
+    cases.append(_pp(v))
+    v = np.round(base)
+    v[50:60] = v[200:205] = 2.0  # speeds equal to the thresholds' likely values
+    cases.append(_pp(v))
+    v = base.copy()
+    v[150:152] = 600.0
+    x = np.cumsum(v) / 100
+    x[140:145] = x[250:251] = np.nan
+    cases.append(_pp(v, x=x))
+    v = base.copy()
+    v[10:12] = v[390:392] = 400.0
+    v[[20, 200, 201]] = np.nan
+    cases.append(_pp(v, med=np.nan_to_num(v)))
+    for pp in cases:
+        got = _lean_events(pp, KERNEL)
+        assert got == _lean_events(pp, None)
+    assert sum(len(_lean_events(pp, KERNEL)[0]) for pp in cases) > 40
