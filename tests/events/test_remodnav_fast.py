@@ -223,12 +223,17 @@ def test_detection_does_not_import_statsmodels_and_remodnav_keeps_its_mad():
 
 
 @pytest.mark.parametrize("rate", [60.0, 100.0, 500.0])
-def test_fix_or_pursuit_of_all_stretches_at_once_equals_one_at_a_time(rate):
-    """The lean classifier's batch (every stretch as a row, zeros after it) gives each
-    stretch's events of ``_fix_or_pursuit`` one at a time: stretches of 1 to 3 samples (no
-    filter; a padding shorter than the filter's), long ones, and pursuit (some with pursuit
-    from start to end)."""
+@pytest.mark.parametrize("path", ["compiled", "python"])
+def test_fix_or_pursuit_of_all_stretches_at_once_equals_one_at_a_time(monkeypatch, rate, path):
+    """The lean classifier's batch (every stretch as a row, zeros after it; or each stretch
+    in the compiled module when built) gives each stretch's events of ``_fix_or_pursuit`` one
+    at a time: stretches of 1 to 3 samples (no filter; a padding shorter than the filter's),
+    long ones, and pursuit (some with pursuit from start to end)."""
     from gazeprivacy.events import _remodnav_batch as batch
+    from gazeprivacy.events import _remodnav_compiled as compiled
+
+    if path == "python":
+        monkeypatch.setattr(compiled, "KERNEL", None)
     from gazeprivacy.events.synthetic_pursuit import add_pursuit
 
     r = simulate_dataset(n_participants=1, tasks=("free-viewing",), duration_s=10.0,

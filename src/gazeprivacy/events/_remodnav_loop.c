@@ -505,11 +505,12 @@ classify_all(Ctx *c)
     return rc;
 }
 
-/* a C-contiguous float64 buffer */
+/* a C-contiguous float64 buffer (writable if the object allows it) */
 static int
 get_doubles(PyObject *o, Py_buffer *b, const char *name)
 {
-    if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+    if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0
+        && (PyErr_Clear(), PyObject_GetBuffer(o, b, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS)) < 0) {
         b->obj = NULL;
         return -1;
     }
@@ -679,10 +680,144 @@ sum(PyObject *self, PyObject *args)
     return PyFloat_FromDouble(s);
 }
 
+/* SciPy's second-order-sections loop (scipy/signal/_sosfilt.pyx, _sosfilt_float) on x[0:n]
+ * in place, from the initial conditions zi * x0 (n_sections x 2) */
+static void
+sosfilt_row(const double *sos, Py_ssize_t nsec, const double *zi, double x0, double *z,
+            double *x, Py_ssize_t n)
+{
+    for (Py_ssize_t s = 0; s < 2 * nsec; s++)
+        z[s] = zi[s] * x0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double x_cur = x[i];
+        for (Py_ssize_t s = 0; s < nsec; s++) {
+            const double *c = sos + 6 * s;
+            double x_new = c[0] * x_cur + z[2 * s];
+            z[2 * s] = c[1] * x_cur - c[4] * x_new + z[2 * s + 1];
+            z[2 * s + 1] = c[2] * x_cur - c[5] * x_new;
+            x_cur = x_new;
+        }
+        x[i] = x_cur;
+    }
+}
+
+/* remodnav._sosfiltfilt of v[0:m] (m >= 2) into out[0:m]: the odd extension by pad samples
+ * on each side, the loop forward, reversed, the loop again, reversed back */
+static void
+sosfiltfilt(const double *sos, Py_ssize_t nsec, const double *zi, const double *v,
+            Py_ssize_t m, double *ext, double *z, double *out)
+{
+    Py_ssize_t pad = 3 * (2 * nsec + 1) < m - 1 ? 3 * (2 * nsec + 1) : m - 1;
+    Py_ssize_t len = m + 2 * pad;
+    double head = 2 * v[0], tail = 2 * v[m - 1];
+    for (Py_ssize_t j = 0; j < pad; j++) {
+        ext[j] = head - v[pad - j];
+        ext[pad + m + j] = tail - v[m - 2 - j];
+    }
+    memcpy(ext + pad, v, (size_t)m * sizeof(double));
+    sosfilt_row(sos, nsec, zi, ext[0], z, ext, len);
+    for (Py_ssize_t a = 0, b = len - 1; a < b; a++, b--) {
+        double t = ext[a];
+        ext[a] = ext[b];
+        ext[b] = t;
+    }
+    sosfilt_row(sos, nsec, zi, ext[0], z, ext, len);
+    for (Py_ssize_t i = 0; i < m; i++)
+        out[i] = ext[len - 1 - pad - i];
+}
+
+PyDoc_STRVAR(speeds_doc,
+"lowpass_speeds(x, y, starts, lengths, sos, zi, scale, threshold, out) -> list\n\n"
+"_remodnav_batch's low-passed speeds of the stretches x[s:s + m], y[s:s + m] (m >= 2 each;\n"
+"starts and lengths float64): remodnav._sosfiltfilt of x and y (sos: n x 6, zi: n x 2), the\n"
+"steps' lengths times scale, written one stretch after the other into out (m - 1 each);\n"
+"returns the indices of the stretches with a speed above threshold.");
+
+static PyObject *
+lowpass_speeds(PyObject *self, PyObject *args)
+{
+    PyObject *o[7];
+    double scale, thr;
+    if (!PyArg_ParseTuple(args, "OOOOOOddO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &scale,
+                          &thr, &o[6]))
+        return NULL;
+    static const char *names[7] = {"x", "y", "starts", "lengths", "sos", "zi", "out"};
+    Py_buffer b[7];
+    PyObject *result = NULL;
+    double *work = NULL;
+    int got = 0;
+    for (; got < 7; got++)
+        if (get_doubles(o[got], &b[got], names[got]) < 0)
+            goto done;
+    Py_ssize_t n = b[0].len / 8, nw = b[2].len / 8, nsec = b[4].len / 48;
+    const double *x = b[0].buf, *y = b[1].buf, *st = b[2].buf, *ln = b[3].buf;
+    double *out = b[6].buf;
+    if (b[1].len != b[0].len || b[3].len != b[2].len || b[5].len != 2 * 8 * nsec
+        || b[6].readonly) {
+        PyErr_SetString(PyExc_ValueError, "lowpass_speeds: x and y, starts and lengths or "
+                        "sos and zi differ in length, or out is read-only");
+        goto done;
+    }
+    Py_ssize_t maxm = 0, total = 0;
+    for (Py_ssize_t w = 0; w < nw; w++) {
+        Py_ssize_t s = (Py_ssize_t)st[w], m = (Py_ssize_t)ln[w];
+        if (m < 2 || s < 0 || s + m > n || (double)s != st[w] || (double)m != ln[w]) {
+            PyErr_SetString(PyExc_ValueError, "lowpass_speeds: a stretch outside x or shorter "
+                            "than 2 samples");
+            goto done;
+        }
+        maxm = m > maxm ? m : maxm;
+        total += m - 1;
+    }
+    if (total > b[6].len / 8) {
+        PyErr_SetString(PyExc_ValueError, "lowpass_speeds: out too short");
+        goto done;
+    }
+    /* ext (m + 2 pad), the filtered x and y (m each), the filter state */
+    Py_ssize_t ext_len = maxm + 2 * 3 * (2 * nsec + 1);
+    work = malloc((size_t)(ext_len + 2 * maxm + 2 * nsec + 1) * sizeof(double));
+    result = PyList_New(0);
+    if (work == NULL || result == NULL) {
+        Py_CLEAR(result);
+        PyErr_NoMemory();
+        goto done;
+    }
+    double *ext = work, *fx = ext + ext_len, *fy = fx + maxm, *z = fy + maxm;
+    Py_ssize_t at = 0;
+    for (Py_ssize_t w = 0; w < nw; w++) {
+        Py_ssize_t s = (Py_ssize_t)st[w], m = (Py_ssize_t)ln[w];
+        sosfiltfilt(b[4].buf, nsec, b[5].buf, x + s, m, ext, z, fx);
+        sosfiltfilt(b[4].buf, nsec, b[5].buf, y + s, m, ext, z, fy);
+        int above = 0;
+        for (Py_ssize_t i = 0; i < m - 1; i++) {
+            double dx = fx[i + 1] - fx[i], dy = fy[i + 1] - fy[i];
+            double v = sqrt(dx * dx + dy * dy) * scale; /* (d ** 2 + d ** 2) ** 0.5 * scale */
+            out[at + i] = v;
+            above |= v > thr;
+        }
+        at += m - 1;
+        if (above) {
+            PyObject *i = PyLong_FromSsize_t(w);
+            if (i == NULL || PyList_Append(result, i) < 0) {
+                Py_XDECREF(i);
+                Py_CLEAR(result);
+                goto done;
+            }
+            Py_DECREF(i);
+        }
+    }
+done:
+    free(work);
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&b[i]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"classify", classify, METH_VARARGS, classify_doc},
     {"thresholds", thresholds, METH_VARARGS, thresholds_doc},
     {"pairwise_sum", sum, METH_VARARGS, sum_doc},
+    {"lowpass_speeds", lowpass_speeds, METH_VARARGS, speeds_doc},
     {NULL, NULL, 0, NULL},
 };
 
