@@ -13,7 +13,8 @@ protect benchmark, most of participant-synth's event detection; REMoDNaV has no 
 variant to call instead. ``KERNEL`` is the module or None: not built (no C compiler at install
 time) or ``GAZEPRIVACY_PURE_PYTHON=1``, as Kaleido's loop. :func:`compiled_thresholds` is the
 lean classifier's adaptive thresholds (compiled, or
-:func:`~gazeprivacy.events._remodnav_fast.adaptive_thresholds`).
+:func:`~gazeprivacy.events._remodnav_fast.adaptive_thresholds`), :func:`compiled_preproc` its
+preprocessing (speeds, median-filtered speeds, the speed cap, acceleration) of NaN-free samples.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-__all__ = ["KERNEL", "compiled_call", "compiled_thresholds"]
+__all__ = ["KERNEL", "compiled_call", "compiled_preproc", "compiled_thresholds"]
 
 
 def _compiled_kernel() -> Any:
@@ -74,3 +75,34 @@ def compiled_thresholds(self: Any, vels: Any) -> tuple[Any, Any]:
         return adaptive_thresholds(self, vels)
     return KERNEL.thresholds(np.ascontiguousarray(vels, dtype=np.float64),
                              float(self.velthresh_startvel), float(self.noise_factor))
+
+
+def compiled_preproc(self: Any, data: Any, min_blink_duration: float = 0.02,
+                     dilate_nan: float = 0.01, median_filter_length: float = 0.05,
+                     savgol_length: float = 0.019, savgol_polyord: int = 2,
+                     max_vel: float = 1000.0) -> Any:
+    """The lean classifier's ``preproc``: :func:`~gazeprivacy.events._remodnav_fast.preproc`,
+    compiled in one pass when built and there is nothing to dilate, no Savitzky-Golay filter
+    (below 200 Hz), the spikes are filtered already, ``x`` and ``y`` have no NaN (SciPy's
+    median filter of NaN is its own) and are longer than the median filter; the same
+    structured array, bit for bit."""
+    import numpy as np
+
+    from gazeprivacy.events._remodnav_fast import preproc
+
+    sr = self.sr
+    args = (min_blink_duration, dilate_nan, median_filter_length, savgol_length,
+            savgol_polyord, max_vel)
+    if (KERNEL is None or int(dilate_nan * sr) or int(savgol_length * sr)
+            or not getattr(self, "spikes_filtered", False)):
+        return preproc(self, data, *args)
+    x, y = (np.ascontiguousarray(data[k], dtype=np.float64) for k in ("x", "y"))
+    med_len = int(median_filter_length * sr)
+    # (SciPy reflects a window of more than twice the samples its own way; segments are longer)
+    if np.isnan(x).any() or np.isnan(y).any() or x.shape[0] <= med_len:
+        return preproc(self, data, *args)
+    out = np.empty(x.shape[0], dtype=[(n, np.float64) for n in
+                                      ("med_vel", "vel", "accel", "x", "y")])
+    KERNEL.preproc(x, y, float(self.px2deg * sr), float(sr), med_len, float(max_vel),
+                   out.view(np.float64))
+    return out

@@ -813,11 +813,100 @@ done:
     return result;
 }
 
+/* scipy.ndimage.median_filter(v, size=k) (mode "reflect", origin 0) of v[0:n] into out: per
+ * sample the value of rank k // 2 among v[i - k // 2 : i - k // 2 + k], reflected at the ends */
+static void
+median_filter(const double *v, Py_ssize_t n, Py_ssize_t k, double *win, double *out)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        for (Py_ssize_t j = 0; j < k; j++) {
+            Py_ssize_t t = i - k / 2 + j;
+            while (t < 0 || t >= n)
+                t = t < 0 ? -t - 1 : 2 * n - 1 - t;
+            win[j] = v[t];
+        }
+        sort_doubles(win, k, 64);
+        out[i] = win[k / 2];
+    }
+}
+
+PyDoc_STRVAR(preproc_doc,
+"preproc(x, y, scale, sampling_rate, median_length, max_velocity, out)\n\n"
+"_remodnav_fast.preproc of NaN-free x and y without blink dilation and Savitzky-Golay\n"
+"filter: fills out (n x 5: median-filtered speed, capped speed, acceleration, x, y).");
+
+static PyObject *
+preproc(PyObject *self, PyObject *args)
+{
+    PyObject *ox, *oy, *oo;
+    double scale, sr, max_vel;
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "OOddndO", &ox, &oy, &scale, &sr, &k, &max_vel, &oo))
+        return NULL;
+    Py_buffer bx, by, bo;
+    bx.obj = by.obj = bo.obj = NULL;
+    double *work = NULL;
+    PyObject *result = NULL;
+    if (get_doubles(ox, &bx, "x") < 0 || get_doubles(oy, &by, "y") < 0
+        || get_doubles(oo, &bo, "out") < 0)
+        goto done;
+    Py_ssize_t n = bx.len / 8;
+    if (by.len != bx.len || bo.len != 5 * bx.len || bo.readonly || k < 0) {
+        PyErr_SetString(PyExc_ValueError, "preproc: x and y differ in length, out is not a "
+                        "writable n x 5 buffer, or median_length < 0");
+        goto done;
+    }
+    const double *x = bx.buf, *y = by.buf;
+    double *o = bo.buf;
+    work = malloc((size_t)(2 * n + k + 1) * sizeof(double));
+    if (work == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    double prev = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i) { /* _get_velocities, then _capped: a too fast speed is the previous one */
+            double dx = x[i] - x[i - 1], dy = y[i] - y[i - 1];
+            double v = sqrt(dx * dx + dy * dy) * scale;
+            if (!(v > max_vel))
+                prev = v;
+        }
+        o[5 * i + 1] = prev;
+        o[5 * i + 2] = i ? (prev - o[5 * (i - 1) + 1]) * sr : 0.0;
+        o[5 * i + 3] = x[i];
+        o[5 * i + 4] = y[i];
+    }
+    if (k) {
+        double *mx = work, *my = work + n;
+        median_filter(x, n, k, work + 2 * n, mx);
+        median_filter(y, n, k, work + 2 * n, my);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double dx = i ? mx[i] - mx[i - 1] : 0.0, dy = i ? my[i] - my[i - 1] : 0.0;
+            o[5 * i] = i ? sqrt(dx * dx + dy * dy) * scale : 0.0 * scale;
+        }
+    }
+    else
+        for (Py_ssize_t i = 0; i < n; i++)
+            o[5 * i] = o[5 * i + 1];
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    free(work);
+    if (bx.obj)
+        PyBuffer_Release(&bx);
+    if (by.obj)
+        PyBuffer_Release(&by);
+    if (bo.obj)
+        PyBuffer_Release(&bo);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"classify", classify, METH_VARARGS, classify_doc},
     {"thresholds", thresholds, METH_VARARGS, thresholds_doc},
     {"pairwise_sum", sum, METH_VARARGS, sum_doc},
     {"lowpass_speeds", lowpass_speeds, METH_VARARGS, speeds_doc},
+    {"preproc", preproc, METH_VARARGS, preproc_doc},
     {NULL, NULL, 0, NULL},
 };
 
