@@ -44,7 +44,8 @@ constraints:
 KLOOP := src/gazeprivacy/mechanisms/samples/_kaleido_loop
 DKERN := src/gazeprivacy/mechanisms/samples/_dpgazesynth_kernel
 RLOOP := src/gazeprivacy/events/_remodnav_loop
-$(VENV)/.kaleido-loop: $(KLOOP).c $(DKERN).c $(RLOOP).c setup.py $(VENV)/.installed
+RFILT := src/gazeprivacy/events/_remodnav_filters
+$(VENV)/.kaleido-loop: $(KLOOP).c $(DKERN).c $(RLOOP).c $(RFILT).c setup.py $(VENV)/.installed
 	$(PY) setup.py inplace
 	touch $@
 

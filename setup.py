@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
 """The compiled parts: Kaleido's threshold loop, DPGazeSynth's per-window kernel (their C files
-in mechanisms/samples/ say why) and REMoDNaV's per-segment classification (events/). Optional:
+in mechanisms/samples/ say why) and REMoDNaV's per-segment classification and filters (events/).
+Optional:
 without a C compiler the package installs and runs the same computations in Python / numpy.
 
 ``pip install -e .`` builds it into ``src/``; ``python setup.py inplace`` rebuilds it there
@@ -20,7 +21,7 @@ EXTS = [Extension(f"gazeprivacy.{package}.{name}",
                   extra_compile_args=FLAGS, optional=True)
         for package, name in (("mechanisms.samples", "_kaleido_loop"),
                               ("mechanisms.samples", "_dpgazesynth_kernel"),
-                              ("events", "_remodnav_loop"))]
+                              ("events", "_remodnav_loop"), ("events", "_remodnav_filters"))]
 
 if __name__ == "__main__" and sys.argv[1:] == ["inplace"]:
     dist = Distribution({"ext_modules": EXTS, "package_dir": {"": "src"},

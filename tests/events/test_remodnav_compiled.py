@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""REMoDNaV's compiled classification (_remodnav_loop.c) gives the Python path's events, bit for
-bit: its sums (NumPy's pairwise summation), its adaptive thresholds, each segment's saccades and
-stretches between saccades (at 30 to 150 Hz, gap-free and with a NaN stretch), whole event lists
-against the installed ``remodnav`` package, and ``remodnav_codes``."""
+"""REMoDNaV's compiled classification and filters (_remodnav_loop.c, _remodnav_filters.c) give the
+Python path's events, bit for bit: its sums (NumPy's pairwise summation), its adaptive
+thresholds, its preprocessing, each segment's saccades and stretches between saccades (at 30 to
+150 Hz, gap-free and with a NaN stretch), whole event lists against the installed ``remodnav``
+package, and ``remodnav_codes`` (the low-pass step: tests/events/test_remodnav_fast.py)."""
 
 from __future__ import annotations
 

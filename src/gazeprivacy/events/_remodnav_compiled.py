@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""REMoDNaV's classification of a segment, compiled (``_remodnav_loop.c``) when built.
+"""REMoDNaV's classification of a segment, compiled (``_remodnav_loop.c``,
+``_remodnav_filters.c``) when built.
 
 The lean classifier (:func:`~gazeprivacy.events._remodnav_fast.lean_classifier_type`) calls
 :func:`compiled_call` as its ``__call__``: below 200 Hz (no search for post-saccadic
@@ -20,23 +21,27 @@ preprocessing (speeds, median-filtered speeds, the speed cap, acceleration) of N
 from __future__ import annotations
 
 import os
+import types
 from typing import Any
 
 __all__ = ["KERNEL", "compiled_call", "compiled_preproc", "compiled_thresholds"]
 
 
 def _compiled_kernel() -> Any:
-    """The module ``_remodnav_loop`` or None (the Python path)."""
+    """The functions of the modules ``_remodnav_loop`` (the classification) and
+    ``_remodnav_filters`` (the low-pass step and the preprocessing) in one namespace, or None
+    (the Python path)."""
     if os.environ.get("GAZEPRIVACY_PURE_PYTHON", "") not in ("", "0"):
         return None
     try:
-        from gazeprivacy.events import _remodnav_loop
+        from gazeprivacy.events import _remodnav_filters, _remodnav_loop
     except ImportError:
         return None
-    return _remodnav_loop
+    return types.SimpleNamespace(**{k: v for m in (_remodnav_loop, _remodnav_filters)
+                                    for k, v in vars(m).items() if not k.startswith("_")})
 
 
-#: The compiled module or None; read at every call, so tests switch it with monkeypatch.
+#: The compiled functions or None; read at every call, so tests switch it with monkeypatch.
 KERNEL = _compiled_kernel()
 
 
