@@ -39,11 +39,13 @@ constraints:
 	mv $(CONSTRAINTS).new $(CONSTRAINTS)
 	rm -rf $(CONSTRAINTS_VENV)
 
-# the compiled Kaleido loop and DPGazeSynth kernel (setup.py): `pip install -e` builds them;
-# rebuilt when their C changes
+# the compiled Kaleido loop, DPGazeSynth kernel and REMoDNaV loop (setup.py): `pip install -e`
+# builds them; rebuilt when their C changes
 KLOOP := src/gazeprivacy/mechanisms/samples/_kaleido_loop
 DKERN := src/gazeprivacy/mechanisms/samples/_dpgazesynth_kernel
-$(VENV)/.kaleido-loop: $(KLOOP).c $(DKERN).c setup.py $(VENV)/.installed
+RLOOP := src/gazeprivacy/events/_remodnav_loop
+RFILT := src/gazeprivacy/events/_remodnav_filters
+$(VENV)/.kaleido-loop: $(KLOOP).c $(DKERN).c $(RLOOP).c $(RFILT).c setup.py $(VENV)/.installed
 	$(PY) setup.py inplace
 	touch $@
 

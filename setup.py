@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""The compiled parts: Kaleido's threshold loop and DPGazeSynth's per-window kernel (their C files
-in mechanisms/samples/ say why). Optional: without a C compiler the package installs and runs
-the same computations in Python / numpy.
+"""The compiled parts: Kaleido's threshold loop, DPGazeSynth's per-window kernel (their C files
+in mechanisms/samples/ say why) and REMoDNaV's per-segment classification and filters (events/).
+Optional:
+without a C compiler the package installs and runs the same computations in Python / numpy.
 
 ``pip install -e .`` builds it into ``src/``; ``python setup.py inplace`` rebuilds it there
 after an edit of the C file with whatever setuptools the environment has (it does not read
@@ -15,10 +16,12 @@ from setuptools import Distribution, Extension, setup
 
 # no fused multiply-add: the compiled code must round exactly as the Python code does
 FLAGS = [] if sys.platform == "win32" else ["-O2", "-ffp-contract=off"]
-EXTS = [Extension(f"gazeprivacy.mechanisms.samples.{name}",
-                  [f"src/gazeprivacy/mechanisms/samples/{name}.c"],
+EXTS = [Extension(f"gazeprivacy.{package}.{name}",
+                  [f"src/gazeprivacy/{package.replace('.', '/')}/{name}.c"],
                   extra_compile_args=FLAGS, optional=True)
-        for name in ("_kaleido_loop", "_dpgazesynth_kernel")]
+        for package, name in (("mechanisms.samples", "_kaleido_loop"),
+                              ("mechanisms.samples", "_dpgazesynth_kernel"),
+                              ("events", "_remodnav_loop"), ("events", "_remodnav_filters"))]
 
 if __name__ == "__main__" and sys.argv[1:] == ["inplace"]:
     dist = Distribution({"ext_modules": EXTS, "package_dir": {"": "src"},

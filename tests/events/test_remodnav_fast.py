@@ -148,11 +148,17 @@ def test_whole_event_lists_equal_remodnavs(rate, nan):
 
 
 @pytest.mark.parametrize("rate", [60.0, 100.0, 250.0])
-def test_remodnav_codes_equal_with_remodnavs_classifier(monkeypatch, rate):
+@pytest.mark.parametrize("path", ["compiled", "python"])
+def test_remodnav_codes_equal_with_remodnavs_classifier(monkeypatch, rate, path):
     """The lean event records (below 200 Hz: no PSO search, labels and bounds only) and the
-    whole ones (250 Hz) give the codes of REMoDNaV's own classifier and spike filter."""
+    whole ones (250 Hz) give the codes of REMoDNaV's own classifier and spike filter, with
+    the compiled classification (when built) and without it (the Python path)."""
     from remodnav import EyegazeClassifier
 
+    from gazeprivacy.events import _remodnav_compiled as compiled
+
+    if path == "python":
+        monkeypatch.setattr(compiled, "KERNEL", None)
     ds = simulate_dataset(n_participants=2, tasks=("free-viewing", "reading"), duration_s=8.0,
                           sampling_rate_hz=rate, rng=np.random.default_rng(6))
     params = ours.RemodnavParams.for_rate(rate)
@@ -217,12 +223,17 @@ def test_detection_does_not_import_statsmodels_and_remodnav_keeps_its_mad():
 
 
 @pytest.mark.parametrize("rate", [60.0, 100.0, 500.0])
-def test_fix_or_pursuit_of_all_stretches_at_once_equals_one_at_a_time(rate):
-    """The lean classifier's batch (every stretch as a row, zeros after it) gives each
-    stretch's events of ``_fix_or_pursuit`` one at a time: stretches of 1 to 3 samples (no
-    filter; a padding shorter than the filter's), long ones, and pursuit (some with pursuit
-    from start to end)."""
+@pytest.mark.parametrize("path", ["compiled", "python"])
+def test_fix_or_pursuit_of_all_stretches_at_once_equals_one_at_a_time(monkeypatch, rate, path):
+    """The lean classifier's batch (every stretch as a row, zeros after it; or each stretch
+    in the compiled module when built) gives each stretch's events of ``_fix_or_pursuit`` one
+    at a time: stretches of 1 to 3 samples (no filter; a padding shorter than the filter's),
+    long ones, and pursuit (some with pursuit from start to end)."""
     from gazeprivacy.events import _remodnav_batch as batch
+    from gazeprivacy.events import _remodnav_compiled as compiled
+
+    if path == "python":
+        monkeypatch.setattr(compiled, "KERNEL", None)
     from gazeprivacy.events.synthetic_pursuit import add_pursuit
 
     r = simulate_dataset(n_participants=1, tasks=("free-viewing",), duration_s=10.0,

@@ -15,7 +15,9 @@ reversed, the loop again (a row's filtered samples depend on its own earlier sam
 the zeros after it change nothing: the same bits as one stretch at a time), the speeds of all
 rows, and the run search only for the stretches with a speed above the threshold (about one in
 ten: the others are one fixation each). A stretch was one call of about 20 NumPy operations on
-some 20 samples: a third of REMoDNaV's time on the protect benchmark.
+some 20 samples: a third of REMoDNaV's time on the protect benchmark. With the compiled module
+(:mod:`gazeprivacy.events._remodnav_compiled`) each stretch is filtered on its own there, with
+SciPy's loop written out (the same bits; a third of the batch's time).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from gazeprivacy.events import _remodnav_compiled as compiled
 from gazeprivacy.events._remodnav_fast import pursuit_runs
 from gazeprivacy.events.remodnav import _butter_sos, _sosfilt_kernel
 
@@ -77,17 +80,29 @@ def _speeds(clf: Any, data: Any, s: np.ndarray, m: np.ndarray) -> np.ndarray:
     return vels
 
 
-def fix_or_pursuit_all(clf: Any, data: Any, windows: list[tuple[int, int]]
-                       ) -> list[tuple[str, int, int]]:
-    """``_fix_or_pursuit``'s events (label, first sample, end) of every stretch of
-    ``windows`` (the stretches :func:`deferred_fix_or_pursuit` noted, disjoint), in order.
-    The stretches go through the filter in groups of similar length (sorted; a group's longest
-    at most twice its shortest plus 64 samples), so that the zeros after the short ones stay
-    few."""
-    if not windows:
-        return []
-    s = np.array([w[0] for w in windows], dtype=np.int64)
-    m = np.array([w[1] - w[0] for w in windows], dtype=np.int64)
+def _compiled_speeds(kernel: Any, clf: Any, data: Any, s: np.ndarray, m: np.ndarray
+                     ) -> dict[int, np.ndarray]:
+    """:func:`_speeds` of every stretch ``data[s:s + m]`` of at least two samples, one at a
+    time in the compiled module (the same loop as SciPy's, so the same bits), only for the
+    stretches with a speed above the pursuit threshold (by index)."""
+    sos, zi = _butter_sos(5, float(clf.lp_cutoff_freq / (0.5 * clf.sr)), "low", False)
+    idx = np.flatnonzero(m >= 2)
+    ms = m[idx]
+    at = np.concatenate(([0], np.cumsum(ms - 1)))
+    out = np.empty(int(at[-1]))
+    xy = [np.ascontiguousarray(data[k], dtype=np.float64) for k in ("x", "y")]
+    above = kernel.lowpass_speeds(
+        *xy, s[idx].astype(np.float64), ms.astype(np.float64), np.ascontiguousarray(sos),
+        np.ascontiguousarray(zi), float(clf.px2deg * clf.sr), float(clf.pursuit_velthresh), out)
+    return {int(idx[w]): out[at[w]:at[w + 1]] for w in above}
+
+
+def _grouped_speeds(clf: Any, data: Any, s: np.ndarray, m: np.ndarray
+                    ) -> dict[int, np.ndarray]:
+    """:func:`_speeds` of every stretch ``data[s:s + m]`` of at least two samples, in groups of
+    similar length (sorted; a group's longest at most twice its shortest plus 64 samples, so
+    that the zeros after the short ones stay few), only for the stretches with a speed above
+    the pursuit threshold (by index)."""
     speeds: dict[int, np.ndarray] = {}
     order = np.argsort(m, kind="stable")
     order = order[m[order] >= 2]  # (a stretch of one sample has no speed: one fixation)
@@ -101,6 +116,22 @@ def fix_or_pursuit_all(clf: Any, data: Any, windows: list[tuple[int, int]]
         for r in np.flatnonzero(((vels > clf.pursuit_velthresh) & ok).any(axis=1)).tolist():
             speeds[int(g[r])] = vels[r, :int(m[g[r]]) - 1].copy()
         lo = hi
+    return speeds
+
+
+def fix_or_pursuit_all(clf: Any, data: Any, windows: list[tuple[int, int]]
+                       ) -> list[tuple[str, int, int]]:
+    """``_fix_or_pursuit``'s events (label, first sample, end) of every stretch of
+    ``windows`` (the stretches :func:`deferred_fix_or_pursuit` noted, disjoint), in order:
+    the low-passed speeds of all stretches (compiled when built, else in groups of rows), the
+    pursuit search only where one exceeds the threshold."""
+    if not windows:
+        return []
+    s = np.array([w[0] for w in windows], dtype=np.int64)
+    m = np.array([w[1] - w[0] for w in windows], dtype=np.int64)
+    kernel = compiled.KERNEL
+    speeds = (_compiled_speeds(kernel, clf, data, s, m) if kernel is not None
+              else _grouped_speeds(clf, data, s, m))
     out: list[tuple[str, int, int]] = []
     for w, (a, b) in enumerate(windows):
         if w not in speeds:

@@ -488,10 +488,14 @@ def lean_classifier_type() -> type:
     filters a recording's segments at once, :func:`spike_filtered_pieces`); with SciPy's
     filter loop at hand it notes the stretches between saccades and its caller classifies
     them all at once afterwards (its ``_fix_or_pursuit`` is
-    :func:`~gazeprivacy.events._remodnav_batch.deferred_fix_or_pursuit`)."""
+    :func:`~gazeprivacy.events._remodnav_batch.deferred_fix_or_pursuit`), and its ``__call__``,
+    thresholds and ``preproc`` are :mod:`gazeprivacy.events._remodnav_compiled`'s (compiled
+    when built)."""
+    from gazeprivacy.events import _remodnav_compiled as compiled
     from gazeprivacy.events._remodnav_batch import deferred_fix_or_pursuit
 
-    batch = {"_fix_or_pursuit": deferred_fix_or_pursuit} if _sosfilt_kernel() is not None \
-        else {}
+    batch = {"_fix_or_pursuit": deferred_fix_or_pursuit, "__call__": compiled.compiled_call,
+             "get_adaptive_saccade_velocity_velthresh": compiled.compiled_thresholds,
+             "preproc": compiled.compiled_preproc} if _sosfilt_kernel() is not None else {}
     return type("LeanEyegazeClassifier", (fast_classifier_type(),),
                 {"_mk_event_record": lean_record, "spikes_filtered": True, **batch})

@@ -9,7 +9,8 @@ per saccade context and a pursuit class (low-pass filtered drift above 2 deg/s),
 for natural viewing with moving stimuli. The classifier itself is the ``remodnav`` package
 (``remodnav.EyegazeClassifier``, version 1.1.2, imported lazily and without statsmodels, whose
 MAD it replaces: ``gazeprivacy.events._remodnav_fast``, which also holds bit-identical faster
-versions of its hot loops); this module only feeds it and maps its labels.
+versions of its hot loops, compiled in ``_remodnav_loop.c`` when built:
+``gazeprivacy.events._remodnav_compiled``); this module only feeds it and maps its labels.
 
 How it is fed (each choice tested in ``tests/events/test_remodnav.py``):
 
