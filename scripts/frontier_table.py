@@ -15,7 +15,11 @@ line (:func:`gazeprivacy.report.verdict.frontier_line`, by the paired test). Whe
 membership folds (``[frontier] membership_folds``), the pooled membership table
 (:func:`gazeprivacy.report.membership.pooled_membership`: AUC and TPR - FPR pooled over folds
 and seeds, 95 % bootstrap intervals over participants, the verdict against AUC <= 0.6 and
-TPR - FPR <= 0.1), the raw copy's row first: the check that the attacker catches a copy.
+TPR - FPR <= 0.1), the raw copy's row first: the check that the attacker catches a copy. When
+the run also played an attribute attack on those folds, the pooled attribute table
+(:func:`gazeprivacy.report.attribute.pooled_attribute`: the members' accuracy against the
+majority share, pooled over folds and seeds, the excess in bootstrap SE over participants and
+its 95 % interval, the verdict against "at most 2 SE above chance"), the raw copy's row first.
 
 Run:  PYTHONPATH=src python scripts/frontier_table.py runs/frontier-doves [runs/frontier-vr ...]
 """
@@ -29,10 +33,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from gazeprivacy.report.attribute import pooled_attribute, read_attribute_guesses
 from gazeprivacy.report.membership import pooled_membership, read_membership_scores
 from gazeprivacy.report.verdict import flag_results, frontier, frontier_line, frontier_record
 
-__all__ = ["main", "membership_table", "paired_table", "read_run", "table"]
+__all__ = ["attribute_table", "main", "membership_table", "paired_table", "read_run",
+           "table"]
 
 _COLS = [  # (header, evaluation suffix or name, metric)
     ("density 60", "frontier:density", "density_error"),
@@ -179,6 +185,43 @@ def membership_table(scores: pl.DataFrame, results: pl.DataFrame, dataset: str) 
     return lines
 
 
+def attribute_table(guesses: pl.DataFrame, results: pl.DataFrame, dataset: str) -> list[str]:
+    """Markdown lines: per release and attribute, the members' accuracy pooled over the
+    membership folds against chance, the excess in bootstrap SE over participants with its
+    95 % interval, and the verdict (the bootstrap's seed fixed: 0)."""
+    mine = guesses.filter(pl.col("dataset") == dataset)
+    if mine.height == 0:
+        return []
+    pooled = pooled_attribute(mine, rng=np.random.default_rng(0))
+    eps = (results.filter((pl.col("dataset") == dataset)
+                          & (pl.col("metric") == "participant_epsilon"))
+           .group_by("mechanism", "parameters").agg(pl.col("value").max().alias("eps")))
+    pooled = pooled.join(eps, on=["mechanism", "parameters"], how="left").with_columns(
+        pl.when(pl.col("mechanism") == "none").then(0)
+        .when(pl.col("mechanism").str.starts_with("baseline-")).then(2).otherwise(1)
+        .alias("_o")).sort("attribute", "_o", "mechanism", "eps", "parameters")
+    top = pooled.row(0, named=True)
+    lines = [f"Pooled attribute inference ({top['n_participants']} participants, "
+             f"{top['n_games']} games: the membership folds' releases; the forest trained on "
+             "each release's labels of an attribute not declared public answers every member "
+             "from its probes; chance: the members' majority share; SE and 95 % interval of "
+             "accuracy - chance from 2000 bootstrap resamples of participants; target: at most "
+             "2 SE above chance, refuted when above):", "",
+             "| release | parameters | epsilon / participant | attribute | accuracy | chance | "
+             "accuracy - chance [95 %] | SE above chance | non-members | carried | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in pooled.iter_rows(named=True):
+        name = "raw (copy of the input)" if r["mechanism"] == "none" else r["mechanism"]
+        e = "n/a" if r["eps"] is None else f"{r['eps']:.3g}"
+        se = "n/a" if r["excess_se"] != r["excess_se"] else f"{r['excess_se']:+.1f}"
+        lines.append(
+            f"| {name} | `{_shown(r['parameters'])}` | {e} | {r['attribute']} | "
+            f"{r['accuracy']:.3f} | {r['chance']:.3f} | {r['excess']:+.3f} "
+            f"[{r['excess_low']:+.3f}, {r['excess_high']:+.3f}] | {se} | "
+            f"{r['nonmember_accuracy']:.3f} | {r['carried']:.0%} | {r['verdict']} |")
+    return lines
+
+
 def read_run(run: str | Path) -> pl.DataFrame:
     """A run's results; for an interrupted run (or cells newer than its results), every finished
     cell in its folder (flagged the same way)."""
@@ -204,6 +247,9 @@ def main(argv: list[str] | None = None) -> None:
             member = membership_table(read_membership_scores(run), results, ds)
             if member:
                 print("\n".join(member) + "\n")
+            attr = attribute_table(read_attribute_guesses(run), results, ds)
+            if attr:
+                print("\n".join(attr) + "\n")
 
 
 if __name__ == "__main__":

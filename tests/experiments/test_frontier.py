@@ -12,6 +12,7 @@ import pytest
 from evaluate_helpers import activity_dataset, fake_registry
 from gazeprivacy.experiments.config import ConfigError, FrontierConfig, parse_config
 from gazeprivacy.experiments.engine import run_experiment
+from gazeprivacy.report.attribute import UNCHECKED as ATTR_UNCHECKED
 from gazeprivacy.report.verdict import frontier
 
 _BASE = {"name": "t", "seeds": [0], "datasets": [{"name": "d", "source": "injected",
@@ -166,18 +167,28 @@ def test_membership_fold_keys():
 def test_membership_folds_regenerate_the_release_and_pool_over_seeds(tmp_path):
     import json
 
+    from gazeprivacy.report.attribute import read_attribute_guesses
     from gazeprivacy.report.membership import UNCHECKED, read_membership_scores
 
     ds = activity_dataset(n_participants=9, duration_s=12.0, seed=3)
     cfg = parse_config({
         **_BASE, "seeds": [0, 1],
         "mechanisms": [{"name": "fake-noise", "grid": {"epsilon": [0.5]}}],
-        "baselines": ["baseline-uniform"], "attacks": [{"kind": "membership"}],
+        "baselines": ["baseline-uniform"],
+        "attacks": [{"kind": "membership"}, {"kind": "attribute", "attribute": "gender"}],
         "frontier": {"n_trees": 10, "membership_folds": 3}})
     _SEEN.clear()
     run_experiment(cfg, tmp_path, registry=_spy_registry(), datasets={"d": ds}, workers=1)
-    # per seed: the cell's own split, then one release per fold (each fold's members only)
+    # per seed: the cell's own split, then one release per fold (each fold's members only),
+    # shared by the membership and the attribute attacks (not generated twice)
     assert [len(s) for s in _SEEN] == [6, 6, 6, 6] * 2
+    guesses = read_attribute_guesses(tmp_path)
+    assert set(guesses["mechanism"]) == {"none", "fake-noise", "baseline-uniform"}
+    per = guesses.filter((pl.col("mechanism") == "none") & (pl.col("seed") == 0))
+    assert per.height == 3 * 9 and per.filter(pl.col("member")).height == 2 * 9
+    attr = {r["mechanism"]: r for r in json.loads((tmp_path / "attribute.json").read_text())}
+    assert attr["none"]["n_games"] == 6 and attr["none"]["attribute"] == "gender"
+    assert attr["fake-noise"]["verdict"] in ("met", "refuted", ATTR_UNCHECKED)
     scores = read_membership_scores(tmp_path)
     assert set(scores["mechanism"]) == {"none", "fake-noise", "baseline-uniform"}
     per = scores.filter((pl.col("mechanism") == "none") & (pl.col("seed") == 0))

@@ -33,7 +33,8 @@ from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.rng import seed_for_sklearn
 
-__all__ = ["ReleaseAttributeResult", "release_attribute_attack"]
+__all__ = ["AttributeGuesses", "ReleaseAttributeResult", "release_attribute_attack",
+           "release_attribute_guesses"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,55 @@ def _vote(pred: np.ndarray, who: list[str], rng: np.random.Generator) -> dict[st
     return out
 
 
+@dataclass(frozen=True)
+class AttributeGuesses:
+    """The attacker's answer per target: ``guess[participant]`` for every member and
+    non-member, ``chance`` the majority share among the members, ``carried`` whether the
+    release carried the attribute (it trained a forest)."""
+
+    members: tuple[str, ...]
+    nonmembers: tuple[str, ...]
+    guess: Mapping[str, str]
+    chance: float
+    carried: bool
+
+
+def release_attribute_guesses(release: Dataset, member_probes: Dataset,
+                              nonmember_probes: Dataset, attribute_of: Mapping[str, str], *,
+                              attribute: str, rng: np.random.Generator, n_trees: int = 100,
+                              window_s: float = 1.0) -> AttributeGuesses:
+    """Every target's answer (the attack of :func:`release_attribute_attack`, before scoring;
+    the pooled measurement of :mod:`gazeprivacy.experiments.frontier_membership` scores the
+    answers of many games together). Same parameters and errors."""
+    members = sorted(set(member_probes.participants))
+    others = sorted(set(nonmember_probes.participants))
+    missing = [p for p in members + others if p not in attribute_of]
+    if missing:
+        raise InvalidDataError(f"attribute {attribute!r} unknown for participants {missing[:5]}")
+    counts = Counter(attribute_of[p] for p in members)
+    if len(counts) < 2:
+        raise InvalidDataError(f"attribute {attribute!r} has {len(counts)} value(s) among the "
+                               "members; nothing to infer")
+    majority = sorted(counts, key=lambda v: (-counts[v], v))[0]
+    chance = counts[majority] / len(members)
+    labelled = [r for r in release.recordings if attribute in r.labels]
+    if len(labelled) < len(release) or len({r.labels[attribute] for r in labelled}) < 2:
+        # the release does not carry the attribute: the attacker can only answer one value
+        return AttributeGuesses(tuple(members), tuple(others),
+                                {p: majority for p in members + others}, chance, False)
+    geo = profile_geometry(member_probes, nonmember_probes, release)
+    x_rel, _, _ = recording_profiles(release, geometry=geo, window_s=window_s)
+    x_m, _, who_m = recording_profiles(member_probes, geometry=geo, window_s=window_s)
+    x_n, _, who_n = recording_profiles(nonmember_probes, geometry=geo, window_s=window_s)
+    x_rel, x_m, x_n = standardise(x_rel, x_m, x_n)
+    y_rel = np.array([r.labels[attribute] for r in release.recordings])
+    clf = RandomForestClassifier(n_estimators=n_trees, min_samples_leaf=2, n_jobs=1,
+                                 random_state=seed_for_sklearn(rng)).fit(x_rel, y_rel)
+    guess = _vote(clf.predict(x_m), who_m, rng)
+    guess.update(_vote(clf.predict(x_n), who_n, rng))
+    return AttributeGuesses(tuple(members), tuple(others), guess, chance, True)
+
+
 def release_attribute_attack(release: Dataset, member_probes: Dataset,
                              nonmember_probes: Dataset, attribute_of: Mapping[str, str], *,
                              attribute: str, rng: np.random.Generator, n_trees: int = 100,
@@ -96,38 +146,12 @@ def release_attribute_attack(release: Dataset, member_probes: Dataset,
     InvalidDataError
         A target has no value, or the members hold fewer than 2 values.
     """
-    members = sorted(set(member_probes.participants))
-    others = sorted(set(nonmember_probes.participants))
-    missing = [p for p in members + others if p not in attribute_of]
-    if missing:
-        raise InvalidDataError(f"attribute {attribute!r} unknown for participants {missing[:5]}")
-    counts = Counter(attribute_of[p] for p in members)
-    if len(counts) < 2:
-        raise InvalidDataError(f"attribute {attribute!r} has {len(counts)} value(s) among the "
-                               "members; nothing to infer")
-    majority = sorted(counts, key=lambda v: (-counts[v], v))[0]
-    chance = counts[majority] / len(members)
-    labelled = [r for r in release.recordings if attribute in r.labels]
-    if len(labelled) < len(release) or len({r.labels[attribute] for r in labelled}) < 2:
-        # the release does not carry the attribute: the attacker can only answer one value
-        guess_m = {p: majority for p in members}
-        guess_n = {p: majority for p in others}
-        carried = False
-    else:
-        geo = profile_geometry(member_probes, nonmember_probes, release)
-        x_rel, _, _ = recording_profiles(release, geometry=geo, window_s=window_s)
-        x_m, _, who_m = recording_profiles(member_probes, geometry=geo, window_s=window_s)
-        x_n, _, who_n = recording_profiles(nonmember_probes, geometry=geo, window_s=window_s)
-        x_rel, x_m, x_n = standardise(x_rel, x_m, x_n)
-        y_rel = np.array([r.labels[attribute] for r in release.recordings])
-        clf = RandomForestClassifier(n_estimators=n_trees, min_samples_leaf=2, n_jobs=1,
-                                     random_state=seed_for_sklearn(rng)).fit(x_rel, y_rel)
-        guess_m = _vote(clf.predict(x_m), who_m, rng)
-        guess_n = _vote(clf.predict(x_n), who_n, rng)
-        carried = True
-    acc_m = float(np.mean([guess_m[p] == attribute_of[p] for p in members]))
-    acc_n = (float(np.mean([guess_n[p] == attribute_of[p] for p in others])) if others
-             else float("nan"))
+    g = release_attribute_guesses(release, member_probes, nonmember_probes, attribute_of,
+                                  attribute=attribute, rng=rng, n_trees=n_trees,
+                                  window_s=window_s)
+    acc_m = float(np.mean([g.guess[p] == attribute_of[p] for p in g.members]))
+    acc_n = (float(np.mean([g.guess[p] == attribute_of[p] for p in g.nonmembers]))
+             if g.nonmembers else float("nan"))
     return ReleaseAttributeResult(attribute=attribute, accuracy=acc_m, nonmember_accuracy=acc_n,
-                                  chance=chance, n_members=len(members),
-                                  label_in_release=carried)
+                                  chance=g.chance, n_members=len(g.members),
+                                  label_in_release=g.carried)

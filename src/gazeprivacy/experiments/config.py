@@ -446,7 +446,8 @@ class FrontierConfig:
     and ``attribute``. ``membership_folds`` (an integer >= 2, or absent) adds the pooled
     membership measurement of :mod:`gazeprivacy.experiments.frontier_membership`: the release
     regenerated on each of that many member / non-member folds of the seed, the attacker holding
-    ``membership_probes`` (``"segments"`` or ``"recordings"``) of every candidate.
+    ``membership_probes`` (``"segments"`` or ``"recordings"``) of every candidate; the
+    ``attribute`` attacks play on the same fold releases (pooled in ``attribute.json``).
     """
 
     holdout_fraction: float = 0.3

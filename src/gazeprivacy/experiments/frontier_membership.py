@@ -18,23 +18,42 @@ shares: a person's typicality cannot pass for membership.
 :func:`fold_scores` returns one row per (fold, candidate); the runner keeps them per cell in
 ``membership/<cell>.parquet`` and :func:`gazeprivacy.report.membership.pooled_membership` pools
 them over folds and seeds (AUC, TPR - FPR, bootstrap over participants, the certificate).
+
+The attribute attack (:mod:`gazeprivacy.attacks.release_attribute`: a forest trained on the
+release's labels of an attribute not declared public) plays on the **same fold releases** (the
+runner generates each once and hands it to both attacks): :func:`fold_attribute_guesses`
+returns one row per (fold, candidate) with the attacker's answer, scored from the candidate's
+probes (never the recordings the release was fitted on); the runner keeps them in
+``attribute/<cell>.parquet`` and :func:`gazeprivacy.report.attribute.pooled_attribute` pools
+the members' answers over folds and seeds against the majority share.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import polars as pl
 
 from gazeprivacy.attacks.membership import VIEWS, membership_attack
+from gazeprivacy.attacks.release_attribute import release_attribute_guesses
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.experiments.frontier import FrontierSplit, probe_split
 
-__all__ = ["SCORE_SCHEMA", "fold_scores", "membership_folds"]
+__all__ = ["ATTRIBUTE_SCHEMA", "SCORE_SCHEMA", "fold_attribute_guesses", "fold_scores",
+           "membership_folds"]
 
 #: one row per (fold, candidate) of a cell
 SCORE_SCHEMA = {"fold": pl.Int64, "participant": pl.String, "member": pl.Boolean,
                 "score": pl.Float64}
+
+#: one row per (fold, candidate) of a cell's attribute attack: the true value, the attacker's
+#: answer, and whether the fold's release carried the attribute (else the answer is the
+#: members' majority value)
+ATTRIBUTE_SCHEMA = {"fold": pl.Int64, "attribute": pl.String, "participant": pl.String,
+                    "member": pl.Boolean, "value": pl.String, "guess": pl.String,
+                    "carried": pl.Boolean}
 
 
 def membership_folds(dataset: Dataset, *, rng: np.random.Generator, n_folds: int,
@@ -87,3 +106,29 @@ def fold_scores(split: FrontierSplit, release: Dataset, *, fold: int, window_s: 
     return pl.DataFrame({"fold": [fold] * n, "participant": list(res.candidates),
                          "member": [i < res.n_members for i in range(n)],
                          "score": list(res.scores)}, schema=SCORE_SCHEMA)
+
+
+def fold_attribute_guesses(split: FrontierSplit, release: Dataset,
+                           attribute_of: Mapping[str, str], *, attribute: str, fold: int,
+                           rng: np.random.Generator, window_s: float) -> pl.DataFrame:
+    """Every candidate's answer of the release-trained attribute attacker
+    (:data:`ATTRIBUTE_SCHEMA`): the members attacked with their probes, the non-members with
+    theirs (:func:`gazeprivacy.attacks.release_attribute.release_attribute_guesses`).
+
+    Raises
+    ------
+    InvalidDataError
+        A candidate has no value, the members hold fewer than 2 values, or a probe recording is
+        in the release (the attacker must score recordings the release was not fitted on).
+    """
+    fitted = {r.recording for r in split.fit} | {r.recording for r in release}
+    if any(r.recording in fitted for r in (*split.member_probes, *split.nonmember_probes)):
+        raise InvalidDataError("attribute folds: a probe recording is in the release's input")
+    g = release_attribute_guesses(release, split.member_probes, split.nonmember_probes,
+                                  attribute_of, attribute=attribute, rng=rng, window_s=window_s)
+    who = [*g.members, *g.nonmembers]
+    return pl.DataFrame({"fold": [fold] * len(who), "attribute": [attribute] * len(who),
+                         "participant": who, "member": [p in set(g.members) for p in who],
+                         "value": [str(attribute_of[p]) for p in who],
+                         "guess": [str(g.guess[p]) for p in who],
+                         "carried": [g.carried] * len(who)}, schema=ATTRIBUTE_SCHEMA)

@@ -70,11 +70,16 @@ from gazeprivacy.experiments.frontier import (
     frontier_preview,
     frontier_split,
 )
-from gazeprivacy.experiments.frontier_membership import fold_scores, membership_folds
+from gazeprivacy.experiments.frontier_membership import (
+    fold_attribute_guesses,
+    fold_scores,
+    membership_folds,
+)
 from gazeprivacy.experiments.release_view import attack_side
 from gazeprivacy.experiments.streaming import partitioned_source, protected_pass, raw_pass
 from gazeprivacy.features.aggregate import recording_features
 from gazeprivacy.guarantees import Guarantee, Kind, Unit
+from gazeprivacy.report.attribute import pooled_attribute, read_attribute_guesses
 from gazeprivacy.report.membership import pooled_membership, read_membership_scores
 from gazeprivacy.report.verdict import flag_results, frontier_record
 
@@ -219,39 +224,59 @@ def _run_frontier_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
         metrics["guarantee"] = ("privacy", bound)
     rows = [row for ev, (kind, m) in metrics.items()
             for row in _rows(cell, protected.mode, kind, ev, m)]
-    _membership_folds(cell, ctx, raw, attack_rng, protect_rng, notes)
+    _membership_folds(cell, ctx, raw, attack_rng, protect_rng, notes, attribute_of)
     return _write_cell(cell, ctx, rows, frontier_preview(split.held, release), protected, notes,
                        t0)
 
 
 def _membership_folds(cell: Cell, ctx: _Context, raw: Dataset, attack_rng: np.random.Generator,
-                      protect_rng: np.random.Generator, notes: list[str]) -> None:
+                      protect_rng: np.random.Generator, notes: list[str],
+                      attribute_of: Mapping[str, Mapping[str, str]]) -> None:
     """The pooled membership game (:mod:`gazeprivacy.experiments.frontier_membership`): the
     cell's release regenerated on each fold of its seed, every candidate's score written to
-    ``membership/<cell>.parquet`` (nothing when the config asks no folds)."""
+    ``membership/<cell>.parquet``; the attribute attacks on the same fold releases (generated
+    once for both), every candidate's answer written to ``attribute/<cell>.parquet`` (nothing
+    when the config asks no folds)."""
     cfg = ctx.config.frontier
-    if not cfg.membership_folds or not any(a.kind == "membership" for a in ctx.config.attacks):
+    kinds = {a.kind for a in ctx.config.attacks}
+    attrs = {a: v for a, v in attribute_of.items() if "attribute" in kinds}
+    if not cfg.membership_folds or not ("membership" in kinds or attrs):
         return
+    parts, guesses, fold_notes = [], [], []
     try:
         folds = membership_folds(raw, rng=_named_stream(attack_rng, "membership-folds"),
                                  n_folds=cfg.membership_folds, probe_fraction=cfg.probe_fraction,
                                  probes=cfg.membership_probes)
-        parts, fold_notes = [], []
         for k, fold in enumerate(folds):
             prot = _protect_cell(cell, ctx, fold.fit,
                                  _named_stream(protect_rng, f"membership-fold-{k}"), fold_notes,
                                  events=False)
             release = fold.fit if prot.dataset is None else prot.dataset
-            parts.append(fold_scores(fold, release, fold=k, window_s=cfg.window_s))
+            if "membership" in kinds:
+                parts.append(fold_scores(fold, release, fold=k, window_s=cfg.window_s))
+            for name, values in attrs.items():
+                try:
+                    guesses.append(fold_attribute_guesses(
+                        fold, release, values, attribute=name, fold=k, window_s=cfg.window_s,
+                        rng=_named_stream(attack_rng, f"attribute-fold-{k}-{name}")))
+                except InvalidDataError as exc:
+                    notes.append(f"pooled {name} attribute folds: fold {k} skipped: {exc}")
     except InvalidDataError as exc:
         notes.append(f"pooled membership folds skipped: {exc}")
         return
-    table = pl.concat(parts).with_columns(
+    for folder, tables in (("membership", parts), ("attribute", guesses)):
+        if tables:
+            _write_folds(cell, ctx, folder, pl.concat(tables))
+
+
+def _write_folds(cell: Cell, ctx: _Context, folder: str, table: pl.DataFrame) -> None:
+    """``<folder>/<cell>.parquet``: a cell's per-fold rows with its dataset, release and seed."""
+    table = table.with_columns(
         pl.lit(cell.dataset).alias("dataset"), pl.lit(cell.label).alias("mechanism"),
         pl.lit(cell.parameters_json).alias("parameters"), pl.lit(cell.seed).alias("seed"))
-    folder = Path(ctx.out_dir) / "membership"
-    folder.mkdir(parents=True, exist_ok=True)
-    _atomic(folder / f"{cell.key}.parquet", lambda p: table.write_parquet(p))
+    where = Path(ctx.out_dir) / folder
+    where.mkdir(parents=True, exist_ok=True)
+    _atomic(where / f"{cell.key}.parquet", lambda p: table.write_parquet(p))
 
 
 _FRONTIER_MEMO: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -519,6 +544,10 @@ def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
     if config.frontier is not None and scores.height:  # the bootstrap's seed is fixed: 0
         (out / "membership.json").write_text(json.dumps(pooled_membership(
             scores, rng=np.random.default_rng(0)).to_dicts(), indent=2, default=str))
+    guesses = read_attribute_guesses(out, [c.key for c in cells])
+    if config.frontier is not None and guesses.height:  # the same fixed bootstrap seed
+        (out / "attribute.json").write_text(json.dumps(pooled_attribute(
+            guesses, rng=np.random.default_rng(0)).to_dicts(), indent=2, default=str))
     (out / "run.json").write_text(json.dumps(
         {"name": config.name, "cells": [c.key for c in cells], "notes": notes}, indent=2))
     return results, guarantees, notes

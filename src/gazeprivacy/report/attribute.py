@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""The frontier's pooled attribute verdict: is the attacker at most 2 SE above chance?
+
+Input: the candidates' answers of every fold and seed of a run
+(:func:`gazeprivacy.experiments.frontier_membership.fold_attribute_guesses`; columns
+``dataset, mechanism, parameters, seed, fold, attribute, participant, member, value, guess,
+carried``): the attribute attack of :mod:`gazeprivacy.attacks.release_attribute` (a forest
+trained on the release's labels of an attribute not declared public, applied to each target's
+probes) played on the same fold releases as the pooled membership game. Per release and
+attribute over all its (seed, fold) games, :func:`pooled_attribute` reports
+
+* ``accuracy``: the share of the members' answers that are right, pooled over the games (a
+  member is the fold's training participant; its probes were not in the release's input);
+* ``chance``: the majority share among each game's members, pooled the same way (the accuracy
+  of an attacker that learns nothing and answers the most frequent value);
+  ``excess`` = accuracy - chance, the mean over the members' answers of (answer right) -
+  (the game's majority value right);
+* ``excess_sd``: the standard deviation of ``excess`` over ``n_bootstrap`` resamples of
+  **participants** (a participant is a member in K - 1 folds of every seed, so its answers are
+  not independent; a resample weighs every answer of a drawn participant by how often it was
+  drawn; accuracy and chance move together on the same resampled answers); ``excess_low`` /
+  ``excess_high`` the ``level`` (0.95) percentile interval; ``excess_se`` = excess /
+  excess_sd, the excess in standard errors;
+* ``verdict``: ``refuted`` when the excess is more than ``max_se`` (2) standard errors above
+  chance, else ``met``; ``nonmember_accuracy`` for reference (what the release says about
+  people in general, not a leak about its members); ``carried``: the share of games whose
+  release carried the attribute.
+
+The raw copy of the input (mechanism ``none``), scored on the same games, must be refuted: an
+attacker that does not catch a copy proves nothing about a private release. ``copy_caught`` is
+the copy's refutation on the release's dataset and attribute (null when the run has no raw
+row), and a release that meets the target where the copy is *not* caught gets the verdict
+:data:`UNCHECKED` (``scripts/frontier_table.py`` shows the copy's row first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+__all__ = ["POOLED_ATTRIBUTE_COLUMNS", "UNCHECKED", "pooled_attribute",
+           "read_attribute_guesses"]
+
+_CELL = ["dataset", "mechanism", "parameters", "attribute"]
+
+#: the verdict of a release at most 2 SE above chance on a dataset where the same attacker is
+#: not refuted on the raw copy: the target met there would mean nothing
+UNCHECKED = "met, unchecked (the attacker does not catch the raw copy here)"
+
+POOLED_ATTRIBUTE_COLUMNS = {
+    "dataset": pl.String, "mechanism": pl.String, "parameters": pl.String,
+    "attribute": pl.String, "n_participants": pl.Int64, "n_seeds": pl.Int64,
+    "n_games": pl.Int64, "n_scores": pl.Int64, "accuracy": pl.Float64, "chance": pl.Float64,
+    "excess": pl.Float64, "excess_sd": pl.Float64, "excess_low": pl.Float64,
+    "excess_high": pl.Float64, "excess_se": pl.Float64, "nonmember_accuracy": pl.Float64,
+    "carried": pl.Float64, "max_se": pl.Float64, "level": pl.Float64,
+    "copy_caught": pl.Boolean, "verdict": pl.String,
+}
+
+_GUESS_SCHEMA = {"dataset": pl.String, "mechanism": pl.String, "parameters": pl.String,
+                 "seed": pl.Int64, "fold": pl.Int64, "attribute": pl.String,
+                 "participant": pl.String, "member": pl.Boolean, "value": pl.String,
+                 "guess": pl.String, "carried": pl.Boolean}
+
+
+def read_attribute_guesses(run: str | Path, keys: Sequence[str] | None = None) -> pl.DataFrame:
+    """The fold answers of a run folder's cells (``keys``: of those cells only; None: every
+    cell's), empty when the run measured no attribute folds."""
+    folder = Path(run) / "attribute"
+    files = (sorted(folder.glob("*.parquet")) if keys is None else
+             [f for k in keys if (f := folder / f"{k}.parquet").is_file()])
+    if not files:
+        return pl.DataFrame(schema=_GUESS_SCHEMA)
+    return pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed")
+
+
+def _excess(rows: pl.DataFrame, weights: np.ndarray, person: np.ndarray) -> np.ndarray:
+    """accuracy - chance over the members' answers, per row of ``weights`` (one weight per
+    person); chance: the share of answers the game's majority value (among all its members,
+    ties to the first value in order) would get right, on the same weighted answers."""
+    counts = rows.group_by("seed", "fold", "value").len().sort(
+        "seed", "fold", pl.col("len"), "value", descending=[False, False, True, False])
+    majority = counts.group_by("seed", "fold", maintain_order=True).first()
+    major = rows.join(majority.select("seed", "fold", pl.col("value").alias("_major")),
+                      on=["seed", "fold"], how="left", maintain_order="left")
+    gain = ((rows["value"] == rows["guess"]).cast(pl.Float64)
+            - (major["value"] == major["_major"]).cast(pl.Float64)).to_numpy()
+    w = weights[:, person]  # (rows of weights, answers)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (w @ gain) / w.sum(axis=1)
+
+
+def _one_release(rows: pl.DataFrame, rng: np.random.Generator, n_bootstrap: int,
+                 level: float) -> dict[str, float]:
+    members = rows.filter(pl.col("member"))
+    others = rows.filter(~pl.col("member"))
+    people = sorted(set(members["participant"].to_list()))
+    index = {p: i for i, p in enumerate(people)}
+    person = np.array([index[p] for p in members["participant"].to_list()], dtype=np.int64)
+    draws = rng.multinomial(len(people), np.full(len(people), 1.0 / len(people)),
+                            size=n_bootstrap).astype(float)
+    ex = _excess(members, np.vstack([np.ones((1, len(people))), draws]), person)
+    boot = ex[1:][np.isfinite(ex[1:])]
+    sd = float(boot.std(ddof=1)) if boot.size > 1 else float("nan")
+    lo, hi = (1.0 - level) / 2.0, 1.0 - (1.0 - level) / 2.0
+    acc = float((members["value"] == members["guess"]).mean())
+    return {"n_participants": len(people), "n_seeds": rows["seed"].n_unique(),
+            "n_games": members.select("seed", "fold").n_unique(), "n_scores": members.height,
+            "accuracy": acc, "chance": acc - float(ex[0]), "excess": float(ex[0]),
+            "excess_sd": sd,
+            "excess_low": float(np.quantile(boot, lo)) if boot.size else float("nan"),
+            "excess_high": float(np.quantile(boot, hi)) if boot.size else float("nan"),
+            "excess_se": (float(ex[0]) / sd if sd > 0 else  # no spread: 0, or +-inf
+                          float(np.sign(ex[0]) * np.inf) if ex[0] else 0.0),
+            "nonmember_accuracy": (float((others["value"] == others["guess"]).mean())
+                                   if others.height else float("nan")),
+            "carried": float(rows.group_by("seed", "fold").agg(pl.col("carried").all())
+                             ["carried"].mean())}
+
+
+def pooled_attribute(guesses: pl.DataFrame, *, rng: np.random.Generator, max_se: float = 2.0,
+                     n_bootstrap: int = 2000, level: float = 0.95) -> pl.DataFrame:
+    """Per release and attribute, the pooled accuracy over members against chance, its
+    bootstrap interval over participants and the verdict against "at most ``max_se`` SE above
+    chance" (module docstring; :data:`POOLED_ATTRIBUTE_COLUMNS`).
+
+    >>> rows = [{"dataset": "d", "mechanism": "copy", "parameters": "{}", "seed": s,
+    ...          "fold": f, "attribute": "g", "participant": f"p{i}", "member": i % 3 != f,
+    ...          "value": "ab"[i % 2], "guess": "ab"[i % 2], "carried": True}
+    ...         for s in range(2) for f in range(3) for i in range(12)]
+    >>> out = pooled_attribute(pl.DataFrame(rows), rng=np.random.default_rng(0),
+    ...                        n_bootstrap=200)
+    >>> out.select("accuracy", "chance", "n_games", "verdict").row(0)
+    (1.0, 0.5, 6, 'refuted')
+    """
+    out = []
+    for key, rows in guesses.group_by(_CELL, maintain_order=True):
+        r = _one_release(rows, rng, n_bootstrap, level)
+        above = r["excess"] > max_se * r["excess_sd"] if r["excess_sd"] == r["excess_sd"] \
+            else r["excess"] > 0
+        out.append({**dict(zip(_CELL, key, strict=True)), **r, "max_se": max_se,
+                    "level": level, "copy_caught": None,
+                    "verdict": "refuted" if above else "met"})
+    table = pl.DataFrame(out, schema=POOLED_ATTRIBUTE_COLUMNS)
+    caught = (table.filter(pl.col("mechanism") == "none")
+              .select("dataset", "attribute",
+                      (pl.col("verdict") == "refuted").alias("copy_caught")))
+    table = table.drop("copy_caught").join(caught, on=["dataset", "attribute"], how="left")
+    table = table.with_columns(
+        pl.when((pl.col("verdict") == "met") & ~pl.col("copy_caught").fill_null(True))
+        .then(pl.lit(UNCHECKED)).otherwise(pl.col("verdict")).alias("verdict"))
+    return table.select(list(POOLED_ATTRIBUTE_COLUMNS)).sort(_CELL)
