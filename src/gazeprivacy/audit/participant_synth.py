@@ -44,11 +44,13 @@ __all__ = ["DELTA", "EPSILON", "MEASURED", "MEASURED_LABELS", "measurement_case"
 
 EPSILON = 1.0
 DELTA = 1e-6
-#: the marginals the default split measures with one public key (label_weight is not: its
-#: weight is public; fixation_cell and transition have share 0 by default, nothing is drawn)
-MEASURED = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "fixation_duration",
-            "saccade_amplitude", "saccade_direction", "event_rate", "tracker_step",
-            "tracker_smooth", "tracker_missing")
+#: the marginals the audited split measures with one public key (label_weight is not: its
+#: weight is public; fixation_cell and transition have share 0 by default, nothing is drawn):
+#: the default split with the centre share given (0.1, its rule would not spend it at n = 4;
+#: the spreads lowered by 0.05 each to keep the total at 1)
+MEASURED = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "centre_share",
+            "fixation_duration", "saccade_amplitude", "saccade_direction", "event_rate",
+            "tracker_step", "tracker_smooth", "tracker_missing")
 #: the measurements audited with two public keys (the ``task`` label): the label contrast, at
 #: a user share of 0.3 (the spreads' shares lowered by 0.15 each to keep the total at 1)
 MEASURED_LABELS = ("label_contrast",)
@@ -98,7 +100,8 @@ def _view(labels: bool = False) -> _View:
 
     mod = mechanism_module("participant-synth")
     split = (mod.ParticipantSynthSplit(spread_x=0.03, spread_y=0.03, label_contrast=0.3)
-             if labels else mod.ParticipantSynthSplit())
+             if labels else mod.ParticipantSynthSplit(centre_share=0.1, spread_x=0.13,
+                                                      spread_y=0.13))
     params = mod.ParticipantSynthParams(epsilon_per_participant=EPSILON, delta=DELTA,
                                         output_length_s=1.0, split=split,
                                         public_labels=("task",) if labels else ())

@@ -228,11 +228,12 @@ def test_the_model_depends_on_the_data_only_through_the_noisy_measurement(two_ta
     targets["label_weight"] = np.array([2.5, 1.5])
     targets[lab.CONTRAST] = rng.normal(0.0, 1.0, (len(keys), len(lab.CONTRAST_FEATURES)))
     assert lab.contrast_share(len(msgs[0].parts), p.rho, len(keys)) > 0
+    shares = lab.resolve_params(p, len(msgs[0].parts), len(keys)).split.shares()
     models = []
     for msg, total in zip(msgs, sums, strict=True):
         noise = []
         for m in MARGINALS:
-            if p.split.shares()[m] == 0:
+            if shares[m] == 0:
                 continue
             raw = np.stack([np.asarray(total[k][m], dtype=float) for k in keys])
             if m in POOLED:

@@ -17,6 +17,7 @@ from gazeprivacy.data.simulate import simulate_dataset
 from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.mechanisms.contract import sample_shape
 from gazeprivacy.mechanisms.samples import _participant_synth_labels as lab
+from gazeprivacy.mechanisms.samples._participant_synth_centre import centre_share
 from gazeprivacy.mechanisms.samples._participant_synth_model import moments_gaussian
 from gazeprivacy.mechanisms.samples.participant_synth import (
     ParticipantSynthParams,
@@ -110,8 +111,8 @@ def test_the_record_states_the_resolved_split_and_the_contrast_noise(wide_and_na
     p = _params(10.0)
     g = guarantee(p, sample_shape(wide_and_narrow))
     assert g.parameters["split"]["label_contrast"] == lab.SHARE
-    assert g.parameters["split"]["spread_y"] == pytest.approx(
-        ParticipantSynthSplit().spread_y * (1 - lab.SHARE))
+    assert g.parameters["split"]["spread_y"] == pytest.approx(  # after the centre share's rule
+        ParticipantSynthSplit().spread_y * (1 - centre_share(12, p.rho)) * (1 - lab.SHARE))
     rp = lab.resolve_params(p, 12, 2)
     assert g.parameters["noise_sd"][lab.CONTRAST] == pytest.approx(
         math.sqrt(2) / math.sqrt(2 * p.rho * lab.SHARE))

@@ -42,6 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from gazeprivacy.mechanisms.samples._participant_synth_centre import resolve_centre
+
 __all__ = [
     "CONTRAST",
     "CONTRAST_CLIP",
@@ -234,8 +236,10 @@ def check_share(value: float | None) -> float:
 
 
 def resolve_params(params: Any, n: int, n_keys: int) -> Any:
-    """``params`` with :func:`resolve_split` applied to its split (idempotent)."""
-    return replace(params, split=resolve_split(params.split, n, params.rho, n_keys))
+    """``params`` with the centre share's rule (:func:`~._participant_synth_centre.
+    resolve_centre`), then :func:`resolve_split`, applied to its split (idempotent)."""
+    split = resolve_centre(params.split, n, params.rho)
+    return replace(params, split=resolve_split(split, n, params.rho, n_keys))
 
 
 def measure_contrast(sums: Mapping[Any, Mapping[str, np.ndarray]], keys: Sequence[Any],

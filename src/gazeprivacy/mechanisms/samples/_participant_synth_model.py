@@ -31,6 +31,13 @@ from scipy.special import gammainc, gammaincinv, ndtr  # scipy.stats' gamma / no
 
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Recording
+from gazeprivacy.mechanisms.samples._participant_synth_centre import (
+    CENTRE,
+    FINE,
+    centre_counts,
+    disc_mask,
+)
+from gazeprivacy.mechanisms.samples._participant_synth_centre import TAU as CENTRE_TAU
 from gazeprivacy.mechanisms.samples._participant_synth_events import event_sample_count
 from gazeprivacy.mechanisms.samples._participant_synth_labels import (
     CONTRAST,
@@ -76,7 +83,7 @@ __all__ = [
 ]
 
 #: The measured marginals, in the order of the budget split.
-MARGINALS = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "fixation_cell",
+MARGINALS = ("mean_x", "mean_y", "spread_x", "spread_y", "density", CENTRE, "fixation_cell",
              "transition", "fixation_duration", "saccade_amplitude", "saccade_direction",
              "event_rate", *QUALITY, "label_weight")
 
@@ -92,7 +99,7 @@ SPREAD_CLIP = 1.0 / 16.0
 #: measurement has ``L`` times less noise variance than the sum of ``L`` per-key ones; at the
 #: participant counts of eye-tracking studies (``n / L`` of a few people) per-key spatial
 #: estimates are noise.
-POOLED = (*MOMENTS, "density", "fixation_cell", "transition", "saccade_amplitude",
+POOLED = (*MOMENTS, "density", CENTRE, "fixation_cell", "transition", "saccade_amplitude",
           "saccade_direction", *QUALITY)
 
 Key = tuple[str, ...]
@@ -152,7 +159,7 @@ class PublicBins:
         nf = self.grid[0] * self.grid[1]
         nc = self.coarse_grid[0] * self.coarse_grid[1]
         return {"mean_x": 2, "mean_y": 2, "spread_x": 2, "spread_y": 2,
-                "density": nf, "fixation_cell": nc, "transition": nc * nc,
+                "density": nf, CENTRE: 2, "fixation_cell": nc, "transition": nc * nc,
                 "fixation_duration": _DURATION_S[2], "saccade_amplitude": _AMPLITUDE_BINS,
                 "saccade_direction": _DIRECTION_BINS, "event_rate": _RATE_HZ[2],
                 **QUALITY_SIZES, "label_weight": n_keys}
@@ -198,11 +205,16 @@ def _normalised(h: np.ndarray) -> np.ndarray:
 RECORDING_SUMS = "recording_sums"
 
 
+def _box(r: Recording, g: Geometry) -> tuple[np.ndarray, np.ndarray]:
+    """A recording's valid samples in box coordinates, clipped to [0, 1]."""
+    ok = np.isfinite(r.x) & np.isfinite(r.y)
+    return (np.clip((r.x[ok] - g.x_min_deg) / g.width_deg, 0.0, 1.0),
+            np.clip((r.y[ok] - g.y_min_deg) / g.height_deg, 0.0, 1.0))
+
+
 def _moment_sums(r: Recording, g: Geometry) -> list[float]:
     """A recording's row of :data:`RECORDING_SUMS`."""
-    ok = np.isfinite(r.x) & np.isfinite(r.y)
-    fx = np.clip((r.x[ok] - g.x_min_deg) / g.width_deg, 0.0, 1.0)
-    fy = np.clip((r.y[ok] - g.y_min_deg) / g.height_deg, 0.0, 1.0)
+    fx, fy = _box(r, g)
     return [float(fx.size), float(fx.sum()), float(fy.sum()), float(((fx - 0.5) ** 2).sum()),
             float(((fy - 0.5) ** 2).sum())]
 
@@ -262,6 +274,7 @@ def _key_parts(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins
     ok = np.isfinite(x) & np.isfinite(y)
     out = {"density": np.bincount(bins.cell(x[ok], y[ok], bins.grid),
                                   minlength=nf).astype(np.float64)}
+    out[CENTRE] = sum((centre_counts(*_box(r, bins.geometry)) for r in recs), np.zeros(2))
     out[RECORDING_SUMS] = np.array([_moment_sums(r, bins.geometry) for r in recs],
                                    dtype=np.float64).reshape(-1, 5)
     fix = events.filter(pl.col("name") == "fixation").sort("recording", "onset")
@@ -396,7 +409,9 @@ def spatial_priors(bins: PublicBins, mean: tuple[float, float] = (0.5, 0.5),
     """The spatial marginals of a Gaussian (``density``, ``fixation_cell`` and independent
     ``transition``): of the centre prior by default, or of the released spatial moments."""
     coarse = gaussian_cells(bins.coarse_grid, mean, sd)
-    return {"density": gaussian_cells(bins.grid, mean, sd), "fixation_cell": coarse,
+    v0 = float(gaussian_cells((FINE, FINE), mean, sd)[disc_mask().ravel()].sum())
+    return {"density": gaussian_cells(bins.grid, mean, sd), CENTRE: np.array([v0, 1.0 - v0]),
+            "fixation_cell": coarse,
             "transition": np.outer(coarse, coarse).ravel()}
 
 
@@ -495,7 +510,7 @@ def shrink_to_prior(noisy_sum: np.ndarray, n_weight: float, sigma: float,
 #: frontier data sets' participant averages are within 0.06 of it), a second moment 0.02 off the
 #: centre prior's.
 MOMENT_TAU = {"mean_x": 0.03, "mean_y": 0.03, "spread_x": 0.02 / SPREAD_CLIP,
-              "spread_y": 0.02 / SPREAD_CLIP}
+              "spread_y": 0.02 / SPREAD_CLIP, CENTRE: CENTRE_TAU}
 
 #: The public prior of a spread: the population's sd per axis (box units) is log-normal around
 #: the centre prior's 1/6 with log-sd 0.4 (a factor 1.5 either way at one sd).

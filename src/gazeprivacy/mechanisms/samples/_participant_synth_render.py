@@ -37,6 +37,11 @@ from gazeprivacy._scipy import scipy_signal
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Recording
 from gazeprivacy.data.simulate import ParticipantTraits, ScanPath, draw_traits, simulate_recording
+from gazeprivacy.mechanisms.samples._participant_synth_centre import (
+    CENTRE,
+    disc_mask,
+    with_centre,
+)
 from gazeprivacy.mechanisms.samples._participant_synth_model import (
     PublicBins,
     gaussian_cells,
@@ -208,7 +213,9 @@ class PositionModel:
 def _target_density(model: KeyModel, bins: PublicBins) -> np.ndarray:
     """The released density on the sampling grid: the Gaussian of the released moments times
     the released ``density`` marginal's ratio to that Gaussian's cell masses (1 where it was
-    shrunk all the way)."""
+    shrunk all the way), its disc mass then set to the released centre share
+    (:func:`~._participant_synth_centre.with_centre`; a key moved by its label contrast keeps
+    the population's share)."""
     m = model.marginals
     mean, sd = moments_gaussian(m)
     fine = gaussian_cells((_FINE, _FINE), mean, sd)
@@ -218,7 +225,12 @@ def _target_density(model: KeyModel, bins: PublicBins) -> np.ndarray:
     xx, yy = np.meshgrid(g.x_min_deg + centres * g.width_deg,
                          g.y_min_deg + centres * g.height_deg)
     d = fine * ratio[bins.cell(xx.ravel(), yy.ravel(), bins.grid)]
-    return (d / d.sum()).reshape(_FINE, _FINE)
+    d = (d / d.sum()).reshape(_FINE, _FINE)
+    if CENTRE not in m:
+        return d
+    # the released centre share against the Gaussian's disc mass (its prior): 1 when shrunk
+    v0 = float(fine[disc_mask(_FINE).ravel()].sum())
+    return with_centre(d, float(m[CENTRE][0]), v0)
 
 
 def _saccade_kernel(model: KeyModel, bins: PublicBins, direction: np.ndarray) -> np.ndarray:

@@ -174,23 +174,24 @@ class ParticipantSynthSplit:
     tracker_smooth: float = 0.04  # discriminator's strongest features
     tracker_missing: float = 0.06
     label_weight: float = 0.03
+    centre_share: float | None = None  # None: the public rule of n and rho (_..._centre)
     #: label contrasts (``_participant_synth_labels``); None: the public rule of n, rho and the
     #: number of keys, the other shares scaled by 1 - its share
     label_contrast: float | None = None
 
     def __post_init__(self) -> None:
         for name in MARGINALS:
-            v = getattr(self, name)
+            v = 0.0 if name == "centre_share" and self.centre_share is None else getattr(self, name)
             if not (isinstance(v, int | float) and 0.0 <= v <= 1.0):
                 raise InvalidParameterError(f"split.{name} must be in [0, 1], got {v!r}")
-        total = math.fsum(getattr(self, n) for n in MARGINALS) + lab.check_share(
+        total = math.fsum(getattr(self, n) or 0.0 for n in MARGINALS) + lab.check_share(
             self.label_contrast)
         if total > 1.0 + 1e-12:
             raise InvalidParameterError(f"the split's shares must sum to at most 1, got "
                                         f"{total:g}; lower some shares")
 
     def shares(self) -> dict[str, float]:
-        return {n: float(getattr(self, n)) for n in MARGINALS} | {
+        return {n: float(getattr(self, n) or 0.0) for n in MARGINALS} | {
             lab.CONTRAST: self.label_contrast or 0.0}
 
 
@@ -706,7 +707,7 @@ def _fit(params: ParticipantSynthParams, bins: PublicBins, noisy: Mapping[str, n
             marg[m], factors[m] = fit_quality(m, noisy[m][row], weight, sigma)
         elif m in ("spread_x", "spread_y"):
             marg[m], factors[m] = shrink_spread(noisy[m][row], weight, sigma)
-        elif m in MOMENTS:
+        elif m in MOMENT_TAU:  # the means and the centre share: a precision weight
             marg[m], factors[m] = shrink_moment(noisy[m][row], weight, sigma, prior[m],
                                                 MOMENT_TAU[m])
         else:
