@@ -48,6 +48,7 @@ from scipy.special import expit, logit, ndtr
 from gazeprivacy.data.recording import Recording
 from gazeprivacy.data.simulate import EVENT_CODES
 from gazeprivacy.guarantees import ColumnStatus, Status
+from gazeprivacy.mechanisms.samples._participant_synth_noise import saccade_envelope
 
 __all__ = ["QUALITY", "QUALITY_PARTS", "QUALITY_PRIOR", "QUALITY_SIZES", "fit_quality",
            "mask_column", "quality_parts", "quality_statistics", "track"]
@@ -262,24 +263,30 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     # the noise only is smoothed: a smoothed eye signal slows the saccades below the event
     # detector's threshold (MPIIDPEye at 30 Hz: fixation-duration W1 from 0.14 to 2.5 s)
     eye = np.column_stack([x, y])
-    unit = _smooth(rng.standard_normal(eye.shape), w)
-    de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
+    white = rng.standard_normal(eye.shape)
+    de = np.diff(eye, axis=0)
 
-    def med(a: float, du: np.ndarray = du) -> float:
+    def med(a: float, du: np.ndarray) -> float:
         d = de + a * du
         return float(np.median(np.hypot(d[:, 0], d[:, 1])))
 
-    a = 0.0
-    if med(0.0) < target:
-        hi = target / max(med(1.0) - med(0.0), 1e-12) + 1.0
-        while med(hi) < target:
+    if med(0.0, de) < target:  # the noise (bursts in the saccades) scaled to the median step
+        env = (np.ones(eye.shape[0]) if code is None
+               else saccade_envelope(code, sampling_rate_hz, rng))
+        unit = _smooth(white * env[:, None], w)
+        du = np.diff(unit, axis=0)
+        hi = target / max(med(1.0, du) - med(0.0, du), 1e-12) + 1.0
+        while med(hi, du) < target:
             hi *= 2.0
-        a, _ = _bisect(lambda v: med(v) < target, 0.0, hi, 30)
-    elif code is not None:  # shrink: a = minus the share of the deviation taken away
+        a, _ = _bisect(lambda v: med(v, du) < target, 0.0, hi, 30)
+        xy = eye + a * unit
+    elif code is not None:  # shrink: minus the share of the deviation taken away
         unit = -_fixational(eye, code)
         du_shrink = np.diff(unit, axis=0)
         _, a = _bisect(lambda v: med(v, du_shrink) > target, 0.0, 1.0, 30)
-    xy = eye + a * unit
+        xy = eye + a * unit
+    else:
+        xy = eye.copy()
     share = float(expit(vals["tracker_missing"]))
     if share > _MISS_LO:
         xy[_gaps(share, xy.shape[0], sampling_rate_hz, rng)] = np.nan
