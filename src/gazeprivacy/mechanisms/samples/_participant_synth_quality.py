@@ -29,7 +29,8 @@ centre ``mu`` on a public grid under a flat prior, the participants' values mode
 ``N(mu, s)`` with a public spread ``s`` (the expected histogram ``n`` times the binned normal).
 
 The rendering (:func:`track`, post-processing): each synthetic recording draws its values
-around the released centres (the public spread), then white noise smoothed (circularly) by a
+around the released centres (the public spread), then white noise (with heavy-tailed bursts in
+the simulated saccades, :mod:`._participant_synth_noise`) smoothed (circularly) by a
 Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
 scaled so the median step is the drawn one (when the eye signal alone steps more, its
 fixational motion is shrunk toward each fixation's chord instead, saccades intact), and gaps
@@ -252,8 +253,9 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
           sampling_rate_hz: float, rng: np.random.Generator,
           code: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The tracker applied to a noise-free simulated signal: this recording's values drawn
-    around the released centres (public spreads), white noise smoothed by the kernel and scaled
-    (bisection) so the median step is the drawn one, then the gaps. When the eye signal alone
+    around the released centres (public spreads), white noise (bursts in the simulated saccades
+    when ``code`` is given: :func:`~._participant_synth_noise.saccade_envelope`) smoothed by
+    the kernel and scaled (bisection) so the median step is the drawn one, then the gaps. When the eye signal alone
     steps more than that and its event codes (``code``, the simulator's ground truth) are
     given, its fixational motion is shrunk instead (:func:`_fixational`, bisection on the
     share) so the median step is the drawn one."""
