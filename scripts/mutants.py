@@ -71,8 +71,6 @@ PSL = M + "samples/_participant_synth_labels.py"
 PSLT = T + "test_participant_synth_labels.py::"
 PSQ = M + "samples/_participant_synth_quality.py"
 PSQT = T + "test_participant_synth_quality.py::"
-PSN = M + "samples/_participant_synth_noise.py"
-PSNT = T + "test_participant_synth_noise.py::"
 KT = KS + "test_kill_release_trust.py::"
 
 
@@ -194,8 +192,6 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("psynth-step-weighted-by-steps", PSQ, 'out["tracker_step"] = _one_hot("tracker_step", m1)', 'out["tracker_step"] = _one_hot("tracker_step", m1) * steps.sum()', "participant-synth: the tracker's step histogram weighted by the participant's number of steps (unbounded contribution)", (PST + "test_each_participant_adds_weight_one_per_marginal_whatever_its_recordings", PSQT + "test_extreme_trackers_land_in_the_end_bins_with_weight_one")),
     Mutant("psynth-shrink-saccades", PSQ, 'i = np.flatnonzero(code != EVENT_CODES["saccade"])', "i = np.arange(code.size)", "participant-synth: the fixational shrink also pulls saccade samples toward a chord (saccades and landing points no longer as simulated)", (PSQT + "test_track_shrinks_the_fixational_motion_to_a_released_step_far_below_the_simulators",)),
     Mutant("psynth-noise-ends-nearest", PSQ, 'gaussian_filter1d(a, w, axis=0, mode="wrap")', 'gaussian_filter1d(a, w, axis=0, mode="nearest")', "participant-synth: the tracker's smoothed noise swings wider at each recording's ends", (PSQT + "test_smoothed_track_noise_has_no_wider_ends",)),
-    Mutant("psynth-bursts-everywhere", PSN, "return np.where(burst, env, 1.0)", "return env", "participant-synth: the tracker noise's heavy-tailed bursts over the whole recording, fixations too (they raise the event detector's threshold)", (PSNT + "test_bursts_cover_the_saccades_and_the_ringing_after_them_only", PSNT + "test_track_keeps_gaussian_noise_in_fixations_and_bursts_in_saccades")),
-    Mutant("psynth-no-bursts", PSQ, "else saccade_envelope(code, sampling_rate_hz, rng))", "else np.ones(eye.shape[0]))", "participant-synth: the tracker noise without its bursts in the saccades (Gaussian throughout)", (PSNT + "test_track_keeps_gaussian_noise_in_fixations_and_bursts_in_saccades",)),
     Mutant("psynth-step-unclipped", PSQ, "out[int(np.clip(np.searchsorted(edges, value, side=\"right\") - 1, 0, out.size - 1))] = 1.0", "out[int(np.searchsorted(edges, value, side=\"right\") - 1)] = 1.0", "participant-synth: a tracker value outside the public range not clipped into the end bins", (PSQT + "test_extreme_trackers_land_in_the_end_bins_with_weight_one",)),
     Mutant("psynth-missing-by-samples", PSQ, 'out["tracker_missing"] = _one_hot("tracker_missing", float(logit(share)))', 'out["tracker_missing"] = _one_hot("tracker_missing", float(logit(share))) * n / 100', "participant-synth: the missing-share histogram weighted by the participant's sample count", (PST + "test_each_participant_adds_weight_one_per_marginal_whatever_its_recordings", PSQT + "test_extreme_trackers_land_in_the_end_bins_with_weight_one")),
     Mutant("psynth-split-participant-partial", PSM, "mine[name] = np.concatenate([mine[name], v])", "mine[name] = np.asarray(v, dtype=np.float64)", "participant-synth: a participant split across partitions keeps only its last partition's moment sums (normalised on part of its recordings)", (PST + "test_raw_parts_of_a_split_participant_merge_to_its_whole_statistics", PST + "test_partition_wise_release_is_bit_equal_to_one_process")),

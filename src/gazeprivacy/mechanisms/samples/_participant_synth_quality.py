@@ -29,8 +29,7 @@ centre ``mu`` on a public grid under a flat prior, the participants' values mode
 ``N(mu, s)`` with a public spread ``s`` (the expected histogram ``n`` times the binned normal).
 
 The rendering (:func:`track`, post-processing): each synthetic recording draws its values
-around the released centres (the public spread), then white noise (with heavy-tailed bursts in
-the simulated saccades, :mod:`._participant_synth_noise`) smoothed (circularly) by a
+around the released centres (the public spread), then white noise smoothed (circularly) by a
 Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
 scaled so the median step is the drawn one (when the eye signal alone steps more, its
 fixational motion is shrunk toward each fixation's chord instead, saccades intact), and gaps
@@ -49,7 +48,6 @@ from scipy.special import expit, logit, ndtr
 from gazeprivacy.data.recording import Recording
 from gazeprivacy.data.simulate import EVENT_CODES
 from gazeprivacy.guarantees import ColumnStatus, Status
-from gazeprivacy.mechanisms.samples._participant_synth_noise import saccade_envelope
 
 __all__ = ["QUALITY", "QUALITY_PARTS", "QUALITY_PRIOR", "QUALITY_SIZES", "fit_quality",
            "mask_column", "quality_parts", "quality_statistics", "track"]
@@ -253,9 +251,8 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
           sampling_rate_hz: float, rng: np.random.Generator,
           code: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The tracker applied to a noise-free simulated signal: this recording's values drawn
-    around the released centres (public spreads), white noise (bursts in the simulated saccades
-    when ``code`` is given: :func:`~._participant_synth_noise.saccade_envelope`) smoothed by
-    the kernel and scaled (bisection) so the median step is the drawn one, then the gaps. When the eye signal alone
+    around the released centres (public spreads), white noise smoothed by the kernel and scaled
+    (bisection) so the median step is the drawn one, then the gaps. When the eye signal alone
     steps more than that and its event codes (``code``, the simulator's ground truth) are
     given, its fixational motion is shrunk instead (:func:`_fixational`, bisection on the
     share) so the median step is the drawn one."""
@@ -265,30 +262,24 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     # the noise only is smoothed: a smoothed eye signal slows the saccades below the event
     # detector's threshold (MPIIDPEye at 30 Hz: fixation-duration W1 from 0.14 to 2.5 s)
     eye = np.column_stack([x, y])
-    white = rng.standard_normal(eye.shape)
-    de = np.diff(eye, axis=0)
+    unit = _smooth(rng.standard_normal(eye.shape), w)
+    de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
 
-    def med(a: float, du: np.ndarray) -> float:
+    def med(a: float, du: np.ndarray = du) -> float:
         d = de + a * du
         return float(np.median(np.hypot(d[:, 0], d[:, 1])))
 
-    if med(0.0, de) < target:  # the noise (bursts in the saccades) scaled to the median step
-        env = (np.ones(eye.shape[0]) if code is None
-               else saccade_envelope(code, sampling_rate_hz, rng))
-        unit = _smooth(white * env[:, None], w)
-        du = np.diff(unit, axis=0)
-        hi = target / max(med(1.0, du) - med(0.0, du), 1e-12) + 1.0
-        while med(hi, du) < target:
+    a = 0.0
+    if med(0.0) < target:
+        hi = target / max(med(1.0) - med(0.0), 1e-12) + 1.0
+        while med(hi) < target:
             hi *= 2.0
-        a, _ = _bisect(lambda v: med(v, du) < target, 0.0, hi, 30)
-        xy = eye + a * unit
-    elif code is not None:  # shrink: minus the share of the deviation taken away
+        a, _ = _bisect(lambda v: med(v) < target, 0.0, hi, 30)
+    elif code is not None:  # shrink: a = minus the share of the deviation taken away
         unit = -_fixational(eye, code)
         du_shrink = np.diff(unit, axis=0)
         _, a = _bisect(lambda v: med(v, du_shrink) > target, 0.0, 1.0, 30)
-        xy = eye + a * unit
-    else:
-        xy = eye.copy()
+    xy = eye + a * unit
     share = float(expit(vals["tracker_missing"]))
     if share > _MISS_LO:
         xy[_gaps(share, xy.shape[0], sampling_rate_hz, rng)] = np.nan

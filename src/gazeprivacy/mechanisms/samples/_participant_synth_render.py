@@ -20,9 +20,8 @@ choices: ``docs/privacy/participant-synth.md#generate``):
    traits drawn from the population (:func:`~gazeprivacy.data.simulate.draw_traits`, no blinks):
    main-sequence saccades, drift, tremor, microsaccades (no tracker noise of its own);
 4. the tracker (:func:`~._participant_synth_quality.track`, from the released tracker
-   marginals): white noise (heavy-tailed bursts in the simulated saccades only) and a
-   (circular) smoothing kernel matching the released median step and step correlation, and
-   gaps covering the released missing share.
+   marginals): white noise and a (circular) smoothing kernel matching the released median
+   step and step correlation, and gaps covering the released missing share.
 """
 
 from __future__ import annotations
