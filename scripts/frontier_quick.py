@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import time
+import zlib
 from dataclasses import replace
 
 import numpy as np
@@ -47,6 +48,16 @@ DATA = {
 _METRICS = {"density": ("frontier:density", "density_error"),
             "density16": ("frontier:density-coarse", "density_error"),
             "disc": ("realism:discriminator", "discriminator_auc")}
+
+
+def _keyed(rng: np.random.Generator, name: str) -> np.random.Generator:
+    """A stream of ``rng``'s seed keyed by ``name``: each release is generated and scored from
+    its own stream, whatever other releases (e.g. ``--baselines``) run beside it, so two runs
+    of this script on different code are paired release by release."""
+    seq = rng.bit_generator.seed_seq
+    return np.random.default_rng(np.random.SeedSequence(
+        seq.entropy, spawn_key=(*seq.spawn_key, zlib.crc32(name.encode())),
+        pool_size=seq.pool_size))
 
 
 def _value(out: dict, metric: str, label: str) -> float:
@@ -100,14 +111,14 @@ def main(argv: list[str] | None = None) -> None:
         split_rng, prot_rng, eval_rng = np.random.default_rng(seed).spawn(3)
         split = frontier_split(ds, rng=split_rng, holdout_fraction=0.3, probe_fraction=0.34)
         memo: dict = {}
-        releases = {b: BASELINES[b].release(split.fit, rng=prot_rng.spawn(1)[0])
+        releases = {b: BASELINES[b].release(split.fit, rng=_keyed(prot_rng, b))
                     for b in args.baselines}
         releases["raw"] = split.fit
         for eps in args.eps:
             # one model per epsilon: participant-synth's noise comes from its curator stream,
             # which the output structure does not touch, so every structure below is rendered
             # from the same noisy model (the differences are the rendering's)
-            seq = prot_rng.spawn(1)[0].bit_generator.seed_seq
+            seq = _keyed(prot_rng, f"ps@{eps}").bit_generator.seed_seq
             for n_out in args.participants:
                 for per in args.recordings_per_participant:
                     p = ParticipantSynthParams(epsilon_per_participant=eps, delta=1e-6,
@@ -124,7 +135,7 @@ def main(argv: list[str] | None = None) -> None:
         for name, rel in releases.items():
             t0 = time.perf_counter()
             out = frontier_metrics(replace(cfg), split, rel, attacks=(), attribute_of={},
-                                   rng=eval_rng.spawn(1)[0], notes=[], memo=memo)
+                                   rng=_keyed(eval_rng, name), notes=[], memo=memo)
             if name.startswith("ps@"):
                 print(f"seed {seed} {name}: score {time.perf_counter() - t0:.1f} s", flush=True)
             row = rows.setdefault(name, {})
