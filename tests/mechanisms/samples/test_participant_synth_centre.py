@@ -88,13 +88,54 @@ def test_the_rendered_density_takes_the_released_disc_mass() -> None:
     d = gaussian_cells((cen.FINE, cen.FINE)).reshape(cen.FINE, cen.FINE)
     mask = cen.disc_mask()
     v0 = float(d[mask].sum())
-    assert cen.with_centre(d, v0, v0) is d  # the prior: unchanged
-    out = cen.with_centre(d, 0.2, v0)
+    out = cen.with_centre(d, 0.2)
     assert out.sum() == pytest.approx(1.0) and float(out[mask].sum()) == pytest.approx(0.2)
     # the prior of the estimate is the same Gaussian's disc mass on the sampling grid
     p = ParticipantSynthParams(epsilon_per_participant=3.0, delta=1e-6, output_length_s=1.0)
     bins = public_setup(p, sample_shape(example_dataset(2, 1.0))).bins(p)
     assert spatial_priors(bins)[cen.CENTRE][0] == pytest.approx(v0)
+
+
+def test_a_central_peak_the_density_already_has_is_not_counted_twice() -> None:
+    d = gaussian_cells((cen.FINE, cen.FINE)).reshape(cen.FINE, cen.FINE)
+    mask = cen.disc_mask()
+    peaked = np.where(mask, d * 3.0, d)
+    peaked /= peaked.sum()  # the density's own disc mass about 0.12, the Gaussian's 0.05
+    assert float(peaked[mask].sum()) > 0.1
+    out = cen.with_centre(peaked, 0.19)
+    assert float(out[mask].sum()) == pytest.approx(0.19)  # set to v, not multiplied to 0.38
+    # the shape inside and outside the disc is kept (one factor each)
+    ratio = out / peaked
+    assert np.ptp(ratio[mask]) < 1e-12 and np.ptp(ratio[~mask]) < 1e-12
+
+
+def test_a_key_moved_by_its_contrast_keeps_the_population_s_central_excess() -> None:
+    # nothing measured: exactly the key's own Gaussian disc mass (the renderer then skips)
+    assert cen.key_share(0.05, 0.05, 0.031) == 0.031
+    # measured: the population's odds ratio on the key's Gaussian
+    v = cen.key_share(0.19, 0.05, 0.03)
+    odds = lambda p: p / (1.0 - p)  # noqa: E731
+    assert odds(v) / odds(0.03) == pytest.approx(odds(0.19) / odds(0.05))
+    assert cen.key_share(0.19, 0.05, 0.05) == pytest.approx(0.19)
+
+
+def test_an_unspent_share_leaves_labelled_releases_with_spent_contrasts_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from gazeprivacy.data.simulate import simulate_dataset
+    from gazeprivacy.mechanisms.samples import _participant_synth_render as rend
+
+    ds = simulate_dataset(n_participants=14, tasks=("reading", "free-viewing"), duration_s=3.0,
+                          sampling_rate_hz=60, rng=np.random.default_rng(1))
+    p = ParticipantSynthParams(epsilon_per_participant=1e4, delta=1e-6, output_length_s=2.0,
+                               public_labels=("task",),
+                               split=ParticipantSynthSplit(centre_share=0.0, label_contrast=0.3,
+                                                           spread_x=0.02, spread_y=0.02))
+    a = participant_synth(ds, p, rng=np.random.default_rng(5))
+    assert a.guarantee.parameters["noise_sd"]["label_contrast"] is not None  # contrast spent
+    monkeypatch.setattr(rend, "with_centre", lambda d, v: d)
+    b = participant_synth(ds, p, rng=np.random.default_rng(5))
+    assert all(np.array_equal(r.x, s.x, equal_nan=True) for r, s in
+               zip(a.output, b.output, strict=True))
 
 
 def test_an_unspent_share_leaves_the_release_as_a_zero_share_does() -> None:

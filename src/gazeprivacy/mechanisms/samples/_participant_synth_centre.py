@@ -22,7 +22,8 @@ corrected, noise-free, 0.249 to 0.212). One more pooled measurement carries it (
   :data:`TAU` (the precision weight of the spatial means, ``shrink_moment``);
 * **use** (:func:`with_centre`): the released density on the sampling grid is scaled inside
   and outside the disc so that its mass on the disc is the released ``v`` (unchanged when the
-  estimate is the prior).
+  estimate is its prior, i.e. nothing was measured); a key moved by its label contrast gets the
+  population's odds ratio on its own Gaussian's disc mass (:func:`key_share`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["CENTRE", "FINE", "MIN_WEIGHT", "RADIUS", "SHARE", "TAU", "centre_counts",
-           "centre_share", "disc_mask", "resolve_centre", "with_centre"]
+           "centre_share", "disc_mask", "key_share", "resolve_centre", "with_centre"]
 
 #: The name of the measurement (a marginal of the split, the sums and the model).
 CENTRE = "centre_share"
@@ -92,11 +93,37 @@ def resolve_centre(split: Any, n: int, rho: float) -> Any:
     return replace(split, centre_share=s, **scaled)
 
 
-def with_centre(d: np.ndarray, v: float, v0: float) -> np.ndarray:
-    """The density ``d`` (fine x fine, total 1) times ``v / v0`` on the disc and
-    ``(1 - v) / (1 - v0)`` off it (``v0``: the Gaussian's disc mass, the estimate's prior):
-    the identity when ``v == v0``."""
-    if v == v0 or not 0.0 < v0 < 1.0:
+def key_share(v: float, v_pop: float, v_key: float) -> float:
+    """The centre share of a key whose Gaussian puts ``v_key`` on the disc, when the released
+    share is ``v`` and the population's Gaussian (the estimate's prior) puts ``v_pop`` there:
+    the population's odds ratio ``odds(v) / odds(v_pop)`` applied to the key's Gaussian (a key
+    moved by its label contrast keeps the measured central excess, not the share); exactly
+    ``v_key`` when ``v == v_pop`` (nothing measured: :func:`with_centre` is then not applied).
+
+    >>> key_share(0.05, 0.05, 0.03), round(key_share(0.2, 0.05, 0.05), 3)
+    (0.03, 0.2)
+    """
+    if v == v_pop or not (0.0 < v_pop < 1.0 and 0.0 < v_key < 1.0):
+        return v_key
+    if not 0.0 < v < 1.0:
+        return v
+    odds = v / (1.0 - v) * (1.0 - v_pop) / v_pop * v_key / (1.0 - v_key)
+    return odds / (1.0 + odds)
+
+
+def with_centre(d: np.ndarray, v: float) -> np.ndarray:
+    """The density ``d`` (fine x fine, total 1) scaled inside and outside the disc so that its
+    mass on the disc is ``v``: the disc mass ``d`` already has (its Gaussian's and whatever the
+    released ``density`` ratio puts there) is replaced, not multiplied, so a central peak the
+    grid carries is not counted twice.
+
+    >>> d = np.full((60, 60), 1 / 3600)
+    >>> round(float(with_centre(d, 0.2)[disc_mask()].sum()), 6)
+    0.2
+    """
+    inside = disc_mask(d.shape[0])
+    m = float(d[inside].sum())
+    if not 0.0 < m < 1.0:
         return d
-    out = d * np.where(disc_mask(d.shape[0]), v / v0, (1.0 - v) / (1.0 - v0))
+    out = d * np.where(inside, v / m, (1.0 - v) / (1.0 - m))
     return out / out.sum()

@@ -180,9 +180,12 @@ def shrink_contrast(noisy: np.ndarray, n: int, sigma: float) -> tuple[np.ndarray
 def apply_contrast(models: Mapping[Any, Any], keys: Sequence[Any], contrast: np.ndarray,
                    bins: Any) -> dict[Any, Any]:
     """Each key's model with its spatial moments moved by its row of ``contrast`` and its
-    density re-centred on them (post-processing of the released model)."""
+    density re-centred on them, its centre share moved with them
+    (:func:`~._participant_synth_centre.key_share`; post-processing of the released model)."""
+    from gazeprivacy.mechanisms.samples._participant_synth_centre import CENTRE, key_share
     from gazeprivacy.mechanisms.samples._participant_synth_model import (
         SPREAD_CLIP,
+        disc_mass,
         gaussian_cells,
         moments_gaussian,
     )
@@ -203,6 +206,10 @@ def apply_contrast(models: Mapping[Any, Any], keys: Sequence[Any], contrast: np.
                                                                       (sx, sy))
         d = np.asarray(marg["density"]) * ratio
         marg["density"] = d / d.sum()
+        if CENTRE in marg:  # the population's central excess on this key's Gaussian
+            v = key_share(float(marg[CENTRE][0]), disc_mass((mx, my), (sx, sy)),
+                          disc_mass(mean, sd))
+            marg[CENTRE] = np.array([v, 1.0 - v])
         out[k] = replace(models[k], marginals=marg)
     return out
 

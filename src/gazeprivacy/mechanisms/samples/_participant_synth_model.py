@@ -63,6 +63,7 @@ __all__ = [
     "SPREAD_LOG_SD",
     "Key",
     "PublicBins",
+    "disc_mass",
     "event_keys_pooled",
     "fit_lognormal",
     "fixation_intervals",
@@ -404,12 +405,21 @@ def gaussian_cells(grid: tuple[int, int], mean: tuple[float, float] = (0.5, 0.5)
     return m / m.sum()
 
 
+def disc_mass(mean: tuple[float, float], sd: tuple[float, float]) -> float:
+    """The Gaussian's mass on the centre disc, on the sampling grid (the centre share's prior).
+
+    >>> round(disc_mass((0.5, 0.5), (1 / 6, 1 / 6)), 3)
+    0.05
+    """
+    return float(gaussian_cells((FINE, FINE), mean, sd)[disc_mask().ravel()].sum())
+
+
 def spatial_priors(bins: PublicBins, mean: tuple[float, float] = (0.5, 0.5),
                    sd: tuple[float, float] = (1 / 6, 1 / 6)) -> dict[str, np.ndarray]:
     """The spatial marginals of a Gaussian (``density``, ``fixation_cell`` and independent
     ``transition``): of the centre prior by default, or of the released spatial moments."""
     coarse = gaussian_cells(bins.coarse_grid, mean, sd)
-    v0 = float(gaussian_cells((FINE, FINE), mean, sd)[disc_mask().ravel()].sum())
+    v0 = disc_mass(mean, sd)
     return {"density": gaussian_cells(bins.grid, mean, sd), CENTRE: np.array([v0, 1.0 - v0]),
             "fixation_cell": coarse,
             "transition": np.outer(coarse, coarse).ravel()}

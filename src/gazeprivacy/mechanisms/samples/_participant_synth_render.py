@@ -37,13 +37,10 @@ from gazeprivacy._scipy import scipy_signal
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Recording
 from gazeprivacy.data.simulate import ParticipantTraits, ScanPath, draw_traits, simulate_recording
-from gazeprivacy.mechanisms.samples._participant_synth_centre import (
-    CENTRE,
-    disc_mask,
-    with_centre,
-)
+from gazeprivacy.mechanisms.samples._participant_synth_centre import CENTRE, FINE, with_centre
 from gazeprivacy.mechanisms.samples._participant_synth_model import (
     PublicBins,
+    disc_mass,
     gaussian_cells,
     moments_gaussian,
 )
@@ -53,7 +50,7 @@ __all__ = ["KeyModel", "ModelTask", "PositionModel", "Visits", "choice", "choice
            "position_model", "render_population", "synthetic_pseudonyms"]
 
 _SACCADE_S = 0.035  # mean saccade duration of the simulator's population (free viewing)
-_FINE = 60  # the fixation positions' sampling grid, cells per side of the screen box (public)
+_FINE = FINE  # the fixation positions' sampling grid, cells per side of the screen box (public)
 _CANDIDATES = 128  # candidate saccades per fixation (the chain's kernel; see position_model)
 _FIXED_POINT_STEPS = 60
 _HERDING = 1.0  # strength of the pull toward the released density's expected visit counts
@@ -215,7 +212,7 @@ def _target_density(model: KeyModel, bins: PublicBins) -> np.ndarray:
     the released ``density`` marginal's ratio to that Gaussian's cell masses (1 where it was
     shrunk all the way), its disc mass then set to the released centre share
     (:func:`~._participant_synth_centre.with_centre`; a key moved by its label contrast keeps
-    the population's share)."""
+    the population's central excess: :func:`~._participant_synth_centre.key_share`)."""
     m = model.marginals
     mean, sd = moments_gaussian(m)
     fine = gaussian_cells((_FINE, _FINE), mean, sd)
@@ -228,9 +225,10 @@ def _target_density(model: KeyModel, bins: PublicBins) -> np.ndarray:
     d = (d / d.sum()).reshape(_FINE, _FINE)
     if CENTRE not in m:
         return d
-    # the released centre share against the Gaussian's disc mass (its prior): 1 when shrunk
-    v0 = float(fine[disc_mask(_FINE).ravel()].sum())
-    return with_centre(d, float(m[CENTRE][0]), v0)
+    # the released centre share; equal to its prior, the Gaussian's disc mass, when nothing
+    # was measured (share 0 or shrunk all the way): the density is then left as it is
+    v = float(m[CENTRE][0])
+    return d if v == disc_mass(mean, sd) else with_centre(d, v)
 
 
 def _saccade_kernel(model: KeyModel, bins: PublicBins, direction: np.ndarray) -> np.ndarray:
