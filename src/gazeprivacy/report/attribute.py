@@ -13,10 +13,10 @@ attribute over all its (seed, fold) games, :func:`pooled_attribute` reports
 * ``accuracy``: the share of the members' answers that are right, pooled over the games (a
   member is the fold's training participant; its probes were not in the release's input);
 * ``chance``: the share each game's **majority value among its own members** would get right,
-  pooled the same way (the accuracy of an attacker that learns nothing and answers the most
-  frequent value of the very people it is asked about -- a value it cannot know, so chance
-  leans high and the verdict leans against the release); ``excess`` = accuracy - chance, the
-  mean over the members' answers of (answer right) - (the game's majority value right);
+  pooled the same way (the best answer that ignores the person: the excess counts only what
+  is inferred per person, not a base rate the release reveals, so the verdict leans towards
+  not detected); ``excess`` = accuracy - chance, the mean over the members' answers of
+  (answer right) - (the game's majority value right);
 * ``excess_se``: the standard error of ``excess``, the standard deviation over
   ``n_bootstrap`` resamples of **participants** (a participant is a member in K - 1 folds of
   every seed, so its answers are not independent; a resample weighs every answer of a drawn
