@@ -19,7 +19,10 @@ TPR - FPR <= 0.1), the raw copy's row first: the check that the attacker catches
 the run also played an attribute attack on those folds, the pooled attribute table
 (:func:`gazeprivacy.report.attribute.pooled_attribute`: the members' accuracy against the
 majority share, pooled over folds and seeds, the excess in bootstrap SE over participants and
-its 95 % interval, the verdict against "at most 2 SE above chance"), the raw copy's row first.
+its 95 % interval, the verdict against "at most 2 SE above chance": refuted or not detected),
+the raw copy's row first. Both pooled tables are recomputed from the run's
+``membership/*.parquet`` and ``attribute/*.parquet`` (not read from its ``membership.json`` /
+``attribute.json``), so a run made before a change of the verdicts renders with the new ones.
 
 Run:  PYTHONPATH=src python scripts/frontier_table.py runs/frontier-doves [runs/frontier-vr ...]
 """
@@ -33,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from gazeprivacy.report.attribute import pooled_attribute, read_attribute_guesses
+from gazeprivacy.report.attribute import NOT_DETECTED, pooled_attribute, read_attribute_guesses
 from gazeprivacy.report.membership import pooled_membership, read_membership_scores
 from gazeprivacy.report.verdict import flag_results, frontier, frontier_line, frontier_record
 
@@ -143,20 +146,26 @@ def _shown(parameters: str) -> str:
                        if k in ("epsilon", "k", "epsilon_per_participant")})
 
 
+def _ordered(pooled: pl.DataFrame, results: pl.DataFrame, dataset: str,
+             first: tuple[str, ...] = ()) -> pl.DataFrame:
+    """A pooled table with each release's epsilon per participant (``eps``, null when
+    unbounded), the raw copy first, then the releases by epsilon, then the baselines."""
+    eps = (results.filter((pl.col("dataset") == dataset)
+                          & (pl.col("metric") == "participant_epsilon"))
+           .group_by("mechanism", "parameters").agg(pl.col("value").max().alias("eps")))
+    return pooled.join(eps, on=["mechanism", "parameters"], how="left").with_columns(
+        pl.when(pl.col("mechanism") == "none").then(0)
+        .when(pl.col("mechanism").str.starts_with("baseline-")).then(2).otherwise(1)
+        .alias("_o")).sort(*first, "_o", "mechanism", "eps", "parameters")
+
+
 def membership_table(scores: pl.DataFrame, results: pl.DataFrame, dataset: str) -> list[str]:
     """Markdown lines: per release, the pooled membership AUC and advantage with their 95 %
     bootstrap intervals over participants and the verdicts (the bootstrap's seed fixed: 0)."""
     mine = scores.filter(pl.col("dataset") == dataset)
     if mine.height == 0:
         return []
-    pooled = pooled_membership(mine, rng=np.random.default_rng(0))
-    eps = (results.filter((pl.col("dataset") == dataset)
-                          & (pl.col("metric") == "participant_epsilon"))
-           .group_by("mechanism", "parameters").agg(pl.col("value").max().alias("eps")))
-    pooled = pooled.join(eps, on=["mechanism", "parameters"], how="left").with_columns(
-        pl.when(pl.col("mechanism") == "none").then(0)
-        .when(pl.col("mechanism").str.starts_with("baseline-")).then(2).otherwise(1)
-        .alias("_o")).sort("_o", "mechanism", "eps", "parameters")
+    pooled = _ordered(pooled_membership(mine, rng=np.random.default_rng(0)), results, dataset)
     top = pooled.row(0, named=True)
     lines = [f"Pooled membership inference ({top['n_participants']} participants, "
              f"{top['n_seeds']} seeds x {top['n_games'] // max(top['n_seeds'], 1)} folds = "
@@ -192,33 +201,32 @@ def attribute_table(guesses: pl.DataFrame, results: pl.DataFrame, dataset: str) 
     mine = guesses.filter(pl.col("dataset") == dataset)
     if mine.height == 0:
         return []
-    pooled = pooled_attribute(mine, rng=np.random.default_rng(0))
-    eps = (results.filter((pl.col("dataset") == dataset)
-                          & (pl.col("metric") == "participant_epsilon"))
-           .group_by("mechanism", "parameters").agg(pl.col("value").max().alias("eps")))
-    pooled = pooled.join(eps, on=["mechanism", "parameters"], how="left").with_columns(
-        pl.when(pl.col("mechanism") == "none").then(0)
-        .when(pl.col("mechanism").str.starts_with("baseline-")).then(2).otherwise(1)
-        .alias("_o")).sort("attribute", "_o", "mechanism", "eps", "parameters")
+    pooled = _ordered(pooled_attribute(mine, rng=np.random.default_rng(0)), results, dataset,
+                      first=("attribute",))
     top = pooled.row(0, named=True)
     lines = [f"Pooled attribute inference ({top['n_participants']} participants, "
              f"{top['n_games']} games: the membership folds' releases; the forest trained on "
              "each release's labels of an attribute not declared public answers every member "
-             "from its probes; chance: the members' majority share; SE and 95 % interval of "
+             "from its probes; chance: each game's majority share among its members (the best "
+             "answer that ignores the person); SE and 95 % interval of "
              "accuracy - chance from 2000 bootstrap resamples of participants; target: at most "
-             "2 SE above chance, refuted when above):", "",
+             "2 SE above chance, refuted when above or when the interval lies above 0, else "
+             "not detected -- not a proof of absence: the interval's upper end bounds the "
+             "excess, and the SE is that of the participants):", "",
              "| release | parameters | epsilon / participant | attribute | accuracy | chance | "
              "accuracy - chance [95 %] | SE above chance | non-members | carried | verdict |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in pooled.iter_rows(named=True):
         name = "raw (copy of the input)" if r["mechanism"] == "none" else r["mechanism"]
         e = "n/a" if r["eps"] is None else f"{r['eps']:.3g}"
-        se = "n/a" if r["excess_se"] != r["excess_se"] else f"{r['excess_se']:+.1f}"
+        z = "n/a" if r["excess_z"] != r["excess_z"] else f"{r['excess_z']:+.1f}"
+        verdict = (f"{r['verdict']} (at most {r['excess_high']:+.3f})"
+                   if r["verdict"] == NOT_DETECTED else r["verdict"])
         lines.append(
             f"| {name} | `{_shown(r['parameters'])}` | {e} | {r['attribute']} | "
             f"{r['accuracy']:.3f} | {r['chance']:.3f} | {r['excess']:+.3f} "
-            f"[{r['excess_low']:+.3f}, {r['excess_high']:+.3f}] | {se} | "
-            f"{r['nonmember_accuracy']:.3f} | {r['carried']:.0%} | {r['verdict']} |")
+            f"[{r['excess_low']:+.3f}, {r['excess_high']:+.3f}] | {z} | "
+            f"{r['nonmember_accuracy']:.3f} | {r['carried']:.0%} | {verdict} |")
     return lines
 
 

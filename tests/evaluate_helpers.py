@@ -21,7 +21,7 @@ from gazeprivacy.mechanisms.base import protect_recordings
 from gazeprivacy.mechanisms.contract import Level, Mechanism
 
 __all__ = ["FakeNoiseParams", "activity_dataset", "fake_featurizer", "fake_registry",
-           "synthetic_events", "tiny_dataset"]
+           "synthetic_events", "tiny_dataset", "wandering_people"]
 
 
 def synthetic_events(*, n_participants: int = 6, n_stimuli: int = 6, n_events: int = 12,
@@ -156,3 +156,29 @@ def activity_dataset(*, n_participants: int = 6, duration_s: float = 30.0, rate_
                 recording=f"p{p}-{act}", participant=f"p{p}", t=t, x=x, y=y, geometry=geom,
                 labels={"activity": act, "gender": "f" if p % 2 else "m"}))
     return Dataset(tuple(recs), name=name)
+
+
+def wandering_people(n: int, seed: int = 0, *, groups: bool = False) -> Dataset:
+    """Each participant looks around a centre of their own (40 x 30 deg screen, 60 Hz, two
+    recordings of 4 s) with their own spread and pace. ``groups``: the label ``group`` ("a":
+    the centre in the left half of the screen, "b": the right half) follows the centre, and
+    one person in three is "a" (chance 2/3, not 1/2); the random stream is the same either
+    way apart from where the centre's x falls."""
+    geo = Geometry(x_min_deg=0, x_max_deg=40, y_min_deg=0, y_max_deg=30)
+    rng = np.random.default_rng(seed)
+    out = []
+    for p in range(n):
+        group = "a" if p % 3 == 0 else "b"
+        labels = {"labels": {"group": group}} if groups else {}
+        lo, hi = ((5, 18) if group == "a" else (22, 35)) if groups else (5, 35)
+        cx = rng.uniform(lo, hi)
+        cy, spread, step = rng.uniform(5, 25), rng.uniform(0.3, 3.0), rng.uniform(0.02, 0.6)
+        for r in range(2):
+            z = np.zeros((240, 2))
+            for i in range(1, 240):
+                z[i] = (1 - step) * z[i - 1] + np.sqrt(1 - (1 - step) ** 2) * rng.normal(0, 1, 2)
+            out.append(Recording.from_arrays(
+                recording=f"p{p}-r{r}", participant=f"p{p}",
+                x=np.clip(cx + spread * z[:, 0], 0, 40), y=np.clip(cy + spread * z[:, 1], 0, 30),
+                sampling_rate_hz=60, geometry=geo, **labels))
+    return Dataset(tuple(out), name="people")

@@ -283,3 +283,27 @@ def test_preproc_equals_the_python_one(rate):
         got = compiled.compiled_preproc(clf, data, 0.0, 0.0, 3.5 / rate, 0.0, 2, 1000.0)
         want = fast.preproc(clf, data, 0.0, 0.0, 3.5 / rate, 0.0, 2, 1000.0)
         assert got.tobytes() == want.tobytes() and np.isnan(got["vel"][3])
+
+
+@needs_kernel
+@pytest.mark.parametrize("start, length", [
+    (float("nan"), 3.0), (0.0, float("nan")), (float("inf"), 3.0), (0.0, float("-inf")),
+    (1e300, 3.0), (0.0, -1e300), (-1.0, 3.0), (0.0, 1.0), (0.5, 3.0), (0.0, 2.5), (8.0, 3.0)])
+def test_lowpass_speeds_refuses_a_stretch_that_is_not_whole_and_inside_x(start, length):
+    # checked as doubles before any cast to an index (a cast of NaN or 1e300 is undefined)
+    x = np.arange(10.0)
+    sos, zi = np.zeros((1, 6)), np.zeros((1, 2))
+    with pytest.raises(ValueError, match="a stretch outside x"):
+        KERNEL.lowpass_speeds(x, x, np.array([start]), np.array([length]), sos, zi, 1.0, 1.0,
+                              np.empty(20))
+    out = np.empty(20)  # the same call inside x runs
+    KERNEL.lowpass_speeds(x, x, np.array([7.0]), np.array([3.0]), np.eye(1, 6), zi, 1.0, 1.0,
+                          out)
+
+
+@needs_kernel
+def test_lowpass_speeds_refuses_a_partial_row_of_sos():
+    x = np.arange(10.0)
+    with pytest.raises(ValueError, match="sos is not n x 6"):
+        KERNEL.lowpass_speeds(x, x, np.array([0.0]), np.array([3.0]), np.zeros(7),
+                              np.zeros(2), 1.0, 1.0, np.empty(20))

@@ -188,7 +188,12 @@ def test_membership_folds_regenerate_the_release_and_pool_over_seeds(tmp_path):
     assert per.height == 3 * 9 and per.filter(pl.col("member")).height == 2 * 9
     attr = {r["mechanism"]: r for r in json.loads((tmp_path / "attribute.json").read_text())}
     assert attr["none"]["n_games"] == 6 and attr["none"]["attribute"] == "gender"
-    assert attr["fake-noise"]["verdict"] in ("met", "refuted", ATTR_UNCHECKED)
+    # gender here follows the participant's parity, not the gaze, and 9 people give an SE
+    # near 0.15: measured, the copy +0.083 [-0.222, +0.361] (not refuted), fake-noise exactly
+    # at chance -- so nothing is detected and, the copy not caught, nothing is checked either
+    assert attr["none"]["verdict"] == ATTR_UNCHECKED and attr["none"]["excess_low"] <= 0
+    assert attr["fake-noise"]["copy_caught"] is False
+    assert attr["fake-noise"]["verdict"] == ATTR_UNCHECKED
     scores = read_membership_scores(tmp_path)
     assert set(scores["mechanism"]) == {"none", "fake-noise", "baseline-uniform"}
     per = scores.filter((pl.col("mechanism") == "none") & (pl.col("seed") == 0))

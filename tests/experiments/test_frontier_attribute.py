@@ -13,40 +13,26 @@ import polars as pl
 import pytest
 
 import gazeprivacy.experiments.frontier_membership as fm
+from evaluate_helpers import wandering_people
 from gazeprivacy.data.geometry import Geometry
-from gazeprivacy.data.recording import Dataset, Recording
+from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.experiments.baselines import BASELINES
-from gazeprivacy.report.attribute import UNCHECKED, pooled_attribute
+from gazeprivacy.report.attribute import (
+    NO_COPY,
+    NOT_DETECTED,
+    UNCHECKED,
+    attribute_verdict,
+    pooled_attribute,
+)
 
 GEO = Geometry(x_min_deg=0, x_max_deg=40, y_min_deg=0, y_max_deg=30)
 SEEDS, FOLDS = 3, 3
 
 
-def _people(n: int, seed: int = 0) -> Dataset:
-    """Each participant looks around a centre of their own with their own spread and pace; the
-    attribute ``group`` ("a" left half of the screen, "b" right half) follows the centre, and
-    one person in three is "a" (chance 2/3, not 1/2)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for p in range(n):
-        group = "a" if p % 3 == 0 else "b"
-        cx = rng.uniform(5, 18) if group == "a" else rng.uniform(22, 35)
-        cy, spread, step = rng.uniform(5, 25), rng.uniform(0.3, 3.0), rng.uniform(0.02, 0.6)
-        for r in range(2):
-            z = np.zeros((240, 2))
-            for i in range(1, 240):
-                z[i] = (1 - step) * z[i - 1] + np.sqrt(1 - (1 - step) ** 2) * rng.normal(0, 1, 2)
-            out.append(Recording.from_arrays(
-                recording=f"p{p}-r{r}", participant=f"p{p}",
-                x=np.clip(cx + spread * z[:, 0], 0, 40), y=np.clip(cy + spread * z[:, 1], 0, 30),
-                sampling_rate_hz=60, geometry=GEO, labels={"group": group}))
-    return Dataset(tuple(out), name="people")
-
-
 @pytest.fixture(scope="module")
 def people():
-    return _people(18)
+    return wandering_people(18, groups=True)
 
 
 def _guesses(people, release_of, mechanism="m"):
@@ -82,7 +68,8 @@ def test_a_release_that_copies_the_attribute_is_refuted(copied):
     # 0.9, the excess more than 2.5 SE and its interval above 0
     r = _pool(copied).row(0, named=True)
     assert r["accuracy"] > 0.9 and r["chance"] == pytest.approx(2 / 3, abs=0.05)
-    assert r["excess_se"] > 2.5 and r["excess_low"] > 0 and r["verdict"] == "refuted"
+    assert r["excess_z"] > 2.5 and r["excess_low"] > 0 and r["verdict"] == "refuted"
+    assert r["excess_z"] == pytest.approx(r["excess"] / r["excess_se"])
     assert r["carried"] == 1.0 and r["copy_caught"]
 
 
@@ -98,8 +85,9 @@ def test_a_release_that_carries_nothing_is_not_refuted(people, copied, kind):
     r = _pool(both).filter(pl.col("mechanism") == "m").row(0, named=True)
     # measured: data-free gaze -0.083 (-1.1 SE, interval [-0.213, +0.074]), no attribute
     # exactly 0 (the majority answer is right on the majority share); tolerance: at most 2 SE
-    # above chance, as the target says, the excess within 0.15 of 0, the interval reaching 0
-    assert r["verdict"] == "met" and r["excess"] <= 2 * r["excess_sd"]
+    # above chance, as the target says, the excess within 0.15 of 0, the interval reaching 0:
+    # not detected (never "met": the run failed to refute), its upper end the bound
+    assert r["verdict"] == NOT_DETECTED and r["excess"] <= 2 * r["excess_se"]
     assert abs(r["excess"]) < 0.15 and r["excess_low"] <= 0.0
     assert r["copy_caught"]  # the copy on the same games is refuted: the pass means something
     if kind == "no attribute":
@@ -153,3 +141,49 @@ def test_a_release_that_meets_the_target_where_the_copy_is_not_caught_is_uncheck
     out = _pool(pl.concat([blind, other]))
     row = out.filter(pl.col("mechanism") == "m").row(0, named=True)
     assert not row["copy_caught"] and row["verdict"] == UNCHECKED
+
+
+def test_the_verdict_refutes_above_2_se_or_an_interval_above_0_else_not_detected():
+    # 2.5 SE above chance with an interval reaching 0: refuted by the target's own words
+    assert attribute_verdict(0.25, 0.1, -0.01) == "refuted"
+    # 1.5 SE but the interval above 0 (a skewed bootstrap): measurably above chance
+    assert attribute_verdict(0.15, 0.1, 0.01) == "refuted"
+    assert attribute_verdict(0.15, 0.1, -0.05) == NOT_DETECTED
+    assert attribute_verdict(0.2, 0.1, -0.05) == NOT_DETECTED  # exactly 2 SE: within the target
+    # no standard error (NaN: one participant): refuted by any excess above 0
+    nan = float("nan")
+    assert attribute_verdict(0.01, nan, nan) == "refuted"
+    assert attribute_verdict(0.0, nan, nan) == NOT_DETECTED
+
+
+def test_a_run_without_a_raw_copy_is_unchecked_and_several_copy_rows_do_not_duplicate(copied):
+    blind = copied.with_columns(pl.lit("b").alias("guess"), pl.lit("m").alias("mechanism"))
+    alone = _pool(blind).row(0, named=True)
+    assert alone["copy_caught"] is None and alone["verdict"] == NO_COPY
+    # two copy rows (two parameter sets of mechanism none): one caught, one not -- the release
+    # keeps one row, checked by the copy that is caught
+    blind_copy = copied.with_columns(pl.lit("b").alias("guess"),
+                                     pl.lit('{"k": 1}').alias("parameters"))
+    out = _pool(pl.concat([copied, blind_copy, blind]))
+    assert out.height == 3 and out.filter(pl.col("mechanism") == "m").height == 1
+    row = out.filter(pl.col("mechanism") == "m").row(0, named=True)
+    assert row["copy_caught"] and row["verdict"] == NOT_DETECTED
+
+
+def test_frontier_table_renders_the_verdicts_from_the_run_guesses(copied):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "frontier_table.py"
+    spec = importlib.util.spec_from_file_location("frontier_table_attr", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    blind = copied.with_columns(pl.lit("b").alias("guess"), pl.lit("m").alias("mechanism"))
+    results = pl.DataFrame({"dataset": ["d"], "mechanism": ["m"], "parameters": ["{}"],
+                            "metric": ["participant_epsilon"], "value": [3.0]})
+    lines = mod.attribute_table(pl.concat([copied, blind]), results, "d")
+    rows = [line for line in lines if line.startswith("| raw") or line.startswith("| m ")]
+    assert rows[0].startswith("| raw (copy of the input)") and rows[0].endswith("| refuted |")
+    high = _pool(pl.concat([copied, blind])).filter(pl.col("mechanism") == "m")["excess_high"]
+    assert rows[1].endswith(f"| not detected (at most {high.item():+.3f}) |")
+    assert "| 3 |" in rows[1] and "not a proof of absence" in lines[0]

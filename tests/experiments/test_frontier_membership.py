@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from evaluate_helpers import wandering_people
 from gazeprivacy.attacks.membership import VIEWS
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
@@ -20,24 +21,6 @@ from gazeprivacy.report.membership import pooled_membership
 
 GEO = Geometry(x_min_deg=0, x_max_deg=40, y_min_deg=0, y_max_deg=30)
 IMG = Geometry(x_min_deg=0, x_max_deg=16, y_min_deg=0, y_max_deg=12)
-
-
-def _people(n: int, seed: int = 0) -> Dataset:
-    """Each participant looks around a centre of their own with their own spread and pace."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for p in range(n):
-        cx, cy = rng.uniform(5, 35), rng.uniform(5, 25)
-        spread, step = rng.uniform(0.3, 3.0), rng.uniform(0.02, 0.6)
-        for r in range(2):
-            z = np.zeros((240, 2))
-            for i in range(1, 240):
-                z[i] = (1 - step) * z[i - 1] + np.sqrt(1 - (1 - step) ** 2) * rng.normal(0, 1, 2)
-            out.append(Recording.from_arrays(
-                recording=f"p{p}-r{r}", participant=f"p{p}",
-                x=np.clip(cx + spread * z[:, 0], 0, 40), y=np.clip(cy + spread * z[:, 1], 0, 30),
-                sampling_rate_hz=60, geometry=GEO))
-    return Dataset(tuple(out), name="people")
 
 
 def _observers(n: int, n_images: int = 5, seed: int = 0) -> Dataset:
@@ -69,7 +52,7 @@ def _observers(n: int, n_images: int = 5, seed: int = 0) -> Dataset:
 
 @pytest.fixture(scope="module")
 def people():
-    return _people(18)
+    return wandering_people(18)
 
 
 def test_every_participant_is_out_once_per_seed(people):

@@ -91,6 +91,13 @@ sosfiltfilt(const double *sos, Py_ssize_t nsec, const double *zi, const double *
         out[i] = ext[len - 1 - pad - i];
 }
 
+/* v a finite whole number in [lo, hi] (lo, hi below 2 ** 53: exact as doubles) */
+static int
+whole_in(double v, Py_ssize_t lo, Py_ssize_t hi)
+{
+    return isfinite(v) && v >= (double)lo && v <= (double)hi && v == floor(v);
+}
+
 PyDoc_STRVAR(speeds_doc,
 "lowpass_speeds(x, y, starts, lengths, sos, zi, scale, threshold, out) -> list\n\n"
 "_remodnav_batch's low-passed speeds of the stretches x[s:s + m], y[s:s + m] (m >= 2 each;\n"
@@ -117,20 +124,22 @@ lowpass_speeds(PyObject *self, PyObject *args)
     Py_ssize_t n = b[0].len / 8, nw = b[2].len / 8, nsec = b[4].len / 48;
     const double *x = b[0].buf, *y = b[1].buf, *st = b[2].buf, *ln = b[3].buf;
     double *out = b[6].buf;
-    if (b[1].len != b[0].len || b[3].len != b[2].len || b[5].len != 2 * 8 * nsec
-        || b[6].readonly) {
+    if (b[1].len != b[0].len || b[3].len != b[2].len || b[4].len % 48 != 0
+        || b[5].len != 2 * 8 * nsec || b[6].readonly) {
         PyErr_SetString(PyExc_ValueError, "lowpass_speeds: x and y, starts and lengths or "
-                        "sos and zi differ in length, or out is read-only");
+                        "sos and zi differ in length, sos is not n x 6, or out is read-only");
         goto done;
     }
     Py_ssize_t maxm = 0, total = 0;
     for (Py_ssize_t w = 0; w < nw; w++) {
-        Py_ssize_t s = (Py_ssize_t)st[w], m = (Py_ssize_t)ln[w];
-        if (m < 2 || s < 0 || s + m > n || (double)s != st[w] || (double)m != ln[w]) {
-            PyErr_SetString(PyExc_ValueError, "lowpass_speeds: a stretch outside x or shorter "
-                            "than 2 samples");
+        /* checked as doubles before any cast: a cast of NaN or of a value outside
+         * Py_ssize_t is undefined behaviour */
+        if (!whole_in(st[w], 0, n) || !whole_in(ln[w], 2, n) || st[w] + ln[w] > (double)n) {
+            PyErr_SetString(PyExc_ValueError, "lowpass_speeds: a stretch outside x, shorter "
+                            "than 2 samples or not a whole number");
             goto done;
         }
+        Py_ssize_t m = (Py_ssize_t)ln[w];
         maxm = m > maxm ? m : maxm;
         total += m - 1;
     }

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
-"""The frontier's pooled attribute verdict: is the attacker at most 2 SE above chance?
+"""The frontier's pooled attribute verdict: is the attacker detectably above chance?
 
 Input: the candidates' answers of every fold and seed of a run
 (:func:`gazeprivacy.experiments.frontier_membership.fold_attribute_guesses`; columns
@@ -12,26 +12,32 @@ attribute over all its (seed, fold) games, :func:`pooled_attribute` reports
 
 * ``accuracy``: the share of the members' answers that are right, pooled over the games (a
   member is the fold's training participant; its probes were not in the release's input);
-* ``chance``: the majority share among each game's members, pooled the same way (the accuracy
-  of an attacker that learns nothing and answers the most frequent value);
-  ``excess`` = accuracy - chance, the mean over the members' answers of (answer right) -
-  (the game's majority value right);
-* ``excess_sd``: the standard deviation of ``excess`` over ``n_bootstrap`` resamples of
-  **participants** (a participant is a member in K - 1 folds of every seed, so its answers are
-  not independent; a resample weighs every answer of a drawn participant by how often it was
-  drawn; accuracy and chance move together on the same resampled answers); ``excess_low`` /
-  ``excess_high`` the ``level`` (0.95) percentile interval; ``excess_se`` = excess /
-  excess_sd, the excess in standard errors;
-* ``verdict``: ``refuted`` when the excess is more than ``max_se`` (2) standard errors above
-  chance, else ``met``; ``nonmember_accuracy`` for reference (what the release says about
+* ``chance``: the share each game's **majority value among its own members** would get right,
+  pooled the same way (the best answer that ignores the person: the excess counts only what
+  is inferred per person, not a base rate the release reveals, so the verdict leans towards
+  not detected); ``excess`` = accuracy - chance, the mean over the members' answers of
+  (answer right) - (the game's majority value right);
+* ``excess_se``: the standard error of ``excess``, the standard deviation over
+  ``n_bootstrap`` resamples of **participants** (a participant is a member in K - 1 folds of
+  every seed, so its answers are not independent; a resample weighs every answer of a drawn
+  participant by how often it was drawn; accuracy and chance move together on the same
+  resampled answers; each game's majority value is kept fixed, that of the unresampled
+  members); ``excess_low`` / ``excess_high`` the ``level`` (0.95) percentile interval;
+  ``excess_z`` = excess / excess_se, the excess in standard errors;
+* ``verdict`` against the target "at most ``max_se`` (2) SE above chance": ``refuted`` when
+  the excess is more than ``max_se`` SE above chance or its interval's lower end is above 0
+  (the attacker is measurably above chance), else ``not detected`` -- **not** "met": the run
+  failed to detect a leak, which fewer participants make easier; ``excess_high`` bounds the
+  excess at the ``level``. ``nonmember_accuracy`` for reference (what the release says about
   people in general, not a leak about its members); ``carried``: the share of games whose
   release carried the attribute.
 
 The raw copy of the input (mechanism ``none``), scored on the same games, must be refuted: an
 attacker that does not catch a copy proves nothing about a private release. ``copy_caught`` is
-the copy's refutation on the release's dataset and attribute (null when the run has no raw
-row), and a release that meets the target where the copy is *not* caught gets the verdict
-:data:`UNCHECKED` (``scripts/frontier_table.py`` shows the copy's row first).
+whether a copy's row of the release's dataset and attribute is refuted (null when the run has
+no raw row), and a release not detected where the copy is *not* caught gets the verdict
+:data:`UNCHECKED`, where the run has no raw copy :data:`NO_COPY`
+(``scripts/frontier_table.py`` shows the copy's row first).
 """
 
 from __future__ import annotations
@@ -42,21 +48,28 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-__all__ = ["POOLED_ATTRIBUTE_COLUMNS", "UNCHECKED", "pooled_attribute",
-           "read_attribute_guesses"]
+__all__ = ["NOT_DETECTED", "NO_COPY", "POOLED_ATTRIBUTE_COLUMNS", "UNCHECKED",
+           "attribute_verdict", "pooled_attribute", "read_attribute_guesses"]
 
 _CELL = ["dataset", "mechanism", "parameters", "attribute"]
 
-#: the verdict of a release at most 2 SE above chance on a dataset where the same attacker is
-#: not refuted on the raw copy: the target met there would mean nothing
-UNCHECKED = "met, unchecked (the attacker does not catch the raw copy here)"
+#: the verdict of a release whose excess the run does not detect: a failure to refute, not a
+#: proof of absence (``excess_high`` bounds the excess)
+NOT_DETECTED = "not detected"
+
+#: the verdict of a release not detected on a dataset where the same attacker is not refuted
+#: on the raw copy: not detecting would mean nothing
+UNCHECKED = "unchecked (the attacker does not catch the raw copy here)"
+
+#: the verdict of a release not detected in a run with no raw copy to check the attacker
+NO_COPY = "unchecked (no raw copy to check the attacker)"
 
 POOLED_ATTRIBUTE_COLUMNS = {
     "dataset": pl.String, "mechanism": pl.String, "parameters": pl.String,
     "attribute": pl.String, "n_participants": pl.Int64, "n_seeds": pl.Int64,
     "n_games": pl.Int64, "n_scores": pl.Int64, "accuracy": pl.Float64, "chance": pl.Float64,
-    "excess": pl.Float64, "excess_sd": pl.Float64, "excess_low": pl.Float64,
-    "excess_high": pl.Float64, "excess_se": pl.Float64, "nonmember_accuracy": pl.Float64,
+    "excess": pl.Float64, "excess_se": pl.Float64, "excess_low": pl.Float64,
+    "excess_high": pl.Float64, "excess_z": pl.Float64, "nonmember_accuracy": pl.Float64,
     "carried": pl.Float64, "max_se": pl.Float64, "level": pl.Float64,
     "copy_caught": pl.Boolean, "verdict": pl.String,
 }
@@ -111,10 +124,10 @@ def _one_release(rows: pl.DataFrame, rng: np.random.Generator, n_bootstrap: int,
     return {"n_participants": len(people), "n_seeds": rows["seed"].n_unique(),
             "n_games": members.select("seed", "fold").n_unique(), "n_scores": members.height,
             "accuracy": acc, "chance": acc - float(ex[0]), "excess": float(ex[0]),
-            "excess_sd": sd,
+            "excess_se": sd,
             "excess_low": float(np.quantile(boot, lo)) if boot.size else float("nan"),
             "excess_high": float(np.quantile(boot, hi)) if boot.size else float("nan"),
-            "excess_se": (float(ex[0]) / sd if sd > 0 else  # no spread: 0, or +-inf
+            "excess_z": (float(ex[0]) / sd if sd > 0 else  # no spread: 0, or +-inf
                           float(np.sign(ex[0]) * np.inf) if ex[0] else 0.0),
             "nonmember_accuracy": (float((others["value"] == others["guess"]).mean())
                                    if others.height else float("nan")),
@@ -136,21 +149,37 @@ def pooled_attribute(guesses: pl.DataFrame, *, rng: np.random.Generator, max_se:
     ...                        n_bootstrap=200)
     >>> out.select("accuracy", "chance", "n_games", "verdict").row(0)
     (1.0, 0.5, 6, 'refuted')
+    >>> pooled_attribute(pl.DataFrame(rows).with_columns(pl.lit("b").alias("guess")),
+    ...                  rng=np.random.default_rng(0), n_bootstrap=200)["verdict"].item()
+    'unchecked (no raw copy to check the attacker)'
     """
     out = []
     for key, rows in guesses.group_by(_CELL, maintain_order=True):
         r = _one_release(rows, rng, n_bootstrap, level)
-        above = r["excess"] > max_se * r["excess_sd"] if r["excess_sd"] == r["excess_sd"] \
-            else r["excess"] > 0
         out.append({**dict(zip(_CELL, key, strict=True)), **r, "max_se": max_se,
                     "level": level, "copy_caught": None,
-                    "verdict": "refuted" if above else "met"})
+                    "verdict": attribute_verdict(r["excess"], r["excess_se"],
+                                                 r["excess_low"], max_se)})
     table = pl.DataFrame(out, schema=POOLED_ATTRIBUTE_COLUMNS)
-    caught = (table.filter(pl.col("mechanism") == "none")
-              .select("dataset", "attribute",
-                      (pl.col("verdict") == "refuted").alias("copy_caught")))
+    caught = (table.filter(pl.col("mechanism") == "none")  # several copy rows: caught by any
+              .group_by("dataset", "attribute")
+              .agg((pl.col("verdict") == "refuted").any().alias("copy_caught")))
     table = table.drop("copy_caught").join(caught, on=["dataset", "attribute"], how="left")
     table = table.with_columns(
-        pl.when((pl.col("verdict") == "met") & ~pl.col("copy_caught").fill_null(True))
-        .then(pl.lit(UNCHECKED)).otherwise(pl.col("verdict")).alias("verdict"))
+        pl.when(pl.col("verdict") != NOT_DETECTED).then(pl.col("verdict"))
+        .when(pl.col("copy_caught").is_null()).then(pl.lit(NO_COPY))
+        .when(~pl.col("copy_caught")).then(pl.lit(UNCHECKED))
+        .otherwise(pl.col("verdict")).alias("verdict"))
     return table.select(list(POOLED_ATTRIBUTE_COLUMNS)).sort(_CELL)
+
+
+def attribute_verdict(excess: float, se: float, low: float, max_se: float = 2.0) -> str:
+    """``refuted`` when the excess over chance is more than ``max_se`` standard errors (the
+    target) or its interval's lower end ``low`` is above 0, else :data:`NOT_DETECTED`; without
+    a standard error (NaN: one participant), refuted when the excess is above 0.
+
+    >>> attribute_verdict(0.3, 0.1, 0.05), attribute_verdict(0.1, 0.1, -0.1)
+    ('refuted', 'not detected')
+    """
+    above = excess > max_se * se if se == se else excess > 0
+    return "refuted" if above or low > 0 else NOT_DETECTED
