@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from gazeprivacy.report.membership import UNCHECKED, pooled_membership
+from gazeprivacy.report.membership import NO_COPY, UNCHECKED, pooled_membership
 
 
 def _games(n_people: int, *, seeds: int = 5, folds: int = 3, leak: float = 0.0,
@@ -42,7 +42,8 @@ def test_a_null_release_with_many_people_is_certified():
     r = _pool(_games(300))
     assert r["auc"] == pytest.approx(0.5, abs=0.03) and r["auc_low"] < 0.5 < r["auc_high"]
     assert r["auc_high"] < 0.55 and r["advantage_high"] < 0.1
-    assert r["verdict"] == "certified" and not r["beats_chance"]
+    assert r["auc_verdict"] == r["advantage_verdict"] == "certified" and not r["beats_chance"]
+    assert r["verdict"] == NO_COPY  # both targets met; no raw copy in the run to check them
     assert r["n_participants"] == 300 and r["n_seeds"] == 5 and r["n_games"] == 15
 
 
@@ -93,6 +94,22 @@ def test_no_certificate_where_the_attacker_misses_the_raw_copy():
         pl.concat([null, caught]), rng=rng, n_bootstrap=300).iter_rows(named=True)}
     assert rows["m"]["copy_caught"] is True and rows["m"]["verdict"] == "certified"
     assert rows["none"]["verdict"] == "refuted"
+
+
+def test_no_plain_certificate_without_a_raw_copy_and_copy_rows_do_not_duplicate():
+    null = _games(300)
+    rng = np.random.default_rng(1)
+    alone = pooled_membership(null, rng=rng, n_bootstrap=300).row(0, named=True)
+    assert alone["auc_verdict"] == "certified" and alone["copy_caught"] is None
+    assert alone["verdict"] == NO_COPY
+    # two copy rows (say two parameter sets), one caught: the attacker is checked, once
+    missed = _games(300, seed=2).with_columns(pl.lit("none").alias("mechanism"))
+    caught = _games(300, leak=2.0, seed=3).with_columns(pl.lit("none").alias("mechanism"),
+                                                        pl.lit('{"x": 1}').alias("parameters"))
+    out = pooled_membership(pl.concat([null, missed, caught]), rng=rng, n_bootstrap=300)
+    assert out.height == 3
+    row = out.filter(pl.col("mechanism") == "m").row(0, named=True)
+    assert row["copy_caught"] is True and row["verdict"] == "certified"
 
 
 def test_membership_power_script_null_needs_many_people():

@@ -31,8 +31,8 @@ The raw copy of the input (mechanism ``none``), scored on the same games, must b
 clearly: an attacker that does not catch a copy proves nothing about a private release.
 ``copy_caught`` is the raw copy's ``beats_chance`` on the release's dataset (null when the run
 has no raw row), and a release that meets both targets where the copy is *not* caught gets the
-verdict :data:`UNCHECKED`, not ``certified`` (``scripts/frontier_table.py`` shows the copy's
-row first).
+verdict :data:`UNCHECKED`, not ``certified``, and one in a run without the raw copy
+:data:`NO_COPY` (``scripts/frontier_table.py`` shows the copy's row first).
 """
 
 from __future__ import annotations
@@ -43,13 +43,17 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-__all__ = ["POOLED_COLUMNS", "UNCHECKED", "pooled_membership", "read_membership_scores"]
+__all__ = ["NO_COPY", "POOLED_COLUMNS", "UNCHECKED", "pooled_membership",
+           "read_membership_scores"]
 
 _CELL = ["dataset", "mechanism", "parameters"]
 
 #: the verdict of a release whose targets are met on a dataset where the same attacker does
 #: not catch the raw copy (its AUC interval reaches 0.5): the certificate would mean nothing
 UNCHECKED = "not certified (the attacker does not catch the raw copy here)"
+#: the verdict of a release whose targets are met in a run without the raw copy: nothing
+#: shows that the attacker could catch a release that leaks
+NO_COPY = "not certified (no raw copy to check the attacker)"
 
 POOLED_COLUMNS = {
     "dataset": pl.String, "mechanism": pl.String, "parameters": pl.String,
@@ -201,12 +205,14 @@ def pooled_membership(scores: pl.DataFrame, *, rng: np.random.Generator,
                     "verdict": ("refuted" if "refuted" in both else "certified"
                                 if both == {"certified"} else "not certified")})
     table = pl.DataFrame(out, schema=POOLED_COLUMNS)
-    caught = (table.filter(pl.col("mechanism") == "none")
-              .select("dataset", pl.col("beats_chance").alias("copy_caught")))
+    caught = (table.filter(pl.col("mechanism") == "none")  # several copy rows: caught by any
+              .group_by("dataset").agg(pl.col("beats_chance").any().alias("copy_caught")))
     table = table.drop("copy_caught").join(caught, on="dataset", how="left")
+    certified = pl.col("verdict") == "certified"
     table = table.with_columns(
-        pl.when((pl.col("verdict") == "certified") & ~pl.col("copy_caught").fill_null(True))
-        .then(pl.lit(UNCHECKED)).otherwise(pl.col("verdict")).alias("verdict"))
+        pl.when(certified & pl.col("copy_caught").is_null()).then(pl.lit(NO_COPY))
+        .when(certified & ~pl.col("copy_caught")).then(pl.lit(UNCHECKED))
+        .otherwise(pl.col("verdict")).alias("verdict"))
     return table.select(list(POOLED_COLUMNS)).sort(_CELL)
 
 
