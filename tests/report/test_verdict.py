@@ -141,8 +141,28 @@ def test_paired_test_sees_a_win_the_unpaired_means_hide():
     assert row["verdict"] == "m" and row["test"] == "paired" and row["unpaired_seeds"] == ""
     assert row["paired_baseline"] == "baseline-centre-gaussian"
     line = verdict.frontier_line(row)
-    assert "paired difference to baseline-centre-gaussian -0.02" in line
+    assert "against baseline-centre-gaussian 0.35, the baseline it is least ahead of" in line
+    assert "paired difference -0.02" in line
     assert "left out" not in line
+
+
+def test_the_verdict_line_names_the_binding_baseline_not_the_best_by_mean():
+    # baseline-centre-gaussian is the best by mean (0.03 worse than the release, on every seed
+    # to 0.001: far ahead in standard errors); baseline-uniform is worse by mean (0.10) but
+    # varies from seed to seed, so the paired test is hardest against it: the binding one
+    rel = [0.20, 0.40, 0.30, 0.25]
+    t = _frontier_table(rel, [r + d for r, d in zip(rel, [0.030, 0.031, 0.030, 0.031],
+                                                      strict=True)],
+                        extra=[("baseline-uniform", [r + d for r, d in zip(
+                            rel, [0.05, 0.15, 0.06, 0.14], strict=True)])])
+    row = verdict.frontier(t).row(0, named=True)
+    assert row["verdict"] == "m" and row["best_baseline"] == "baseline-centre-gaussian"
+    assert row["paired_baseline"] == "baseline-uniform"
+    assert row["paired_baseline_density_error"] == pytest.approx(0.2875 + 0.1)
+    line = verdict.frontier_line(row)
+    assert "against baseline-uniform 0.388, the baseline it is least ahead of" in line
+    assert "paired difference -0.1 +- 0.026" in line
+    assert "baseline-centre-gaussian" not in line  # one baseline named, not two
 
 
 def test_a_difference_with_standard_error_zero_is_a_tie_not_a_win():
