@@ -242,3 +242,28 @@ def test_seeds_missing_on_one_side_are_named_not_dropped():
     p = verdict.paired_differences(only4).row(0, named=True)
     assert p["n_seeds"] == 0 and p["outcome"] == verdict.NOT_ENOUGH_SEEDS
     assert verdict.frontier(only4).row(0, named=True)["verdict"] == "none"
+
+
+def test_a_refused_release_is_named_in_the_frontier_and_its_table():
+    import importlib.util
+    from pathlib import Path
+
+    base = [0.30, 0.50, 0.40]
+    t = _frontier_table([b + 0.1 for b in base], base)  # m: worse, nothing wins
+    kind, evaluation, metric = verdict.REFUSED
+    refused = _rows("pd", kind, evaluation, metric, [1.0, 1.0, 1.0], params='{"k": 2}')
+    t = pl.concat([t, _table([r for r in refused if r["seed"] != 1])])
+    row = verdict.frontier(t).row(0, named=True)
+    assert row["verdict"] == "none" and row["refused"] == 'pd {"k": 2} (seed(s) 0, 2)'
+    assert ('refused by their mechanism (not compared there): pd {"k": 2} (seed(s) 0, 2)'
+            in verdict.frontier_line(row))
+    [rec] = verdict.frontier_record(t)
+    assert rec["refused_releases"] == [{"mechanism": "pd", "parameters": '{"k": 2}',
+                                        "epsilon": None, "seeds": [0, 2]}]
+    assert verdict.frontier(_frontier_table(base, base)).row(0, named=True)["refused"] == ""
+    path = Path(__file__).resolve().parents[2] / "scripts" / "frontier_table.py"
+    spec = importlib.util.spec_from_file_location("frontier_table_refused", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    [line] = [x for x in mod.table(t, "d") if x.startswith("| pd")]
+    assert line.startswith("| pd (refused on seed(s) 0, 2) |") and "| refused |" in line

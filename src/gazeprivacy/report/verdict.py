@@ -44,9 +44,10 @@ import polars as pl
 
 from gazeprivacy.guarantees import VACUOUS_EPSILON, Guarantee, Kind
 
-__all__ = ["HIGHER_IS_BETTER", "LOWER_IS_BETTER", "NOT_ENOUGH_SEEDS", "baseline_comparison",
-           "best_releases", "flag_results", "frontier", "frontier_line", "frontier_record",
-           "paired_differences", "release_verdicts", "strongest_attacks", "unpaired_seeds"]
+__all__ = ["HIGHER_IS_BETTER", "LOWER_IS_BETTER", "NOT_ENOUGH_SEEDS", "REFUSED",
+           "baseline_comparison", "best_releases", "flag_results", "frontier", "frontier_line",
+           "frontier_record", "is_refused", "paired_differences", "refused_releases",
+           "release_verdicts", "strongest_attacks", "unpaired_seeds"]
 
 #: utility / fidelity metrics where smaller is better
 LOWER_IS_BETTER = frozenset({"rmse", "rss_distance", "density_error", "error_deg",
@@ -62,6 +63,45 @@ _HEADLINE = ("identification_rate", "accuracy")
 BASELINE_PREFIX = "baseline-"
 _CELL = ["dataset", "mechanism", "parameters"]
 _EVAL = ["dataset", "kind", "evaluation", "metric"]
+#: (kind, evaluation, metric) of the one result row of a release its mechanism refused
+#: (:class:`~gazeprivacy.exceptions.ReleaseRefusedError`; value 1): the runner writes it, the
+#: reason goes to the run's ``refusals.json``
+REFUSED = ("status", "release", "refused")
+
+
+def is_refused() -> pl.Expr:
+    """Whether a result row is the :data:`REFUSED` row of a refused release."""
+    kind, evaluation, metric = REFUSED
+    return ((pl.col("kind") == kind) & (pl.col("evaluation") == evaluation)
+            & (pl.col("metric") == metric))
+
+
+def refused_releases(results: pl.DataFrame) -> pl.DataFrame:
+    """Per (dataset, mechanism, parameters) refused on at least one seed: ``seeds`` (sorted)
+    and ``epsilon`` (the parameters' epsilon, null when none).
+
+    >>> r = pl.DataFrame({"dataset": ["d"] * 2, "mechanism": ["m"] * 2, "parameters": ["{}"] * 2,
+    ...                   "epsilon": [None, None], "seed": [1, 0], "kind": ["status"] * 2,
+    ...                   "evaluation": ["release"] * 2, "metric": ["refused"] * 2,
+    ...                   "value": [1.0, 1.0]}, schema_overrides={"epsilon": pl.Float64})
+    >>> refused_releases(r).select("mechanism", "seeds").row(0)
+    ('m', [0, 1])
+    """
+    schema = {**{k: pl.String for k in _CELL}, "epsilon": pl.Float64,
+              "seeds": pl.List(pl.Int64)}
+    if not {*_CELL, "kind", "evaluation", "metric", "seed"} <= set(results.columns):
+        return pl.DataFrame(schema=schema)
+    eps = pl.col("epsilon") if "epsilon" in results.columns else pl.lit(None)
+    return (results.filter(is_refused()).group_by(*_CELL)
+            .agg(eps.first().cast(pl.Float64).alias("epsilon"),
+                 pl.col("seed").unique().sort().cast(pl.Int64).alias("seeds"))
+            .sort(*_CELL).select(list(schema)))
+
+
+def _refused_text(refused: pl.DataFrame) -> str:
+    """The refused releases of one dataset in a phrase ("" when none)."""
+    return "; ".join(f"{r['mechanism']} {r['parameters']} (seed(s) {_seeds_text(r['seeds'])})"
+                     for r in refused.iter_rows(named=True))
 
 
 def strongest_attacks(results: pl.DataFrame) -> pl.DataFrame:
@@ -170,7 +210,7 @@ _FRONTIER_COLUMNS = {
     "max_participant_epsilon": pl.Float64, "test": pl.String, "n_seeds": pl.Int64,
     "paired_baseline": pl.String, "paired_baseline_density_error": pl.Float64,
     "paired_difference": pl.Float64, "paired_difference_se": pl.Float64,
-    "unpaired_seeds": pl.String,
+    "unpaired_seeds": pl.String, "refused": pl.String,
 }
 
 _PAIRED_COLUMNS = {
@@ -325,8 +365,12 @@ def frontier(results: pl.DataFrame, *, max_participant_epsilon: float = 10.0,
     and the shown release's paired comparison with the *binding* baseline, the one it is least
     ahead of (the paired test is hardest against it; not always the best by mean):
     ``paired_baseline``, ``paired_baseline_density_error`` (its mean over its seeds),
-    ``paired_difference`` (release - baseline, mean over seeds), ``paired_difference_se``.
+    ``paired_difference`` (release - baseline, mean over seeds), ``paired_difference_se``;
+    ``refused``: the releases their mechanism refused on some seed (:func:`refused_releases`;
+    not compared on those seeds, "" when none).
     """
+    refused = refused_releases(results).filter(
+        ~pl.col("mechanism").str.starts_with(BASELINE_PREFIX))
     cmp = baseline_comparison(results)
     head = cmp.filter((pl.col("evaluation") == evaluation) & (pl.col("metric") == metric))
     base_mean = {(r["dataset"], r["mechanism"]): r["mean"] for r in _group_stats(results).filter(
@@ -353,7 +397,8 @@ def frontier(results: pl.DataFrame, *, max_participant_epsilon: float = 10.0,
                    baseline_density_error=base["baseline_mean"][0] if base.height else None,
                    baseline_se=base["baseline_se"][0] if base.height else None,
                    beaten_on="", n_candidates=mine.height,
-                   max_participant_epsilon=float(max_participant_epsilon))
+                   max_participant_epsilon=float(max_participant_epsilon),
+                   refused=_refused_text(refused.filter(pl.col("dataset") == ds)))
         if pick.height:
             top = pick.row(0, named=True)
             row.update(parameters=top["parameters"],
@@ -380,8 +425,10 @@ def frontier_record(results: pl.DataFrame, *, max_participant_epsilon: float = 1
     every bounded release (``mechanism, parameters, participant_epsilon``), whether it beats
     every data-free baseline by the paired test (``beats_every_baseline``) and ``versus``:
     its :func:`paired_differences` row against each baseline (``baseline, n_seeds,
-    difference, difference_se, test, outcome``)."""
+    difference, difference_se, test, outcome``); ``refused_releases``: every release its
+    mechanism refused on some seed (``mechanism, parameters, epsilon, seeds``)."""
     paired = paired_differences(results, evaluation=evaluation, metric=metric)
+    refused = refused_releases(results)
     bounds = _bounds(results).filter(pl.col("participant_epsilon") <= max_participant_epsilon)
     out = []
     for row in frontier(results, max_participant_epsilon=max_participant_epsilon,
@@ -398,7 +445,9 @@ def frontier_record(results: pl.DataFrame, *, max_participant_epsilon: float = 1
                              "beats_every_baseline": bool(versus) and all(
                                  v["outcome"] == "better" for v in versus),
                              "versus": versus})
-        out.append({**row, "evaluation": evaluation, "metric": metric, "releases": releases})
+        out.append({**row, "evaluation": evaluation, "metric": metric, "releases": releases,
+                    "refused_releases": refused.filter(pl.col("dataset") == row["dataset"])
+                    .drop("dataset").to_dicts()})
     return out
 
 
@@ -420,6 +469,8 @@ def frontier_line(row: dict) -> str:
     cap = f"epsilon <= {row['max_participant_epsilon']:g}"
     missing = (f"; seeds left out of the pairing: {row['unpaired_seeds']}"
                if row.get("unpaired_seeds") else "")
+    missing += (f"; refused by their mechanism (not compared there): {row['refused']}"
+                if row.get("refused") else "")
     if row["verdict"] == "none":
         best = ("" if row.get("density_error") is None else
                 f"; best bounded release {row['density_error']:.3g} at epsilon "
