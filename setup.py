@@ -16,12 +16,15 @@ from setuptools import Distribution, Extension, setup
 
 # no fused multiply-add: the compiled code must round exactly as the Python code does
 FLAGS = [] if sys.platform == "win32" else ["-O2", "-ffp-contract=off"]
+# headers a C file includes: a change rebuilds it, and setuptools ships them in the sdist
+REMODNAV_H = ["src/gazeprivacy/events/_remodnav_common.h"]
 EXTS = [Extension(f"gazeprivacy.{package}.{name}",
                   [f"src/gazeprivacy/{package.replace('.', '/')}/{name}.c"],
-                  extra_compile_args=FLAGS, optional=True)
-        for package, name in (("mechanisms.samples", "_kaleido_loop"),
-                              ("mechanisms.samples", "_dpgazesynth_kernel"),
-                              ("events", "_remodnav_loop"), ("events", "_remodnav_filters"))]
+                  depends=depends, extra_compile_args=FLAGS, optional=True)
+        for package, name, depends in (("mechanisms.samples", "_kaleido_loop", []),
+                                       ("mechanisms.samples", "_dpgazesynth_kernel", []),
+                                       ("events", "_remodnav_loop", REMODNAV_H),
+                                       ("events", "_remodnav_filters", REMODNAV_H))]
 
 if __name__ == "__main__" and sys.argv[1:] == ["inplace"]:
     dist = Distribution({"ext_modules": EXTS, "package_dir": {"": "src"},

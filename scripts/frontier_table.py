@@ -8,7 +8,9 @@ error on 60 x 60 and 16 x 16 (held-out participants), train-on-release / test-on
 accuracy (and its balanced accuracy, when the run's rows carry ``balanced_accuracy``), W1 of
 fixation durations and saccade amplitudes, discriminator AUC, membership AUC and advantage,
 attribute inference against chance. ``*`` marks a utility value better than the best data-free
-baseline by more than 2 SE (``beats_baselines``, unpaired). Then, per bounded release, its
+baseline by more than 2 SE (``beats_baselines``, unpaired). A release its mechanism refused
+(:data:`gazeprivacy.report.verdict.REFUSED`) keeps its row: "refused" where it has no value, and
+the seeds it was refused on beside its name. Then, per bounded release, its
 paired difference in density error to each data-free baseline (mean +- SE over seeds of the
 per-seed differences, :func:`gazeprivacy.report.verdict.paired_differences`) and the verdict
 line (:func:`gazeprivacy.report.verdict.frontier_line`, by the paired test). When the run measured
@@ -38,7 +40,14 @@ import polars as pl
 
 from gazeprivacy.report.attribute import NOT_DETECTED, pooled_attribute, read_attribute_guesses
 from gazeprivacy.report.membership import pooled_membership, read_membership_scores
-from gazeprivacy.report.verdict import flag_results, frontier, frontier_line, frontier_record
+from gazeprivacy.report.verdict import (
+    flag_results,
+    frontier,
+    frontier_line,
+    frontier_record,
+    is_refused,
+    refused_releases,
+)
 
 __all__ = ["attribute_table", "main", "membership_table", "paired_table", "read_run",
            "table"]
@@ -65,11 +74,12 @@ def _cell(sub: pl.DataFrame, key: str, metric: str) -> str:
     rows = sub.filter(pl.col("evaluation").map_elements(lambda e: _match(e, key),
                                                           return_dtype=pl.Boolean)
                       & (pl.col("metric") == metric))
+    missing = "refused" if sub.filter(is_refused()).height else "n/a"
     if rows.height == 0:
-        return "n/a"
+        return missing
     v = rows["value"].drop_nans().drop_nulls()
     if v.len() == 0:
-        return "n/a"
+        return missing
     mean = float(v.mean())
     se = float(v.std() / v.len() ** 0.5) if v.len() > 1 else float("nan")
     star = "*" if rows["beats_baselines"].fill_null(False).any() and bool(
@@ -88,6 +98,8 @@ def table(results: pl.DataFrame, dataset: str) -> list[str]:
            .group_by("mechanism", "parameters").agg(pl.col("value").max().alias("eps")))
     groups = r.select("mechanism", "parameters").unique().join(eps, on=["mechanism", "parameters"],
                                                                how="left")
+    refused = {(g["mechanism"], g["parameters"]): g["seeds"]
+               for g in refused_releases(r).iter_rows(named=True)}
     groups = groups.with_columns(
         pl.when(pl.col("mechanism") == "none").then(0)
         .when(pl.col("mechanism").str.starts_with("baseline-")).then(2).otherwise(1)
@@ -102,6 +114,9 @@ def table(results: pl.DataFrame, dataset: str) -> list[str]:
         sub = r.filter((pl.col("mechanism") == g["mechanism"])
                        & (pl.col("parameters") == g["parameters"]))
         name = "raw (copy of the input)" if g["mechanism"] == "none" else g["mechanism"]
+        if (g["mechanism"], g["parameters"]) in refused:
+            name += (" (refused on seed(s) "
+                     + ", ".join(map(str, refused[(g["mechanism"], g["parameters"])])) + ")")
         e = "n/a" if g["eps"] is None else f"{g['eps']:.3g}"
         params = json.loads(g["parameters"])
         shown = {k: v for k, v in params.items()

@@ -12,6 +12,7 @@ __all__ = [
     "LowExpectedUtilityWarning",
     "MissingDependencyError",
     "NotFormallyPrivateWarning",
+    "ReleaseRefusedError",
     "Terminated",
 ]
 
@@ -26,6 +27,15 @@ class InvalidDataError(GazePrivacyError, ValueError):
 
 class InvalidParameterError(GazePrivacyError, ValueError):
     """A parameter is out of its valid range (the message names parameter, rule and value)."""
+
+
+class ReleaseRefusedError(InvalidDataError):
+    """A mechanism refuses to release *this input*, by a documented rule about the data, not
+    because of a wrong call or a bug: e.g. the event mechanisms' plausibility gate (implausible
+    detected events), fewer participants than k, fewer windows than a participant-level
+    release must report. The message is one line: why, and the way out. ``gazeprivacy
+    evaluate`` records such a refusal as the cell's outcome and goes on with the other
+    releases; every other error stops the run."""
 
 
 class MissingDependencyError(GazePrivacyError, ImportError):

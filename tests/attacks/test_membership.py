@@ -103,7 +103,10 @@ def test_attribute_from_a_copy_is_caught(split):
     res = release_attribute_attack(split.fit, split.member_probes, split.nonmember_probes, truth,
                                    attribute="group", rng=np.random.default_rng(3))
     assert res.label_in_release and res.accuracy >= 0.9, res
-    assert res.metrics()["excess_se"] > 2
+    m = res.metrics()
+    assert "excess_se" not in m  # a z-score is not named as a standard error
+    assert m["excess_z"] == pytest.approx((m["accuracy"] - m["chance"]) / m["accuracy_se"])
+    assert m["excess_z"] > 2
 
 
 def test_attribute_from_a_data_free_release_is_chance(split):

@@ -42,6 +42,28 @@ def test_the_compiled_module_is_built_where_a_compiler_exists():
                                 "`python setup.py inplace`")
 
 
+def test_every_local_header_of_a_c_file_is_a_dependency_in_setup_py():
+    # a header not in the extension's `depends` is not rebuilt on change and not in the sdist
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    setup = (root / "setup.py").read_text()
+    sources = sorted((root / "src" / "gazeprivacy").rglob("*.c"))
+    seen = set()
+    for c in sources:
+        for header in re.findall(r'^#include "([^"]+)"', c.read_text(), flags=re.M):
+            path = (c.parent / header).relative_to(root).as_posix()
+            assert (root / path).is_file(), path
+            assert f'"{path}"' in setup, f"{c.name} includes {header}; setup.py must list {path}"
+            seen.add((c.name, header))
+    # the two REMoDNaV modules share one header instead of copies of get_doubles
+    assert {("_remodnav_loop.c", "_remodnav_common.h"),
+            ("_remodnav_filters.c", "_remodnav_common.h")} <= seen
+    assert all("get_doubles(PyObject" not in c.read_text() for c in sources
+               if c.name.startswith("_remodnav"))
+
+
 def test_the_environment_variable_forces_the_python_path():
     code = "from gazeprivacy.events import _remodnav_compiled as c; print(c.KERNEL is None)"
     env = {**os.environ, "GAZEPRIVACY_PURE_PYTHON": "1"}

@@ -168,7 +168,7 @@ def test_membership_folds_regenerate_the_release_and_pool_over_seeds(tmp_path):
     import json
 
     from gazeprivacy.report.attribute import read_attribute_guesses
-    from gazeprivacy.report.membership import UNCHECKED, read_membership_scores
+    from gazeprivacy.report.membership import read_membership_scores
 
     ds = activity_dataset(n_participants=9, duration_s=12.0, seed=3)
     cfg = parse_config({
@@ -200,5 +200,10 @@ def test_membership_folds_regenerate_the_release_and_pool_over_seeds(tmp_path):
     assert per.height == 3 * 9 and per.filter(~pl.col("member"))["participant"].n_unique() == 9
     pooled = {r["mechanism"]: r for r in json.loads((tmp_path / "membership.json").read_text())}
     assert pooled["none"]["n_games"] == 6 and pooled["none"]["n_participants"] == 9
-    assert pooled["none"]["verdict"] in ("certified", "not certified", "refuted", UNCHECKED)
+    # 9 participants: the copy's AUC interval [0.42, 0.63] and its advantage's [-0.14, 0.47]
+    # straddle both targets, so neither is decided, and the copy is not caught (measured)
+    none = pooled["none"]
+    assert (none["auc_verdict"], none["advantage_verdict"], none["verdict"]) == (
+        "not certified", "not certified", "not certified")
+    assert none["copy_caught"] is False and none["beats_chance"] is False
     assert pooled["fake-noise"]["copy_caught"] == pooled["none"]["beats_chance"]

@@ -141,8 +141,28 @@ def test_paired_test_sees_a_win_the_unpaired_means_hide():
     assert row["verdict"] == "m" and row["test"] == "paired" and row["unpaired_seeds"] == ""
     assert row["paired_baseline"] == "baseline-centre-gaussian"
     line = verdict.frontier_line(row)
-    assert "paired difference to baseline-centre-gaussian -0.02" in line
+    assert "against baseline-centre-gaussian 0.35, the baseline it is least ahead of" in line
+    assert "paired difference -0.02" in line
     assert "left out" not in line
+
+
+def test_the_verdict_line_names_the_binding_baseline_not_the_best_by_mean():
+    # baseline-centre-gaussian is the best by mean (0.03 worse than the release, on every seed
+    # to 0.001: far ahead in standard errors); baseline-uniform is worse by mean (0.10) but
+    # varies from seed to seed, so the paired test is hardest against it: the binding one
+    rel = [0.20, 0.40, 0.30, 0.25]
+    t = _frontier_table(rel, [r + d for r, d in zip(rel, [0.030, 0.031, 0.030, 0.031],
+                                                      strict=True)],
+                        extra=[("baseline-uniform", [r + d for r, d in zip(
+                            rel, [0.05, 0.15, 0.06, 0.14], strict=True)])])
+    row = verdict.frontier(t).row(0, named=True)
+    assert row["verdict"] == "m" and row["best_baseline"] == "baseline-centre-gaussian"
+    assert row["paired_baseline"] == "baseline-uniform"
+    assert row["paired_baseline_density_error"] == pytest.approx(0.2875 + 0.1)
+    line = verdict.frontier_line(row)
+    assert "against baseline-uniform 0.388, the baseline it is least ahead of" in line
+    assert "paired difference -0.1 +- 0.026" in line
+    assert "baseline-centre-gaussian" not in line  # one baseline named, not two
 
 
 def test_a_difference_with_standard_error_zero_is_a_tie_not_a_win():
@@ -222,3 +242,28 @@ def test_seeds_missing_on_one_side_are_named_not_dropped():
     p = verdict.paired_differences(only4).row(0, named=True)
     assert p["n_seeds"] == 0 and p["outcome"] == verdict.NOT_ENOUGH_SEEDS
     assert verdict.frontier(only4).row(0, named=True)["verdict"] == "none"
+
+
+def test_a_refused_release_is_named_in_the_frontier_and_its_table():
+    import importlib.util
+    from pathlib import Path
+
+    base = [0.30, 0.50, 0.40]
+    t = _frontier_table([b + 0.1 for b in base], base)  # m: worse, nothing wins
+    kind, evaluation, metric = verdict.REFUSED
+    refused = _rows("pd", kind, evaluation, metric, [1.0, 1.0, 1.0], params='{"k": 2}')
+    t = pl.concat([t, _table([r for r in refused if r["seed"] != 1])])
+    row = verdict.frontier(t).row(0, named=True)
+    assert row["verdict"] == "none" and row["refused"] == 'pd {"k": 2} (seed(s) 0, 2)'
+    assert ('refused by their mechanism (not compared there): pd {"k": 2} (seed(s) 0, 2)'
+            in verdict.frontier_line(row))
+    [rec] = verdict.frontier_record(t)
+    assert rec["refused_releases"] == [{"mechanism": "pd", "parameters": '{"k": 2}',
+                                        "epsilon": None, "seeds": [0, 2]}]
+    assert verdict.frontier(_frontier_table(base, base)).row(0, named=True)["refused"] == ""
+    path = Path(__file__).resolve().parents[2] / "scripts" / "frontier_table.py"
+    spec = importlib.util.spec_from_file_location("frontier_table_refused", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    [line] = [x for x in mod.table(t, "d") if x.startswith("| pd")]
+    assert line.startswith("| pd (refused on seed(s) 0, 2) |") and "| refused |" in line

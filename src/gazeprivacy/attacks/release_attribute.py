@@ -15,8 +15,10 @@ Reported: ``accuracy`` over the members (targets whose other recordings were in 
 ``nonmember_accuracy`` over the non-members (what the release says about people in general,
 not a leak about its members), ``chance`` (the majority share among the members),
 ``accuracy_se`` = sqrt(chance (1 - chance) / n) (the binomial standard error of a chance-level
-attacker: the target "at most 2 SE above chance" reads ``excess_se`` = (accuracy - chance) /
-accuracy_se) and ``label_in_release`` (1 when the release carried the attribute).
+attacker, which is also the standard error of ``accuracy - chance``), ``excess_z`` = (accuracy -
+chance) / accuracy_se (the excess in standard errors, a z-score: the target "at most 2 SE above
+chance" reads ``excess_z <= 2``) and ``label_in_release`` (1 when the release carried the
+attribute).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ class ReleaseAttributeResult:
         se = self.accuracy_se
         return {"accuracy": self.accuracy, "accuracy_se": se, "chance": self.chance,
                 "nonmember_accuracy": self.nonmember_accuracy,
-                "excess_se": (self.accuracy - self.chance) / se if se > 0 else float("nan"),
+                "excess_z": (self.accuracy - self.chance) / se if se > 0 else float("nan"),
                 "n_members": float(self.n_members),
                 "label_in_release": float(self.label_in_release)}
 

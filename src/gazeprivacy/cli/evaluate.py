@@ -6,19 +6,42 @@ The run is resumable: each finished cell is cached under ``DIR/cells``, so an in
 (Ctrl-C) keeps the finished cells and the same command with ``--overwrite`` resumes it. An
 existing, non-empty DIR is refused without ``--overwrite`` (the one output policy,
 :func:`gazeprivacy._atomic.check_outputs`).
+
+A release its mechanism refuses by a documented rule about the data
+(:class:`~gazeprivacy.exceptions.ReleaseRefusedError`, e.g. implausible detected events) does
+not stop the run: it is recorded (``DIR/refusals.json``, a ``refused`` row in the results, and
+"refused" in the report's tables), and one line per refused release names it and the reason.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from gazeprivacy.cli._common import STATE, Output, check_outputs, progress_wanted, say
 from gazeprivacy.cli._common import out as out_console
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "refusal_lines"]
+
+
+def refusal_lines(refusals: list[dict[str, Any]]) -> list[str]:
+    """One line per refused release (its seeds together), from
+    :attr:`~gazeprivacy.experiments.engine.ExperimentResult.refusals`.
+
+    >>> refusal_lines([{"dataset": "d", "mechanism": "m", "parameters": {"k": 2}, "seed": s,
+    ...                 "reason": "m refuses to release: too few people"} for s in (1, 0)])
+    ['refused: d / m {"k": 2} on seed(s) 0, 1: m refuses to release: too few people']
+    """
+    groups: dict[tuple[str, str, str, str], list[int]] = {}
+    for r in refusals:
+        key = (r["dataset"], r["mechanism"], json.dumps(r["parameters"], sort_keys=True),
+               r["reason"])
+        groups.setdefault(key, []).append(int(r["seed"]))
+    return [f"refused: {ds} / {mech} {params} on seed(s) {', '.join(map(str, sorted(seeds)))}: "
+            f"{reason}" for (ds, mech, params, reason), seeds in groups.items()]
 
 
 def evaluate(
@@ -47,6 +70,8 @@ def evaluate(
     console.print(f"{cfg.name}: {res.n_cells} cells ({res.n_run} run, "
                   f"{res.n_skipped} reused) in {res.seconds:.1f} s; "
                   f"{res.results.height} result rows -> {out / 'results.parquet'}", markup=False)
+    for line in refusal_lines(res.refusals):
+        say(line)
     for note in res.notes[:10]:
         say(f"note: {note}")
     if report:

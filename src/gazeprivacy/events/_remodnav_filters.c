@@ -18,32 +18,10 @@
  *
  * Only the CPython C API and the buffer protocol are used (no numpy headers).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_remodnav_common.h" /* Python.h, get_doubles, REMODNAV_MODULE */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* a C-contiguous float64 buffer (writable if the object allows it) */
-static int
-get_doubles(PyObject *o, Py_buffer *b, const char *name)
-{
-    if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0
-        && (PyErr_Clear(), PyObject_GetBuffer(o, b, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS)) < 0) {
-        b->obj = NULL;
-        return -1;
-    }
-    const char *f = b->format != NULL ? b->format : "B";
-    if (*f == '@' || *f == '=' || *f == '<')
-        f++;
-    if (strcmp(f, "d") != 0 || b->itemsize != 8) {
-        PyErr_Format(PyExc_TypeError, "%s must be a contiguous float64 buffer", name);
-        PyBuffer_Release(b);
-        b->obj = NULL;
-        return -1;
-    }
-    return 0;
-}
 
 /* SciPy's second-order-sections loop (scipy/signal/_sosfilt.pyx, _sosfilt_float) on x[0:n]
  * in place, from the initial conditions zi * x0 (n_sections x 2) */
@@ -289,13 +267,5 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_remodnav_filters",
-    "REMoDNaV's filters, compiled (see events/_remodnav_compiled.py).", -1, methods,
-};
-
-PyMODINIT_FUNC
-PyInit__remodnav_filters(void)
-{
-    return PyModule_Create(&module);
-}
+REMODNAV_MODULE(_remodnav_filters,
+                "REMoDNaV's filters, compiled (see events/_remodnav_compiled.py).")

@@ -12,7 +12,8 @@ Events are **plausible** when the saccade share lies in 2-25 % (human coders lab
 human-coded 500 Hz hold-out has 7.4-7.7 %) and at most half of the recordings are flagged.
 :func:`require_plausible` is the event mechanisms' gate (k-same-synth, event-synth-PD): they
 synthesise a release from the detected events, so wrong events give a release that looks
-like any other but has the wrong structure. It raises :class:`InvalidDataError` naming
+like any other but has the wrong structure. It raises
+:class:`~gazeprivacy.exceptions.ReleaseRefusedError` (an ``InvalidDataError``) naming
 ``--accept-implausible-events``, or, when the caller accepts, warns with
 :class:`ImplausibleEventsWarning` and lets the release go on.
 """
@@ -34,7 +35,7 @@ from gazeprivacy.events.detection import (
     _detect_with_flags,
     _resolve,
 )
-from gazeprivacy.exceptions import ImplausibleEventsWarning, InvalidDataError
+from gazeprivacy.exceptions import ImplausibleEventsWarning, ReleaseRefusedError
 
 __all__ = ["PLAUSIBLE_SACCADE_SHARE", "EventPlausibility", "detect_events_checked",
            "require_plausible"]
@@ -126,7 +127,7 @@ def require_plausible(plausibility: EventPlausibility, *, accept: bool, what: st
 
     Raises
     ------
-    InvalidDataError
+    ReleaseRefusedError
         The events fail a check and ``accept`` is False (the message names
         ``--accept-implausible-events``).
 
@@ -143,7 +144,7 @@ def require_plausible(plausibility: EventPlausibility, *, accept: bool, what: st
         warnings.warn(f"{what}: releasing on implausible events ({why}), as accepted",
                       ImplausibleEventsWarning, stacklevel=3)
         return
-    raise InvalidDataError(
+    raise ReleaseRefusedError(
         f"{what} refuses to release: the detected events are implausible ({why}), so the "
         "synthetic events would not be these people's; check the sampling rate and the "
         "units, or pass --accept-implausible-events (accept_implausible_events=True) to "

@@ -44,7 +44,7 @@ from gazeprivacy.report.plots import (
 )
 from gazeprivacy.report.summary import canonical_parameters, first_screen
 from gazeprivacy.report.tables import fmt, guarantee_table, html_table, pivot_tables, results_table
-from gazeprivacy.report.verdict import release_verdicts
+from gazeprivacy.report.verdict import is_refused, release_verdicts
 from gazeprivacy.report.words import evaluation_words
 
 __all__ = ["build_report"]
@@ -144,6 +144,7 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
     figs = out / "figures"
     figs.mkdir(exist_ok=True)
     title = title or f"gazeprivacy report: {run.get('name', out.name)}"
+    every, results = results, results.filter(~is_refused())  # refused: their own section
     curve_html = _curve_figures(results, figs)
     previews = _load_previews(out, run.get("cells", []))
     overlay_html, density_html = _preview_figures(previews, figs)
@@ -153,7 +154,8 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
         f"<h1>{html.escape(title)}</h1>",
         verdict_section(release_verdicts(results, guarantees)),
         first_screen(results, guarantees, notes=_first_screen_notes(previews)),
-        "<h2>Results: mechanism x metric</h2>", _PIVOT_NOTE, pivot_tables(results),
+        _refusals_section(out),
+        "<h2>Results: mechanism x metric</h2>", _PIVOT_NOTE, pivot_tables(every),
         "<h2>Privacy-utility curves</h2>",
         "<div class='figs'>" + ("".join(curve_html) or
                                 "<p class='note'>No protected cell with an epsilon.</p>")
@@ -178,6 +180,23 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
     target = out / "report.html"
     target.write_text("\n".join(parts), encoding="utf-8")
     return target
+
+
+def _refusals_section(out: Path) -> str:
+    """The releases their mechanism refused (``refusals.json``; empty when none): dataset,
+    mechanism, parameters, seed and the mechanism's one-line reason."""
+    path = out / "refusals.json"
+    refusals = json.loads(path.read_text()) if path.is_file() else []
+    if not refusals:
+        return ""
+    rows = [[fmt(r["dataset"]), fmt(r["mechanism"]),
+             f"<code>{html.escape(json.dumps(r['parameters'], sort_keys=True))}</code>",
+             str(r["seed"]), html.escape(r["reason"])] for r in refusals]
+    return ("<h2>Refused releases</h2><p class='note'>The mechanism refused to release these "
+            "inputs by a documented rule about the data (e.g. implausible detected events, "
+            "fewer participants than k); the run went on without them, and the tables show "
+            "\"refused\" where they have no value.</p>"
+            + html_table(["dataset", "mechanism", "parameters", "seed", "reason"], rows))
 
 
 def _curve_figures(results: pl.DataFrame, figs: Path) -> list[str]:
@@ -225,7 +244,8 @@ def _load_previews(out: Path, cell_keys: list[str]) -> list[tuple[dict[str, Any]
                 continue
             raw_shown.add(c["dataset"])
         with np.load(npz) as f:
-            previews.append(({**c, "key": m["key"]}, {k: f[k] for k in f.files}))
+            if f.files:  # a refused release has no preview
+                previews.append(({**c, "key": m["key"]}, {k: f[k] for k in f.files}))
     return previews
 
 

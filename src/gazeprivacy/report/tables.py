@@ -10,7 +10,8 @@ in small print, its spread: the standard deviation over seeds when there are two
 the evaluation's own standard error (``<metric>_se``). Cells that beat the best data-free
 baseline by 2 standard errors are green, cells that do not are red
 (:func:`gazeprivacy.report.verdict.baseline_comparison`); the strongest attack of a release is
-bold.
+bold. A release its mechanism refused (:data:`gazeprivacy.report.verdict.REFUSED`) keeps its
+row: "refused" in every cell without a value, and the seeds it was refused on under its name.
 """
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ import polars as pl
 from gazeprivacy._text import reader_text
 from gazeprivacy.guarantees import Guarantee
 from gazeprivacy.report.summary import METRIC_UNITS, canonical_parameters
-from gazeprivacy.report.verdict import BASELINE_PREFIX, baseline_comparison, strongest_attacks
+from gazeprivacy.report.verdict import (
+    BASELINE_PREFIX,
+    baseline_comparison,
+    is_refused,
+    refused_releases,
+    strongest_attacks,
+)
 from gazeprivacy.report.words import evaluation_words
 
 __all__ = ["fmt", "guarantee_table", "html_table", "pivot_tables", "results_table"]
@@ -128,7 +135,8 @@ def _header(columns: Sequence[tuple[str, str, str]], folded: Mapping[tuple[str, 
 
 def _pivot_one(keys: Sequence[tuple[str, str, str]], columns: Sequence[tuple[str, str, str]],
                stats: Mapping[tuple[str, ...], tuple[float, float | None]],
-               marks: Mapping[tuple[str, ...], str], header: str) -> str:
+               marks: Mapping[tuple[str, ...], str], header: str,
+               refused: Mapping[tuple[str, ...], list[int]]) -> str:
     body = []
     for key in keys:
         cells = []
@@ -137,10 +145,14 @@ def _pivot_one(keys: Sequence[tuple[str, str, str]], columns: Sequence[tuple[str
             cls = marks.get((*key, *col), "")
             text = fmt(mean) + (f"<span class='spread'> &plusmn;{fmt(spread)}</span>"
                                 if spread is not None and mean is not None else "")
+            if mean is None and key in refused:
+                text, cls = "refused", "flag"
             cells.append(f"<td class='{cls}'>{text}</td>" if cls else f"<td>{text}</td>")
         params = ", ".join(f"{k}={v}" for k, v in json.loads(key[2]).items())
         row_cls = " class='ref'" if key[1] == "none" or key[1].startswith(BASELINE_PREFIX) else ""
-        body.append(f"<tr{row_cls}><th>{html.escape(key[1])}</th>"
+        note = ("" if key not in refused else "<br><span class='note'>refused on seed(s) "
+                + ", ".join(map(str, refused[key])) + "</span>")
+        body.append(f"<tr{row_cls}><th>{html.escape(key[1])}{note}</th>"
                     f"<th>{html.escape(params) or '&ndash;'}</th>{''.join(cells)}</tr>")
     return (f"<div class='scroll'><table class='pivot'>{header}<tbody>"
             + "".join(body) + "</tbody></table></div>")
@@ -152,16 +164,21 @@ def pivot_tables(results: pl.DataFrame) -> str:
         return "<p class='note'>No results.</p>"
     results = results.with_columns(pl.col("parameters").map_elements(
         canonical_parameters, return_dtype=pl.String))
+    refused = {(r["dataset"], r["mechanism"], r["parameters"]): r["seeds"]
+               for r in refused_releases(results).iter_rows(named=True)}
+    every = results
+    results = results.filter(~is_refused())
     stats, marks = _cell_stats(results), _marks(results)
     out = []
-    for ds in results["dataset"].unique(maintain_order=True).to_list():
+    for ds in every["dataset"].unique(maintain_order=True).to_list():
+        keys = sorted({tuple(r) for r in every.filter(pl.col("dataset") == ds)
+                       .select(_KEYS).rows()}, key=_release_order)
         sel = results.filter((pl.col("dataset") == ds) & ~pl.col("metric").str.ends_with("_se"))
-        keys = sorted({tuple(r) for r in sel.select(_KEYS).rows()}, key=_release_order)
         columns = sorted({tuple(r) for r in sel.select(_COLS).unique(maintain_order=True).rows()},
                          key=lambda c: (_KIND_ORDER.get(c[0], 3), c[0], c[1], c[2]))
         columns, folded = _fold_constants(sel, columns)
         out.append(f"<h3>{html.escape(ds)}</h3>" + "".join(
-            _pivot_one(keys, part, stats, marks, _header(part, folded))
+            _pivot_one(keys, part, stats, marks, _header(part, folded), refused)
             for part in _chunks(columns)))
     return "".join(out)
 

@@ -44,9 +44,10 @@ import polars as pl
 
 from gazeprivacy.guarantees import VACUOUS_EPSILON, Guarantee, Kind
 
-__all__ = ["HIGHER_IS_BETTER", "LOWER_IS_BETTER", "NOT_ENOUGH_SEEDS", "baseline_comparison",
-           "best_releases", "flag_results", "frontier", "frontier_line", "frontier_record",
-           "paired_differences", "release_verdicts", "strongest_attacks", "unpaired_seeds"]
+__all__ = ["HIGHER_IS_BETTER", "LOWER_IS_BETTER", "NOT_ENOUGH_SEEDS", "REFUSED",
+           "baseline_comparison", "best_releases", "flag_results", "frontier", "frontier_line",
+           "frontier_record", "is_refused", "paired_differences", "refused_releases",
+           "release_verdicts", "strongest_attacks", "unpaired_seeds"]
 
 #: utility / fidelity metrics where smaller is better
 LOWER_IS_BETTER = frozenset({"rmse", "rss_distance", "density_error", "error_deg",
@@ -62,6 +63,45 @@ _HEADLINE = ("identification_rate", "accuracy")
 BASELINE_PREFIX = "baseline-"
 _CELL = ["dataset", "mechanism", "parameters"]
 _EVAL = ["dataset", "kind", "evaluation", "metric"]
+#: (kind, evaluation, metric) of the one result row of a release its mechanism refused
+#: (:class:`~gazeprivacy.exceptions.ReleaseRefusedError`; value 1): the runner writes it, the
+#: reason goes to the run's ``refusals.json``
+REFUSED = ("status", "release", "refused")
+
+
+def is_refused() -> pl.Expr:
+    """Whether a result row is the :data:`REFUSED` row of a refused release."""
+    kind, evaluation, metric = REFUSED
+    return ((pl.col("kind") == kind) & (pl.col("evaluation") == evaluation)
+            & (pl.col("metric") == metric))
+
+
+def refused_releases(results: pl.DataFrame) -> pl.DataFrame:
+    """Per (dataset, mechanism, parameters) refused on at least one seed: ``seeds`` (sorted)
+    and ``epsilon`` (the parameters' epsilon, null when none).
+
+    >>> r = pl.DataFrame({"dataset": ["d"] * 2, "mechanism": ["m"] * 2, "parameters": ["{}"] * 2,
+    ...                   "epsilon": [None, None], "seed": [1, 0], "kind": ["status"] * 2,
+    ...                   "evaluation": ["release"] * 2, "metric": ["refused"] * 2,
+    ...                   "value": [1.0, 1.0]}, schema_overrides={"epsilon": pl.Float64})
+    >>> refused_releases(r).select("mechanism", "seeds").row(0)
+    ('m', [0, 1])
+    """
+    schema = {**{k: pl.String for k in _CELL}, "epsilon": pl.Float64,
+              "seeds": pl.List(pl.Int64)}
+    if not {*_CELL, "kind", "evaluation", "metric", "seed"} <= set(results.columns):
+        return pl.DataFrame(schema=schema)
+    eps = pl.col("epsilon") if "epsilon" in results.columns else pl.lit(None)
+    return (results.filter(is_refused()).group_by(*_CELL)
+            .agg(eps.first().cast(pl.Float64).alias("epsilon"),
+                 pl.col("seed").unique().sort().cast(pl.Int64).alias("seeds"))
+            .sort(*_CELL).select(list(schema)))
+
+
+def _refused_text(refused: pl.DataFrame) -> str:
+    """The refused releases of one dataset in a phrase ("" when none)."""
+    return "; ".join(f"{r['mechanism']} {r['parameters']} (seed(s) {_seeds_text(r['seeds'])})"
+                     for r in refused.iter_rows(named=True))
 
 
 def strongest_attacks(results: pl.DataFrame) -> pl.DataFrame:
@@ -168,8 +208,9 @@ _FRONTIER_COLUMNS = {
     "baseline_density_error": pl.Float64,
     "baseline_se": pl.Float64, "beaten_on": pl.String, "n_candidates": pl.Int64,
     "max_participant_epsilon": pl.Float64, "test": pl.String, "n_seeds": pl.Int64,
-    "paired_baseline": pl.String, "paired_difference": pl.Float64,
-    "paired_difference_se": pl.Float64, "unpaired_seeds": pl.String,
+    "paired_baseline": pl.String, "paired_baseline_density_error": pl.Float64,
+    "paired_difference": pl.Float64, "paired_difference_se": pl.Float64,
+    "unpaired_seeds": pl.String, "refused": pl.String,
 }
 
 _PAIRED_COLUMNS = {
@@ -321,12 +362,20 @@ def frontier(results: pl.DataFrame, *, max_participant_epsilon: float = 10.0,
     beats the baselines, unpaired rule), ``n_candidates`` (bounded releases compared),
     ``max_participant_epsilon``, ``test`` (``paired``, or :data:`NOT_ENOUGH_SEEDS` when a
     comparison had fewer than 2 paired seeds), ``n_seeds`` (the fewest paired), ``unpaired_seeds``,
-    and the shown release's paired comparison with the baseline it is least ahead of:
-    ``paired_baseline, paired_difference`` (release - baseline, mean over seeds),
-    ``paired_difference_se``.
+    and the shown release's paired comparison with the *binding* baseline, the one it is least
+    ahead of (the paired test is hardest against it; not always the best by mean):
+    ``paired_baseline``, ``paired_baseline_density_error`` (its mean over its seeds),
+    ``paired_difference`` (release - baseline, mean over seeds), ``paired_difference_se``;
+    ``refused``: the releases their mechanism refused on some seed (:func:`refused_releases`;
+    not compared on those seeds, "" when none).
     """
+    refused = refused_releases(results).filter(
+        ~pl.col("mechanism").str.starts_with(BASELINE_PREFIX))
     cmp = baseline_comparison(results)
     head = cmp.filter((pl.col("evaluation") == evaluation) & (pl.col("metric") == metric))
+    base_mean = {(r["dataset"], r["mechanism"]): r["mean"] for r in _group_stats(results).filter(
+        (pl.col("evaluation") == evaluation) & (pl.col("metric") == metric)
+        & pl.col("mechanism").str.starts_with(BASELINE_PREFIX)).iter_rows(named=True)}
     paired = _paired_wins(paired_differences(results, evaluation=evaluation,
                                               metric=metric), metric)
     cand = (head.join(_bounds(results), on=_CELL, how="inner")
@@ -348,7 +397,8 @@ def frontier(results: pl.DataFrame, *, max_participant_epsilon: float = 10.0,
                    baseline_density_error=base["baseline_mean"][0] if base.height else None,
                    baseline_se=base["baseline_se"][0] if base.height else None,
                    beaten_on="", n_candidates=mine.height,
-                   max_participant_epsilon=float(max_participant_epsilon))
+                   max_participant_epsilon=float(max_participant_epsilon),
+                   refused=_refused_text(refused.filter(pl.col("dataset") == ds)))
         if pick.height:
             top = pick.row(0, named=True)
             row.update(parameters=top["parameters"],
@@ -356,7 +406,8 @@ def frontier(results: pl.DataFrame, *, max_participant_epsilon: float = 10.0,
                        density_error=top["mean"], density_error_se=top["se"],
                        **{k: top[k] for k in ("test", "n_seeds", "paired_baseline",
                                               "paired_difference", "paired_difference_se",
-                                              "unpaired_seeds")})
+                                              "unpaired_seeds")},
+                       paired_baseline_density_error=base_mean.get((ds, top["paired_baseline"])))
             if wins.height:
                 row["verdict"] = top["mechanism"]
                 b = beaten.filter((pl.col("dataset") == ds)
@@ -374,8 +425,10 @@ def frontier_record(results: pl.DataFrame, *, max_participant_epsilon: float = 1
     every bounded release (``mechanism, parameters, participant_epsilon``), whether it beats
     every data-free baseline by the paired test (``beats_every_baseline``) and ``versus``:
     its :func:`paired_differences` row against each baseline (``baseline, n_seeds,
-    difference, difference_se, test, outcome``)."""
+    difference, difference_se, test, outcome``); ``refused_releases``: every release its
+    mechanism refused on some seed (``mechanism, parameters, epsilon, seeds``)."""
     paired = paired_differences(results, evaluation=evaluation, metric=metric)
+    refused = refused_releases(results)
     bounds = _bounds(results).filter(pl.col("participant_epsilon") <= max_participant_epsilon)
     out = []
     for row in frontier(results, max_participant_epsilon=max_participant_epsilon,
@@ -392,12 +445,18 @@ def frontier_record(results: pl.DataFrame, *, max_participant_epsilon: float = 1
                              "beats_every_baseline": bool(versus) and all(
                                  v["outcome"] == "better" for v in versus),
                              "versus": versus})
-        out.append({**row, "evaluation": evaluation, "metric": metric, "releases": releases})
+        out.append({**row, "evaluation": evaluation, "metric": metric, "releases": releases,
+                    "refused_releases": refused.filter(pl.col("dataset") == row["dataset"])
+                    .drop("dataset").to_dicts()})
     return out
 
 
 def frontier_line(row: dict) -> str:
     """One sentence of a :func:`frontier` row, for the first line of a report.
+
+    A winner is compared with one baseline throughout, the binding one (``paired_baseline``:
+    the one it is least ahead of by the paired test), and the sentence says so; with no winner,
+    the best baseline by mean is named as ``best``.
 
     >>> frontier_line({"dataset": "d", "verdict": "none", "max_participant_epsilon": 10.0,
     ...                "best_baseline": "baseline-centre-gaussian",
@@ -410,6 +469,8 @@ def frontier_line(row: dict) -> str:
     cap = f"epsilon <= {row['max_participant_epsilon']:g}"
     missing = (f"; seeds left out of the pairing: {row['unpaired_seeds']}"
                if row.get("unpaired_seeds") else "")
+    missing += (f"; refused by their mechanism (not compared there): {row['refused']}"
+                if row.get("refused") else "")
     if row["verdict"] == "none":
         best = ("" if row.get("density_error") is None else
                 f"; best bounded release {row['density_error']:.3g} at epsilon "
@@ -421,14 +482,15 @@ def frontier_line(row: dict) -> str:
                if row.get("test") == NOT_ENOUGH_SEEDS else "")
         return (f"{row['dataset']}: no release is both bounded per participant ({cap}) and "
                 f"better than every data-free baseline{base}{few}{missing}")
-    paired = ("" if row.get("paired_difference") is None else
-              f"; {row.get('test', 'paired')} difference to {row['paired_baseline']} "
-              f"{row['paired_difference']:+.3g} +- {row['paired_difference_se']:.2g} over "
-              f"{row['n_seeds']} seed(s)")
+    # one baseline named throughout: the binding one (the paired test is hardest against it)
+    against = (f"{row['density_error']:.3g} against {row['paired_baseline']} "
+               f"{row['paired_baseline_density_error']:.3g}, the baseline it is least ahead "
+               f"of by the paired test; {row.get('test', 'paired')} difference "
+               f"{row['paired_difference']:+.3g} +- {row['paired_difference_se']:.2g} over "
+               f"{row['n_seeds']} seed(s)")
     return (f"{row['dataset']}: {row['verdict']} at epsilon {row['participant_epsilon']:g} per "
             f"participant beats every data-free baseline on density error "
-            f"({row['density_error']:.3g} against {row['best_baseline']} "
-            f"{row['baseline_density_error']:.3g}{paired}){missing}")
+            f"({against}){missing}")
 
 
 _DP_KINDS = (Kind.PURE_DP, Kind.LOCAL_DP, Kind.W_EVENT_DP, Kind.APPROX_DP)

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from gazeprivacy.cli.app import app
 from gazeprivacy.data import Dataset, Geometry, Recording, write_dataset
 from gazeprivacy.engines.plan import plan_for
-from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError, ReleaseRefusedError
 from gazeprivacy.guarantees import Guarantee, Unit
 from gazeprivacy.mechanisms import MECHANISMS
 from gazeprivacy.mechanisms.base import example_dataset
@@ -148,7 +148,7 @@ def test_the_clients_send_reports_of_m_windows_per_participant_only():
 def test_m_above_the_windows_a_participant_has_is_refused_before_any_work():
     ds = people({"a": [6, 5], "b": [4]})
     p = params(2.0, 5)
-    with pytest.raises(InvalidDataError, match=r"windows_per_participant=5 exceeds .*'b': 4"):
+    with pytest.raises(ReleaseRefusedError, match=r"windows_per_participant=5 exceeds .*'b': 4"):
         dpgazesynth(ds, p, rng=np.random.default_rng(0))
     with pytest.raises(InvalidDataError, match="choose m <= 4"):
         shape_guarantee(p, sample_shape(ds))

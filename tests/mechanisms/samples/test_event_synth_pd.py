@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.exceptions import InvalidParameterError, ReleaseRefusedError
 from gazeprivacy.guarantees import Kind
 from gazeprivacy.mechanisms.samples._event_synthesis import HOLDER_REPORT_KEY, fit_events
 from gazeprivacy.mechanisms.samples.event_synth_pd import (
@@ -159,7 +159,7 @@ def test_bad_parameters_are_named(kwargs, match):
 
 def test_fewer_participants_than_k(make_event_dataset):
     ds, events = make_event_dataset(2, 1, rng=np.random.default_rng(0))
-    with pytest.raises(InvalidDataError, match="needs at least k=3 participants"):
+    with pytest.raises(ReleaseRefusedError, match="needs at least k=3 participants"):
         event_synth_pd(ds, EventSynthPDParams(k=3, gamma=2.0, mode="paper"),
                        rng=np.random.default_rng(0),
                        events=events)

@@ -25,7 +25,7 @@ import polars as pl
 
 from gazeprivacy.data.partitioned import PartitionedDataset
 from gazeprivacy.data.recording import Dataset
-from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError, ReleaseRefusedError
 from gazeprivacy.experiments.baselines import BASELINES, is_baseline
 from gazeprivacy.experiments.config import ConfigError, DatasetConfig, ExperimentConfig
 from gazeprivacy.experiments.engine.cells import (
@@ -81,7 +81,7 @@ from gazeprivacy.features.aggregate import recording_features
 from gazeprivacy.guarantees import Guarantee, Kind, Unit
 from gazeprivacy.report.attribute import pooled_attribute, read_attribute_guesses
 from gazeprivacy.report.membership import pooled_membership, read_membership_scores
-from gazeprivacy.report.verdict import flag_results, frontier_record
+from gazeprivacy.report.verdict import REFUSED, flag_results, frontier_record
 
 __all__ = ["ExperimentResult", "run_experiment"]
 
@@ -98,6 +98,8 @@ class ExperimentResult:
     n_skipped: int
     seconds: float
     notes: list[str] = field(default_factory=list)
+    #: releases their mechanism refused (dataset, mechanism, parameters, epsilon, seed, reason)
+    refusals: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,10 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     raw = ctx.datasets[cell.dataset]  # a metadata-only skeleton when the dataset is streamed
     streamed = ctx.streamed.get(cell.dataset)
     attack_rng, protect_rng = _streams(cell, ctx.n_combos)
-    protected = _protect_cell(cell, ctx, raw, protect_rng, notes)
+    try:
+        protected = _protect_cell(cell, ctx, raw, protect_rng, notes)
+    except ReleaseRefusedError as exc:
+        return _write_refused(cell, ctx, exc, notes, t0)
     prot, mode = protected.dataset, protected.mode
     rows: list[dict[str, Any]] = _learned_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
     if rows and ctx.config.release_view is not None and prot is not None:
@@ -155,7 +160,10 @@ def _run_population_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     raw = ctx.datasets[cell.dataset]
     attack_rng, protect_rng = _streams(cell, ctx.n_combos)
     notes = not_applicable_notes(ctx.config, cell.label)
-    protected = _protect_cell(cell, ctx, raw, protect_rng, notes, events=False)
+    try:
+        protected = _protect_cell(cell, ctx, raw, protect_rng, notes, events=False)
+    except ReleaseRefusedError as exc:
+        return _write_refused(cell, ctx, exc, notes, t0)
     release, mode = protected.dataset, protected.mode
     spec = ctx.registry[cell.mechanism]
     params = _build_params(spec, cell)
@@ -174,10 +182,23 @@ def _run_population_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     return _write_cell(cell, ctx, rows, population_preview(raw, release), protected, notes, t0)
 
 
+def _write_refused(cell: Cell, ctx: _Context, exc: ReleaseRefusedError, notes: list[str],
+                   t0: float) -> dict[str, Any]:
+    """A release its mechanism refuses by a documented rule about the data
+    (:class:`~gazeprivacy.exceptions.ReleaseRefusedError`, nothing else): the cell is done,
+    its one row (:data:`~gazeprivacy.report.verdict.REFUSED`, value 1) says so, its meta keeps
+    the one-line reason, and the run goes on with the other cells."""
+    kind, evaluation, metric = REFUSED
+    rows = _rows(cell, "refused", kind, evaluation, {metric: 1.0})
+    return _write_cell(cell, ctx, rows, {}, _Protected(mode="refused"), notes, t0,
+                       refused=str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+
+
 def _write_cell(cell: Cell, ctx: _Context, rows: list[dict[str, Any]],
                 preview: dict[str, np.ndarray], protected: _Protected, notes: list[str],
-                t0: float) -> dict[str, Any]:
-    """Write a cell's rows, preview and meta (meta last: it marks the cell done)."""
+                t0: float, *, refused: str | None = None) -> dict[str, Any]:
+    """Write a cell's rows, preview and meta (meta last: it marks the cell done); ``refused``:
+    the reason a refused release gives (the meta's ``refused``)."""
     table = pl.DataFrame(rows, schema=RESULT_SCHEMA) if rows else pl.DataFrame(
         schema=RESULT_SCHEMA)
     cells = Path(ctx.out_dir) / "cells"
@@ -188,6 +209,8 @@ def _write_cell(cell: Cell, ctx: _Context, rows: list[dict[str, Any]],
             "mode": protected.mode, "guarantee": protected.guarantee, "notes": notes,
             "data_fingerprint": ctx.fingerprints.get(cell.dataset),
             "seconds": round(time.perf_counter() - t0, 3)}
+    if refused is not None:
+        meta["refused"] = refused
     _atomic(cells / f"{cell.key}.json",
             lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
     return meta
@@ -205,7 +228,10 @@ def _run_frontier_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     split = frontier_split(raw, rng=_named_stream(attack_rng, "frontier-split"),
                            holdout_fraction=cfg.holdout_fraction,
                            probe_fraction=cfg.probe_fraction, probes=cfg.probes)
-    protected = _protect_cell(cell, ctx, split.fit, protect_rng, notes)
+    try:
+        protected = _protect_cell(cell, ctx, split.fit, protect_rng, notes)
+    except ReleaseRefusedError as exc:
+        return _write_refused(cell, ctx, exc, notes, t0)
     release = split.fit if protected.dataset is None else protected.dataset
     attribute_of = {a.attribute: labs for a in ctx.config.attacks
                     if a.kind == "attribute" and a.attribute
@@ -455,8 +481,9 @@ def run_experiment(
     todo = [c for c in cells if not _done(out, c, fingerprints[c.dataset])]
     n_workers = workers if workers is not None else config.workers
     _execute(todo, ctx, n_workers, progress)
-    results, guarantees, notes = _gather(out, config, cells)
+    results, guarantees, notes, refusals = _gather(out, config, cells)
     return ExperimentResult(out_dir=out, results=results, guarantees=guarantees,
+                            refusals=refusals,
                             n_cells=len(cells), n_run=len(todo),
                             n_skipped=len(cells) - len(todo),
                             seconds=time.perf_counter() - t0, notes=notes)
@@ -517,9 +544,10 @@ def _prepare_datasets(sources: Mapping[str, Dataset | PartitionedDataset],
 
 
 def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
-            ) -> tuple[pl.DataFrame, list[dict[str, Any]], list[str]]:
-    """Read every cell back; write ``results.parquet``, ``guarantees.json`` and ``run.json``."""
-    parts, guarantees = [], []
+            ) -> tuple[pl.DataFrame, list[dict[str, Any]], list[str], list[dict[str, Any]]]:
+    """Read every cell back; write ``results.parquet``, ``guarantees.json``, ``refusals.json``
+    and ``run.json``."""
+    parts, guarantees, refusals = [], [], []
     seen_notes: dict[str, list[str]] = {}
     for c in cells:
         part = pl.read_parquet(out / "cells" / f"{c.key}.parquet")
@@ -528,6 +556,10 @@ def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
         meta = json.loads((out / "cells" / f"{c.key}.json").read_text())
         for n in meta["notes"]:
             seen_notes.setdefault(n, []).append(f"{c.label} {c.parameters_json} seed {c.seed}")
+        if meta.get("refused"):
+            refusals.append({"dataset": c.dataset, "mechanism": c.label,
+                             "parameters": dict(c.parameters), "epsilon": c.epsilon,
+                             "seed": c.seed, "reason": meta["refused"]})
         if meta["guarantee"] is not None:
             guarantees.append({"key": c.key, "dataset": c.dataset, "mechanism": c.label,
                                "parameters": dict(c.parameters), "seed": c.seed,
@@ -537,6 +569,7 @@ def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
                else pl.DataFrame(schema=RESULT_SCHEMA))
     _atomic(out / "results.parquet", lambda p: results.write_parquet(p))
     (out / "guarantees.json").write_text(json.dumps(guarantees, indent=2, default=str))
+    (out / "refusals.json").write_text(json.dumps(refusals, indent=2, default=str))
     if config.frontier is not None and results.height:
         (out / "frontier.json").write_text(json.dumps(
             frontier_record(results), indent=2, default=str))
@@ -550,7 +583,7 @@ def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
             guesses, rng=np.random.default_rng(0)).to_dicts(), indent=2, default=str))
     (out / "run.json").write_text(json.dumps(
         {"name": config.name, "cells": [c.key for c in cells], "notes": notes}, indent=2))
-    return results, guarantees, notes
+    return results, guarantees, notes, refusals
 
 
 def _check_streamable(cells: list[Cell], streamed: Mapping[str, PartitionedDataset],
@@ -609,6 +642,21 @@ def _progress(total: int) -> tuple[Any, Any]:
     return bar, bar.add_task("cells", total=total)
 
 
+def _tell_refused(bar: Any, meta: Mapping[str, Any]) -> None:
+    """One line on stderr, beside the progress, when a cell's release was refused (nothing
+    without progress: the caller gets the refusals in :class:`ExperimentResult`)."""
+    if bar is None or not meta.get("refused"):
+        return
+    c = meta["cell"]
+    text = (f"refused: {c['dataset']} / {c['label']} {Cell(**c).parameters_json} seed "
+            f"{c['seed']}: {meta['refused']}")
+    console = getattr(bar, "console", None)  # a Rich bar; _Lines prints plain lines
+    if console is not None:
+        console.print(text, markup=False, highlight=False)
+    else:
+        print(text, file=sys.stderr, flush=True)
+
+
 def _execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool) -> None:
     if not todo:
         return
@@ -616,7 +664,7 @@ def _execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool) ->
     try:
         if n_workers <= 1 or len(todo) == 1:
             for c in todo:
-                _run_cell(c, ctx)
+                _tell_refused(bar, _run_cell(c, ctx))
                 if bar is not None:
                     bar.advance(task)
         else:
@@ -630,7 +678,7 @@ def _execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool) ->
                         # main thread only notices it when it wakes up.
                         done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
                         for fut in done:
-                            fut.result()
+                            _tell_refused(bar, fut.result())
                             if bar is not None:
                                 bar.advance(task)
                 except BaseException as exc:

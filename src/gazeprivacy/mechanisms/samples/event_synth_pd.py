@@ -68,7 +68,7 @@ from gazeprivacy.events.models import (
     gaussian_profile,
     log_box_mass_1d,
 )
-from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.exceptions import InvalidParameterError, ReleaseRefusedError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
 from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode, SampleShape, coerce_option
 from gazeprivacy.mechanisms.samples._event_synth_pd_fit import (
@@ -737,8 +737,8 @@ def event_synth_pd(dataset: Dataset, params: EventSynthPDParams, *, rng: np.rand
     if not isinstance(params, EventSynthPDParams):
         raise InvalidParameterError("params must be EventSynthPDParams")
     if len(dataset.participants) < params.k:
-        raise InvalidDataError(f"event-synth-pd needs at least k={params.k} participants, "
-                               f"dataset {dataset.name!r} has {len(dataset.participants)}")
+        raise ReleaseRefusedError(f"event-synth-pd needs at least k={params.k} participants, "
+                                  f"dataset {dataset.name!r} has {len(dataset.participants)}")
     model_rng, test_rng = spawn(rng, 2)
     fitted = fit_dataset_events(dataset, events, progress=progress, **_detection(params))
     pop = _build_population(dataset, fitted, params)

@@ -46,7 +46,7 @@ import polars as pl
 from gazeprivacy._validation import check_in, check_int
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.events.detection import METHODS
-from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError, ReleaseRefusedError
 from gazeprivacy.guarantees import Flag, FlagCode, Guarantee, Kind, Release, Unit
 from gazeprivacy.mechanisms.contract import Level, Mechanism, Mode, SampleShape, check_partition
 from gazeprivacy.mechanisms.samples._event_synthesis import (
@@ -118,8 +118,8 @@ def guarantee(params: KSameSynthParams, *, min_group_size: int | None = None) ->
     """
     k = params.k if min_group_size is None else int(min_group_size)
     if k < params.k:
-        raise InvalidDataError(f"k-same-synth: a group of {k} is smaller than k={params.k}; "
-                               "no group smaller than k is released")
+        raise ReleaseRefusedError(f"k-same-synth: a group of {k} is smaller than k={params.k}; "
+                                  "no group smaller than k is released")
     return Guarantee(
         mechanism="k-same-synth", kind=Kind.K_ANONYMITY, unit=Unit.RECORDING, k=k,
         mode=str(getattr(params, "mode", "sound")),
@@ -155,7 +155,7 @@ def _group_members(keys: list[str], participants: list[str], params: KSameSynthP
                 f"k-same-synth: {params.group_by}={key!r} has several recordings of one "
                 "participant; group by a label that is unique per participant")
         if len(members) < params.k:
-            raise InvalidDataError(
+            raise ReleaseRefusedError(
                 f"k-same-synth: {params.group_by}={key!r} has {len(members)} participants, fewer "
                 f"than k={params.k}; lower k or drop that {params.group_by}")
         perm = [members[j] for j in rng.permutation(len(members))]

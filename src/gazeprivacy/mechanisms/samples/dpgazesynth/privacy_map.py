@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset
-from gazeprivacy.exceptions import InvalidDataError
+from gazeprivacy.exceptions import InvalidDataError, ReleaseRefusedError
 from gazeprivacy.guarantees import Budget, Flag, FlagCode, Guarantee, Kind, Unit
 from gazeprivacy.mechanisms.contract import SampleShape, sample_shape
 from gazeprivacy.mechanisms.samples.dpgazesynth.grid import _geometry
@@ -183,7 +183,7 @@ def _check_windows_available(windows: dict[str, int], params: DPGazeSynthParams)
     short = {p: n for p, n in windows.items() if n < m}
     if short:
         few = ", ".join(f"{p!r}: {n}" for p, n in sorted(short.items())[:5])
-        raise InvalidDataError(
+        raise ReleaseRefusedError(
             f"windows_per_participant={m} exceeds the windows some participants have "
             f"({len(short)} of {len(windows)}; windows = ceil(rows / W) over all their "
             f"recordings: {few}); choose m <= {min(windows.values())} or leave them out")

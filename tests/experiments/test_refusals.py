@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""A release its mechanism refuses (ReleaseRefusedError) is recorded and the run goes on; any
+other error still stops the run."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import polars as pl
+import pytest
+
+from evaluate_helpers import FakeNoiseParams, fake_featurizer, fake_registry, tiny_dataset
+from gazeprivacy.exceptions import InvalidDataError, ReleaseRefusedError
+from gazeprivacy.experiments.config import parse_config
+from gazeprivacy.experiments.engine import run_experiment
+from gazeprivacy.report.html import build_report
+from gazeprivacy.report.tables import pivot_tables
+from gazeprivacy.report.verdict import REFUSED, refused_releases
+
+_REASON = "fake-refuser refuses to release: the detected events are implausible (test)"
+
+
+def _refusing(dataset, params: FakeNoiseParams, *, rng, progress=False):
+    if params.epsilon < 1:
+        raise ReleaseRefusedError(_REASON + "\nsecond line, not shown")
+    return fake_registry()["fake-noise"].run(dataset, params, rng=rng, progress=progress)
+
+
+def _broken(dataset, params, *, rng, progress=False):
+    raise InvalidDataError("fake-broken: a real defect, not a documented refusal")
+
+
+def _registry():
+    base = fake_registry()["fake-noise"]
+    return {"fake-noise": base,
+            "fake-refuser": dataclasses.replace(base, name="fake-refuser", run=_refusing),
+            "fake-broken": dataclasses.replace(base, name="fake-broken", run=_broken)}
+
+
+def _config(mechanisms):
+    return parse_config({
+        "name": "t", "seeds": [0, 1], "datasets": [{"name": "tiny", "source": "injected"}],
+        "mechanisms": mechanisms,
+        "attacks": [{"kind": "reidentification", "classifier": "knn", "n_splits": 2}]})
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return tiny_dataset(n_participants=4, n_stimuli=4, n_samples=300)
+
+
+def _run(cfg, out, tiny, **kw):
+    return run_experiment(cfg, out, registry=_registry(), datasets={"tiny": tiny},
+                          featurizer=fake_featurizer, workers=1, **kw)
+
+
+def test_a_refused_release_is_recorded_and_the_run_goes_on(tmp_path, tiny, capsys):
+    cfg = _config([{"name": "fake-refuser", "grid": {"epsilon": [0.5, 5.0]}},
+                   {"name": "fake-noise", "grid": {"epsilon": [0.2]}}])
+    res = _run(cfg, tmp_path, tiny, progress=True)
+    # the refused point: one line per cell on stderr, beside the progress
+    err = capsys.readouterr().err
+    assert f'refused: tiny / fake-refuser {{"epsilon": 0.5}} seed 0: {_REASON}' in err
+    assert "second line" not in err
+    # recorded: mechanism, parameters, epsilon, seed and the one-line reason
+    assert sorted((r["mechanism"], r["epsilon"], r["seed"]) for r in res.refusals) == [
+        ("fake-refuser", 0.5, 0), ("fake-refuser", 0.5, 1)]
+    assert {r["reason"] for r in res.refusals} == {_REASON}
+    assert json.loads((tmp_path / "refusals.json").read_text()) == res.refusals
+    kind, evaluation, metric = REFUSED
+    rows = res.results.filter(pl.col("kind") == kind)
+    assert rows.height == 2 and set(rows["epsilon"]) == {0.5} and set(rows["mode"]) == {"refused"}
+    assert (rows["evaluation"] == evaluation).all() and (rows["metric"] == metric).all()
+    # the other releases ran: the refuser's other point and fake-noise have their attack rows
+    reid = res.results.filter(pl.col("metric") == "identification_rate")
+    assert set(zip(reid["mechanism"], reid["epsilon"], strict=True)) == {
+        ("none", None), ("fake-refuser", 5.0), ("fake-noise", 0.2)}
+    assert refused_releases(res.results)["seeds"].to_list() == [[0, 1]]
+    # the tables say "refused" instead of dropping the release
+    pivot = pivot_tables(res.results)
+    assert "refused on seed(s) 0, 1" in pivot and ">refused</td>" in pivot
+    report = build_report(tmp_path).read_text()
+    assert "Refused releases" in report and "the detected events are implausible" in report
+    # a refused cell is finished: a rerun reuses it
+    again = _run(cfg, tmp_path, tiny)
+    assert again.n_run == 0 and again.refusals == res.refusals
+
+
+def test_any_other_error_still_stops_the_run(tmp_path, tiny):
+    cfg = _config([{"name": "fake-broken", "grid": {"epsilon": [0.5]}}])
+    with pytest.raises(InvalidDataError, match="a real defect") as caught:
+        _run(cfg, tmp_path, tiny)
+    assert not isinstance(caught.value, ReleaseRefusedError)
+    assert not (tmp_path / "refusals.json").exists()
+
+
+def test_the_refusals_of_the_mechanisms_are_release_refused_errors():
+    from gazeprivacy.events.plausibility import EventPlausibility, require_plausible
+
+    with pytest.raises(ReleaseRefusedError, match="refuses to release"):
+        require_plausible(EventPlausibility("ivt", 0.61, 10, 9), accept=False, what="m")
+    assert issubclass(ReleaseRefusedError, InvalidDataError)  # callers catching it still do
