@@ -76,6 +76,11 @@ QUALITY_PRIOR = {"tracker_step": np.array([math.log10(0.05)]),
                  "tracker_missing": np.array([logit(_MISS_LO)])}
 _GRID = 201  # the posterior's grid of centres over each scale's range
 _GAP_MEDIAN_S, _GAP_LOG_SD = 0.07, 0.9  # public gap lengths (dropouts and blinks)
+#: The noise level's slow drift: a log-normal scale (log sd, timescale s: the sd of the
+#: Gaussian smoothing its log, a white sequence of ``_DRIFT_KNOTS`` knots per second) over
+#: each recording. Public constants (raw trackers: the per-second median step's log sd
+#: 0.56-0.62 within a recording), not fitted at run time.
+_DRIFT_LOG_SD, _DRIFT_S, _DRIFT_KNOTS = 0.6, 2.0, 10.0
 
 
 def mask_column(share: float) -> ColumnStatus:
@@ -213,6 +218,19 @@ def _smooth(a: np.ndarray, w: float) -> np.ndarray:
     return gaussian_filter1d(a, w, axis=0, mode="wrap") if w > 0 else a
 
 
+def _drift(n: int, rate: float, rng: np.random.Generator) -> np.ndarray:
+    """The noise level's slow drift over ``n`` samples at ``rate`` Hz: ``exp(L g)``, ``g``
+    white knots smoothed (circularly) over ``_DRIFT_S`` s, standardised within the recording
+    (mean 0, sd 1, so its spread is ``L`` whatever the length) and interpolated linearly to
+    the samples. The tracker's bisection rescales the noise after it, so the recording's
+    median step stays the drawn one."""
+    k = max(int(math.ceil(n / rate * _DRIFT_KNOTS)), 2) + 1
+    g = gaussian_filter1d(rng.standard_normal(k), _DRIFT_S * _DRIFT_KNOTS, mode="wrap")
+    g = (g - g.mean()) / max(float(g.std()), 1e-12)
+    return np.exp(_DRIFT_LOG_SD * np.interp(np.arange(n) * (k - 1) / max(n - 1, 1),
+                                            np.arange(k), g))
+
+
 def _gaps(share: float, n: int, rate: float, rng: np.random.Generator) -> np.ndarray:
     """A missing-sample mask: gaps of log-normal length (public median and log sd, at least a
     sample) alternating with valid runs (exponential) of mean ``gap (1 - share) / share``."""
@@ -262,7 +280,8 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     # the noise only is smoothed: a smoothed eye signal slows the saccades below the event
     # detector's threshold (MPIIDPEye at 30 Hz: fixation-duration W1 from 0.14 to 2.5 s)
     eye = np.column_stack([x, y])
-    unit = _smooth(rng.standard_normal(eye.shape), w)
+    unit = _smooth(rng.standard_normal(eye.shape), w) * _drift(eye.shape[0], sampling_rate_hz,
+                                                               rng)[:, None]
     de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
 
     def med(a: float, du: np.ndarray = du) -> float:
