@@ -265,6 +265,21 @@ def _fixational(eye: np.ndarray, code: np.ndarray) -> np.ndarray:
     return dev
 
 
+def _shrink(eye: np.ndarray, dev: np.ndarray, drift: np.ndarray, target: float
+            ) -> np.ndarray:
+    """``eye`` with its fixational deviation ``dev`` kept by the factor ``min(r drift, 1)``
+    per sample (never amplified past the simulator's), ``r`` by bisection so that the median
+    step is ``target`` (the floor at ``r = 0``: the chords)."""
+    base = np.diff(eye - dev, axis=0)
+
+    def med(r: float) -> float:
+        d = base + np.diff(np.minimum(r * drift, 1.0)[:, None] * dev, axis=0)
+        return float(np.median(np.hypot(d[:, 0], d[:, 1])))
+
+    r, _ = _bisect(lambda v: med(v) < target, 0.0, 1.0 / float(drift.min()), 30)
+    return eye - dev + np.minimum(r * drift, 1.0)[:, None] * dev
+
+
 def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
           sampling_rate_hz: float, rng: np.random.Generator,
           code: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -280,25 +295,23 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     # the noise only is smoothed: a smoothed eye signal slows the saccades below the event
     # detector's threshold (MPIIDPEye at 30 Hz: fixation-duration W1 from 0.14 to 2.5 s)
     eye = np.column_stack([x, y])
-    unit = _smooth(rng.standard_normal(eye.shape), w) * _drift(eye.shape[0], sampling_rate_hz,
-                                                               rng)[:, None]
+    drift = _drift(eye.shape[0], sampling_rate_hz, rng)
+    unit = _smooth(rng.standard_normal(eye.shape), w) * drift[:, None]
     de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
 
-    def med(a: float, du: np.ndarray = du) -> float:
+    def med(a: float) -> float:
         d = de + a * du
         return float(np.median(np.hypot(d[:, 0], d[:, 1])))
 
-    a = 0.0
+    xy = eye
     if med(0.0) < target:
         hi = target / max(med(1.0) - med(0.0), 1e-12) + 1.0
         while med(hi) < target:
             hi *= 2.0
         a, _ = _bisect(lambda v: med(v) < target, 0.0, hi, 30)
-    elif code is not None:  # shrink: a = minus the share of the deviation taken away
-        unit = -_fixational(eye, code)
-        du_shrink = np.diff(unit, axis=0)
-        _, a = _bisect(lambda v: med(v, du_shrink) > target, 0.0, 1.0, 30)
-    xy = eye + a * unit
+        xy = eye + a * unit
+    elif code is not None:
+        xy = _shrink(eye, _fixational(eye, code), drift, target)
     share = float(expit(vals["tracker_missing"]))
     if share > _MISS_LO:
         xy[_gaps(share, xy.shape[0], sampling_rate_hz, rng)] = np.nan
