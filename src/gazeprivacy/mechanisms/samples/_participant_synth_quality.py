@@ -30,7 +30,8 @@ centre ``mu`` on a public grid under a flat prior, the participants' values mode
 
 The rendering (:func:`track`, post-processing): each synthetic recording draws its values
 around the released centres (the public spread), then white noise smoothed (circularly) by a
-Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
+Gaussian kernel whose width gives the step correlation, its level drifting slowly over seconds
+(a public log-normal scale, as a raw tracker's), is added to the simulated eye signal,
 scaled so the median step is the drawn one (when the eye signal alone steps more, its
 fixational motion is shrunk toward each fixation's chord instead, saccades intact), and gaps
 (NaN runs of log-normal length, public median 0.07 s) cover the drawn missing share.
@@ -224,7 +225,7 @@ def _drift(n: int, rate: float, rng: np.random.Generator) -> np.ndarray:
     (mean 0, sd 1, so its spread is ``L`` whatever the length) and interpolated linearly to
     the samples. The tracker's bisection rescales the noise after it, so the recording's
     median step stays the drawn one."""
-    k = max(int(math.ceil(n / rate * _DRIFT_KNOTS)), 2) + 1
+    k = max(math.ceil(n / rate * _DRIFT_KNOTS), 2) + 1
     g = gaussian_filter1d(rng.standard_normal(k), _DRIFT_S * _DRIFT_KNOTS, mode="wrap")
     g = (g - g.mean()) / max(float(g.std()), 1e-12)
     return np.exp(_DRIFT_LOG_SD * np.interp(np.arange(n) * (k - 1) / max(n - 1, 1),
@@ -284,11 +285,12 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
           sampling_rate_hz: float, rng: np.random.Generator,
           code: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The tracker applied to a noise-free simulated signal: this recording's values drawn
-    around the released centres (public spreads), white noise smoothed by the kernel and scaled
-    (bisection) so the median step is the drawn one, then the gaps. When the eye signal alone
+    around the released centres (public spreads), white noise smoothed by the kernel, times the
+    slow drift (:func:`_drift`), scaled (bisection) so the median step is the drawn one, then
+    the gaps. When the eye signal alone
     steps more than that and its event codes (``code``, the simulator's ground truth) are
-    given, its fixational motion is shrunk instead (:func:`_fixational`, bisection on the
-    share) so the median step is the drawn one."""
+    given, its fixational motion is shrunk instead (:func:`_fixational`, :func:`_shrink`:
+    bisection on the share kept, times the drift) so the median step is the drawn one."""
     vals = {m: float(marginals[m][0]) + _SCALES[m][1] * rng.normal() for m in QUALITY}
     target = 10.0 ** vals["tracker_step"]
     w = _width(float(np.clip(vals["tracker_smooth"], -1.0, 0.99)))
