@@ -30,8 +30,7 @@ centre ``mu`` on a public grid under a flat prior, the participants' values mode
 
 The rendering (:func:`track`, post-processing): each synthetic recording draws its values
 around the released centres (the public spread), then white noise smoothed (circularly) by a
-Gaussian kernel whose width gives the step correlation, its level drifting slowly over seconds
-(a public log-normal scale, as a raw tracker's), is added to the simulated eye signal,
+Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
 scaled so the median step is the drawn one (when the eye signal alone steps more, its
 fixational motion is shrunk toward each fixation's chord instead, saccades intact), and gaps
 (NaN runs of log-normal length, public median 0.07 s) cover the drawn missing share.
@@ -77,11 +76,6 @@ QUALITY_PRIOR = {"tracker_step": np.array([math.log10(0.05)]),
                  "tracker_missing": np.array([logit(_MISS_LO)])}
 _GRID = 201  # the posterior's grid of centres over each scale's range
 _GAP_MEDIAN_S, _GAP_LOG_SD = 0.07, 0.9  # public gap lengths (dropouts and blinks)
-#: The noise level's slow drift: a log-normal scale (log sd, timescale s: the sd of the
-#: Gaussian smoothing its log, a white sequence of ``_DRIFT_KNOTS`` knots per second) over
-#: each recording. Public constants (raw trackers: the per-second median step's log sd
-#: 0.56-0.62 within a recording), not fitted at run time.
-_DRIFT_LOG_SD, _DRIFT_S, _DRIFT_KNOTS = 0.6, 2.0, 10.0
 
 
 def mask_column(share: float) -> ColumnStatus:
@@ -219,19 +213,6 @@ def _smooth(a: np.ndarray, w: float) -> np.ndarray:
     return gaussian_filter1d(a, w, axis=0, mode="wrap") if w > 0 else a
 
 
-def _drift(n: int, rate: float, rng: np.random.Generator) -> np.ndarray:
-    """The noise level's slow drift over ``n`` samples at ``rate`` Hz: ``exp(L g)``, ``g``
-    white knots smoothed (circularly) over ``_DRIFT_S`` s, standardised within the recording
-    (mean 0, sd 1, so its spread is ``L`` whatever the length) and interpolated linearly to
-    the samples. The tracker's bisection rescales the noise after it, so the recording's
-    median step stays the drawn one."""
-    k = max(math.ceil(n / rate * _DRIFT_KNOTS), 2) + 1
-    g = gaussian_filter1d(rng.standard_normal(k), _DRIFT_S * _DRIFT_KNOTS, mode="wrap")
-    g = (g - g.mean()) / max(float(g.std()), 1e-12)
-    return np.exp(_DRIFT_LOG_SD * np.interp(np.arange(n) * (k - 1) / max(n - 1, 1),
-                                            np.arange(k), g))
-
-
 def _gaps(share: float, n: int, rate: float, rng: np.random.Generator) -> np.ndarray:
     """A missing-sample mask: gaps of log-normal length (public median and log sd, at least a
     sample) alternating with valid runs (exponential) of mean ``gap (1 - share) / share``."""
@@ -266,54 +247,39 @@ def _fixational(eye: np.ndarray, code: np.ndarray) -> np.ndarray:
     return dev
 
 
-def _shrink(eye: np.ndarray, dev: np.ndarray, drift: np.ndarray, target: float
-            ) -> np.ndarray:
-    """``eye`` with its fixational deviation ``dev`` kept by the factor ``min(r drift, 1)``
-    per sample (never amplified past the simulator's), ``r`` by bisection so that the median
-    step is ``target`` (the floor at ``r = 0``: the chords)."""
-    base = np.diff(eye - dev, axis=0)
-
-    def med(r: float) -> float:
-        d = base + np.diff(np.minimum(r * drift, 1.0)[:, None] * dev, axis=0)
-        return float(np.median(np.hypot(d[:, 0], d[:, 1])))
-
-    r, _ = _bisect(lambda v: med(v) < target, 0.0, 1.0 / float(drift.min()), 30)
-    return eye - dev + np.minimum(r * drift, 1.0)[:, None] * dev
-
-
 def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
           sampling_rate_hz: float, rng: np.random.Generator,
           code: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The tracker applied to a noise-free simulated signal: this recording's values drawn
-    around the released centres (public spreads), white noise smoothed by the kernel, times the
-    slow drift (:func:`_drift`), scaled (bisection) so the median step is the drawn one, then
-    the gaps. When the eye signal alone
+    around the released centres (public spreads), white noise smoothed by the kernel and scaled
+    (bisection) so the median step is the drawn one, then the gaps. When the eye signal alone
     steps more than that and its event codes (``code``, the simulator's ground truth) are
-    given, its fixational motion is shrunk instead (:func:`_fixational`, :func:`_shrink`:
-    bisection on the share kept, times the drift) so the median step is the drawn one."""
+    given, its fixational motion is shrunk instead (:func:`_fixational`, bisection on the
+    share) so the median step is the drawn one."""
     vals = {m: float(marginals[m][0]) + _SCALES[m][1] * rng.normal() for m in QUALITY}
     target = 10.0 ** vals["tracker_step"]
     w = _width(float(np.clip(vals["tracker_smooth"], -1.0, 0.99)))
     # the noise only is smoothed: a smoothed eye signal slows the saccades below the event
     # detector's threshold (MPIIDPEye at 30 Hz: fixation-duration W1 from 0.14 to 2.5 s)
     eye = np.column_stack([x, y])
-    drift = _drift(eye.shape[0], sampling_rate_hz, rng)
-    unit = _smooth(rng.standard_normal(eye.shape), w) * drift[:, None]
+    unit = _smooth(rng.standard_normal(eye.shape), w)
     de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
 
-    def med(a: float) -> float:
+    def med(a: float, du: np.ndarray = du) -> float:
         d = de + a * du
         return float(np.median(np.hypot(d[:, 0], d[:, 1])))
 
-    xy = eye
+    a = 0.0
     if med(0.0) < target:
         hi = target / max(med(1.0) - med(0.0), 1e-12) + 1.0
         while med(hi) < target:
             hi *= 2.0
         a, _ = _bisect(lambda v: med(v) < target, 0.0, hi, 30)
-        xy = eye + a * unit
-    elif code is not None:
-        xy = _shrink(eye, _fixational(eye, code), drift, target)
+    elif code is not None:  # shrink: a = minus the share of the deviation taken away
+        unit = -_fixational(eye, code)
+        du_shrink = np.diff(unit, axis=0)
+        _, a = _bisect(lambda v: med(v, du_shrink) > target, 0.0, 1.0, 30)
+    xy = eye + a * unit
     share = float(expit(vals["tracker_missing"]))
     if share > _MISS_LO:
         xy[_gaps(share, xy.shape[0], sampling_rate_hz, rng)] = np.nan
