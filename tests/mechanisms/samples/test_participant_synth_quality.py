@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.special import logit
+from scipy.special import expit, logit
 
 from gazeprivacy.data.recording import Recording
 from gazeprivacy.mechanisms.samples._participant_synth_quality import (
@@ -60,13 +60,47 @@ def test_white_noise_reads_as_correlation_minus_a_half_and_its_median_step():
 
 
 def test_fit_finds_a_concentrated_population_and_falls_back_to_the_prior():
-    z = np.zeros(8)
-    z[5] = 20.0  # 20 participants at 20 - 35 % missing
+    z = np.zeros(QUALITY_SIZES["tracker_missing"])
+    z[2] = 20.0  # 20 participants at 5 - 20 % missing
     mu, f = fit_quality("tracker_missing", z, 20.0, 0.5)
-    assert logit(0.2) < mu[0] < logit(0.35) and f > 0.9
+    assert logit(0.05) < mu[0] < logit(0.2) and f > 0.9
     mu, f = fit_quality("tracker_missing", z, 20.0, 1e6)
-    # the public prior (1 %, truncated to the bins' range from 0.001 up: a little above 1 %)
-    assert logit(0.01) < mu[0] < logit(0.02) and f == pytest.approx(0.0, abs=1e-6)
+    # the public prior (1 %, sd 2.5 on the logit scale, truncated to the bins' range from
+    # 0.001 up: about 2 %)
+    assert logit(0.01) < mu[0] < logit(0.03) and f == pytest.approx(0.0, abs=1e-6)
+
+
+@pytest.mark.parametrize(("shares", "lo", "hi"), [((0.15, 0.5), 0.25, 0.45),
+                                                 ((0.0, 0.0), 0.0, 0.02)],
+                         ids=["a quarter missing", "none missing"])
+def test_a_few_participants_missing_a_quarter_are_not_pulled_to_the_prior(shares, lo, hi):
+    """14 participants at 15 - 50 % missing (MPIIDPEye's tracker), the noise of the default
+    split at epsilon 10 (sd 4.4 a bin): the released share (mean of the posterior centres over
+    200 noise draws) is 25 - 45 % (0.34; with the prior's sd 1.5: 0.20; with 8 bins as well:
+    0.09); with none missing, under 2 % (0.005)."""
+    rng = np.random.default_rng(7)
+    vals = logit(np.clip(np.linspace(*shares, 14), 0.001, 0.9))
+    stats = [quality_statistics({"step_counts": np.zeros(1), "step2_counts": np.zeros(1),
+                                 "missing_counts": np.array([expit(v) * 1000, 1000])})
+             for v in vals]
+    z = np.sum([st["tracker_missing"] for st in stats], axis=0)
+    got = [expit(fit_quality("tracker_missing", z + 4.4 * rng.standard_normal(z.size), 14.0,
+                             4.4)[0][0]) for _ in range(200)]
+    assert lo < np.mean(got) < hi
+
+
+def test_a_share_below_the_floor_writes_no_gap():
+    """A released centre of 0.1 % missing (a tracker losing next to nothing): the drawn shares
+    (spread 0.6 on the logit scale, 2.7 sd below the 0.5 % floor) stay under it, so at most 5
+    recordings of 200 have a gap (expected 0.7; with gaps for every share above 0.1 %, about
+    half of them); at 10 % every recording has gaps."""
+    rng = np.random.default_rng(3)
+    for centre, most in ((0.001, 5), (0.1, 200)):
+        marg = {"tracker_step": np.array([-1.0]), "tracker_smooth": np.array([-0.5]),
+                "tracker_missing": np.array([logit(centre)])}
+        n = sum(bool(np.isnan(track(np.zeros(3000), np.zeros(3000), marg, 50.0, rng)[0]).any())
+                for _ in range(200))
+        assert n <= most and (most < 200 or n == 200)
 
 
 @pytest.mark.parametrize("rho", [-0.5, 0.3, 0.7])
