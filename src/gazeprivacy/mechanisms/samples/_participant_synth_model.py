@@ -551,15 +551,16 @@ def shrink_moment(noisy_sum: np.ndarray, n_weight: float, sigma: float, prior: n
 
 def shrink_spread(noisy_sum: np.ndarray, n_weight: float, sigma: float,
                   prior: tuple[float, float] = SPREAD_LOG_SD) -> tuple[np.ndarray, float]:
-    """A spread from its two-bin measurement: the posterior mean of its log sd.
+    """A spread from its two-bin measurement: the posterior mean of its (clipped) log sd.
 
     ``v_hat`` is read as for :func:`shrink_moment` (variance ``s^2 / 2``); the public prior puts
     the sd ``t`` (box units) log-normal, ``log t ~ N(mu, kappa^2)`` (:data:`SPREAD_LOG_SD`), and
     the measurement is ``v_hat ~ N(min(t^2, SPREAD_CLIP) / SPREAD_CLIP, s^2 / 2)``. The release
     is ``exp(E[log min(t, t_c) | v_hat])``, ``t_c = sqrt(SPREAD_CLIP)`` (on a grid of log sd;
     the measurement cannot tell sds beyond the clip apart, so the prior's tail there does not
-    push the release up), as the two-bin ``(v, 1 - v)`` of its scaled second moment; the factor is ``1 - Var[log t | v_hat] / kappa^2``, the share of the
-    prior's variance the measurement removed. Reading: the error is on the log scale, where a
+    push the release up), as the two-bin ``(v, 1 - v)`` of its scaled second moment; the
+    factor is ``1 - Var[log t | v_hat] / kappa^2``, the share of the prior's variance the
+    measurement removed. Reading: the error is on the log scale, where a
     too-narrow density costs as much as a too-wide one (additive noise on ``t^2`` does not).
     Post-processing of the noisy measurement and public values
     (docs/privacy/participant-synth.md#prior).
