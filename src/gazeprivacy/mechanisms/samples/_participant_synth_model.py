@@ -551,14 +551,16 @@ def shrink_moment(noisy_sum: np.ndarray, n_weight: float, sigma: float, prior: n
 
 def shrink_spread(noisy_sum: np.ndarray, n_weight: float, sigma: float,
                   prior: tuple[float, float] = SPREAD_LOG_SD) -> tuple[np.ndarray, float]:
-    """A spread from its two-bin measurement: the posterior mean of its log sd.
+    """A spread from its two-bin measurement: the posterior mean of its (clipped) log sd.
 
     ``v_hat`` is read as for :func:`shrink_moment` (variance ``s^2 / 2``); the public prior puts
     the sd ``t`` (box units) log-normal, ``log t ~ N(mu, kappa^2)`` (:data:`SPREAD_LOG_SD`), and
     the measurement is ``v_hat ~ N(min(t^2, SPREAD_CLIP) / SPREAD_CLIP, s^2 / 2)``. The release
-    is ``exp(E[log t | v_hat])`` (on a grid of log sd), as the two-bin ``(v, 1 - v)`` of its
-    scaled second moment; the factor is ``1 - Var[log t | v_hat] / kappa^2``, the share of the
-    prior's variance the measurement removed. Reading: the error is on the log scale, where a
+    is ``exp(E[log min(t, t_c) | v_hat])``, ``t_c = sqrt(SPREAD_CLIP)`` (on a grid of log sd;
+    the measurement cannot tell sds beyond the clip apart, so the prior's tail there does not
+    push the release up), as the two-bin ``(v, 1 - v)`` of its scaled second moment; the
+    factor is ``1 - Var[log t | v_hat] / kappa^2``, the share of the prior's variance the
+    measurement removed. Reading: the error is on the log scale, where a
     too-narrow density costs as much as a too-wide one (additive noise on ``t^2`` does not).
     Post-processing of the noisy measurement and public values
     (docs/privacy/participant-synth.md#prior).
@@ -566,9 +568,9 @@ def shrink_spread(noisy_sum: np.ndarray, n_weight: float, sigma: float,
     >>> v, f = shrink_spread(np.array([0.16, 0.84]), 1.0, 1e-6)
     >>> round(math.sqrt(v[0] / 16), 3), round(f, 3)
     (0.1, 1.0)
-    >>> v, f = shrink_spread(np.array([5.0, -5.0]), 10.0, 1e6)
-    >>> round(math.sqrt(v[0] / 16), 4), round(f, 3)
-    (0.1667, 0.0)
+    >>> v, f = shrink_spread(np.array([5.0, -5.0]), 10.0, 1e6)  # no information: the
+    >>> round(math.sqrt(v[0] / 16), 4), round(f, 3)  # prior's log-mean of min(t, t_c)
+    (0.1613, 0.0)
     """
     n = max(float(n_weight), 1.0)
     z = np.asarray(noisy_sum, dtype=np.float64) / n
@@ -581,7 +583,10 @@ def shrink_spread(noisy_sum: np.ndarray, n_weight: float, sigma: float,
     post /= post.sum()
     m = float(post @ _LOG_SD_GRID)
     factor = max(0.0, 1.0 - float(post @ (_LOG_SD_GRID - m) ** 2) / kappa ** 2)
-    v_rel = min(math.exp(2.0 * m), SPREAD_CLIP) / SPREAD_CLIP
+    # the release: the posterior mean of the log of the clipped sd, the part the measurement
+    # identifies (the prior's tail beyond the clip would push it up without the data's say)
+    clipped = float(post @ np.minimum(_LOG_SD_GRID, 0.5 * math.log(SPREAD_CLIP)))
+    v_rel = min(math.exp(2.0 * clipped), SPREAD_CLIP) / SPREAD_CLIP
     return np.array([v_rel, 1.0 - v_rel]), factor
 
 
