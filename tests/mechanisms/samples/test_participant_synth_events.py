@@ -133,3 +133,35 @@ def test_the_renderers_choice_draws_as_numpys(size):
             for _ in range(5):
                 want, got = a.choice(n, size, p=p), choice(b, choice_cdf(p), size)
                 assert np.array_equal(got, want) and np.shape(got) == np.shape(want)
+
+
+def test_one_sample_saccades_give_their_true_shift_not_zero():
+    """At 30 Hz a saccade is often one sample (its start is its end): its amplitude and direction
+    are the shift from the sample before it to the one after (10 deg right, then 10 deg left),
+    not 0 and 0 rad; one after a missing sample starts at its own first (3 deg up), one at the
+    recording's end ends at its own last (3 deg up)."""
+    import polars as pl
+
+    from gazeprivacy.data.geometry import Geometry
+    from gazeprivacy.mechanisms.samples._participant_synth_model import participant_parts
+
+    geo = Geometry(x_min_deg=-20, x_max_deg=20, y_min_deg=-15, y_max_deg=15)
+    x = np.array([-5.0] * 15 + [0.0] + [5.0] * 14 + [0.0] + [-5.0] * 19)
+    y = np.array([0.0] * 45 + [3.0] + [6.0] * 2 + [6.0, 9.0])
+    x[44] = y[44] = np.nan
+    r = Recording.from_arrays(recording="r", participant="p", x=x, y=y, sampling_rate_hz=30,
+                              geometry=geo)
+    on, off = [0, 15, 16, 30, 31, 45, 46, 48], [15, 16, 30, 31, 45, 46, 48, 50]
+    names = ["fixation", "saccade"] * 3 + ["fixation", "saccade"]
+    ev = pl.DataFrame({"recording": ["r"] * 8, "name": names, "onset": on, "offset": off,
+                       "duration_s": [(b - a) / 30 for a, b in zip(on, off, strict=True)],
+                       "start_x": x[on], "start_y": y[on], "end_x": x[np.array(off) - 1],
+                       "end_y": y[np.array(off) - 1], "centroid_x": x[on],
+                       "centroid_y": y[on]})
+    bins = PublicBins(geo, (4, 3), (2, 2))
+    (parts,) = participant_parts([r], ev, [()], bins).values()
+    amp, ang = bins.amplitude_edges, bins.direction_edges
+    want_amp = np.histogram([10.0, 10.0, 3.0, 3.0], amp)[0]
+    want_dir = np.histogram([0.0, math.pi, math.pi / 2, math.pi / 2], ang)[0]
+    np.testing.assert_array_equal(parts["saccade_amplitude"], want_amp)
+    np.testing.assert_array_equal(parts["saccade_direction"], want_dir)

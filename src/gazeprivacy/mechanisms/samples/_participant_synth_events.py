@@ -17,6 +17,7 @@ moments keep every sample.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -24,7 +25,7 @@ import polars as pl
 
 from gazeprivacy.data.recording import Dataset, Recording
 
-__all__ = ["event_sample_count", "event_window", "measured_events"]
+__all__ = ["event_sample_count", "event_window", "measured_events", "saccade_shifts"]
 
 
 def event_sample_count(recording: Recording, seconds: float | None) -> int:
@@ -61,3 +62,48 @@ def measured_events(part: Dataset, detector: str, seconds: float | None) -> pl.D
     windows = Dataset(tuple(event_window(r, seconds) for r in part), name=part.name)
     # per recording (no dataset-wide check): a recording's events do not depend on its partition
     return detect_events_dataset(windows, method=detector, max_saccade_share=None)
+
+
+def saccade_shifts(recs: Sequence[Recording], events: pl.DataFrame,
+                   seconds: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each saccade's gaze shift ``(dx, dy)`` (deg): from the sample just before its onset to
+    the sample just after its offset (the saccade's own first / last sample where that
+    neighbour is missing or outside the recording's event window), saccades in the order of
+    ``events`` filtered to ``recs``' recordings.
+
+    What the renderer needs is the shift from one fixation to the next. A detector's saccade
+    runs from its first to its last *moving* sample, and at low rates that is often a single
+    sample: at 30 Hz REMoDNaV's start-to-end amplitude is 0 for over a quarter of
+    GazeGraph's saccades, and its median 0.65 deg against the adaptive detector's 7.7 deg.
+    The samples either side are the last of the fixation before and the first of the one
+    after, so their distance is the shift at any rate (GazeGraph: median 6.5 deg, no zeros);
+    at 200 Hz+ they add 5 ms or less of fixation at each end, the start-to-end distance in
+    spirit. The distance between the two intervals' centroids (:func:`fixation_intervals`)
+    would be near it (median 6.2 deg) but drifts with any pursuit inside them.
+
+    >>> r = Recording.from_arrays(recording="r", participant="p",
+    ...                           x=[0.0, 0.0, 4.0, 8.0, 8.0], y=[0.0] * 5, sampling_rate_hz=30)
+    >>> ev = pl.DataFrame({"recording": ["r"], "name": ["saccade"], "onset": [2],
+    ...                    "offset": [3]})
+    >>> saccade_shifts([r], ev, None)
+    (array([8.]), array([0.]))
+    """
+    sac = events.filter(pl.col("name") == "saccade")
+    dx, dy = [], []
+    for r in recs:
+        own = sac.filter(pl.col("recording") == r.recording)
+        if own.height == 0:
+            continue
+        n = event_sample_count(r, seconds)
+        x, y = r.x[:n], r.y[:n]
+        ok = np.isfinite(x) & np.isfinite(y)
+        on, off = own["onset"].to_numpy(), own["offset"].to_numpy()
+        before = np.maximum(on - 1, 0)
+        a = np.where((on > 0) & ok[before], before, on)
+        after = np.minimum(off, n - 1)
+        b = np.where((off < n) & ok[after], after, off - 1)
+        dx.append(x[b] - x[a])
+        dy.append(y[b] - y[a])
+    if not dx:
+        return np.zeros(0), np.zeros(0)
+    return np.concatenate(dx), np.concatenate(dy)

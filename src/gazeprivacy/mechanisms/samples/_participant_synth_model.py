@@ -38,7 +38,10 @@ from gazeprivacy.mechanisms.samples._participant_synth_centre import (
     disc_mask,
 )
 from gazeprivacy.mechanisms.samples._participant_synth_centre import TAU as CENTRE_TAU
-from gazeprivacy.mechanisms.samples._participant_synth_events import event_sample_count
+from gazeprivacy.mechanisms.samples._participant_synth_events import (
+    event_sample_count,
+    saccade_shifts,
+)
 from gazeprivacy.mechanisms.samples._participant_synth_labels import (
     CONTRAST,
     participant_contrast,
@@ -279,7 +282,6 @@ def _key_parts(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins
     out[RECORDING_SUMS] = np.array([_moment_sums(r, bins.geometry) for r in recs],
                                    dtype=np.float64).reshape(-1, 5)
     fix = events.filter(pl.col("name") == "fixation").sort("recording", "onset")
-    sac = events.filter(pl.col("name") == "saccade")
     cells = bins.cell(fix["centroid_x"].to_numpy(), fix["centroid_y"].to_numpy(),
                       bins.coarse_grid)
     out["fixation_cell"] = np.bincount(cells, minlength=nc).astype(np.float64)
@@ -288,8 +290,8 @@ def _key_parts(recs: Sequence[Recording], events: pl.DataFrame, bins: PublicBins
     out["transition"] = np.bincount(pairs, minlength=nc * nc).astype(np.float64)
     intervals = fixation_intervals(events)
     out["fixation_duration"] = _hist(intervals["duration_s"].to_numpy(), bins.duration_edges)
-    dx = (sac["end_x"] - sac["start_x"]).to_numpy()
-    dy = (sac["end_y"] - sac["start_y"]).to_numpy()
+    # the gaze shift across each saccade, one sample either side (saccade_shifts: right at 30 Hz)
+    dx, dy = saccade_shifts(recs, events, event_seconds)
     out["saccade_amplitude"] = _hist(np.hypot(dx, dy), bins.amplitude_edges)
     out["saccade_direction"] = _hist(np.arctan2(dy, dx), bins.direction_edges)
     per_rec = intervals["recording"].to_numpy()
