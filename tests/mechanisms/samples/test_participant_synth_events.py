@@ -165,3 +165,19 @@ def test_one_sample_saccades_give_their_true_shift_not_zero():
     want_dir = np.histogram([0.0, math.pi, math.pi / 2, math.pi / 2], ang)[0]
     np.testing.assert_array_equal(parts["saccade_amplitude"], want_amp)
     np.testing.assert_array_equal(parts["saccade_direction"], want_dir)
+
+
+def test_a_saccade_before_a_missing_sample_ends_at_its_own_last_sample():
+    """The sample after a saccade is missing: the shift ends at the saccade's own last sample
+    (4 deg), never at the missing one (NaN, which the histogram would drop)."""
+    import polars as pl
+
+    from gazeprivacy.mechanisms.samples._participant_synth_events import saccade_shifts
+
+    x = np.array([0.0, 0.0, 0.0, 4.0, np.nan, 8.0, 8.0])
+    y = np.where(np.isnan(x), np.nan, 0.0)
+    r = Recording.from_arrays(recording="r", participant="p", x=x, y=y, sampling_rate_hz=30)
+    ev = pl.DataFrame({"recording": ["r"], "name": ["saccade"], "onset": [3], "offset": [4]})
+    dx, dy = saccade_shifts([r], ev, None)
+    np.testing.assert_array_equal(dx, [4.0])
+    np.testing.assert_array_equal(dy, [0.0])
