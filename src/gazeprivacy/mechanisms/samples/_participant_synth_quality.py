@@ -33,8 +33,9 @@ around the released centres (the public spread), then white noise smoothed (circ
 Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
 scaled so the median step is the drawn one (when the eye signal alone steps more, its
 fixational motion is shrunk toward each fixation's chord instead, saccades intact), and gaps
-(NaN runs of log-normal length, public median 0.07 s) cover the drawn missing share (none below
-a public floor of 0.5 %).
+(NaN runs of log-normal length, public median 0.07 s; a public share 0.6 of them starting at
+the simulated saccade onsets, where real trackers lose the eye) cover the drawn missing share
+(none below a public floor of 0.5 %).
 """
 
 from __future__ import annotations
