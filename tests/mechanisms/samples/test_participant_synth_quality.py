@@ -167,3 +167,35 @@ def test_smoothed_track_noise_has_no_wider_ends():
     middle = np.nanstd(xs[:, 100:200])
     assert np.nanstd(xs[:, 0]) < 1.6 * middle
     assert np.nanstd(xs[:, -1]) < 1.6 * middle
+
+
+def test_gaps_start_at_saccade_onsets_and_keep_the_drawn_share():
+    """Real trackers lose the eye around saccades: given the simulator's event codes, about
+    ``_GAP_AT_SACCADE`` (0.6) of the gaps start on a saccade onset (measured over 20 recordings
+    of 10 s at 250 Hz: at least 0.45 of them; without the codes, at random, at most 0.1), and
+    the missing share stays the drawn one (centre 10 %, drawn with the public spread: a mean
+    about 11.5 %; measured 13.4 % with the codes, 12.6 % without: within 15 % of each other
+    and within [8 %, 15 %])."""
+    from gazeprivacy.data.simulate import EVENT_CODES, draw_traits, simulate_recording
+
+    marg = {"tracker_step": np.array([-1.0]), "tracker_smooth": np.array([-0.5]),
+            "tracker_missing": np.array([logit(0.1)])}
+    rng = np.random.default_rng(5)
+    at, miss = {True: [], False: []}, {True: [], False: []}
+    for traits in draw_traits(20, rng=rng, blink_rate_hz=0.0):
+        sim = simulate_recording(traits=traits, task="free-viewing", duration_s=10.0,
+                                 sampling_rate_hz=250, rng=rng, measurement_noise_deg=0.0,
+                                 ground_truth=True)
+        sac = np.r_[False, sim.channels["event_code"] == EVENT_CODES["saccade"]]
+        onset = sac[1:] & ~sac[:-1]
+        for given in (True, False):
+            code = sim.channels["event_code"] if given else None
+            x, _ = track(sim.x, sim.y, marg, 250.0, np.random.default_rng(len(at[given])),
+                         code=code)
+            gap = np.isnan(x)
+            starts = gap & ~np.r_[False, gap[:-1]]
+            at[given].extend(onset[starts])
+            miss[given].append(gap.mean())
+    assert np.mean(at[True]) >= 0.45 and np.mean(at[False]) <= 0.1
+    assert abs(np.mean(miss[True]) / np.mean(miss[False]) - 1.0) < 0.15
+    assert all(0.08 < np.mean(m) < 0.15 for m in miss.values())

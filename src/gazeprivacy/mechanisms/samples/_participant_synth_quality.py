@@ -33,8 +33,9 @@ around the released centres (the public spread), then white noise smoothed (circ
 Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
 scaled so the median step is the drawn one (when the eye signal alone steps more, its
 fixational motion is shrunk toward each fixation's chord instead, saccades intact), and gaps
-(NaN runs of log-normal length, public median 0.07 s) cover the drawn missing share (none below
-a public floor of 0.5 %).
+(NaN runs of log-normal length, public median 0.07 s; a public share 0.6 of them starting at
+the simulated saccade onsets, where real trackers lose the eye) cover the drawn missing share
+(none below a public floor of 0.5 %).
 """
 
 from __future__ import annotations
@@ -85,6 +86,10 @@ _GAP_MEDIAN_S, _GAP_LOG_SD = 0.07, 0.9  # public gap lengths (dropouts and blink
 #: a drawn missing share below this writes no gap: a tracker losing next to nothing (a
 #: recording of 60 s at 0.3 % holds two or three gaps, each a window a discriminator reads)
 _GAP_FLOOR = 0.005
+#: the share of gaps started at a saccade onset when the event codes are given (real trackers
+#: lose the eye around saccades: MPIIDPEye's median gaze jump across a gap 2.3 deg, 0.5 deg
+#: with gaps placed at random)
+_GAP_AT_SACCADE = 0.6
 
 
 def mask_column(share: float) -> ColumnStatus:
@@ -222,18 +227,38 @@ def _smooth(a: np.ndarray, w: float) -> np.ndarray:
     return gaussian_filter1d(a, w, axis=0, mode="wrap") if w > 0 else a
 
 
-def _gaps(share: float, n: int, rate: float, rng: np.random.Generator) -> np.ndarray:
+def _gaps(share: float, n: int, rate: float, rng: np.random.Generator,
+          code: np.ndarray | None = None) -> np.ndarray:
     """A missing-sample mask: gaps of log-normal length (public median and log sd, at least a
-    sample) alternating with valid runs (exponential) of mean ``gap (1 - share) / share``."""
+    sample) alternating with valid runs (exponential). With the event codes a public share
+    ``_GAP_AT_SACCADE`` of the gaps starts at the next saccade onset (where real trackers lose
+    the eye), the exponential runs shortened by that share of the mean wait for it, so the
+    valid runs keep their mean ``gap (1 - share) / share``."""
     mask = np.zeros(n, dtype=bool)
     mean_gap = _GAP_MEDIAN_S * rate * math.exp(_GAP_LOG_SD ** 2 / 2.0)
     valid = max(mean_gap * (1.0 - share) / share, 1.0)
+    onsets = _onsets(code) if code is not None else np.zeros(0, dtype=np.int64)
+    snap, wait = 0.0, 0.0
+    if onsets.size:  # the mean wait from a sample to the next onset (samples past the last: 0)
+        ahead = onsets[np.minimum(np.searchsorted(onsets, np.arange(n)), onsets.size - 1)]
+        wait = float(np.maximum(ahead - np.arange(n), 0).mean())
+        snap = min(_GAP_AT_SACCADE, max(valid - 1.0, 0.0) / max(wait, 1e-12))
+        valid = max(valid - snap * wait, 1.0)
     i = rng.exponential(valid)
     while i < n:
+        if snap > 0.0 and rng.random() < snap:
+            k = int(np.searchsorted(onsets, math.ceil(i)))
+            i = float(onsets[k]) if k < onsets.size else i
         length = max(1, round(_GAP_MEDIAN_S * rate * math.exp(_GAP_LOG_SD * rng.normal())))
         mask[int(i):int(i) + length] = True
         i += length + rng.exponential(valid)
     return mask
+
+
+def _onsets(code: np.ndarray) -> np.ndarray:
+    """The first sample of each saccade run in the simulator's event codes."""
+    sac = np.r_[False, np.asarray(code) == EVENT_CODES["saccade"]]
+    return np.flatnonzero(sac[1:] & ~sac[:-1])
 
 
 def _fixational(eye: np.ndarray, code: np.ndarray) -> np.ndarray:
@@ -291,5 +316,5 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     xy = eye + a * unit
     share = float(expit(vals["tracker_missing"]))
     if share >= _GAP_FLOOR:
-        xy[_gaps(share, xy.shape[0], sampling_rate_hz, rng)] = np.nan
+        xy[_gaps(share, xy.shape[0], sampling_rate_hz, rng, code)] = np.nan
     return xy[:, 0], xy[:, 1]
