@@ -311,3 +311,36 @@ def test_frontier_line_of_a_winner_without_its_paired_numbers():
                                   "n_seeds": 3, "test": "paired"})
     assert ("0.1 against baseline-b 0.2, the baseline it is least ahead of by the paired test; "
             "paired difference -0.1 +- 0.01 over 3 seed(s)") in full
+
+
+def test_refused_shows_only_where_the_release_was_refused_on_every_seed():
+    import importlib.util
+    from pathlib import Path
+
+    from gazeprivacy.report.tables import pivot_tables
+
+    base = [0.30, 0.50, 0.40]
+    t = _frontier_table([b + 0.1 for b in base], base)
+    kind, evaluation, metric = verdict.REFUSED
+    t = pl.concat([t, _table(
+        # refused on seed 0; seeds 1, 2 released with a density but no discriminator
+        [r for r in _rows("part", kind, evaluation, metric, [1.0] * 3) if r["seed"] == 0],
+        [r for r in _rows("part", "fidelity", "frontier:density", "density_error", [0.5] * 3)
+         if r["seed"] != 0],
+        _rows("all", kind, evaluation, metric, [1.0] * 3),
+        _rows("m", "realism", "realism:discriminator", "discriminator_auc", [0.7] * 3))])
+    path = Path(__file__).resolve().parents[2] / "scripts" / "frontier_table.py"
+    spec = importlib.util.spec_from_file_location("frontier_table_partial", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    lines = mod.table(t, "d")
+    [part] = [x for x in lines if x.startswith("| part")]
+    [every] = [x for x in lines if x.startswith("| all")]
+    assert "refused" not in part.split("|", 2)[2] and "| n/a |" in part
+    cells = [c.strip() for c in every.split("|")[1:-1]]  # release, setting, epsilon, metrics
+    assert cells[3:] and set(cells[3:]) == {"refused"}
+    html = pivot_tables(t)
+    row = html[html.index("<th>part<br>"):].split("</tr>")[0]
+    assert "refused on seed(s) 0" in row and ">refused</td>" not in row
+    row = html[html.index("<th>all<br>"):].split("</tr>")[0]
+    assert ">refused</td>" in row
