@@ -74,7 +74,9 @@ def _cell(sub: pl.DataFrame, key: str, metric: str) -> str:
     rows = sub.filter(pl.col("evaluation").map_elements(lambda e: _match(e, key),
                                                           return_dtype=pl.Boolean)
                       & (pl.col("metric") == metric))
-    missing = "refused" if sub.filter(is_refused()).height else "n/a"
+    # "refused" only for a release refused on every seed (else the metric is n/a for another reason)
+    missing = ("refused" if sub.filter(is_refused()).height and not sub.filter(~is_refused()).height
+               else "n/a")
     if rows.height == 0:
         return missing
     v = rows["value"].drop_nans().drop_nulls()

@@ -102,3 +102,47 @@ def test_the_refusals_of_the_mechanisms_are_release_refused_errors():
     with pytest.raises(ReleaseRefusedError, match="refuses to release"):
         require_plausible(EventPlausibility("ivt", 0.61, 10, 9), accept=False, what="m")
     assert issubclass(ReleaseRefusedError, InvalidDataError)  # callers catching it still do
+
+
+def test_reproduce_runs_keep_every_roles_refusals(tmp_path, tiny, monkeypatch):
+    from gazeprivacy.experiments.reproduce import _runs
+
+    def run(cfg, out, *, datasets, progress, featurizer):  # the fake mechanisms and features
+        return run_experiment(cfg, out, registry=_registry(), datasets=datasets,
+                              featurizer=fake_featurizer, workers=1, progress=progress)
+
+    monkeypatch.setattr(_runs, "run_experiment", run)
+    raw = {"name": "t", "seeds": [0], "attacks": [
+        {"kind": "reidentification", "classifier": "knn", "n_splits": 2}]}
+    configs = {role: {**raw, "datasets": [{"name": name, "source": "injected"}],
+                      "mechanisms": [{"name": "fake-refuser", "grid": {"epsilon": [0.5]}}]}
+               for role, name in (("a", "tiny"), ("b", "tiny2"))}
+    datasets = {"a": tiny, "b": dataclasses.replace(tiny, name="tiny2")}
+    _runs.run_roles(configs, datasets, tmp_path, name="t", progress=False)
+    refusals = json.loads((tmp_path / "refusals.json").read_text())
+    assert sorted(r["dataset"] for r in refusals) == ["tiny", "tiny2"]
+
+
+def test_reproduce_cli_prints_the_refusals(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from gazeprivacy.cli.app import app
+    from gazeprivacy.experiments.reproduce import seed000
+
+    def fake(out, **kw):
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "refusals.json").write_text(json.dumps([{
+            "dataset": "doves", "mechanism": "m", "parameters": {"k": 2}, "epsilon": 1.0,
+            "seed": 0, "reason": "m refuses to release: too few people"}]))
+        table = out / "t.md"
+        table.write_text("| table |\n")
+        return dataclasses.make_dataclass("R", ["tables", "figure", "report"])(
+            {k: table for k in ("fig2", "table2", "table4")}, table, table)
+
+    monkeypatch.setattr(seed000, "reproduce_seed000", fake)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["reproduce", "ren-2025-dpgazesynth", "--out", str(out),
+                                   "--quick", "--data-dir", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert ('refused: doves / m {"k": 2} on seed(s) 0: m refuses to release: too few people'
+            in res.output)

@@ -251,7 +251,8 @@ def test_a_refused_release_is_named_in_the_frontier_and_its_table():
     base = [0.30, 0.50, 0.40]
     t = _frontier_table([b + 0.1 for b in base], base)  # m: worse, nothing wins
     kind, evaluation, metric = verdict.REFUSED
-    refused = _rows("pd", kind, evaluation, metric, [1.0, 1.0, 1.0], params='{"k": 2}')
+    refused = [{**r, "epsilon": 2.0}  # refused everywhere: a candidate by its epsilon
+               for r in _rows("pd", kind, evaluation, metric, [1.0, 1.0, 1.0], params='{"k": 2}')]
     t = pl.concat([t, _table([r for r in refused if r["seed"] != 1])])
     row = verdict.frontier(t).row(0, named=True)
     assert row["verdict"] == "none" and row["refused"] == 'pd {"k": 2} (seed(s) 0, 2)'
@@ -259,7 +260,7 @@ def test_a_refused_release_is_named_in_the_frontier_and_its_table():
             in verdict.frontier_line(row))
     [rec] = verdict.frontier_record(t)
     assert rec["refused_releases"] == [{"mechanism": "pd", "parameters": '{"k": 2}',
-                                        "epsilon": None, "seeds": [0, 2]}]
+                                        "epsilon": 2.0, "seeds": [0, 2]}]
     assert verdict.frontier(_frontier_table(base, base)).row(0, named=True)["refused"] == ""
     path = Path(__file__).resolve().parents[2] / "scripts" / "frontier_table.py"
     spec = importlib.util.spec_from_file_location("frontier_table_refused", path)
@@ -267,3 +268,79 @@ def test_a_refused_release_is_named_in_the_frontier_and_its_table():
     spec.loader.exec_module(mod)
     [line] = [x for x in mod.table(t, "d") if x.startswith("| pd")]
     assert line.startswith("| pd (refused on seed(s) 0, 2) |") and "| refused |" in line
+
+
+def test_the_frontier_names_only_refused_candidates():
+    base = [0.30, 0.50, 0.40]
+    t = _frontier_table([b + 0.1 for b in base], base)
+    kind, evaluation, metric = verdict.REFUSED
+
+    def refused_on(mech, seeds, eps):
+        return [{**r, "epsilon": eps} for r in _rows(mech, kind, evaluation, metric, [1.0] * 3)
+                if r["seed"] in seeds]
+
+    def bound(mech, seeds, eps):
+        return [r for r in _rows(mech, "privacy", "guarantee", "participant_epsilon", [eps] * 3)
+                if r["seed"] in seeds]
+
+    t = pl.concat([t, _table(
+        refused_on("nodp", [0, 1, 2], None),  # no DP claim: never a candidate
+        refused_on("everywhere-big", [0, 1, 2], 50.0),  # above the cap by its parameter
+        refused_on("big", [0], 50.0), bound("big", [1, 2], 50.0),  # above the cap by its bound
+        refused_on("cand", [0], 3.0), bound("cand", [1, 2], 3.0),
+        refused_on("cand-everywhere", [0, 1, 2], 5.0))])
+    row = verdict.frontier(t, max_participant_epsilon=10.0).row(0, named=True)
+    assert row["refused"] == "cand {} (seed(s) 0); cand-everywhere {} (seed(s) 0, 1, 2)"
+    # all refused releases stay in frontier.json
+    [rec] = verdict.frontier_record(t)
+    assert {r["mechanism"] for r in rec["refused_releases"]} == {
+        "nodp", "everywhere-big", "big", "cand", "cand-everywhere"}
+
+
+def test_frontier_line_of_a_winner_without_its_paired_numbers():
+    row = {"dataset": "d", "verdict": "m", "max_participant_epsilon": 10.0,
+           "participant_epsilon": 3.0, "density_error": 0.1, "paired_baseline": "baseline-b",
+           "paired_baseline_density_error": None, "paired_difference": None,
+           "paired_difference_se": None, "n_seeds": None}
+    line = verdict.frontier_line(row)
+    assert line.startswith("d: m at epsilon 3 per participant beats every data-free baseline")
+    assert "against baseline-b, the baseline it is least ahead of" in line
+    assert "difference" not in line
+    full = verdict.frontier_line({**row, "paired_baseline_density_error": 0.2,
+                                  "paired_difference": -0.1, "paired_difference_se": 0.01,
+                                  "n_seeds": 3, "test": "paired"})
+    assert ("0.1 against baseline-b 0.2, the baseline it is least ahead of by the paired test; "
+            "paired difference -0.1 +- 0.01 over 3 seed(s)") in full
+
+
+def test_refused_shows_only_where_the_release_was_refused_on_every_seed():
+    import importlib.util
+    from pathlib import Path
+
+    from gazeprivacy.report.tables import pivot_tables
+
+    base = [0.30, 0.50, 0.40]
+    t = _frontier_table([b + 0.1 for b in base], base)
+    kind, evaluation, metric = verdict.REFUSED
+    t = pl.concat([t, _table(
+        # refused on seed 0; seeds 1, 2 released with a density but no discriminator
+        [r for r in _rows("part", kind, evaluation, metric, [1.0] * 3) if r["seed"] == 0],
+        [r for r in _rows("part", "fidelity", "frontier:density", "density_error", [0.5] * 3)
+         if r["seed"] != 0],
+        _rows("all", kind, evaluation, metric, [1.0] * 3),
+        _rows("m", "realism", "realism:discriminator", "discriminator_auc", [0.7] * 3))])
+    path = Path(__file__).resolve().parents[2] / "scripts" / "frontier_table.py"
+    spec = importlib.util.spec_from_file_location("frontier_table_partial", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    lines = mod.table(t, "d")
+    [part] = [x for x in lines if x.startswith("| part")]
+    [every] = [x for x in lines if x.startswith("| all")]
+    assert "refused" not in part.split("|", 2)[2] and "| n/a |" in part
+    cells = [c.strip() for c in every.split("|")[1:-1]]  # release, setting, epsilon, metrics
+    assert cells[3:] and set(cells[3:]) == {"refused"}
+    html = pivot_tables(t)
+    row = html[html.index("<th>part<br>"):].split("</tr>")[0]
+    assert "refused on seed(s) 0" in row and ">refused</td>" not in row
+    row = html[html.index("<th>all<br>"):].split("</tr>")[0]
+    assert ">refused</td>" in row

@@ -51,6 +51,19 @@ def _resumable(out: Path, data_dir: Path | None, overwrite: bool) -> None:
                           "--overwrite to resume")
 
 
+def _say_refusals(out: Path) -> None:
+    """One line per release a mechanism refused (``out/refusals.json``, written by the
+    reproductions that run the evaluation grid), as ``gazeprivacy evaluate`` prints them: with
+    ``--quick`` the progress is off and a refusal would otherwise be silent."""
+    import json
+
+    from gazeprivacy.cli.evaluate import refusal_lines
+
+    path = out / "refusals.json"
+    for line in refusal_lines(json.loads(path.read_text()) if path.is_file() else []):
+        say(line)
+
+
 def _default_data_dir() -> Path:
     import os
 
@@ -87,6 +100,7 @@ def seed000(
     console = out_console()
     for key in ("fig2", "table2", "table4"):
         console.print(res.tables[key].read_text(), markup=False)
+    _say_refusals(out)
     say(f"tables (seed000_*.md), figure {res.figure.name} and report {res.report} in {out}")
 
 
@@ -123,6 +137,7 @@ def seed001(
                             rng=make_rng(seed), settings=settings, simulate=simulate,
                             progress=progress_wanted(not (quick or simulate)))
     out_console().print(res.tables["utility"].read_text(), markup=False)
+    _say_refusals(out)
     say(f"tables (seed001_*.md), figures and report {res.report} in {out}")
 
 

@@ -11,7 +11,8 @@ the evaluation's own standard error (``<metric>_se``). Cells that beat the best 
 baseline by 2 standard errors are green, cells that do not are red
 (:func:`gazeprivacy.report.verdict.baseline_comparison`); the strongest attack of a release is
 bold. A release its mechanism refused (:data:`gazeprivacy.report.verdict.REFUSED`) keeps its
-row: "refused" in every cell without a value, and the seeds it was refused on under its name.
+row: the seeds it was refused on under its name and, refused on every seed, "refused" in every
+cell (refused on some seeds only, a cell without a value lacks it for another reason: empty).
 """
 
 from __future__ import annotations
@@ -136,7 +137,8 @@ def _header(columns: Sequence[tuple[str, str, str]], folded: Mapping[tuple[str, 
 def _pivot_one(keys: Sequence[tuple[str, str, str]], columns: Sequence[tuple[str, str, str]],
                stats: Mapping[tuple[str, ...], tuple[float, float | None]],
                marks: Mapping[tuple[str, ...], str], header: str,
-               refused: Mapping[tuple[str, ...], list[int]]) -> str:
+               refused: Mapping[tuple[str, ...], list[int]],
+               released: set[tuple[str, ...]]) -> str:
     body = []
     for key in keys:
         cells = []
@@ -145,7 +147,7 @@ def _pivot_one(keys: Sequence[tuple[str, str, str]], columns: Sequence[tuple[str
             cls = marks.get((*key, *col), "")
             text = fmt(mean) + (f"<span class='spread'> &plusmn;{fmt(spread)}</span>"
                                 if spread is not None and mean is not None else "")
-            if mean is None and key in refused:
+            if mean is None and key in refused and key not in released:
                 text, cls = "refused", "flag"
             cells.append(f"<td class='{cls}'>{text}</td>" if cls else f"<td>{text}</td>")
         params = ", ".join(f"{k}={v}" for k, v in json.loads(key[2]).items())
@@ -169,6 +171,7 @@ def pivot_tables(results: pl.DataFrame) -> str:
     every = results
     results = results.filter(~is_refused())
     stats, marks = _cell_stats(results), _marks(results)
+    released = {tuple(r) for r in results.select(_KEYS).unique().rows()}  # on some seed
     out = []
     for ds in every["dataset"].unique(maintain_order=True).to_list():
         keys = sorted({tuple(r) for r in every.filter(pl.col("dataset") == ds)
@@ -178,7 +181,7 @@ def pivot_tables(results: pl.DataFrame) -> str:
                          key=lambda c: (_KIND_ORDER.get(c[0], 3), c[0], c[1], c[2]))
         columns, folded = _fold_constants(sel, columns)
         out.append(f"<h3>{html.escape(ds)}</h3>" + "".join(
-            _pivot_one(keys, part, stats, marks, _header(part, folded), refused)
+            _pivot_one(keys, part, stats, marks, _header(part, folded), refused, released)
             for part in _chunks(columns)))
     return "".join(out)
 

@@ -98,6 +98,21 @@ def refused_releases(results: pl.DataFrame) -> pl.DataFrame:
             .sort(*_CELL).select(list(schema)))
 
 
+def _refused_candidates(results: pl.DataFrame, cap: float) -> pl.DataFrame:
+    """The :func:`refused_releases` that would be frontier candidates (:func:`frontier`'s
+    ``refused``): not baselines; a per-participant bound of their released seeds at most
+    ``cap``, or, refused on every seed, an epsilon parameter at most ``cap``."""
+    refused = refused_releases(results).filter(
+        ~pl.col("mechanism").str.starts_with(BASELINE_PREFIX))
+    released = results.filter(~is_refused()).select(*_CELL).unique().with_columns(
+        pl.lit(True).alias("released"))
+    joined = (refused.join(_bounds(results), on=_CELL, how="left")
+              .join(released, on=_CELL, how="left"))
+    keep = (pl.col("participant_epsilon") <= cap) | (
+        pl.col("released").is_null() & (pl.col("epsilon") <= cap))
+    return joined.filter(keep.fill_null(False)).select(refused.columns)
+
+
 def _refused_text(refused: pl.DataFrame) -> str:
     """The refused releases of one dataset in a phrase ("" when none)."""
     return "; ".join(f"{r['mechanism']} {r['parameters']} (seed(s) {_seeds_text(r['seeds'])})"
@@ -366,11 +381,12 @@ def frontier(results: pl.DataFrame, *, max_participant_epsilon: float = 10.0,
     ahead of (the paired test is hardest against it; not always the best by mean):
     ``paired_baseline``, ``paired_baseline_density_error`` (its mean over its seeds),
     ``paired_difference`` (release - baseline, mean over seeds), ``paired_difference_se``;
-    ``refused``: the releases their mechanism refused on some seed (:func:`refused_releases`;
-    not compared on those seeds, "" when none).
+    ``refused``: the candidates their mechanism refused on some seed (:func:`refused_releases`;
+    not compared on those seeds, "" when none): a refused release whose other seeds state a
+    per-participant bound within ``max_participant_epsilon``, or, refused on every seed, whose
+    parameters' epsilon is within it (releases with no such bound are never candidates).
     """
-    refused = refused_releases(results).filter(
-        ~pl.col("mechanism").str.starts_with(BASELINE_PREFIX))
+    refused = _refused_candidates(results, max_participant_epsilon)
     cmp = baseline_comparison(results)
     head = cmp.filter((pl.col("evaluation") == evaluation) & (pl.col("metric") == metric))
     base_mean = {(r["dataset"], r["mechanism"]): r["mean"] for r in _group_stats(results).filter(
@@ -483,11 +499,15 @@ def frontier_line(row: dict) -> str:
         return (f"{row['dataset']}: no release is both bounded per participant ({cap}) and "
                 f"better than every data-free baseline{base}{few}{missing}")
     # one baseline named throughout: the binding one (the paired test is hardest against it)
-    against = (f"{row['density_error']:.3g} against {row['paired_baseline']} "
-               f"{row['paired_baseline_density_error']:.3g}, the baseline it is least ahead "
-               f"of by the paired test; {row.get('test', 'paired')} difference "
-               f"{row['paired_difference']:+.3g} +- {row['paired_difference_se']:.2g} over "
-               f"{row['n_seeds']} seed(s)")
+    base_err = row.get("paired_baseline_density_error")
+    against = (f"{row['density_error']:.3g} against {row['paired_baseline']}"
+               + ("" if base_err is None else f" {base_err:.3g}")
+               + ", the baseline it is least ahead of by the paired test")
+    if row.get("paired_difference") is not None:  # a row built by hand may lack the pairing
+        se = row.get("paired_difference_se")
+        against += (f"; {row.get('test', 'paired')} difference {row['paired_difference']:+.3g}"
+                    + ("" if se is None else f" +- {se:.2g}")
+                    + f" over {row.get('n_seeds')} seed(s)")
     return (f"{row['dataset']}: {row['verdict']} at epsilon {row['participant_epsilon']:g} per "
             f"participant beats every data-free baseline on density error "
             f"({against}){missing}")

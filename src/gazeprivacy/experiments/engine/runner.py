@@ -27,7 +27,12 @@ from gazeprivacy.data.partitioned import PartitionedDataset
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError, ReleaseRefusedError
 from gazeprivacy.experiments.baselines import BASELINES, is_baseline
-from gazeprivacy.experiments.config import ConfigError, DatasetConfig, ExperimentConfig
+from gazeprivacy.experiments.config import (
+    ConfigError,
+    DatasetConfig,
+    ExperimentConfig,
+    canonical_json,
+)
 from gazeprivacy.experiments.engine.cells import (
     RESULT_SCHEMA,
     Cell,
@@ -167,19 +172,26 @@ def _run_population_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     release, mode = protected.dataset, protected.mode
     spec = ctx.registry[cell.mechanism]
     params = _build_params(spec, cell)
+    fit_refusals: list[dict[str, Any]] = []
 
     def protect_fit(fit: Dataset) -> Dataset:  # the same mechanism on the training part
         with warnings.catch_warnings():  # already noted from the release of the whole input
             warnings.simplefilter("ignore")
-            return spec.protect(fit, params, rng=_named_stream(protect_rng, "membership-fit"),
-                                progress=False).output
+            try:
+                return spec.protect(fit, params, rng=_named_stream(protect_rng, "membership-fit"),
+                                    progress=False).output
+            except ReleaseRefusedError as exc:  # the attack is skipped (noted); recorded too
+                fit_refusals.append({"fold": "membership split", "reason": (
+                    f"the membership attack's training part was refused: {_one_line(exc)}")})
+                raise
 
     rows = _rows(cell, mode, "privacy", MEMBERSHIP, membership_rows(
         raw, _named_stream(attack_rng, "membership-split"), protect_fit, notes))
     if "density_error" in ctx.config.fidelity:
         rows += _rows(cell, mode, "fidelity", "fidelity", density_rows(raw, release, notes))
     rows += _realism_rows(cell, ctx, raw, release, mode, attack_rng, notes, synthetic=True)
-    return _write_cell(cell, ctx, rows, population_preview(raw, release), protected, notes, t0)
+    return _write_cell(cell, ctx, rows, population_preview(raw, release), protected, notes, t0,
+                       fold_refusals=fit_refusals)
 
 
 def _write_refused(cell: Cell, ctx: _Context, exc: ReleaseRefusedError, notes: list[str],
@@ -191,14 +203,22 @@ def _write_refused(cell: Cell, ctx: _Context, exc: ReleaseRefusedError, notes: l
     kind, evaluation, metric = REFUSED
     rows = _rows(cell, "refused", kind, evaluation, {metric: 1.0})
     return _write_cell(cell, ctx, rows, {}, _Protected(mode="refused"), notes, t0,
-                       refused=str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+                       refused=_one_line(exc))
+
+
+def _one_line(exc: Exception) -> str:
+    """The first line of an error's message (its type's name when it has none)."""
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def _write_cell(cell: Cell, ctx: _Context, rows: list[dict[str, Any]],
                 preview: dict[str, np.ndarray], protected: _Protected, notes: list[str],
-                t0: float, *, refused: str | None = None) -> dict[str, Any]:
+                t0: float, *, refused: str | None = None,
+                fold_refusals: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Write a cell's rows, preview and meta (meta last: it marks the cell done); ``refused``:
-    the reason a refused release gives (the meta's ``refused``)."""
+    the reason a refused release gives (the meta's ``refused``); ``fold_refusals``: the
+    membership folds (or split) whose smaller training part the mechanism refused, each
+    ``{"fold", "reason"}`` (the meta's ``fold_refusals``)."""
     table = pl.DataFrame(rows, schema=RESULT_SCHEMA) if rows else pl.DataFrame(
         schema=RESULT_SCHEMA)
     cells = Path(ctx.out_dir) / "cells"
@@ -211,6 +231,8 @@ def _write_cell(cell: Cell, ctx: _Context, rows: list[dict[str, Any]],
             "seconds": round(time.perf_counter() - t0, 3)}
     if refused is not None:
         meta["refused"] = refused
+    if fold_refusals:
+        meta["fold_refusals"] = fold_refusals
     _atomic(cells / f"{cell.key}.json",
             lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
     return meta
@@ -225,6 +247,7 @@ def _run_frontier_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     cfg = ctx.config.frontier
     raw = first_seconds(ctx.datasets[cell.dataset], cfg.max_duration_s)
     attack_rng, protect_rng = _streams(cell, ctx.n_combos)
+    _remove_old_folds(cell, ctx)
     split = frontier_split(raw, rng=_named_stream(attack_rng, "frontier-split"),
                            holdout_fraction=cfg.holdout_fraction,
                            probe_fraction=cfg.probe_fraction, probes=cfg.probes)
@@ -250,33 +273,56 @@ def _run_frontier_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
         metrics["guarantee"] = ("privacy", bound)
     rows = [row for ev, (kind, m) in metrics.items()
             for row in _rows(cell, protected.mode, kind, ev, m)]
-    _membership_folds(cell, ctx, raw, attack_rng, protect_rng, notes, attribute_of)
+    fold_refusals = _membership_folds(cell, ctx, raw, attack_rng, protect_rng, notes,
+                                      attribute_of)
     return _write_cell(cell, ctx, rows, frontier_preview(split.held, release), protected, notes,
-                       t0)
+                       t0, fold_refusals=fold_refusals)
+
+
+def _remove_old_folds(cell: Cell, ctx: _Context) -> None:
+    """Remove the cell's fold files an earlier run left (``membership/<cell>.parquet``,
+    ``attribute/<cell>.parquet``): the cell key holds no data fingerprint, so a cell computed
+    again (changed data, or now refused or without folds) must not pool the old ones. These
+    are the run's own outputs; each removal is said on stderr."""
+    for folder in ("membership", "attribute"):
+        path = Path(ctx.out_dir) / folder / f"{cell.key}.parquet"
+        if path.is_file():
+            path.unlink()
+            print(f"removed {path} (pooled-game fold rows of an earlier run of this cell, "
+                  "computed again now)", file=sys.stderr)
 
 
 def _membership_folds(cell: Cell, ctx: _Context, raw: Dataset, attack_rng: np.random.Generator,
                       protect_rng: np.random.Generator, notes: list[str],
-                      attribute_of: Mapping[str, Mapping[str, str]]) -> None:
+                      attribute_of: Mapping[str, Mapping[str, str]]) -> list[dict[str, Any]]:
     """The pooled membership game (:mod:`gazeprivacy.experiments.frontier_membership`): the
     cell's release regenerated on each fold of its seed, every candidate's score written to
     ``membership/<cell>.parquet``; the attribute attacks on the same fold releases (generated
     once for both), every candidate's answer written to ``attribute/<cell>.parquet`` (nothing
-    when the config asks no folds)."""
+    when the config asks no folds). A fold whose smaller training part the mechanism refuses
+    (:class:`~gazeprivacy.exceptions.ReleaseRefusedError`) is left out, noted and returned
+    (``{"fold", "reason"}``); the other folds are kept."""
     cfg = ctx.config.frontier
     kinds = {a.kind for a in ctx.config.attacks}
     attrs = {a: v for a, v in attribute_of.items() if "attribute" in kinds}
     if not cfg.membership_folds or not ("membership" in kinds or attrs):
-        return
-    parts, guesses, fold_notes = [], [], []
+        return []
+    parts, guesses, fold_notes, refused = [], [], [], []
     try:
         folds = membership_folds(raw, rng=_named_stream(attack_rng, "membership-folds"),
                                  n_folds=cfg.membership_folds, probe_fraction=cfg.probe_fraction,
                                  probes=cfg.membership_probes)
         for k, fold in enumerate(folds):
-            prot = _protect_cell(cell, ctx, fold.fit,
-                                 _named_stream(protect_rng, f"membership-fold-{k}"), fold_notes,
-                                 events=False)
+            try:
+                prot = _protect_cell(cell, ctx, fold.fit,
+                                     _named_stream(protect_rng, f"membership-fold-{k}"),
+                                     fold_notes, events=False)
+            except ReleaseRefusedError as exc:  # this fold only; the verdicts pool the others
+                refused.append({"fold": k, "reason": f"pooled-game fold {k} (its smaller "
+                                f"training part) was refused: {_one_line(exc)}"})
+                notes.append(f"pooled membership/attribute folds: fold {k} refused and left "
+                             f"out: {_one_line(exc)}")
+                continue
             release = fold.fit if prot.dataset is None else prot.dataset
             if "membership" in kinds:
                 parts.append(fold_scores(fold, release, fold=k, window_s=cfg.window_s))
@@ -287,12 +333,13 @@ def _membership_folds(cell: Cell, ctx: _Context, raw: Dataset, attack_rng: np.ra
                         rng=_named_stream(attack_rng, f"attribute-fold-{k}-{name}")))
                 except InvalidDataError as exc:
                     notes.append(f"pooled {name} attribute folds: fold {k} skipped: {exc}")
-    except InvalidDataError as exc:
+    except InvalidDataError as exc:  # e.g. too few participants for the folds
         notes.append(f"pooled membership folds skipped: {exc}")
-        return
+        return refused
     for folder, tables in (("membership", parts), ("attribute", guesses)):
         if tables:
             _write_folds(cell, ctx, folder, pl.concat(tables))
+    return refused
 
 
 def _write_folds(cell: Cell, ctx: _Context, folder: str, table: pl.DataFrame) -> None:
@@ -560,6 +607,9 @@ def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
             refusals.append({"dataset": c.dataset, "mechanism": c.label,
                              "parameters": dict(c.parameters), "epsilon": c.epsilon,
                              "seed": c.seed, "reason": meta["refused"]})
+        refusals += [{"dataset": c.dataset, "mechanism": c.label,
+                      "parameters": dict(c.parameters), "epsilon": c.epsilon, "seed": c.seed,
+                      **r} for r in meta.get("fold_refusals", [])]
         if meta["guarantee"] is not None:
             guarantees.append({"key": c.key, "dataset": c.dataset, "mechanism": c.label,
                                "parameters": dict(c.parameters), "seed": c.seed,
@@ -575,15 +625,27 @@ def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
             frontier_record(results), indent=2, default=str))
     scores = read_membership_scores(out, [c.key for c in cells])
     if config.frontier is not None and scores.height:  # the bootstrap's seed is fixed: 0
-        (out / "membership.json").write_text(json.dumps(pooled_membership(
-            scores, rng=np.random.default_rng(0)).to_dicts(), indent=2, default=str))
+        (out / "membership.json").write_text(json.dumps(_with_refused_folds(pooled_membership(
+            scores, rng=np.random.default_rng(0)).to_dicts(), refusals), indent=2, default=str))
     guesses = read_attribute_guesses(out, [c.key for c in cells])
     if config.frontier is not None and guesses.height:  # the same fixed bootstrap seed
-        (out / "attribute.json").write_text(json.dumps(pooled_attribute(
-            guesses, rng=np.random.default_rng(0)).to_dicts(), indent=2, default=str))
+        (out / "attribute.json").write_text(json.dumps(_with_refused_folds(pooled_attribute(
+            guesses, rng=np.random.default_rng(0)).to_dicts(), refusals), indent=2, default=str))
     (out / "run.json").write_text(json.dumps(
         {"name": config.name, "cells": [c.key for c in cells], "notes": notes}, indent=2))
     return results, guarantees, notes, refusals
+
+
+def _with_refused_folds(rows: list[dict[str, Any]], refusals: list[dict[str, Any]]
+                        ) -> list[dict[str, Any]]:
+    """Each pooled verdict row with ``refused_folds``: the ``seed S fold K`` its release's
+    mechanism refused (those games are not in the pool; empty when none)."""
+    for row in rows:
+        row["refused_folds"] = [
+            f"seed {r['seed']} fold {r['fold']}" for r in refusals
+            if "fold" in r and (r["dataset"], r["mechanism"], canonical_json(r["parameters"]))
+            == (row.get("dataset"), row.get("mechanism"), row.get("parameters"))]
+    return rows
 
 
 def _check_streamable(cells: list[Cell], streamed: Mapping[str, PartitionedDataset],

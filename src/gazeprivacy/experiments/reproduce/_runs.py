@@ -25,25 +25,28 @@ __all__ = ["conform", "embed_png", "html_table", "markdown_html", "markdown_tabl
 def run_roles(configs: Mapping[str, dict[str, Any]], datasets: Mapping[str, Dataset],
               out: Path, *, name: str, progress: bool) -> pl.DataFrame:
     """Run ``configs[role]`` on ``datasets[role]`` for every role, sharing ``out`` (its cell
-    cache), then write the merged ``results.parquet``, ``guarantees.json``, ``run.json`` and
-    ``data_summary.json`` of all roles; return the merged results.
+    cache), then write the merged ``results.parquet``, ``guarantees.json``, ``refusals.json``
+    (the releases any role's mechanism refused), ``run.json`` and ``data_summary.json`` of all
+    roles; return the merged results.
 
     The event features are the papers' I-VT ones, passed explicitly
     (:func:`~gazeprivacy.experiments.featurize.ivt_event_features_of`), so the reproductions do not
     follow a change of the runner's default featurizer."""
-    parts, guarantees, cells, notes, summaries = [], [], [], [], {}
+    parts, guarantees, refusals, cells, notes, summaries = [], [], [], [], [], {}
     for role, raw in configs.items():
         ds = datasets[role]
         res = run_experiment(parse_config(raw), out, datasets={ds.name: ds}, progress=progress,
                              featurizer=ivt_event_features_of)
         parts.append(res.results)
         guarantees += res.guarantees
+        refusals += res.refusals  # each role's run rewrites refusals.json with its own
         notes += res.notes
         cells += json.loads((out / "run.json").read_text())["cells"]
         summaries.update(json.loads((out / "data_summary.json").read_text()))
     results = pl.concat(parts, how="vertical")
     results.write_parquet(out / "results.parquet")
     (out / "guarantees.json").write_text(json.dumps(guarantees, indent=2, default=str))
+    (out / "refusals.json").write_text(json.dumps(refusals, indent=2, default=str))
     (out / "run.json").write_text(json.dumps({"name": name, "cells": cells, "notes": notes},
                                              indent=2))
     (out / "data_summary.json").write_text(json.dumps(summaries, indent=2))
