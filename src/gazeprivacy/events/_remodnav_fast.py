@@ -423,6 +423,27 @@ def _capped(v: np.ndarray, max_vel: float) -> np.ndarray:
     return out[np.maximum.accumulate(np.where(keep, np.arange(out.shape[0]), 0))]
 
 
+def _median_reflect(a: np.ndarray, size: int, median_filter: Any) -> np.ndarray:
+    """SciPy's ``median_filter(a, size)`` (mode ``reflect``), also on segments shorter than
+    the window. There SciPy 1.17 reads past the samples, strided or contiguous (a 2-sample
+    segment with a window of 6 gave different medians from run to run, in CI), so a short
+    segment is padded by repeated reflection here (NumPy's ``symmetric``, SciPy's ``reflect``)
+    and its window medians taken directly; written out because no library call is safe there.
+
+    >>> x = np.array([3.0, 1.0, 2.0, 5.0, 4.0, 0.0, 7.0])
+    >>> from scipy.ndimage import median_filter
+    >>> bool((_median_reflect(x, 4, median_filter) == median_filter(x, size=4)).all())
+    True
+    >>> _median_reflect(np.array([1.0, 2.0]), 6, median_filter)  # 2 2 1 | 1 2 | 2 1
+    array([2. , 1.5])
+    """
+    a = np.ascontiguousarray(a)
+    if a.size >= size:
+        return median_filter(a, size=size)
+    padded = np.pad(a, (size // 2, size - 1 - size // 2), mode="symmetric")
+    return np.median(np.lib.stride_tricks.sliding_window_view(padded, size), axis=1)
+
+
 def preproc(self: Any, data: Any, min_blink_duration: float = 0.02, dilate_nan: float = 0.01,
             median_filter_length: float = 0.05, savgol_length: float = 0.019,
             savgol_polyord: int = 2, max_vel: float = 1000.0) -> np.ndarray:
@@ -451,13 +472,8 @@ def preproc(self: Any, data: Any, min_blink_duration: float = 0.02, dilate_nan: 
     velocities = self._get_velocities(data)
     if med_len:
         med = np.zeros((len(data),), velocities.dtype)
-        # contiguous copies: on a strided field (a record array's x) shorter than half the
-        # window, SciPy 1.17's reflection reads past the samples (measured: 15 % of 2-sample
-        # segments with a window of 6 differ from the contiguous result, run to run); on any
-        # longer segment the medians are the same elements either way
-        med[1:] = (np.diff(median_filter(np.ascontiguousarray(data["x"]), size=med_len)) ** 2
-                   + np.diff(median_filter(np.ascontiguousarray(data["y"]), size=med_len))
-                   ** 2) ** 0.5
+        med[1:] = (np.diff(_median_reflect(data["x"], med_len, median_filter)) ** 2
+                   + np.diff(_median_reflect(data["y"], med_len, median_filter)) ** 2) ** 0.5
         med *= self.px2deg * sr
         if np.isnan(med).any():  # (REMoDNaV's mask of no NaN is empty)
             med[clf.get_dilated_nan_mask(med, dilate, 0)] = np.nan
