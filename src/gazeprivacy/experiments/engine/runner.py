@@ -41,6 +41,7 @@ from gazeprivacy.experiments.engine.cells import (
     _build_params,
     _Context,
     _labels,
+    _named_stream,
     _needs_events,
     _rows,
     _streams,
@@ -128,11 +129,10 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     notes: list[str] = []
     raw = ctx.datasets[cell.dataset]  # a metadata-only skeleton when the dataset is streamed
     streamed = ctx.streamed.get(cell.dataset)
-    attack_rng, protect_rng = _streams(cell, ctx.n_combos)
-    try:
-        protected = _protect_cell(cell, ctx, raw, protect_rng, notes)
-    except ReleaseRefusedError as exc:
-        return _write_refused(cell, ctx, exc, notes, t0)
+    attack_rng, protect_rng = _streams(cell)
+    protected = _protect_or_refuse(cell, ctx, raw, protect_rng, notes, t0)
+    if not isinstance(protected, _Protected):
+        return protected  # refused
     prot, mode = protected.dataset, protected.mode
     rows: list[dict[str, Any]] = _learned_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
     if rows and ctx.config.release_view is not None and prot is not None:
@@ -163,12 +163,11 @@ def _run_population_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     held-out membership attack, the density error and the realism views are measured."""
     t0 = time.perf_counter()
     raw = ctx.datasets[cell.dataset]
-    attack_rng, protect_rng = _streams(cell, ctx.n_combos)
+    attack_rng, protect_rng = _streams(cell)
     notes = not_applicable_notes(ctx.config, cell.label)
-    try:
-        protected = _protect_cell(cell, ctx, raw, protect_rng, notes, events=False)
-    except ReleaseRefusedError as exc:
-        return _write_refused(cell, ctx, exc, notes, t0)
+    protected = _protect_or_refuse(cell, ctx, raw, protect_rng, notes, t0, events=False)
+    if not isinstance(protected, _Protected):
+        return protected  # refused
     release, mode = protected.dataset, protected.mode
     spec = ctx.registry[cell.mechanism]
     params = _build_params(spec, cell)
@@ -194,16 +193,20 @@ def _run_population_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
                        fold_refusals=fit_refusals)
 
 
-def _write_refused(cell: Cell, ctx: _Context, exc: ReleaseRefusedError, notes: list[str],
-                   t0: float) -> dict[str, Any]:
-    """A release its mechanism refuses by a documented rule about the data
-    (:class:`~gazeprivacy.exceptions.ReleaseRefusedError`, nothing else): the cell is done,
-    its one row (:data:`~gazeprivacy.report.verdict.REFUSED`, value 1) says so, its meta keeps
-    the one-line reason, and the run goes on with the other cells."""
-    kind, evaluation, metric = REFUSED
-    rows = _rows(cell, "refused", kind, evaluation, {metric: 1.0})
-    return _write_cell(cell, ctx, rows, {}, _Protected(mode="refused"), notes, t0,
-                       refused=_one_line(exc))
+def _protect_or_refuse(cell: Cell, ctx: _Context, data: Dataset, rng: np.random.Generator,
+                       notes: list[str], t0: float, *, events: bool = True
+                       ) -> _Protected | dict[str, Any]:
+    """:func:`_protect_cell`, or the meta of the cell written as refused when its mechanism
+    refuses the data by a documented rule (:class:`~gazeprivacy.exceptions.ReleaseRefusedError`,
+    nothing else): the cell is done, its one row (:data:`~gazeprivacy.report.verdict.REFUSED`,
+    value 1) says so, its meta keeps the one-line reason, and the run goes on."""
+    try:
+        return _protect_cell(cell, ctx, data, rng, notes, events=events)
+    except ReleaseRefusedError as exc:
+        kind, evaluation, metric = REFUSED
+        rows = _rows(cell, "refused", kind, evaluation, {metric: 1.0})
+        return _write_cell(cell, ctx, rows, {}, _Protected(mode="refused"), notes, t0,
+                           refused=_one_line(exc))
 
 
 def _one_line(exc: Exception) -> str:
@@ -246,15 +249,14 @@ def _run_frontier_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     notes: list[str] = []
     cfg = ctx.config.frontier
     raw = first_seconds(ctx.datasets[cell.dataset], cfg.max_duration_s)
-    attack_rng, protect_rng = _streams(cell, ctx.n_combos)
+    attack_rng, protect_rng = _streams(cell)
     _remove_old_folds(cell, ctx)
     split = frontier_split(raw, rng=_named_stream(attack_rng, "frontier-split"),
                            holdout_fraction=cfg.holdout_fraction,
                            probe_fraction=cfg.probe_fraction, probes=cfg.probes)
-    try:
-        protected = _protect_cell(cell, ctx, split.fit, protect_rng, notes)
-    except ReleaseRefusedError as exc:
-        return _write_refused(cell, ctx, exc, notes, t0)
+    protected = _protect_or_refuse(cell, ctx, split.fit, protect_rng, notes, t0)
+    if not isinstance(protected, _Protected):
+        return protected  # refused
     release = split.fit if protected.dataset is None else protected.dataset
     attribute_of = {a.attribute: labs for a in ctx.config.attacks
                     if a.kind == "attribute" and a.attribute
@@ -367,13 +369,6 @@ def _participant_bound(guarantee: Mapping[str, Any] | None) -> dict[str, float]:
         return {}
     return {"participant_epsilon": float(eps),
             "participant_delta": float(delta) if delta is not None else 0.0}
-
-
-def _named_stream(rng: np.random.Generator, name: str) -> np.random.Generator:
-    seq = rng.bit_generator.seed_seq
-    word = int(hashlib.sha1(name.encode()).hexdigest()[:8], 16)
-    return np.random.default_rng(np.random.SeedSequence(seq.entropy,
-                                                        spawn_key=(*seq.spawn_key, word)))
 
 
 def _protect_cell(cell: Cell, ctx: _Context, raw: Dataset, protect_rng: np.random.Generator,
@@ -521,10 +516,9 @@ def run_experiment(
                                                      featurizer or event_features_of,
                                                      need_events=_needs_events(config))
     (out / "data_summary.json").write_text(json.dumps(summaries, indent=2))
-    n_combos = max(c.combo for c in cells) + 1
-    ctx = _Context(config=config, out_dir=str(out), n_combos=n_combos, datasets=loaded,
-                   raw_features=raw_paths, registry=registry, featurizer=featurizer,
-                   streamed=streamed, fingerprints=fingerprints)
+    ctx = _Context(config=config, out_dir=str(out), datasets=loaded, raw_features=raw_paths,
+                   registry=registry, featurizer=featurizer, streamed=streamed,
+                   fingerprints=fingerprints)
     todo = [c for c in cells if not _done(out, c, fingerprints[c.dataset])]
     n_workers = workers if workers is not None else config.workers
     _execute(todo, ctx, n_workers, progress)
