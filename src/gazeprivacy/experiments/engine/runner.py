@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
 """The runner: :func:`run_experiment` prepares the datasets, runs every unfinished cell (in this
-process or a pool of workers) and gathers the cells' files into the tidy results.
+process or a pool of workers: :mod:`gazeprivacy.experiments.engine.execute`) and gathers the
+cells' files into the tidy results.
 """
 
 from __future__ import annotations
@@ -9,14 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import signal
 import sys
 import time
 import warnings
 from collections.abc import Mapping
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +45,7 @@ from gazeprivacy.experiments.engine.cells import (
     _streams,
     expand_cells,
 )
+from gazeprivacy.experiments.engine.execute import execute
 from gazeprivacy.experiments.engine.population import (
     MEMBERSHIP,
     density_rows,
@@ -421,20 +420,6 @@ def _cell_features(cell: Cell, ctx: _Context, raw: Dataset,
                      prot_rec=prot_rec)
 
 
-def _worker_init() -> None:
-    # Ctrl-C in a terminal reaches the whole process group: the parent stops the run, so the
-    # workers ignore it (no traceback per worker) and are shut down by the parent.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # One BLAS / OpenMP thread per worker process: the pool already uses the cores, and
-    # oversubscribed BLAS threads slow small least-squares problems down by 10x or more.
-    try:
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(1)
-    except ImportError:  # threadpoolctl comes with scikit-learn; keep going without it
-        pass
-
-
 def _summary(ds: Dataset) -> dict[str, Any]:
     """Public shape of a dataset for the report: counts, rates, missing data, labels."""
     summ = ds.summary()
@@ -521,7 +506,7 @@ def run_experiment(
                    fingerprints=fingerprints)
     todo = [c for c in cells if not _done(out, c, fingerprints[c.dataset])]
     n_workers = workers if workers is not None else config.workers
-    _execute(todo, ctx, n_workers, progress)
+    execute(todo, ctx, n_workers, progress, run=_run_cell)
     results, guarantees, notes, refusals = _gather(out, config, cells)
     return ExperimentResult(out_dir=out, results=results, guarantees=guarantees,
                             refusals=refusals,
@@ -668,84 +653,3 @@ def _check_streamable(cells: list[Cell], streamed: Mapping[str, PartitionedDatas
                 plan_for(c.mechanism, _build_params(registry[c.mechanism], c))
             except InvalidParameterError as exc:
                 raise ConfigError(f"dataset {c.dataset!r} is partitioned: {exc}") from None
-
-
-class _Lines:
-    """Progress without a terminal (a log file, CI): one line per finished cell on stderr."""
-
-    def __init__(self, total: int) -> None:
-        self.total, self.done = total, 0
-
-    def advance(self, _task: object = None) -> None:
-        self.done += 1
-        print(f"cells: {self.done}/{self.total} done", file=sys.stderr, flush=True)
-
-    def stop(self) -> None:
-        pass
-
-
-def _progress(total: int) -> tuple[Any, Any]:
-    from rich.console import Console
-
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        return _Lines(total), None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    bar = Progress("[progress.description]{task.description}", BarColumn(),
-                   MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=False)
-    bar.start()
-    return bar, bar.add_task("cells", total=total)
-
-
-def _tell_refused(bar: Any, meta: Mapping[str, Any]) -> None:
-    """One line on stderr, beside the progress, when a cell's release was refused (nothing
-    without progress: the caller gets the refusals in :class:`ExperimentResult`)."""
-    if bar is None or not meta.get("refused"):
-        return
-    c = meta["cell"]
-    text = (f"refused: {c['dataset']} / {c['label']} {Cell(**c).parameters_json} seed "
-            f"{c['seed']}: {meta['refused']}")
-    console = getattr(bar, "console", None)  # a Rich bar; _Lines prints plain lines
-    if console is not None:
-        console.print(text, markup=False, highlight=False)
-    else:
-        print(text, file=sys.stderr, flush=True)
-
-
-def _execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool) -> None:
-    if not todo:
-        return
-    bar, task = _progress(len(todo)) if progress else (None, None)
-    try:
-        if n_workers <= 1 or len(todo) == 1:
-            for c in todo:
-                _tell_refused(bar, _run_cell(c, ctx))
-                if bar is not None:
-                    bar.advance(task)
-        else:
-            with ProcessPoolExecutor(max_workers=min(n_workers, len(todo)),
-                                     mp_context=get_context("spawn"),
-                                     initializer=_worker_init) as pool:
-                pending = {pool.submit(_run_cell, c, ctx) for c in todo}
-                try:
-                    while pending:
-                        # A short timeout: Ctrl-C may be delivered to a helper thread, and the
-                        # main thread only notices it when it wakes up.
-                        done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                        for fut in done:
-                            _tell_refused(bar, fut.result())
-                            if bar is not None:
-                                bar.advance(task)
-                except BaseException as exc:
-                    # Queued cells are cancelled. On Ctrl-C the running ones are terminated too
-                    # (cells are written atomically, so a resumed run recomputes them); after a
-                    # failed cell they finish and are cached for the rerun.
-                    if isinstance(exc, KeyboardInterrupt):
-                        for proc in list((getattr(pool, "_processes", None) or {}).values()):
-                            proc.terminate()
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    raise
-    finally:
-        if bar is not None:
-            bar.stop()
