@@ -187,3 +187,13 @@ def test_frontier_table_renders_the_verdicts_from_the_run_guesses(copied):
     high = _pool(pl.concat([copied, blind])).filter(pl.col("mechanism") == "m")["excess_high"]
     assert rows[1].endswith(f"| not detected (at most {high.item():+.3f}) |")
     assert "| 3 |" in rows[1] and "not a proof of absence" in lines[0]
+
+
+def test_a_release_s_interval_does_not_depend_on_the_other_releases_in_the_table(copied):
+    # another release listed first must not shift this release's bootstrap resamples
+    other = copied.with_columns(pl.lit("a-first").alias("mechanism"),
+                                pl.lit("b").alias("guess"))
+    alone = _pool(copied)
+    both = pooled_attribute(pl.concat([other, copied]), rng=np.random.default_rng(0),
+                            n_bootstrap=400).filter(pl.col("mechanism") == "none")
+    assert both.drop("copy_caught", "verdict").equals(alone.drop("copy_caught", "verdict"))

@@ -138,3 +138,14 @@ def test_membership_power_script_null_needs_many_people():
     assert many["auc_high"] <= 0.6 and many["auc_verdict"] == "certified"
     leak = run(17, 1.5, 0)
     assert leak["auc_low"] > 0.6 and leak["verdict"] == "refuted"
+
+
+def test_a_release_s_interval_does_not_depend_on_the_other_releases_in_the_table():
+    # the runner pools every release of a run at once: a release listed before this one (here
+    # another mechanism, sorted first) must not shift this release's bootstrap resamples
+    table = _games(30)
+    before = _games(20, seed=4).with_columns(pl.lit("a-first").alias("mechanism"))
+    alone = pooled_membership(table, rng=np.random.default_rng(1), n_bootstrap=200)
+    both = pooled_membership(pl.concat([before, table]), rng=np.random.default_rng(1),
+                             n_bootstrap=200).filter(pl.col("mechanism") == "m")
+    assert both.drop("copy_caught", "verdict").equals(alone.drop("copy_caught", "verdict"))

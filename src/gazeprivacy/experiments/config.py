@@ -81,6 +81,7 @@ __all__ = [
     "RealismConfig",
     "UtilityConfig",
     "canonical_json",
+    "identity_json",
     "load_config",
     "parse_config",
 ]
@@ -163,6 +164,9 @@ class MechanismConfig:
             if not isinstance(v, tuple) or not v:
                 raise ConfigError(f"mechanisms[{self.name!r}].grid.{k} must be a non-empty list "
                                   f"of values, got {v!r}")
+            if len({identity_json(x) for x in v}) != len(v):  # 3 and 3.0 are the same value
+                raise ConfigError(f"mechanisms[{self.name!r}].grid.{k} lists a value twice, got "
+                                  f"{list(v)!r}: a release is run once; delete the repeat")
         both = sorted(set(self.grid) & set(self.fixed))
         if both:
             raise ConfigError(f"mechanisms[{self.name!r}]: {both} appear in both grid and fixed")
@@ -714,3 +718,22 @@ def load_config(path: str | Path) -> ExperimentConfig:
 def canonical_json(d: Mapping[str, Any]) -> str:
     """Stable JSON of a parameter mapping (sorted keys), used in result tables and cell keys."""
     return json.dumps(dict(d), sort_keys=True, default=str)
+
+
+def identity_json(value: Any) -> str:
+    """Canonical JSON of ``value`` as a release's identity reads it (the key of its protection
+    stream, :func:`gazeprivacy.experiments.engine.cells.release_identity`): keys sorted, no
+    spaces, every number a float (``3`` and ``3.0`` are the same point).
+
+    >>> identity_json({"k": 4, "epsilon": 3.0, "public": ["stimulus"], "clip": True})
+    '{"clip":true,"epsilon":3.0,"k":4.0,"public":["stimulus"]}'
+    """
+    return json.dumps(_floats(value), sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _floats(v: Any) -> Any:
+    if isinstance(v, Mapping):
+        return {str(k): _floats(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_floats(x) for x in v]
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else v

@@ -42,6 +42,7 @@ no raw row), and a release not detected where the copy is *not* caught gets the 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -139,7 +140,9 @@ def pooled_attribute(guesses: pl.DataFrame, *, rng: np.random.Generator, max_se:
                      n_bootstrap: int = 2000, level: float = 0.95) -> pl.DataFrame:
     """Per release and attribute, the pooled accuracy over members against chance, its
     bootstrap interval over participants and the verdict against "at most ``max_se`` SE above
-    chance" (module docstring; :data:`POOLED_ATTRIBUTE_COLUMNS`).
+    chance" (module docstring; :data:`POOLED_ATTRIBUTE_COLUMNS`). Each release draws its
+    resamples from its own copy of ``rng``, so its interval does not depend on which other
+    releases ``guesses`` holds.
 
     >>> rows = [{"dataset": "d", "mechanism": "copy", "parameters": "{}", "seed": s,
     ...          "fold": f, "attribute": "g", "participant": f"p{i}", "member": i % 3 != f,
@@ -155,7 +158,8 @@ def pooled_attribute(guesses: pl.DataFrame, *, rng: np.random.Generator, max_se:
     """
     out = []
     for key, rows in guesses.group_by(_CELL, maintain_order=True):
-        r = _one_release(rows, rng, n_bootstrap, level)
+        # a copy of rng per release: the same resamples whatever other releases the table holds
+        r = _one_release(rows, copy.deepcopy(rng), n_bootstrap, level)
         out.append({**dict(zip(_CELL, key, strict=True)), **r, "max_se": max_se,
                     "level": level, "copy_caught": None,
                     "verdict": attribute_verdict(r["excess"], r["excess_se"],

@@ -37,6 +37,7 @@ verdict :data:`UNCHECKED`, not ``certified``, and one in a run without the raw c
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -182,6 +183,8 @@ def pooled_membership(scores: pl.DataFrame, *, rng: np.random.Generator,
                       n_bootstrap: int = 2000, level: float = 0.95) -> pl.DataFrame:
     """Per release, the pooled AUC and advantage with their bootstrap intervals and the
     verdict against ``max_auc`` / ``max_advantage`` (module docstring; :data:`POOLED_COLUMNS`).
+    Each release draws its resamples from its own copy of ``rng``, so its interval does not
+    depend on which other releases ``scores`` holds.
 
     >>> rows = [{"dataset": "d", "mechanism": "copy", "parameters": "{}", "seed": s,
     ...          "fold": f, "participant": f"p{i}", "member": i % 3 != f,
@@ -194,7 +197,8 @@ def pooled_membership(scores: pl.DataFrame, *, rng: np.random.Generator,
     """
     out = []
     for key, rows in scores.group_by(_CELL, maintain_order=True):
-        r = _one_release(rows, rng, n_bootstrap, level)
+        # a copy of rng per release: the same resamples whatever other releases the table holds
+        r = _one_release(rows, copy.deepcopy(rng), n_bootstrap, level)
         auc_v = _verdict(r["auc_low"], r["auc_high"], max_auc)
         adv_v = _verdict(r["advantage_low"], r["advantage_high"], max_advantage)
         both = {auc_v, adv_v}

@@ -16,11 +16,14 @@
   recording-level attacks, utility tasks and fidelity metrics are noted as not applicable, and
   it faces membership inference on a held-out split instead, the raw cell giving the reference
   (:mod:`gazeprivacy.experiments.engine.population`).
-* **Randomness.** Per seed ``s`` the base ``SeedSequence(s)`` spawns one child for the attacks
-  (shared by every cell of that seed, so raw and protected data meet the same splits) and one
-  child per (dataset, mechanism, point) for the protection. A cell's streams therefore do not
-  depend on the order, the process or the worker count it runs in: serial and parallel runs give
-  the same table.
+* **Randomness.** Per seed ``s`` the base ``SeedSequence(s)`` gives the attacks spawn key
+  ``(0,)`` (shared by every cell of that seed, so raw and protected data meet the same splits)
+  and each release a protection stream keyed by the SHA-256 of its identity (dataset,
+  mechanism, preset, parameter point:
+  :func:`~gazeprivacy.experiments.engine.cells.release_identity`), never by its position in
+  the config. A cell's streams therefore do not
+  depend on what else the config runs, the order, the process or the worker count: serial and
+  parallel runs give the same table, and adding a release changes no other release's draw.
 * **Caching.** Event features of each raw dataset are computed once (in the parent, before the
   pool starts) into ``OUT/cache/``, named after the data's content fingerprint
   (:func:`~gazeprivacy.experiments.featurize.dataset_fingerprint`) and the featurizer, so

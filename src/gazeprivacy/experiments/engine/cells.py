@@ -3,6 +3,12 @@
 """The grid's cells: what a cell is, the config's cells in order, a cell's random streams, the
 context a worker gets, and the helpers every part of a cell's run shares (result rows, labels,
 atomic writes).
+
+A cell's streams (:func:`_streams`) are children of ``SeedSequence(seed)`` reached by spawn
+key, never by the cell's position in the config: the attack stream is spawn key ``(0,)``
+(shared by every cell of the seed), the protection stream is ``(1, w0, w1, w2, w3)``, the
+first four 32-bit big-endian words of the SHA-256 of the release's identity
+(:func:`release_identity`). So a release's draw is the same whatever else the config runs.
 """
 
 from __future__ import annotations
@@ -25,9 +31,10 @@ from gazeprivacy.experiments.config import (
     ExperimentConfig,
     UtilityConfig,
     canonical_json,
+    identity_json,
 )
 
-__all__ = ["RESULT_SCHEMA", "Cell", "Featurizer", "expand_cells"]
+__all__ = ["RESULT_SCHEMA", "Cell", "Featurizer", "expand_cells", "release_identity"]
 
 RESULT_SCHEMA = {
     "dataset": pl.String, "mechanism": pl.String, "mode": pl.String, "parameters": pl.String,
@@ -40,7 +47,8 @@ Featurizer = Callable[[Dataset], pl.DataFrame]
 
 @dataclass(frozen=True)
 class Cell:
-    """One unit of work. ``combo`` indexes (dataset, mechanism, point) within a seed."""
+    """One unit of work. ``combo`` is the cell's position among the config's (dataset,
+    mechanism, point) within a seed: the run's order only, no part of any random stream."""
 
     dataset: str
     mechanism: str
@@ -82,10 +90,34 @@ def expand_cells(config: ExperimentConfig) -> list[Cell]:
             for s in config.seeds for i, (d, mech, label, point, preset) in enumerate(combos)]
 
 
-def _streams(cell: Cell, n_combos: int) -> tuple[np.random.Generator, np.random.Generator]:
-    """(attack rng, protection rng) of a cell: children of SeedSequence(seed)."""
-    children = np.random.SeedSequence(cell.seed).spawn(n_combos + 1)
-    return np.random.default_rng(children[0]), np.random.default_rng(children[1 + cell.combo])
+def release_identity(cell: Cell) -> str:
+    """The canonical text of the release a cell evaluates: its dataset's name, the mechanism's
+    registry name, the preset and the parameter point (with the grid's ``fixed`` values), as
+    :func:`~gazeprivacy.experiments.config.identity_json` (sorted keys, no spaces, numbers as
+    floats). The label is a display name and not part of it; nor are the seed and the cell's
+    position in the config.
+
+    >>> c = Cell(dataset="d", mechanism="m", label="shown", parameters={"epsilon": 3},
+    ...          preset="paper", seed=0, combo=5)
+    >>> release_identity(c)
+    '{"dataset":"d","mechanism":"m","parameters":{"epsilon":3.0},"preset":"paper"}'
+    """
+    return identity_json({"dataset": cell.dataset, "mechanism": cell.mechanism,
+                          "preset": cell.preset, "parameters": dict(cell.parameters)})
+
+
+def _release_key(cell: Cell) -> tuple[int, ...]:
+    """``(1, w0, w1, w2, w3)``: the protection stream's spawn key (module docstring)."""
+    digest = hashlib.sha256(release_identity(cell).encode()).digest()
+    return (1, *(int.from_bytes(digest[i:i + 4], "big") for i in range(0, 16, 4)))
+
+
+def _streams(cell: Cell) -> tuple[np.random.Generator, np.random.Generator]:
+    """(attack rng, protection rng) of a cell: children of ``SeedSequence(seed)`` with spawn
+    keys ``(0,)`` (every cell of the seed) and :func:`_release_key` (the release's own)."""
+    return (np.random.default_rng(np.random.SeedSequence(cell.seed, spawn_key=(0,))),
+            np.random.default_rng(np.random.SeedSequence(cell.seed,
+                                                         spawn_key=_release_key(cell))))
 
 
 @dataclass(frozen=True)
@@ -94,7 +126,6 @@ class _Context:
 
     config: ExperimentConfig
     out_dir: str
-    n_combos: int
     datasets: Mapping[str, Dataset]
     raw_features: Mapping[str, str]  # dataset -> cached parquet path
     registry: Mapping[str, Any]
@@ -141,20 +172,22 @@ def _needs_events(cfg: ExperimentConfig) -> bool:
             or any(not u.learned for u in cfg.utility))
 
 
-def _attack_stream(attack_rng: np.random.Generator, a: AttackConfig) -> np.random.Generator:
-    # Per attack, a stream derived from the seed's attack child and the attack's id, so adding an
-    # attack to the config does not change the others' splits.
-    seq = attack_rng.bit_generator.seed_seq
-    word = int(hashlib.sha1(a.id.encode()).hexdigest()[:8], 16)
+def _named_stream(rng: np.random.Generator, name: str) -> np.random.Generator:
+    """The child of ``rng``'s seed sequence keyed by ``name`` (the first 32 bits of its SHA-1
+    appended to the spawn key): the same whatever else the run draws from ``rng``."""
+    seq = rng.bit_generator.seed_seq
+    word = int(hashlib.sha1(name.encode()).hexdigest()[:8], 16)
     return np.random.default_rng(np.random.SeedSequence(seq.entropy,
                                                         spawn_key=(*seq.spawn_key, word)))
+
+
+def _attack_stream(attack_rng: np.random.Generator, a: AttackConfig) -> np.random.Generator:
+    # Per attack, keyed by the attack's id: adding an attack does not change the others' splits.
+    return _named_stream(attack_rng, a.id)
 
 
 def _utility_stream(attack_rng: np.random.Generator, u: UtilityConfig) -> np.random.Generator:
-    seq = attack_rng.bit_generator.seed_seq
-    word = int(hashlib.sha1(("utility:" + u.id).encode()).hexdigest()[:8], 16)
-    return np.random.default_rng(np.random.SeedSequence(seq.entropy,
-                                                        spawn_key=(*seq.spawn_key, word)))
+    return _named_stream(attack_rng, "utility:" + u.id)
 
 
 def _atomic(path: Path, write: Callable[[str], Any], suffix: str = "") -> None:

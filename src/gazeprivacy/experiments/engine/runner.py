@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
 """The runner: :func:`run_experiment` prepares the datasets, runs every unfinished cell (in this
-process or a pool of workers) and gathers the cells' files into the tidy results.
+process or a pool of workers: :mod:`gazeprivacy.experiments.engine.execute`) and gathers the
+cells' files into the tidy results.
 """
 
 from __future__ import annotations
@@ -9,14 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import signal
 import sys
 import time
 import warnings
 from collections.abc import Mapping
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +39,13 @@ from gazeprivacy.experiments.engine.cells import (
     _build_params,
     _Context,
     _labels,
+    _named_stream,
     _needs_events,
     _rows,
     _streams,
     expand_cells,
 )
+from gazeprivacy.experiments.engine.execute import execute
 from gazeprivacy.experiments.engine.population import (
     MEMBERSHIP,
     density_rows,
@@ -128,11 +128,10 @@ def _run_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     notes: list[str] = []
     raw = ctx.datasets[cell.dataset]  # a metadata-only skeleton when the dataset is streamed
     streamed = ctx.streamed.get(cell.dataset)
-    attack_rng, protect_rng = _streams(cell, ctx.n_combos)
-    try:
-        protected = _protect_cell(cell, ctx, raw, protect_rng, notes)
-    except ReleaseRefusedError as exc:
-        return _write_refused(cell, ctx, exc, notes, t0)
+    attack_rng, protect_rng = _streams(cell)
+    protected = _protect_or_refuse(cell, ctx, raw, protect_rng, notes, t0)
+    if not isinstance(protected, _Protected):
+        return protected  # refused
     prot, mode = protected.dataset, protected.mode
     rows: list[dict[str, Any]] = _learned_rows(cell, ctx, raw, prot, mode, attack_rng, notes)
     if rows and ctx.config.release_view is not None and prot is not None:
@@ -163,12 +162,11 @@ def _run_population_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     held-out membership attack, the density error and the realism views are measured."""
     t0 = time.perf_counter()
     raw = ctx.datasets[cell.dataset]
-    attack_rng, protect_rng = _streams(cell, ctx.n_combos)
+    attack_rng, protect_rng = _streams(cell)
     notes = not_applicable_notes(ctx.config, cell.label)
-    try:
-        protected = _protect_cell(cell, ctx, raw, protect_rng, notes, events=False)
-    except ReleaseRefusedError as exc:
-        return _write_refused(cell, ctx, exc, notes, t0)
+    protected = _protect_or_refuse(cell, ctx, raw, protect_rng, notes, t0, events=False)
+    if not isinstance(protected, _Protected):
+        return protected  # refused
     release, mode = protected.dataset, protected.mode
     spec = ctx.registry[cell.mechanism]
     params = _build_params(spec, cell)
@@ -194,16 +192,20 @@ def _run_population_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
                        fold_refusals=fit_refusals)
 
 
-def _write_refused(cell: Cell, ctx: _Context, exc: ReleaseRefusedError, notes: list[str],
-                   t0: float) -> dict[str, Any]:
-    """A release its mechanism refuses by a documented rule about the data
-    (:class:`~gazeprivacy.exceptions.ReleaseRefusedError`, nothing else): the cell is done,
-    its one row (:data:`~gazeprivacy.report.verdict.REFUSED`, value 1) says so, its meta keeps
-    the one-line reason, and the run goes on with the other cells."""
-    kind, evaluation, metric = REFUSED
-    rows = _rows(cell, "refused", kind, evaluation, {metric: 1.0})
-    return _write_cell(cell, ctx, rows, {}, _Protected(mode="refused"), notes, t0,
-                       refused=_one_line(exc))
+def _protect_or_refuse(cell: Cell, ctx: _Context, data: Dataset, rng: np.random.Generator,
+                       notes: list[str], t0: float, *, events: bool = True
+                       ) -> _Protected | dict[str, Any]:
+    """:func:`_protect_cell`, or the meta of the cell written as refused when its mechanism
+    refuses the data by a documented rule (:class:`~gazeprivacy.exceptions.ReleaseRefusedError`,
+    nothing else): the cell is done, its one row (:data:`~gazeprivacy.report.verdict.REFUSED`,
+    value 1) says so, its meta keeps the one-line reason, and the run goes on."""
+    try:
+        return _protect_cell(cell, ctx, data, rng, notes, events=events)
+    except ReleaseRefusedError as exc:
+        kind, evaluation, metric = REFUSED
+        rows = _rows(cell, "refused", kind, evaluation, {metric: 1.0})
+        return _write_cell(cell, ctx, rows, {}, _Protected(mode="refused"), notes, t0,
+                           refused=_one_line(exc))
 
 
 def _one_line(exc: Exception) -> str:
@@ -246,15 +248,14 @@ def _run_frontier_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
     notes: list[str] = []
     cfg = ctx.config.frontier
     raw = first_seconds(ctx.datasets[cell.dataset], cfg.max_duration_s)
-    attack_rng, protect_rng = _streams(cell, ctx.n_combos)
+    attack_rng, protect_rng = _streams(cell)
     _remove_old_folds(cell, ctx)
     split = frontier_split(raw, rng=_named_stream(attack_rng, "frontier-split"),
                            holdout_fraction=cfg.holdout_fraction,
                            probe_fraction=cfg.probe_fraction, probes=cfg.probes)
-    try:
-        protected = _protect_cell(cell, ctx, split.fit, protect_rng, notes)
-    except ReleaseRefusedError as exc:
-        return _write_refused(cell, ctx, exc, notes, t0)
+    protected = _protect_or_refuse(cell, ctx, split.fit, protect_rng, notes, t0)
+    if not isinstance(protected, _Protected):
+        return protected  # refused
     release = split.fit if protected.dataset is None else protected.dataset
     attribute_of = {a.attribute: labs for a in ctx.config.attacks
                     if a.kind == "attribute" and a.attribute
@@ -369,13 +370,6 @@ def _participant_bound(guarantee: Mapping[str, Any] | None) -> dict[str, float]:
             "participant_delta": float(delta) if delta is not None else 0.0}
 
 
-def _named_stream(rng: np.random.Generator, name: str) -> np.random.Generator:
-    seq = rng.bit_generator.seed_seq
-    word = int(hashlib.sha1(name.encode()).hexdigest()[:8], 16)
-    return np.random.default_rng(np.random.SeedSequence(seq.entropy,
-                                                        spawn_key=(*seq.spawn_key, word)))
-
-
 def _protect_cell(cell: Cell, ctx: _Context, raw: Dataset, protect_rng: np.random.Generator,
                   notes: list[str], *, events: bool = True) -> _Protected:
     """Apply the cell's mechanism: in memory, or partition by partition when streamed; the
@@ -424,20 +418,6 @@ def _cell_features(cell: Cell, ctx: _Context, raw: Dataset,
     prot_rec = None if prot_events is None else recording_features(prot_events, recordings=recs)
     return _Features(raw_events=raw_events, prot_events=prot_events, raw_rec=raw_rec,
                      prot_rec=prot_rec)
-
-
-def _worker_init() -> None:
-    # Ctrl-C in a terminal reaches the whole process group: the parent stops the run, so the
-    # workers ignore it (no traceback per worker) and are shut down by the parent.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # One BLAS / OpenMP thread per worker process: the pool already uses the cores, and
-    # oversubscribed BLAS threads slow small least-squares problems down by 10x or more.
-    try:
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(1)
-    except ImportError:  # threadpoolctl comes with scikit-learn; keep going without it
-        pass
 
 
 def _summary(ds: Dataset) -> dict[str, Any]:
@@ -521,13 +501,12 @@ def run_experiment(
                                                      featurizer or event_features_of,
                                                      need_events=_needs_events(config))
     (out / "data_summary.json").write_text(json.dumps(summaries, indent=2))
-    n_combos = max(c.combo for c in cells) + 1
-    ctx = _Context(config=config, out_dir=str(out), n_combos=n_combos, datasets=loaded,
-                   raw_features=raw_paths, registry=registry, featurizer=featurizer,
-                   streamed=streamed, fingerprints=fingerprints)
+    ctx = _Context(config=config, out_dir=str(out), datasets=loaded, raw_features=raw_paths,
+                   registry=registry, featurizer=featurizer, streamed=streamed,
+                   fingerprints=fingerprints)
     todo = [c for c in cells if not _done(out, c, fingerprints[c.dataset])]
     n_workers = workers if workers is not None else config.workers
-    _execute(todo, ctx, n_workers, progress)
+    execute(todo, ctx, n_workers, progress, run=_run_cell)
     results, guarantees, notes, refusals = _gather(out, config, cells)
     return ExperimentResult(out_dir=out, results=results, guarantees=guarantees,
                             refusals=refusals,
@@ -674,84 +653,3 @@ def _check_streamable(cells: list[Cell], streamed: Mapping[str, PartitionedDatas
                 plan_for(c.mechanism, _build_params(registry[c.mechanism], c))
             except InvalidParameterError as exc:
                 raise ConfigError(f"dataset {c.dataset!r} is partitioned: {exc}") from None
-
-
-class _Lines:
-    """Progress without a terminal (a log file, CI): one line per finished cell on stderr."""
-
-    def __init__(self, total: int) -> None:
-        self.total, self.done = total, 0
-
-    def advance(self, _task: object = None) -> None:
-        self.done += 1
-        print(f"cells: {self.done}/{self.total} done", file=sys.stderr, flush=True)
-
-    def stop(self) -> None:
-        pass
-
-
-def _progress(total: int) -> tuple[Any, Any]:
-    from rich.console import Console
-
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        return _Lines(total), None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    bar = Progress("[progress.description]{task.description}", BarColumn(),
-                   MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=False)
-    bar.start()
-    return bar, bar.add_task("cells", total=total)
-
-
-def _tell_refused(bar: Any, meta: Mapping[str, Any]) -> None:
-    """One line on stderr, beside the progress, when a cell's release was refused (nothing
-    without progress: the caller gets the refusals in :class:`ExperimentResult`)."""
-    if bar is None or not meta.get("refused"):
-        return
-    c = meta["cell"]
-    text = (f"refused: {c['dataset']} / {c['label']} {Cell(**c).parameters_json} seed "
-            f"{c['seed']}: {meta['refused']}")
-    console = getattr(bar, "console", None)  # a Rich bar; _Lines prints plain lines
-    if console is not None:
-        console.print(text, markup=False, highlight=False)
-    else:
-        print(text, file=sys.stderr, flush=True)
-
-
-def _execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool) -> None:
-    if not todo:
-        return
-    bar, task = _progress(len(todo)) if progress else (None, None)
-    try:
-        if n_workers <= 1 or len(todo) == 1:
-            for c in todo:
-                _tell_refused(bar, _run_cell(c, ctx))
-                if bar is not None:
-                    bar.advance(task)
-        else:
-            with ProcessPoolExecutor(max_workers=min(n_workers, len(todo)),
-                                     mp_context=get_context("spawn"),
-                                     initializer=_worker_init) as pool:
-                pending = {pool.submit(_run_cell, c, ctx) for c in todo}
-                try:
-                    while pending:
-                        # A short timeout: Ctrl-C may be delivered to a helper thread, and the
-                        # main thread only notices it when it wakes up.
-                        done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                        for fut in done:
-                            _tell_refused(bar, fut.result())
-                            if bar is not None:
-                                bar.advance(task)
-                except BaseException as exc:
-                    # Queued cells are cancelled. On Ctrl-C the running ones are terminated too
-                    # (cells are written atomically, so a resumed run recomputes them); after a
-                    # failed cell they finish and are cached for the rerun.
-                    if isinstance(exc, KeyboardInterrupt):
-                        for proc in list((getattr(pool, "_processes", None) or {}).values()):
-                            proc.terminate()
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    raise
-    finally:
-        if bar is not None:
-            bar.stop()

@@ -6,7 +6,6 @@ and learned evaluations, and the preview the report draws.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,6 +28,7 @@ from gazeprivacy.experiments.engine.cells import (
     _attack_stream,
     _Context,
     _labels,
+    _named_stream,
     _rows,
     _utility_stream,
 )
@@ -248,10 +248,7 @@ def _realism_rows(cell: Cell, ctx: _Context, raw: Dataset, prot: Dataset | None,
     from gazeprivacy.metrics.realism import realism_metrics
 
     # one stream per seed (not per cell), so the raw cell and every release meet the same folds
-    seq = attack_rng.bit_generator.seed_seq
-    word = int(hashlib.sha1(b"realism").hexdigest()[:8], 16)
-    rng = np.random.default_rng(np.random.SeedSequence(seq.entropy,
-                                                       spawn_key=(*seq.spawn_key, word)))
+    rng = _named_stream(attack_rng, "realism")
     try:
         res = realism_metrics(raw, raw if prot is None else prot, rng=rng, views=rc.views,
                               labels=rc.labels, window_s=rc.window_s, n_splits=rc.n_splits,
