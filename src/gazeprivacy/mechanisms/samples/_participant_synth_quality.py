@@ -30,7 +30,8 @@ centre ``mu`` on a public grid under a flat prior, the participants' values mode
 
 The rendering (:func:`track`, post-processing): each synthetic recording draws its values
 around the released centres (the public spread), then white noise smoothed (circularly) by a
-Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
+Gaussian kernel whose width gives the step correlation is added to the simulated eye signal
+(its fixational motion smoothed by the same kernel, saccades not),
 scaled so the median step is the drawn one (when the eye signal alone steps more, its
 fixational motion is shrunk toward each fixation's chord instead, saccades intact), and gaps
 (NaN runs of log-normal length, public median 0.07 s; a public share 0.6 of them starting at
@@ -285,7 +286,8 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
           sampling_rate_hz: float, rng: np.random.Generator,
           code: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The tracker applied to a noise-free simulated signal: this recording's values drawn
-    around the released centres (public spreads), white noise smoothed by the kernel and scaled
+    around the released centres (public spreads), the fixational motion (given ``code``) and
+    white noise smoothed by the kernel, the noise scaled
     (bisection) so the median step is the drawn one, then the gaps. When the eye signal alone
     steps more than that and its event codes (``code``, the simulator's ground truth) are
     given, its fixational motion is shrunk instead (:func:`_fixational`, bisection on the
