@@ -199,32 +199,3 @@ def test_gaps_start_at_saccade_onsets_and_keep_the_drawn_share():
     assert np.mean(at[True]) >= 0.45 and np.mean(at[False]) <= 0.1
     assert abs(np.mean(miss[True]) / np.mean(miss[False]) - 1.0) < 0.15
     assert all(0.08 < np.mean(m) < 0.15 for m in miss.values())
-
-
-def _step_correlation(x: np.ndarray, y: np.ndarray) -> float:
-    m1 = np.nanmedian(np.hypot(np.diff(x), np.diff(y)))
-    m2 = np.nanmedian(np.hypot(np.diff(x, 2), np.diff(y, 2)))
-    return float(1.0 - (m2 / m1) ** 2 / 2.0)
-
-
-def test_track_smooths_the_fixational_motion_at_the_released_correlation():
-    """A released step correlation of 0.7 at 30 Hz: with the event codes the simulated
-    fixational motion (drift, tremor) is smoothed by the tracker's kernel too, so the rendered
-    steps' correlation (median over 20 recordings) is at least 0.1 above the noise-only
-    smoothing's (no codes)."""
-    from gazeprivacy.data.simulate import draw_traits, simulate_recording
-
-    marg = {"tracker_step": np.array([np.log10(0.15)]), "tracker_smooth": np.array([0.7]),
-            "tracker_missing": np.array([logit(0.001)])}
-    rng = np.random.default_rng(6)
-    given, plain = [], []
-    for traits in draw_traits(20, rng=rng, blink_rate_hz=0.0):
-        sim = simulate_recording(traits=traits, task="reading", duration_s=20.0,
-                                 sampling_rate_hz=30, rng=rng, measurement_noise_deg=0.0,
-                                 ground_truth=True)
-        code, seed = sim.channels["event_code"], len(given)
-        x, y = track(sim.x, sim.y, marg, 30.0, np.random.default_rng(seed), code=code)
-        given.append(_step_correlation(x, y))
-        plain.append(_step_correlation(*track(sim.x, sim.y, marg, 30.0,
-                                              np.random.default_rng(seed))))
-    assert np.median(given) > np.median(plain) + 0.1, (np.median(given), np.median(plain))

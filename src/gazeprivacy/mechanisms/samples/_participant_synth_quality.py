@@ -30,8 +30,7 @@ centre ``mu`` on a public grid under a flat prior, the participants' values mode
 
 The rendering (:func:`track`, post-processing): each synthetic recording draws its values
 around the released centres (the public spread), then white noise smoothed (circularly) by a
-Gaussian kernel whose width gives the step correlation is added to the simulated eye signal
-(its fixational motion smoothed by the same kernel, saccades not),
+Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
 scaled so the median step is the drawn one (when the eye signal alone steps more, its
 fixational motion is shrunk toward each fixation's chord instead, saccades intact), and gaps
 (NaN runs of log-normal length, public median 0.07 s; a public share 0.6 of them starting at
@@ -286,8 +285,7 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
           sampling_rate_hz: float, rng: np.random.Generator,
           code: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The tracker applied to a noise-free simulated signal: this recording's values drawn
-    around the released centres (public spreads), the fixational motion (given ``code``) and
-    white noise smoothed by the kernel, the noise scaled
+    around the released centres (public spreads), white noise smoothed by the kernel and scaled
     (bisection) so the median step is the drawn one, then the gaps. When the eye signal alone
     steps more than that and its event codes (``code``, the simulator's ground truth) are
     given, its fixational motion is shrunk instead (:func:`_fixational`, bisection on the
@@ -298,12 +296,6 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     # the noise only is smoothed: a smoothed eye signal slows the saccades below the event
     # detector's threshold (MPIIDPEye at 30 Hz: fixation-duration W1 from 0.14 to 2.5 s)
     eye = np.column_stack([x, y])
-    if code is not None:  # the tracker's filter smooths the fixational motion too: at the
-        # released step correlation (MPIIDPEye 0.68 raw, 0.13 rendered with white drift and
-        # tremor under smoothed noise); saccade samples stay as simulated
-        dev = _fixational(eye, code)
-        fix = code != EVENT_CODES["saccade"]
-        eye[fix] += (_smooth(dev, w) - dev)[fix]
     unit = _smooth(rng.standard_normal(eye.shape), w)
     de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
 
