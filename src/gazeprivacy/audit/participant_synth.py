@@ -50,7 +50,7 @@ DELTA = 1e-6
 #: the spreads lowered by 0.05 each to keep the total at 1)
 MEASURED = ("mean_x", "mean_y", "spread_x", "spread_y", "density", "centre_share",
             "fixation_duration", "saccade_amplitude", "saccade_direction", "event_rate",
-            "tracker_step", "tracker_smooth", "tracker_missing")
+            "tracker_step", "tracker_smooth", "tracker_missing", "tracker_tail")
 #: the measurements audited with two public keys (the ``task`` label): the label contrast, at
 #: a user share of 0.3 (the spreads' shares lowered by 0.15 each to keep the total at 1)
 MEASURED_LABELS = ("label_contrast",)

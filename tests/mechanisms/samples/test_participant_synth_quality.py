@@ -97,7 +97,8 @@ def test_a_share_below_the_floor_writes_no_gap():
     rng = np.random.default_rng(3)
     for centre, most in ((0.001, 5), (0.1, 200)):
         marg = {"tracker_step": np.array([-1.0]), "tracker_smooth": np.array([-0.5]),
-                "tracker_missing": np.array([logit(centre)])}
+                "tracker_missing": np.array([logit(centre)]),
+                "tracker_tail": np.array([0.0])}
         n = sum(bool(np.isnan(track(np.zeros(3000), np.zeros(3000), marg, 50.0, rng)[0]).any())
                 for _ in range(200))
         assert n <= most and (most < 200 or n == 200)
@@ -109,7 +110,8 @@ def test_track_renders_the_released_step_correlation_and_missing_share(rho):
     aside: averaged over 40 recordings), the step correlation within 0.1, the missing share
     within a third of the target."""
     marg = {"tracker_step": np.array([-1.0]), "tracker_smooth": np.array([rho]),
-            "tracker_missing": np.array([logit(0.1)])}
+            "tracker_missing": np.array([logit(0.1)]),
+            "tracker_tail": np.array([0.0])}
     rng = np.random.default_rng(2)
     steps, rhos, miss = [], [], []
     for _ in range(40):
@@ -134,7 +136,8 @@ def test_track_shrinks_the_fixational_motion_to_a_released_step_far_below_the_si
     from gazeprivacy.data.simulate import EVENT_CODES, draw_traits, simulate_recording
 
     marg = {"tracker_step": np.array([np.log10(0.004)]), "tracker_smooth": np.array([-0.5]),
-            "tracker_missing": np.array([logit(0.001)])}
+            "tracker_missing": np.array([logit(0.001)]),
+            "tracker_tail": np.array([0.0])}
     rng = np.random.default_rng(4)
     shrunk, own, plain = [], [], []
     for traits in draw_traits(20, rng=rng, blink_rate_hz=0.0):
@@ -161,7 +164,8 @@ def test_smoothed_track_noise_has_no_wider_ends():
     spread within 1.6 times the middle ones (scipy's "nearest" end mode gave 2.9 to 3.4, a
     swing in every recording's first and last window)."""
     marg = {"tracker_step": np.array([-1.0]), "tracker_smooth": np.array([0.95]),
-            "tracker_missing": np.array([logit(0.001)])}
+            "tracker_missing": np.array([logit(0.001)]),
+            "tracker_tail": np.array([0.0])}
     rng = np.random.default_rng(4)
     xs = np.array([track(np.zeros(300), np.zeros(300), marg, 30.0, rng)[0] for _ in range(300)])
     middle = np.nanstd(xs[:, 100:200])
@@ -179,7 +183,8 @@ def test_gaps_start_at_saccade_onsets_and_keep_the_drawn_share():
     from gazeprivacy.data.simulate import EVENT_CODES, draw_traits, simulate_recording
 
     marg = {"tracker_step": np.array([-1.0]), "tracker_smooth": np.array([-0.5]),
-            "tracker_missing": np.array([logit(0.1)])}
+            "tracker_missing": np.array([logit(0.1)]),
+            "tracker_tail": np.array([0.0])}
     rng = np.random.default_rng(5)
     at, miss = {True: [], False: []}, {True: [], False: []}
     for traits in draw_traits(20, rng=rng, blink_rate_hz=0.0):
@@ -199,3 +204,38 @@ def test_gaps_start_at_saccade_onsets_and_keep_the_drawn_share():
     assert np.mean(at[True]) >= 0.45 and np.mean(at[False]) <= 0.1
     assert abs(np.mean(miss[True]) / np.mean(miss[False]) - 1.0) < 0.15
     assert all(0.08 < np.mean(m) < 0.15 for m in miss.values())
+
+
+def test_the_steps_shoulder_reads_rayleigh_for_white_noise_and_more_for_a_scale_mixture():
+    """Gaussian white noise: log10(q75 / q50) of the 2-D steps is the Rayleigh 0.15 (bin
+    [0.1, 0.2)); the same noise with each sample's scale drawn log-normal (log sd 1.2): a
+    heavier shoulder, two or more bins up (measured 0.36)."""
+    rng = np.random.default_rng(6)
+    x, y = 0.1 * rng.standard_normal((2, 20000))
+    white = quality_statistics(quality_parts([_rec(x, y)]))["tracker_tail"]
+    f = np.exp(1.2 * rng.standard_normal(20000))
+    heavy = quality_statistics(quality_parts([_rec(x * f, y * f)]))["tracker_tail"]
+    assert white.sum() == heavy.sum() == 1.0
+    assert np.argmax(white) == 0 and np.argmax(heavy) >= 2
+
+
+@pytest.mark.parametrize("tail", [0.3, 0.45])
+def test_track_renders_the_released_shoulder_and_keeps_the_median_step(tail):
+    """A still eye, the released shoulder above white noise's: the rendered log10(q75 / q50)
+    of the steps within 0.05 of the centre (mean over 40 recordings; the public spread 0.05 is
+    drawn around it), the median step still within 0.06 decade of its target (spread 0.15); a
+    shoulder of 0 renders plain Gaussian noise (Rayleigh 0.15)."""
+    rng = np.random.default_rng(7)
+    for centre, want in ((tail, tail), (0.0, 0.15)):
+        marg = {"tracker_step": np.array([-1.0]), "tracker_smooth": np.array([-0.5]),
+                "tracker_missing": np.array([logit(0.001)]),
+                "tracker_tail": np.array([centre])}
+        shoulders, steps = [], []
+        for _ in range(40):
+            x, y = track(np.zeros(3000), np.zeros(3000), marg, 100.0, rng)
+            d = np.hypot(np.diff(x), np.diff(y))
+            q50, q75 = np.nanquantile(d, [0.5, 0.75])
+            shoulders.append(np.log10(q75 / q50))
+            steps.append(np.log10(q50))
+        assert abs(np.mean(shoulders) - want) < 0.05, (centre, np.mean(shoulders))
+        assert abs(np.mean(steps) + 1.0) < 0.06

@@ -15,7 +15,11 @@ participant and key, each contributed as a **one-hot histogram** over public bin
   Gaussian step process), bins of 0.25 over [-1, 1]: white noise on positions gives -0.5, a
   tracker's smoothing filter pushes it up (MPIIDPEye 0.6);
 * ``tracker_missing``: the share of missing samples (NaN x or y), 4 bins on the logit scale
-  over [0.001, 0.9] (edges 1 %, 5 %, 20 %).
+  over [0.001, 0.9] (edges 1 %, 5 %, 20 %);
+* ``tracker_tail``: log10 of the ratio of the steps' upper quartile to their median (the
+  shoulder of the step distribution), bins of 0.1 over [0.1, 0.6]: Gaussian white noise gives
+  log10 sqrt(2) = 0.15 (the Rayleigh distribution's), head-free and head-mounted recordings
+  (gaze moving with the head, trackers' outlying samples) more.
 
 A histogram, not a two-bin moment: within a data set these values are concentrated (one
 tracker), so the population's bin stands out of Gaussian noise with a signal of ``n``
@@ -32,7 +36,9 @@ The rendering (:func:`track`, post-processing): each synthetic recording draws i
 around the released centres (the public spread), then white noise smoothed (circularly) by a
 Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
 scaled so the median step is the drawn one (when the eye signal alone steps more, its
-fixational motion is shrunk toward each fixation's chord instead, saccades intact), and gaps
+fixational motion is shrunk toward each fixation's chord instead, saccades intact), each noise
+sample's scale drawn log-normal (a Gaussian scale mixture; its log sd, bisection, gives the drawn
+tail when the plain noise has less; :func:`_heavy`), and gaps
 (NaN runs of log-normal length, public median 0.07 s; a public share 0.6 of them starting at
 the simulated saccade onsets, where real trackers lose the eye) cover the drawn missing share
 (none below a public floor of 0.5 %).
@@ -55,12 +61,15 @@ __all__ = ["QUALITY", "QUALITY_PARTS", "QUALITY_PRIOR", "QUALITY_SIZES", "fit_qu
            "mask_column", "quality_parts", "quality_statistics", "track"]
 
 #: The measured tracker marginals (in the split's order).
-QUALITY = ("tracker_step", "tracker_smooth", "tracker_missing")
+QUALITY = ("tracker_step", "tracker_smooth", "tracker_missing", "tracker_tail")
 #: The raw parts (integer counts) they are read from.
 QUALITY_PARTS = ("step_counts", "step2_counts", "missing_counts")
 
 _FINE = np.linspace(-5.0, 1.5, 326)  # log10 deg, 0.02 decade: the steps' count histogram
 _MISS_LO, _MISS_HI = 0.001, 0.9
+#: log10 of the Rayleigh distribution's upper quartile over its median, sqrt(ln 4 / ln 2): the
+#: shoulder of the 2-D steps of Gaussian white noise
+_RAYLEIGH_TAIL = 0.5 * math.log10(2.0)
 #: name -> (bin edges on the value's scale, public population sd on that scale, public prior
 #: of the centre (mean, sd) on that scale: a median step of 0.05 deg give or take a decade,
 #: white noise or some smoothing, about 1 % missing give or take a factor of e^2.5, i.e.
@@ -74,13 +83,18 @@ _SCALES = {
     "tracker_smooth": (np.linspace(-1.0, 1.0, 9), 0.1, (0.0, 0.5)),
     "tracker_missing": (logit(np.array([_MISS_LO, 0.01, 0.05, 0.2, _MISS_HI])), 0.6,
                         (float(logit(0.01)), 2.5)),
+    # the prior: Gaussian white noise's shoulder (the Rayleigh quartile ratio), give or take
+    # 0.15 (a factor 1.4 on the ratio); the spread 0.05 as the other tracker values' (one
+    # tracker per data set)
+    "tracker_tail": (np.linspace(0.1, 0.6, 6), 0.05, (_RAYLEIGH_TAIL, 0.15)),
 }
 QUALITY_SIZES = {m: e[0].size - 1 for m, e in _SCALES.items()}
 #: The data-free values (a marginal not measured): a 0.05 deg median step (the simulator's
 #: tracker), white noise, no missing samples to speak of.
 QUALITY_PRIOR = {"tracker_step": np.array([math.log10(0.05)]),
                  "tracker_smooth": np.array([-0.5]),
-                 "tracker_missing": np.array([logit(_MISS_LO)])}
+                 "tracker_missing": np.array([logit(_MISS_LO)]),
+                 "tracker_tail": np.array([_RAYLEIGH_TAIL])}
 _GRID = 201  # the posterior's grid of centres over each scale's range
 _GAP_MEDIAN_S, _GAP_LOG_SD = 0.07, 0.9  # public gap lengths (dropouts and blinks)
 #: a drawn missing share below this writes no gap: a tracker losing next to nothing (a
@@ -90,6 +104,10 @@ _GAP_FLOOR = 0.005
 #: lose the eye around saccades: MPIIDPEye's median gaze jump across a gap 2.3 deg, 0.5 deg
 #: with gaps placed at random)
 _GAP_AT_SACCADE = 0.6
+#: the largest log sd of the noise samples' scales (the tracker_tail rendering, _heavy): with
+#: the scales clipped at 2 sd, a sample's scale at most e^4 = 55 times the typical one; it
+#: renders shoulders up to 0.5 (white noise alone: 0.15), higher ones at 0.5
+_TAIL_LOG_SD = 2.0
 
 
 def mask_column(share: float) -> ColumnStatus:
@@ -127,10 +145,10 @@ def quality_parts(recs: Sequence[Recording]) -> dict[str, np.ndarray]:
             "missing_counts": np.array([miss, n], dtype=np.float64)}
 
 
-def _median(counts: np.ndarray) -> float:
-    """The median of a fine-histogram (the centre of the bin holding it)."""
+def _median(counts: np.ndarray, q: float = 0.5) -> float:
+    """The median (or quantile ``q``) of a fine-histogram (the centre of the bin holding it)."""
     c = np.cumsum(counts)
-    i = int(np.searchsorted(c, c[-1] / 2.0))
+    i = int(np.searchsorted(c, c[-1] * q))
     return float(0.5 * (_FINE[i] + _FINE[i + 1]))
 
 
@@ -149,6 +167,7 @@ def quality_statistics(raw: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     if steps.sum() > 0:
         m1 = _median(steps)
         out["tracker_step"] = _one_hot("tracker_step", m1)
+        out["tracker_tail"] = _one_hot("tracker_tail", _median(steps, 0.75) - m1)
         if second.sum() > 0:
             rho = 1.0 - 10.0 ** (2.0 * (_median(second) - m1)) / 2.0
             out["tracker_smooth"] = _one_hot("tracker_smooth", max(rho, -1.0))
@@ -255,6 +274,43 @@ def _gaps(share: float, n: int, rate: float, rng: np.random.Generator,
     return mask
 
 
+def _scale(de: np.ndarray, du: np.ndarray, target: float) -> float:
+    """The factor ``a`` (bisection) giving the steps ``de + a du`` the median ``target``."""
+    def med(a: float) -> float:
+        d = de + a * du
+        return float(np.median(np.hypot(d[:, 0], d[:, 1])))
+
+    hi = target / max(med(1.0) - med(0.0), 1e-12) + 1.0
+    while med(hi) < target:
+        hi *= 2.0
+    return _bisect(lambda v: med(v) < target, 0.0, hi, 30)[0]
+
+
+def _heavy(de: np.ndarray, white: np.ndarray, w: float, unit: np.ndarray, a: float,
+           target: float, tail: float, rng: np.random.Generator
+           ) -> tuple[np.ndarray, float]:
+    """The noise with the drawn ``tail`` (log10 of the steps' upper quartile over their
+    median): when the Gaussian noise ``unit`` (scaled by ``a``) has less, each white sample is
+    scaled by ``exp(s g)`` (``g`` standard normal, clipped to +-2, one per sample for both
+    axes: a Gaussian scale mixture, heavier-shouldered the larger ``s``) before the smoothing,
+    ``s`` in [0, _TAIL_LOG_SD] by bisection, the median step kept at ``target``."""
+    def shoulder(u: np.ndarray, a: float) -> float:
+        d = de + a * np.diff(u, axis=0)
+        q50, q75 = np.quantile(np.hypot(d[:, 0], d[:, 1]), [0.5, 0.75])
+        return math.log10(max(q75, 1e-300) / max(q50, 1e-300))
+
+    if shoulder(unit, a) >= tail:
+        return unit, a
+    g = np.clip(rng.standard_normal((white.shape[0], 1)), -2.0, 2.0)
+
+    def mixed(s: float) -> tuple[np.ndarray, float]:
+        u = _smooth(white * np.exp(s * g), w)
+        return u, _scale(de, np.diff(u, axis=0), target)
+
+    lo, _ = _bisect(lambda s: shoulder(*mixed(s)) < tail, 0.0, _TAIL_LOG_SD, 10)
+    return mixed(lo)
+
+
 def _onsets(code: np.ndarray) -> np.ndarray:
     """The first sample of each saccade run in the simulator's event codes."""
     sac = np.r_[False, np.asarray(code) == EVENT_CODES["saccade"]]
@@ -296,7 +352,8 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     # the noise only is smoothed: a smoothed eye signal slows the saccades below the event
     # detector's threshold (MPIIDPEye at 30 Hz: fixation-duration W1 from 0.14 to 2.5 s)
     eye = np.column_stack([x, y])
-    unit = _smooth(rng.standard_normal(eye.shape), w)
+    white = rng.standard_normal(eye.shape)
+    unit = _smooth(white, w)
     de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
 
     def med(a: float, du: np.ndarray = du) -> float:
@@ -305,10 +362,8 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
 
     a = 0.0
     if med(0.0) < target:
-        hi = target / max(med(1.0) - med(0.0), 1e-12) + 1.0
-        while med(hi) < target:
-            hi *= 2.0
-        a, _ = _bisect(lambda v: med(v) < target, 0.0, hi, 30)
+        a = _scale(de, du, target)
+        unit, a = _heavy(de, white, w, unit, a, target, vals["tracker_tail"], rng)
     elif code is not None:  # shrink: a = minus the share of the deviation taken away
         unit = -_fixational(eye, code)
         du_shrink = np.diff(unit, axis=0)

@@ -170,9 +170,10 @@ class ParticipantSynthSplit:
     saccade_amplitude: float = 0.09
     saccade_direction: float = 0.03
     event_rate: float = 0.06
-    tracker_step: float = 0.13  # the tracker (noise level, smoothing, gaps): the realism
-    tracker_smooth: float = 0.04  # discriminator's strongest features
+    tracker_step: float = 0.10  # the tracker (noise level, smoothing, gaps, the steps'
+    tracker_smooth: float = 0.04  # shoulder): the realism discriminator's strongest features
     tracker_missing: float = 0.06
+    tracker_tail: float = 0.03
     label_weight: float = 0.03
     centre_share: float | None = None  # None: the public rule of n and rho (_..._centre)
     #: label contrasts (``_participant_synth_labels``); None: the public rule of n, rho and the
