@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from evaluate_helpers import fake_featurizer, fake_registry, tiny_dataset
-from gazeprivacy.experiments.config import ConfigError, parse_config
+from gazeprivacy.experiments.config import ConfigError, identity_json, parse_config
 from gazeprivacy.experiments.engine import run_experiment
 from gazeprivacy.experiments.engine.cells import Cell, _streams, expand_cells, release_identity
 
@@ -116,3 +116,26 @@ def test_the_identity_s_encoding_is_canonical():
 def test_a_grid_value_listed_twice_is_a_config_error():
     with pytest.raises(ConfigError, match=r"grid\.epsilon lists a value twice"):
         _config([{"name": "fake-noise", "grid": {"epsilon": [3, 3.0]}}])
+
+
+def test_the_identity_normalises_numbers_numpy_s_included():
+    same = [({"epsilon": np.int64(3)}, {"epsilon": 3}), ({"epsilon": np.float32(0.5)},
+            {"epsilon": 0.5}), ({"epsilon": -0.0}, {"epsilon": 0.0}),
+            ({"clip": np.True_}, {"clip": True}), ({"ks": np.array([1, 2])}, {"ks": [1.0, 2]})]
+    for a, b in same:
+        assert identity_json(a) == identity_json(b), (a, b)
+    assert identity_json({"clip": np.True_}) != identity_json({"clip": 1})  # a bool stays one
+    # an integer no float holds is written exactly: no collision, no OverflowError
+    assert identity_json({"n": 2**53 + 1}) != identity_json({"n": 2**53})
+    assert identity_json({"n": 2**53 + 1}) == '{"n":9007199254740993}'
+    assert identity_json({"n": np.uint64(2**64 - 1)}) == '{"n":18446744073709551615}'
+    assert identity_json({"n": 10**400}) == '{"n":1' + "0" * 400 + "}"
+    assert release_identity(_cell(parameters={"epsilon": np.int64(3)})) == release_identity(
+        _cell(parameters={"epsilon": 3.0}))
+
+
+def test_a_grid_value_repeated_as_a_numpy_number_is_a_config_error():
+    for repeat in ([np.int64(3), 3], [-0.0, 0.0], [np.float64(0.5), 0.5]):
+        with pytest.raises(ConfigError, match=r"grid\.epsilon lists a value twice"):
+            _config([{"name": "fake-noise", "grid": {"epsilon": repeat}}])
+    _config([{"name": "fake-noise", "grid": {"epsilon": [2**53, 2**53 + 1]}}])  # two values
