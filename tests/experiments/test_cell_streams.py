@@ -6,14 +6,22 @@ others' draws, and so their outputs, as they were."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import polars as pl
 import pytest
 
 from evaluate_helpers import fake_featurizer, fake_registry, tiny_dataset
-from gazeprivacy.experiments.config import ConfigError, parse_config
+from gazeprivacy.experiments.config import ConfigError, identity_json, parse_config
 from gazeprivacy.experiments.engine import run_experiment
-from gazeprivacy.experiments.engine.cells import Cell, _streams, expand_cells, release_identity
+from gazeprivacy.experiments.engine.cells import (
+    STREAMS,
+    Cell,
+    _streams,
+    expand_cells,
+    release_identity,
+)
 
 
 def _config(mechanisms, **over):
@@ -116,3 +124,82 @@ def test_the_identity_s_encoding_is_canonical():
 def test_a_grid_value_listed_twice_is_a_config_error():
     with pytest.raises(ConfigError, match=r"grid\.epsilon lists a value twice"):
         _config([{"name": "fake-noise", "grid": {"epsilon": [3, 3.0]}}])
+
+
+def test_the_identity_normalises_numbers_numpy_s_included():
+    same = [({"epsilon": np.int64(3)}, {"epsilon": 3}), ({"epsilon": np.float32(0.5)},
+            {"epsilon": 0.5}), ({"epsilon": -0.0}, {"epsilon": 0.0}),
+            ({"clip": np.True_}, {"clip": True}), ({"ks": np.array([1, 2])}, {"ks": [1.0, 2]})]
+    for a, b in same:
+        assert identity_json(a) == identity_json(b), (a, b)
+    assert identity_json({"clip": np.True_}) != identity_json({"clip": 1})  # a bool stays one
+    # an integer no float holds is written exactly: no collision, no OverflowError
+    assert identity_json({"n": 2**53 + 1}) != identity_json({"n": 2**53})
+    assert identity_json({"n": 2**53 + 1}) == '{"n":9007199254740993}'
+    assert identity_json({"n": np.uint64(2**64 - 1)}) == '{"n":18446744073709551615}'
+    assert identity_json({"n": 10**400}) == '{"n":1' + "0" * 400 + "}"
+    assert release_identity(_cell(parameters={"epsilon": np.int64(3)})) == release_identity(
+        _cell(parameters={"epsilon": 3.0}))
+
+
+def test_a_grid_value_repeated_as_a_numpy_number_is_a_config_error():
+    for repeat in ([np.int64(3), 3], [-0.0, 0.0], [np.float64(0.5), 0.5]):
+        with pytest.raises(ConfigError, match=r"grid\.epsilon lists a value twice"):
+            _config([{"name": "fake-noise", "grid": {"epsilon": repeat}}])
+    _config([{"name": "fake-noise", "grid": {"epsilon": [2**53, 2**53 + 1]}}])  # two values
+
+
+def _meta(out, cell):
+    return json.loads((out / "cells" / f"{cell.key}.json").read_text())
+
+
+def test_a_cell_drawn_by_another_stream_scheme_is_computed_again(tmp_path, tiny, capsys):
+    cfg = _config([ONE])
+    first = _run(cfg, tmp_path, tiny)
+    cells = expand_cells(cfg)
+    for c in cells:  # every finished cell records the scheme and its release
+        assert _meta(tmp_path, c)["streams"] == STREAMS == "release-identity-v1"
+        assert _meta(tmp_path, c)["release"] == release_identity(c)
+    cell = next(c for c in cells if c.label == "fake-noise")
+    rows = tmp_path / "cells" / f"{cell.key}.parquet"
+    for scheme, said in ((None, "position in the config"), ("by-position-v0", "'by-position-v0'")):
+        meta = _meta(tmp_path, cell)  # as an earlier run left it: other draws, other rows
+        meta.pop("streams") if scheme is None else meta.update(streams=scheme)
+        (tmp_path / "cells" / f"{cell.key}.json").write_text(json.dumps(meta))
+        pl.read_parquet(rows).with_columns(value=pl.lit(-1.0)).write_parquet(rows)
+        capsys.readouterr()
+        again = _run(cfg, tmp_path, tiny)
+        assert (again.n_run, again.n_skipped) == (1, len(cells) - 1)
+        assert again.results.equals(first.results)  # the stale rows are not mixed in
+        err = capsys.readouterr().err
+        assert f"computing cell {cell.key} (tiny, fake-noise, seed 0) again" in err
+        assert said in err
+    assert _run(cfg, tmp_path, tiny).n_run == 0  # recomputed cells are reused
+
+
+@pytest.mark.parametrize("change", ["preset", "mechanism"])
+def test_a_label_whose_release_changed_is_computed_again(tmp_path, tiny, capsys, change):
+    registry = {**fake_registry(), "fake-other": fake_registry()["fake-noise"]}
+    before = _config([{**ONE, "label": "x"}])
+    after = _config([{**ONE, "label": "x", **({"preset": "params"} if change == "preset"
+                                               else {"name": "fake-other"})}])
+    key = next(c.key for c in expand_cells(after) if c.label == "x")
+    assert key == next(c.key for c in expand_cells(before) if c.label == "x")  # same files
+
+    def run(cfg, out):
+        return run_experiment(cfg, out, registry=registry, datasets={"tiny": tiny},
+                              featurizer=fake_featurizer, workers=1)
+
+    run(before, tmp_path / "out")
+    capsys.readouterr()
+    res = run(after, tmp_path / "out")
+    assert (res.n_run, res.n_skipped) == (1, 1)
+    assert f"computing cell {key} (tiny, x, seed 0) again: its earlier result is of another " \
+           "release" in capsys.readouterr().err
+    fresh = run(after, tmp_path / "fresh")
+    assert res.results.equals(fresh.results)
+    # the files now hold the new release's draw, not the old one's
+    now = _preview(tmp_path / "out", after, "x")["px"]
+    np.testing.assert_array_equal(now, _preview(tmp_path / "fresh", after, "x")["px"])
+    run(before, tmp_path / "old")
+    assert not np.array_equal(now, _preview(tmp_path / "old", before, "x")["px"])

@@ -8,7 +8,11 @@ is post-processing, which can only hide a leak). So the audit draws the measurem
 module's public :func:`~gazeprivacy.mechanisms.samples.participant_synth.measure`, on the real
 client sums of two neighbouring datasets: the example dataset and the same with one participant
 replaced by one who looks only at the screen's top-left corner, or only at its centre (extreme
-contributions: far means and clipped spreads, or spreads 0; all of their weight in one cell).
+contributions: far means and clipped spreads, or spreads 0; all of their weight in one cell),
+or at the centre through another tracker (ten times the example's noise level, smoothed, a
+heavy shoulder: its median step, step correlation and shoulder in other bins). Every marginal
+the audited split measures differs in at least one of these pairs (a marginal no pair changes
+would be audited with a constant feature and pass whatever its noise).
 
 * ``participant-synth``: every measured marginal at once; the feature is the Gaussian
   likelihood-ratio statistic ``sum_m <y_m, d_m> / sigma_m^2`` (``d_m`` the difference of the two
@@ -67,7 +71,9 @@ def _replaced(ds: Any, where: str) -> Any:
     """``ds`` with its first participant replaced by one who looks only at the top-left corner
     (``where="corner"``: far means, clipped spreads) or at the screen centre (``"centre"``:
     spreads 0), or (``"contrast"``) at the centre under its first task and all over the screen
-    under the others (label contrasts at their clip)."""
+    under the others (label contrasts at their clip), or (``"tracker"``) at the centre through
+    a tracker unlike the others (:func:`_tracker_noise`: its median step, step correlation and
+    shoulder in other bins than theirs)."""
     from gazeprivacy.data.recording import Dataset, Recording
 
     first = ds.participants[0]
@@ -80,8 +86,12 @@ def _replaced(ds: Any, where: str) -> Any:
         g = r.geometry
         x0, y0 = ((g.x_min_deg + 1.0, g.y_min_deg + 1.0) if where == "corner" else
                   ((g.x_min_deg + g.x_max_deg) / 2, (g.y_min_deg + g.y_max_deg) / 2))
-        x = x0 + 0.05 * rng.standard_normal(r.n_samples)
-        y = y0 + 0.05 * rng.standard_normal(r.n_samples)
+        if where == "tracker":
+            dx, dy = _tracker_noise(r.n_samples, rng)
+            x, y = x0 + dx, y0 + dy
+        else:
+            x = x0 + 0.05 * rng.standard_normal(r.n_samples)
+            y = y0 + 0.05 * rng.standard_normal(r.n_samples)
         if where == "contrast" and r.labels.get("task") != ds.recordings[0].labels.get("task"):
             x = rng.uniform(g.x_min_deg, g.x_max_deg, r.n_samples)
             y = g.y_min_deg + 0.5 * g.height_deg * (1 + np.sin(np.arange(r.n_samples) / 3))
@@ -89,6 +99,20 @@ def _replaced(ds: Any, where: str) -> Any:
                              sampling_rate_hz=r.sampling_rate_hz, labels=r.labels,
                              geometry=g))
     return Dataset(tuple(out), name=where)
+
+
+def _tracker_noise(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A tracker's noise (x, y) unlike the example dataset's (white, 0.05 deg): a Gaussian
+    scale mixture ``0.5 exp(1.2 g) N(0, 1)`` (ten times the level, a heavy shoulder, each
+    sample's scale shared by x and y) smoothed by a Gaussian kernel (steps correlated)."""
+    from scipy.ndimage import gaussian_filter1d
+
+    scale = 0.5 * np.exp(1.2 * rng.standard_normal(n))
+    return tuple(gaussian_filter1d(scale * rng.standard_normal(n), _TRACKER_SMOOTH,
+                                   mode="wrap") for _ in range(2))
+
+
+_TRACKER_SMOOTH = 0.7  # samples: the kernel's sd
 
 
 @functools.lru_cache(maxsize=2)
@@ -116,7 +140,7 @@ def _view(labels: bool = False) -> _View:
                  {k: mod.population_sums(m.parts) for k, m in msgs.items()})
 
 
-_WHERE = {False: ("corner", "centre"), True: ("corner", "centre", "contrast")}
+_WHERE = {False: ("corner", "centre", "tracker"), True: ("corner", "centre", "contrast")}
 
 
 def _stacked(view: _View, which: str, m: str) -> np.ndarray:

@@ -48,11 +48,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import numbers
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from gazeprivacy.attacks.classifiers import CLASSIFIERS
 from gazeprivacy.attacks.threat import THREAT_MODELS
@@ -723,17 +726,32 @@ def canonical_json(d: Mapping[str, Any]) -> str:
 def identity_json(value: Any) -> str:
     """Canonical JSON of ``value`` as a release's identity reads it (the key of its protection
     stream, :func:`gazeprivacy.experiments.engine.cells.release_identity`): keys sorted, no
-    spaces, every number a float (``3`` and ``3.0`` are the same point).
+    spaces, every number (Python's or NumPy's) a float (``3``, ``3.0`` and ``np.int64(3)`` are
+    the same point; ``-0.0`` is ``0.0``), except an integer no float holds exactly, written
+    exactly (``2**53 + 1`` is not ``2**53``); NumPy scalars and arrays as their Python values.
 
     >>> identity_json({"k": 4, "epsilon": 3.0, "public": ["stimulus"], "clip": True})
     '{"clip":true,"epsilon":3.0,"k":4.0,"public":["stimulus"]}'
+    >>> identity_json([np.int64(3), -0.0, np.True_, 2**53 + 1])
+    '[3.0,0.0,true,9007199254740993]'
     """
-    return json.dumps(_floats(value), sort_keys=True, separators=(",", ":"), default=str)
+    return json.dumps(_numbers(value), sort_keys=True, separators=(",", ":"), default=str)
 
 
-def _floats(v: Any) -> Any:
+def _numbers(v: Any) -> Any:
+    """``v`` with NumPy values as Python ones and numbers normalised (:func:`identity_json`)."""
+    if isinstance(v, np.generic | np.ndarray):
+        v = v.tolist()  # Python scalars (np.bool_ -> bool, np.int64 -> int) or nested lists
     if isinstance(v, Mapping):
-        return {str(k): _floats(x) for k, x in v.items()}
+        return {str(k): _numbers(x) for k, x in v.items()}
     if isinstance(v, list | tuple):
-        return [_floats(x) for x in v]
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
+        return [_numbers(x) for x in v]
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        return v
+    if isinstance(v, numbers.Integral):
+        try:
+            f = float(v)
+        except OverflowError:  # beyond the largest float
+            return int(v)
+        return f if int(f) == v else int(v)  # exact where no float holds it
+    return float(v) + 0.0  # -0.0 + 0.0 is 0.0

@@ -31,8 +31,9 @@
   computed once, inside its cell.
 * **Resumable.** A finished cell leaves ``OUT/cells/<key>.parquet`` (its rows), ``<key>.npz``
   (a preview for the report) and ``<key>.json`` (meta, guarantee and the data's fingerprint,
-  written last); a rerun skips cells whose three files exist, unless the dataset's content
-  fingerprint changed since (then the cell runs again).
+  written last, with the stream scheme and the release's identity); a rerun skips cells whose
+  three files exist, unless the meta's stream scheme, release identity or dataset content
+  fingerprint differs from the cell's (then the cell runs again, said on stderr).
 * **Partitioned datasets.** A dataset whose path is a partitioned folder is streamed: raw and
   protected features are computed partition by partition (see
   :mod:`gazeprivacy.experiments.streaming` for what differs from an in-memory run).

@@ -9,6 +9,8 @@ key, never by the cell's position in the config: the attack stream is spawn key 
 (shared by every cell of the seed), the protection stream is ``(1, w0, w1, w2, w3)``, the
 first four 32-bit big-endian words of the SHA-256 of the release's identity
 (:func:`release_identity`). So a release's draw is the same whatever else the config runs.
+A finished cell's meta records this scheme (:data:`STREAMS`) and its release identity; a cell
+found in an output folder with another scheme or identity is computed again.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from gazeprivacy.experiments.config import (
     identity_json,
 )
 
-__all__ = ["RESULT_SCHEMA", "Cell", "Featurizer", "expand_cells", "release_identity"]
+__all__ = ["RESULT_SCHEMA", "STREAMS", "Cell", "Featurizer", "expand_cells", "release_identity"]
 
 RESULT_SCHEMA = {
     "dataset": pl.String, "mechanism": pl.String, "mode": pl.String, "parameters": pl.String,
@@ -43,6 +45,11 @@ RESULT_SCHEMA = {
 }
 
 Featurizer = Callable[[Dataset], pl.DataFrame]
+
+#: The random-stream scheme of a cell's draws (module docstring), recorded in each finished
+#: cell's meta: cells drawn by another scheme (such as by their position in the config, before
+#: this one; their meta has none) are never reused.
+STREAMS = "release-identity-v1"
 
 
 @dataclass(frozen=True)
@@ -64,7 +71,9 @@ class Cell:
 
     @property
     def key(self) -> str:
-        """Stable id of the cell (dataset, mechanism label, parameters, seed)."""
+        """Stable id of the cell (dataset, mechanism label, parameters, seed): its files' name.
+        Not the release's identity (no mechanism, no preset): the runner reuses a finished cell
+        only when its meta's release identity is the cell's too."""
         text = json.dumps([self.dataset, self.label, self.parameters_json, self.seed])
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 

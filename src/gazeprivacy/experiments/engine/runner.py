@@ -33,6 +33,7 @@ from gazeprivacy.experiments.config import (
 )
 from gazeprivacy.experiments.engine.cells import (
     RESULT_SCHEMA,
+    STREAMS,
     Cell,
     Featurizer,
     _atomic,
@@ -44,6 +45,7 @@ from gazeprivacy.experiments.engine.cells import (
     _rows,
     _streams,
     expand_cells,
+    release_identity,
 )
 from gazeprivacy.experiments.engine.execute import execute
 from gazeprivacy.experiments.engine.population import (
@@ -229,8 +231,8 @@ def _write_cell(cell: Cell, ctx: _Context, rows: list[dict[str, Any]],
             suffix=".npz")
     meta = {"key": cell.key, "cell": {**asdict(cell), "parameters": dict(cell.parameters)},
             "mode": protected.mode, "guarantee": protected.guarantee, "notes": notes,
-            "data_fingerprint": ctx.fingerprints.get(cell.dataset),
-            "seconds": round(time.perf_counter() - t0, 3)}
+            "data_fingerprint": ctx.fingerprints.get(cell.dataset), "streams": STREAMS,
+            "release": release_identity(cell), "seconds": round(time.perf_counter() - t0, 3)}
     if refused is not None:
         meta["refused"] = refused
     if fold_refusals:
@@ -433,18 +435,38 @@ def _summary(ds: Dataset) -> dict[str, Any]:
 
 
 def _done(out: Path, cell: Cell, fingerprint: str | None = None) -> bool:
-    """Whether ``cell`` finished on the same data: its three files exist and its meta has
-    ``fingerprint`` (cells written before fingerprints were recorded are trusted)."""
+    """Whether ``cell`` finished with the same draw on the same data: its three files exist and
+    its meta records this stream scheme (:data:`~gazeprivacy.experiments.engine.cells.STREAMS`),
+    the cell's release identity (:func:`~gazeprivacy.experiments.engine.cells.release_identity`)
+    and, when given, ``fingerprint`` (a meta without a fingerprint passes that test). A cell
+    finished otherwise runs again, said on stderr: one drawn by an earlier scheme (by its
+    position in the config), or another release under the same key (the label's mechanism or
+    preset changed), would otherwise mix into this run's results."""
     c = out / "cells"
     if not all((c / f"{cell.key}{ext}").is_file() for ext in (".parquet", ".npz", ".json")):
         return False
-    if fingerprint is None:
-        return True
     try:
         meta = json.loads((c / f"{cell.key}.json").read_text())
     except (OSError, ValueError):
         return False
-    return meta.get("data_fingerprint", fingerprint) == fingerprint
+    stale = _stale(meta, cell, fingerprint)
+    if stale:
+        print(f"computing cell {cell.key} ({cell.dataset}, {cell.label}, seed {cell.seed}) "
+              f"again: {stale}", file=sys.stderr)
+    return not stale
+
+
+def _stale(meta: Mapping[str, Any], cell: Cell, fingerprint: str | None) -> str | None:
+    """Why a finished cell's files cannot be reused for ``cell`` (:func:`_done`), or None."""
+    if meta.get("streams") != STREAMS:
+        return (f"its earlier result was drawn by the stream scheme {meta['streams']!r}, not "
+                f"{STREAMS!r}" if meta.get("streams") else "its earlier result was drawn by "
+                "the cell's position in the config, before release-keyed streams")
+    if meta.get("release") != release_identity(cell):
+        return f"its earlier result is of another release ({meta.get('release')})"
+    if fingerprint is not None and meta.get("data_fingerprint", fingerprint) != fingerprint:
+        return "the dataset's content changed"
+    return None
 
 
 def run_experiment(

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 the gazeprivacy developers
 """participant-synth's tracker: measured signal quality and its rendering.
 
-The measured quantities (three marginals of :mod:`participant_synth`, measured once over all
+The measured quantities (four marginals of :mod:`participant_synth`, measured once over all
 public keys, ``POOLED``; proof: ``docs/privacy/participant-synth.md#tracker``), one value per
 participant and key, each contributed as a **one-hot histogram** over public bins (weight
 ``1 / keys`` per key, so L1 norm at most 1 over the keys, like every marginal):
@@ -35,10 +35,11 @@ centre ``mu`` on a public grid under a flat prior, the participants' values mode
 The rendering (:func:`track`, post-processing): each synthetic recording draws its values
 around the released centres (the public spread), then white noise smoothed (circularly) by a
 Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
-scaled so the median step is the drawn one (when the eye signal alone steps more, its
-fixational motion is shrunk toward each fixation's chord instead, saccades intact), each noise
-sample's scale drawn log-normal (a Gaussian scale mixture; its log sd, bisection, gives the drawn
-tail when the plain noise has less; :func:`_heavy`), and gaps
+scaled so the median step is the drawn one (when the eye signal alone steps more, no noise is
+added, so no drawn shoulder either: its fixational motion is shrunk toward each fixation's chord
+instead, saccades intact), each noise sample's scale drawn log-normal (a Gaussian scale
+mixture; its log sd, bisection, gives the drawn tail when the plain noise has less, up to a
+ceiling the smoothing lowers: ``_TAIL_LOG_SD``; :func:`_heavy`), and gaps
 (NaN runs of log-normal length, public median 0.07 s; a public share 0.6 of them starting at
 the simulated saccade onsets, where real trackers lose the eye) cover the drawn missing share
 (none below a public floor of 0.5 %).
@@ -105,8 +106,11 @@ _GAP_FLOOR = 0.005
 #: with gaps placed at random)
 _GAP_AT_SACCADE = 0.6
 #: the largest log sd of the noise samples' scales (the tracker_tail rendering, _heavy): with
-#: the scales clipped at 2 sd, a sample's scale at most e^4 = 55 times the typical one; it
-#: renders shoulders up to 0.5 (white noise alone: 0.15), higher ones at 0.5
+#: the scales clipped at 2 sd, a sample's scale at most e^4 = 55 times the typical one; without
+#: smoothing (step correlation -0.5) it renders shoulders up to 0.5 (white noise alone: 0.15),
+#: higher ones at 0.5; the smoothing lowers that ceiling (measured: 0.39 at a step correlation
+#: of 0.4, 0.37 at 0.6, 0.33 at 0.8); no shoulder at all where no noise is added (the eye
+#: signal alone steps more than the drawn median step: the fixational motion shrunk instead)
 _TAIL_LOG_SD = 2.0
 
 
