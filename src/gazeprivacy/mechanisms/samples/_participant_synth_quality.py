@@ -278,11 +278,16 @@ def _gaps(share: float, n: int, rate: float, rng: np.random.Generator,
     return mask
 
 
+def _median_step(de: np.ndarray, du: np.ndarray, a: float) -> float:
+    """The median length of the 2-D steps ``de + a du`` (eye signal's plus scaled noise's)."""
+    d = de + a * du
+    return float(np.median(np.hypot(d[:, 0], d[:, 1])))
+
+
 def _scale(de: np.ndarray, du: np.ndarray, target: float) -> float:
     """The factor ``a`` (bisection) giving the steps ``de + a du`` the median ``target``."""
     def med(a: float) -> float:
-        d = de + a * du
-        return float(np.median(np.hypot(d[:, 0], d[:, 1])))
+        return _median_step(de, du, a)
 
     hi = target / max(med(1.0) - med(0.0), 1e-12) + 1.0
     while med(hi) < target:
@@ -307,12 +312,22 @@ def _heavy(de: np.ndarray, white: np.ndarray, w: float, unit: np.ndarray, a: flo
         return unit, a
     g = np.clip(rng.standard_normal((white.shape[0], 1)), -2.0, 2.0)
 
-    def mixed(s: float) -> tuple[np.ndarray, float]:
-        u = _smooth(white * np.exp(s * g), w)
-        return u, _scale(de, np.diff(u, axis=0), target)
+    # the noise at the bisection's lower end, kept so the result is not computed twice: at
+    # s = 0 the plain noise (``white * exp(0) == white``: ``(unit, a)`` exactly), then each
+    # mid found below the drawn tail (the lower end moves there)
+    kept: dict[float, tuple[np.ndarray, float]] = {0.0: (unit, a)}
 
-    lo, _ = _bisect(lambda s: shoulder(*mixed(s)) < tail, 0.0, _TAIL_LOG_SD, 10)
-    return mixed(lo)
+    def below(s: float) -> bool:
+        u = _smooth(white * np.exp(s * g), w)
+        b = _scale(de, np.diff(u, axis=0), target)
+        if shoulder(u, b) >= tail:
+            return False
+        kept.clear()
+        kept[s] = (u, b)
+        return True
+
+    lo, _ = _bisect(below, 0.0, _TAIL_LOG_SD, 10)
+    return kept[lo]
 
 
 def _onsets(code: np.ndarray) -> np.ndarray:
@@ -360,18 +375,14 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     unit = _smooth(white, w)
     de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
 
-    def med(a: float, du: np.ndarray = du) -> float:
-        d = de + a * du
-        return float(np.median(np.hypot(d[:, 0], d[:, 1])))
-
     a = 0.0
-    if med(0.0) < target:
+    if _median_step(de, du, 0.0) < target:
         a = _scale(de, du, target)
         unit, a = _heavy(de, white, w, unit, a, target, vals["tracker_tail"], rng)
     elif code is not None:  # shrink: a = minus the share of the deviation taken away
         unit = -_fixational(eye, code)
         du_shrink = np.diff(unit, axis=0)
-        _, a = _bisect(lambda v: med(v, du_shrink) > target, 0.0, 1.0, 30)
+        _, a = _bisect(lambda v: _median_step(de, du_shrink, v) > target, 0.0, 1.0, 30)
     xy = eye + a * unit
     share = float(expit(vals["tracker_missing"]))
     if share >= _GAP_FLOOR:
