@@ -284,15 +284,38 @@ def _median_step(de: np.ndarray, du: np.ndarray, a: float) -> float:
     return float(np.median(np.hypot(d[:, 0], d[:, 1])))
 
 
-def _scale(de: np.ndarray, du: np.ndarray, target: float) -> float:
-    """The factor ``a`` (bisection) giving the steps ``de + a du`` the median ``target``."""
-    def med(a: float) -> float:
-        return _median_step(de, du, a)
+def _median_beyond(de: np.ndarray, du: np.ndarray, a: float, target: float,
+                   above: bool = False) -> bool:
+    """``_median_step(de, du, a) < target`` (``> target`` when ``above``), bit for bit, from one
+    count instead of a partition: with ``n`` lengths, ``c`` of them beyond the target and
+    ``k = n // 2``, an odd ``n``'s median (the ``k``-th from 0) is beyond iff ``c > k``; an
+    even ``n``'s, NumPy's mean of the two middle lengths, is beyond iff ``c > k`` too (both
+    middle lengths are then beyond, at most the largest length short of the target ``m``, and
+    their rounded mean at most ``m``), not when ``c < k``, and for ``c == k`` it is those two
+    lengths' mean, computed as NumPy does. NaN lengths (a NaN median: never beyond) and no
+    lengths at all (NumPy warns) take NumPy's median itself."""
+    d = de + a * du
+    s = np.hypot(d[:, 0], d[:, 1])
+    n, k = s.size, s.size // 2
+    if n == 0 or np.isnan(s).any():
+        m = float(np.median(s))
+        return m > target if above else m < target
+    beyond = s > target if above else s < target
+    c = int(np.count_nonzero(beyond))
+    if n % 2 or c != k:
+        return c > k
+    pair = (s[~beyond].max(), s[beyond].min()) if above else (s[beyond].max(), s[~beyond].min())
+    m = float(np.mean(np.array(pair)))
+    return m > target if above else m < target
 
-    hi = target / max(med(1.0) - med(0.0), 1e-12) + 1.0
-    while med(hi) < target:
+
+def _scale(de: np.ndarray, du: np.ndarray, target: float) -> float:
+    """The factor ``a`` (bisection) giving the steps ``de + a du`` the median ``target`` (each
+    halving a count against the target, :func:`_median_beyond`, not a median)."""
+    hi = target / max(_median_step(de, du, 1.0) - _median_step(de, du, 0.0), 1e-12) + 1.0
+    while _median_beyond(de, du, hi, target):
         hi *= 2.0
-    return _bisect(lambda v: med(v) < target, 0.0, hi, 30)[0]
+    return _bisect(lambda v: _median_beyond(de, du, v, target), 0.0, hi, 30)[0]
 
 
 def _heavy(de: np.ndarray, white: np.ndarray, w: float, unit: np.ndarray, a: float,
@@ -376,13 +399,14 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
 
     a = 0.0
-    if _median_step(de, du, 0.0) < target:
+    if _median_beyond(de, du, 0.0, target):
         a = _scale(de, du, target)
         unit, a = _heavy(de, white, w, unit, a, target, vals["tracker_tail"], rng)
     elif code is not None:  # shrink: a = minus the share of the deviation taken away
         unit = -_fixational(eye, code)
         du_shrink = np.diff(unit, axis=0)
-        _, a = _bisect(lambda v: _median_step(de, du_shrink, v) > target, 0.0, 1.0, 30)
+        _, a = _bisect(lambda v: _median_beyond(de, du_shrink, v, target, above=True),
+                       0.0, 1.0, 30)
     xy = eye + a * unit
     share = float(expit(vals["tracker_missing"]))
     if share >= _GAP_FLOOR:
