@@ -284,18 +284,15 @@ def _median_step(de: np.ndarray, du: np.ndarray, a: float) -> float:
     return float(np.median(np.hypot(d[:, 0], d[:, 1])))
 
 
-def _median_beyond(de: np.ndarray, du: np.ndarray, a: float, target: float,
-                   above: bool = False) -> bool:
-    """``_median_step(de, du, a) < target`` (``> target`` when ``above``), bit for bit, from one
-    count instead of a partition: with ``n`` lengths, ``c`` of them beyond the target and
+def _median_vs(s: np.ndarray, target: float, above: bool = False) -> bool:
+    """``np.median(s) < target`` (``> target`` when ``above``), bit for bit, from one count
+    instead of a partition: with ``n`` lengths, ``c`` of them beyond the target and
     ``k = n // 2``, an odd ``n``'s median (the ``k``-th from 0) is beyond iff ``c > k``; an
     even ``n``'s, NumPy's mean of the two middle lengths, is beyond iff ``c > k`` too (both
     middle lengths are then beyond, at most the largest length short of the target ``m``, and
-    their rounded mean at most ``m``), not when ``c < k``, and for ``c == k`` it is those two
-    lengths' mean, computed as NumPy does. NaN lengths (a NaN median: never beyond) and no
-    lengths at all (NumPy warns) take NumPy's median itself."""
-    d = de + a * du
-    s = np.hypot(d[:, 0], d[:, 1])
+    their rounded mean at most ``m``; mirrored for ``above``), not when ``c < k``, and for
+    ``c == k`` it is those two lengths' mean, computed as NumPy does. NaN lengths (a NaN
+    median: never beyond) and no lengths at all (NumPy warns) take NumPy's median itself."""
     n, k = s.size, s.size // 2
     if n == 0 or np.isnan(s).any():
         m = float(np.median(s))
@@ -309,13 +306,63 @@ def _median_beyond(de: np.ndarray, du: np.ndarray, a: float, target: float,
     return m > target if above else m < target
 
 
+#: the relative band around the squared target where a squared length (rounded: relative
+#: error under 3e-16) does not settle its side of the target: those compare ``np.hypot``'s
+#: length itself (correct to an ulp)
+_BAND = 1e-9
+
+
+class _Steps:
+    """The 2-D steps ``de + a du`` (eye signal's plus scaled noise's) for many factors ``a``:
+    :meth:`beyond` tells whether their median length is below (above) a target as
+    ``np.median(np.hypot(...)) < target`` would, bit for bit, from squared lengths (no square
+    root, no partition: the bisections' cost): a count of the lengths beyond the target settles
+    it (:func:`_median_vs`) unless a squared length falls within :data:`_BAND` of the squared
+    target or the two middle lengths of an even count straddle it; those cases (and NaN or
+    extreme inputs) take the lengths themselves."""
+
+    def __init__(self, de: np.ndarray, du: np.ndarray) -> None:
+        self.e = (np.ascontiguousarray(de[:, 0]), np.ascontiguousarray(de[:, 1]))
+        self.u = (np.ascontiguousarray(du[:, 0]), np.ascontiguousarray(du[:, 1]))
+        self.n = de.shape[0]
+        self.finite = self.n > 0 and bool(np.isfinite(de).all() and np.isfinite(du).all())
+        self.q, self.b = np.empty(self.n), np.empty(self.n)
+
+    def lengths(self, a: float) -> np.ndarray:
+        """The step lengths at ``a`` (the same floating-point values as ``_median_step``'s)."""
+        return np.hypot(self.e[0] + a * self.u[0], self.e[1] + a * self.u[1])
+
+    def beyond(self, a: float, target: float, above: bool = False) -> bool:
+        """Whether the median step length at ``a`` is below ``target`` (above, ``above``)."""
+        if not (self.finite and 1e-100 < target < 1e100):
+            return _median_vs(self.lengths(a), target, above)
+        q, b = self.q, self.b
+        np.multiply(self.u[0], a, out=q)
+        q += self.e[0]
+        q *= q
+        np.multiply(self.u[1], a, out=b)
+        b += self.e[1]
+        b *= b
+        q += b
+        near, far = target * target * (1.0 - _BAND), target * target * (1.0 + _BAND)
+        if above:
+            c, settled = int(np.count_nonzero(q > far)), int(np.count_nonzero(q < near))
+        else:
+            c, settled = int(np.count_nonzero(q < near)), int(np.count_nonzero(q > far))
+        k = self.n // 2
+        if c + settled < self.n or (self.n % 2 == 0 and c == k):
+            return _median_vs(self.lengths(a), target, above)
+        return c > k
+
+
 def _scale(de: np.ndarray, du: np.ndarray, target: float) -> float:
     """The factor ``a`` (bisection) giving the steps ``de + a du`` the median ``target`` (each
-    halving a count against the target, :func:`_median_beyond`, not a median)."""
+    halving a count against the target, :meth:`_Steps.beyond`, not a median)."""
+    steps = _Steps(de, du)
     hi = target / max(_median_step(de, du, 1.0) - _median_step(de, du, 0.0), 1e-12) + 1.0
-    while _median_beyond(de, du, hi, target):
+    while steps.beyond(hi, target):
         hi *= 2.0
-    return _bisect(lambda v: _median_beyond(de, du, v, target), 0.0, hi, 30)[0]
+    return _bisect(lambda v: steps.beyond(v, target), 0.0, hi, 30)[0]
 
 
 def _heavy(de: np.ndarray, white: np.ndarray, w: float, unit: np.ndarray, a: float,
@@ -399,14 +446,13 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
 
     a = 0.0
-    if _median_beyond(de, du, 0.0, target):
+    if _Steps(de, du).beyond(0.0, target):
         a = _scale(de, du, target)
         unit, a = _heavy(de, white, w, unit, a, target, vals["tracker_tail"], rng)
     elif code is not None:  # shrink: a = minus the share of the deviation taken away
         unit = -_fixational(eye, code)
-        du_shrink = np.diff(unit, axis=0)
-        _, a = _bisect(lambda v: _median_beyond(de, du_shrink, v, target, above=True),
-                       0.0, 1.0, 30)
+        steps = _Steps(de, np.diff(unit, axis=0))
+        _, a = _bisect(lambda v: steps.beyond(v, target, above=True), 0.0, 1.0, 30)
     xy = eye + a * unit
     share = float(expit(vals["tracker_missing"]))
     if share >= _GAP_FLOOR:
