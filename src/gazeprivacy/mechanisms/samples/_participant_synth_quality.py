@@ -355,18 +355,20 @@ class _Steps:
         return c > k
 
 
-def _scale(de: np.ndarray, du: np.ndarray, target: float) -> float:
+def _scale(de: np.ndarray, du: np.ndarray, target: float, m0: float) -> float:
     """The factor ``a`` (bisection) giving the steps ``de + a du`` the median ``target`` (each
-    halving a count against the target, :meth:`_Steps.beyond`, not a median)."""
+    halving a count against the target, :meth:`_Steps.beyond`, not a median); ``m0`` the eye
+    signal's own median step, ``_median_step(de, du, 0.0)`` (the same for any finite ``du``:
+    ``0.0 * du`` adds a signed zero, and ``np.hypot`` drops signs)."""
     steps = _Steps(de, du)
-    hi = target / max(_median_step(de, du, 1.0) - _median_step(de, du, 0.0), 1e-12) + 1.0
+    hi = target / max(_median_step(de, du, 1.0) - m0, 1e-12) + 1.0
     while steps.beyond(hi, target):
         hi *= 2.0
     return _bisect(lambda v: steps.beyond(v, target), 0.0, hi, 30)[0]
 
 
 def _heavy(de: np.ndarray, white: np.ndarray, w: float, unit: np.ndarray, a: float,
-           target: float, tail: float, rng: np.random.Generator
+           target: float, tail: float, rng: np.random.Generator, m0: float
            ) -> tuple[np.ndarray, float]:
     """The noise with the drawn ``tail`` (log10 of the steps' upper quartile over their
     median): when the Gaussian noise ``unit`` (scaled by ``a``) has less, each white sample is
@@ -389,7 +391,7 @@ def _heavy(de: np.ndarray, white: np.ndarray, w: float, unit: np.ndarray, a: flo
 
     def below(s: float) -> bool:
         u = _smooth(white * np.exp(s * g), w)
-        b = _scale(de, np.diff(u, axis=0), target)
+        b = _scale(de, np.diff(u, axis=0), target, m0)
         if shoulder(u, b) >= tail:
             return False
         kept.clear()
@@ -445,10 +447,10 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     unit = _smooth(white, w)
     de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
 
-    a = 0.0
-    if _Steps(de, du).beyond(0.0, target):
-        a = _scale(de, du, target)
-        unit, a = _heavy(de, white, w, unit, a, target, vals["tracker_tail"], rng)
+    a, m0 = 0.0, _median_step(de, du, 0.0)
+    if m0 < target:
+        a = _scale(de, du, target, m0)
+        unit, a = _heavy(de, white, w, unit, a, target, vals["tracker_tail"], rng, m0)
     elif code is not None:  # shrink: a = minus the share of the deviation taken away
         unit = -_fixational(eye, code)
         steps = _Steps(de, np.diff(unit, axis=0))
