@@ -42,7 +42,9 @@ mixture; its log sd, bisection, gives the drawn tail when the plain noise has le
 ceiling the smoothing lowers: ``_TAIL_LOG_SD``; :func:`_heavy`), and gaps
 (NaN runs of log-normal length, public median 0.07 s; a public share 0.6 of them starting at
 the simulated saccade onsets, where real trackers lose the eye) cover the drawn missing share
-(none below a public floor of 0.5 %).
+(none below a public floor of 0.5 %). The bisections read no median per halving: whether the
+steps' median is below the target is a count of squared step lengths (:class:`_Steps`, bit for
+bit NumPy's median compared with the target, so the releases are those of the median's code).
 """
 
 from __future__ import annotations
