@@ -12,6 +12,8 @@ from gazeprivacy.data.recording import Recording
 from gazeprivacy.mechanisms.samples._participant_synth_quality import (
     QUALITY,
     QUALITY_SIZES,
+    _median_step,
+    _Steps,
     fit_quality,
     quality_parts,
     quality_statistics,
@@ -239,3 +241,30 @@ def test_track_renders_the_released_shoulder_and_keeps_the_median_step(tail):
             steps.append(np.log10(q50))
         assert abs(np.mean(shoulders) - want) < 0.05, (centre, np.mean(shoulders))
         assert abs(np.mean(steps) + 1.0) < 0.06
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 401, 1000])
+def test_the_counted_median_comparison_is_numpys_bit_for_bit(n):
+    """The bisections' test (a count of squared lengths) answers as ``np.median`` compared with
+    the target would, also at the targets where it is decided by a hair: each length itself,
+    the two middle lengths' mean (even counts), the next floats either side, with ties, NaN
+    and infinite steps."""
+    rng = np.random.default_rng(n)
+    de = np.round(rng.normal(0.0, 0.05, (n, 2)), 2)  # rounded: tied lengths
+    du = rng.normal(0.0, 1.0, (n, 2))
+    for a in (0.0, 0.01, 0.3):
+        s = np.sort(np.hypot(*(de + a * du).T))
+        mids = [s[n // 2], 0.5 * (s[n // 2 - 1] + s[n // 2]) if n > 1 else s[0]]
+        targets = [*s[:: max(n // 25, 1)], *mids, 1e-120]
+        targets += [np.nextafter(t, d) for t in mids for d in (0.0, 1.0)]
+        steps = _Steps(de, du)
+        for t in targets:
+            m = _median_step(de, du, a)
+            assert steps.beyond(a, float(t)) == (m < t)
+            assert steps.beyond(a, float(t), above=True) == (m > t)
+    bad = de.copy()
+    bad[0, 0] = np.nan if n % 2 else np.inf
+    for t in (0.001, 0.05, 1.0):
+        m = _median_step(bad, du, 0.1)
+        assert _Steps(bad, du).beyond(0.1, t) == (m < t)
+        assert _Steps(bad, du).beyond(0.1, t, above=True) == (m > t)

@@ -42,7 +42,9 @@ mixture; its log sd, bisection, gives the drawn tail when the plain noise has le
 ceiling the smoothing lowers: ``_TAIL_LOG_SD``; :func:`_heavy`), and gaps
 (NaN runs of log-normal length, public median 0.07 s; a public share 0.6 of them starting at
 the simulated saccade onsets, where real trackers lose the eye) cover the drawn missing share
-(none below a public floor of 0.5 %).
+(none below a public floor of 0.5 %). The bisections read no median per halving: whether the
+steps' median is below the target is a count of squared step lengths (:class:`_Steps`, bit for
+bit NumPy's median compared with the target, so the releases are those of the median's code).
 """
 
 from __future__ import annotations
@@ -284,19 +286,91 @@ def _median_step(de: np.ndarray, du: np.ndarray, a: float) -> float:
     return float(np.median(np.hypot(d[:, 0], d[:, 1])))
 
 
-def _scale(de: np.ndarray, du: np.ndarray, target: float) -> float:
-    """The factor ``a`` (bisection) giving the steps ``de + a du`` the median ``target``."""
-    def med(a: float) -> float:
-        return _median_step(de, du, a)
+def _median_vs(s: np.ndarray, target: float, above: bool = False) -> bool:
+    """``np.median(s) < target`` (``> target`` when ``above``), bit for bit, from one count
+    instead of a partition: with ``n`` lengths, ``c`` of them beyond the target and
+    ``k = n // 2``, an odd ``n``'s median (the ``k``-th from 0) is beyond iff ``c > k``; an
+    even ``n``'s, NumPy's mean of the two middle lengths, is beyond iff ``c > k`` too (both
+    middle lengths are then beyond, at most the largest length short of the target ``m``, and
+    their rounded mean at most ``m``; mirrored for ``above``), not when ``c < k``, and for
+    ``c == k`` it is those two lengths' mean, computed as NumPy does. NaN lengths (a NaN
+    median: never beyond) and no lengths at all (NumPy warns) take NumPy's median itself."""
+    n, k = s.size, s.size // 2
+    if n == 0 or np.isnan(s).any():
+        m = float(np.median(s))
+        return m > target if above else m < target
+    beyond = s > target if above else s < target
+    c = int(np.count_nonzero(beyond))
+    if n % 2 or c != k:
+        return c > k
+    pair = (s[~beyond].max(), s[beyond].min()) if above else (s[beyond].max(), s[~beyond].min())
+    m = float(np.mean(np.array(pair)))
+    return m > target if above else m < target
 
-    hi = target / max(med(1.0) - med(0.0), 1e-12) + 1.0
-    while med(hi) < target:
+
+#: the relative band around the squared target where a squared length (rounded: relative
+#: error under 3e-16) does not settle its side of the target: those compare ``np.hypot``'s
+#: length itself (correct to an ulp)
+_BAND = 1e-9
+
+
+class _Steps:
+    """The 2-D steps ``de + a du`` (eye signal's plus scaled noise's) for many factors ``a``:
+    :meth:`beyond` tells whether their median length is below (above) a target as
+    ``np.median(np.hypot(...)) < target`` would, bit for bit, from squared lengths (no square
+    root, no partition: the bisections' cost): a count of the lengths beyond the target settles
+    it (:func:`_median_vs`) unless a squared length falls within :data:`_BAND` of the squared
+    target or the two middle lengths of an even count straddle it; those cases (and NaN or
+    extreme inputs) take the lengths themselves."""
+
+    def __init__(self, de: np.ndarray, du: np.ndarray) -> None:
+        self.e = (np.ascontiguousarray(de[:, 0]), np.ascontiguousarray(de[:, 1]))
+        self.u = (np.ascontiguousarray(du[:, 0]), np.ascontiguousarray(du[:, 1]))
+        self.n = de.shape[0]
+        self.finite = self.n > 0 and bool(np.isfinite(de).all() and np.isfinite(du).all())
+        self.q, self.b = np.empty(self.n), np.empty(self.n)
+
+    def lengths(self, a: float) -> np.ndarray:
+        """The step lengths at ``a`` (the same floating-point values as ``_median_step``'s)."""
+        return np.hypot(self.e[0] + a * self.u[0], self.e[1] + a * self.u[1])
+
+    def beyond(self, a: float, target: float, above: bool = False) -> bool:
+        """Whether the median step length at ``a`` is below ``target`` (above, ``above``)."""
+        if not (self.finite and 1e-100 < target < 1e100):
+            return _median_vs(self.lengths(a), target, above)
+        q, b = self.q, self.b
+        np.multiply(self.u[0], a, out=q)
+        q += self.e[0]
+        q *= q
+        np.multiply(self.u[1], a, out=b)
+        b += self.e[1]
+        b *= b
+        q += b
+        near, far = target * target * (1.0 - _BAND), target * target * (1.0 + _BAND)
+        if above:
+            c, settled = int(np.count_nonzero(q > far)), int(np.count_nonzero(q < near))
+        else:
+            c, settled = int(np.count_nonzero(q < near)), int(np.count_nonzero(q > far))
+        k = self.n // 2
+        if c + settled < self.n or (self.n % 2 == 0 and c == k):
+            return _median_vs(self.lengths(a), target, above)
+        return c > k
+
+
+def _scale(de: np.ndarray, du: np.ndarray, target: float, m0: float) -> float:
+    """The factor ``a`` (bisection) giving the steps ``de + a du`` the median ``target`` (each
+    halving a count against the target, :meth:`_Steps.beyond`, not a median); ``m0`` the eye
+    signal's own median step, ``_median_step(de, du, 0.0)`` (the same for any finite ``du``:
+    ``0.0 * du`` adds a signed zero, and ``np.hypot`` drops signs)."""
+    steps = _Steps(de, du)
+    hi = target / max(_median_step(de, du, 1.0) - m0, 1e-12) + 1.0
+    while steps.beyond(hi, target):
         hi *= 2.0
-    return _bisect(lambda v: med(v) < target, 0.0, hi, 30)[0]
+    return _bisect(lambda v: steps.beyond(v, target), 0.0, hi, 30)[0]
 
 
 def _heavy(de: np.ndarray, white: np.ndarray, w: float, unit: np.ndarray, a: float,
-           target: float, tail: float, rng: np.random.Generator
+           target: float, tail: float, rng: np.random.Generator, m0: float
            ) -> tuple[np.ndarray, float]:
     """The noise with the drawn ``tail`` (log10 of the steps' upper quartile over their
     median): when the Gaussian noise ``unit`` (scaled by ``a``) has less, each white sample is
@@ -319,7 +393,7 @@ def _heavy(de: np.ndarray, white: np.ndarray, w: float, unit: np.ndarray, a: flo
 
     def below(s: float) -> bool:
         u = _smooth(white * np.exp(s * g), w)
-        b = _scale(de, np.diff(u, axis=0), target)
+        b = _scale(de, np.diff(u, axis=0), target, m0)
         if shoulder(u, b) >= tail:
             return False
         kept.clear()
@@ -375,14 +449,14 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
     unit = _smooth(white, w)
     de, du = np.diff(eye, axis=0), np.diff(unit, axis=0)
 
-    a = 0.0
-    if _median_step(de, du, 0.0) < target:
-        a = _scale(de, du, target)
-        unit, a = _heavy(de, white, w, unit, a, target, vals["tracker_tail"], rng)
+    a, m0 = 0.0, _median_step(de, du, 0.0)
+    if m0 < target:
+        a = _scale(de, du, target, m0)
+        unit, a = _heavy(de, white, w, unit, a, target, vals["tracker_tail"], rng, m0)
     elif code is not None:  # shrink: a = minus the share of the deviation taken away
         unit = -_fixational(eye, code)
-        du_shrink = np.diff(unit, axis=0)
-        _, a = _bisect(lambda v: _median_step(de, du_shrink, v) > target, 0.0, 1.0, 30)
+        steps = _Steps(de, np.diff(unit, axis=0))
+        _, a = _bisect(lambda v: steps.beyond(v, target, above=True), 0.0, 1.0, 30)
     xy = eye + a * unit
     share = float(expit(vals["tracker_missing"]))
     if share >= _GAP_FLOOR:
