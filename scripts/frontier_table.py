@@ -26,7 +26,11 @@ the raw copy's row first. Both pooled tables are recomputed from the run's
 ``membership/*.parquet`` and ``attribute/*.parquet`` (not read from its ``membership.json`` /
 ``attribute.json``), so a run made before a change of the verdicts renders with the new ones.
 
+``--seeds A-B`` keeps seeds A to B only (every table, the pooled ones included): one run's halves
+side by side say whether a verdict holds over new splits and draws.
+
 Run:  PYTHONPATH=src python scripts/frontier_table.py runs/frontier-doves [runs/frontier-vr ...]
+      PYTHONPATH=src python scripts/frontier_table.py --seeds 5-9 runs/frontier-doves
 """
 
 from __future__ import annotations
@@ -259,9 +263,27 @@ def read_run(run: str | Path) -> pl.DataFrame:
     return flag_results(pl.concat(parts, how="vertical"))
 
 
+def _seeds(argv: list[str]) -> tuple[list[str], list[int] | None]:
+    """The runs and the seeds ``--seeds A-B`` keeps (None: all)."""
+    if "--seeds" not in argv:
+        return argv, None
+    i = argv.index("--seeds")
+    try:
+        lo, hi = (int(v) for v in argv[i + 1].split("-"))
+    except (IndexError, ValueError):
+        raise SystemExit("--seeds takes a range A-B, e.g. --seeds 0-4") from None
+    return argv[:i] + argv[i + 2:], list(range(lo, hi + 1))
+
+
+def _only(frame: pl.DataFrame, seeds: list[int] | None) -> pl.DataFrame:
+    return frame if seeds is None or frame.is_empty() else frame.filter(
+        pl.col("seed").is_in(seeds))
+
+
 def main(argv: list[str] | None = None) -> None:
-    for run in argv if argv is not None else sys.argv[1:]:
-        results = read_run(run)
+    runs, seeds = _seeds(list(argv if argv is not None else sys.argv[1:]))
+    for run in runs:
+        results = _only(read_run(run), seeds)
         for ds in sorted(results["dataset"].unique().to_list()):
             print("\n".join(table(results, ds)))
             paired = paired_table(results, ds)
@@ -269,10 +291,10 @@ def main(argv: list[str] | None = None) -> None:
                 print("\n" + "\n".join(paired))
             for row in frontier(results.filter(pl.col("dataset") == ds)).to_dicts():
                 print("\nVerdict: " + frontier_line(row) + "\n")
-            member = membership_table(read_membership_scores(run), results, ds)
+            member = membership_table(_only(read_membership_scores(run), seeds), results, ds)
             if member:
                 print("\n".join(member) + "\n")
-            attr = attribute_table(read_attribute_guesses(run), results, ds)
+            attr = attribute_table(_only(read_attribute_guesses(run), seeds), results, ds)
             if attr:
                 print("\n".join(attr) + "\n")
 

@@ -344,3 +344,36 @@ def test_refused_shows_only_where_the_release_was_refused_on_every_seed():
     assert "refused on seed(s) 0" in row and ">refused</td>" not in row
     row = html[html.index("<th>all<br>"):].split("</tr>")[0]
     assert ">refused</td>" in row
+
+
+def test_frontier_table_script_keeps_the_seeds_asked_for(tmp_path, capsys):
+    """scripts/frontier_table.py --seeds A-B: the paired test on those seeds only (here the
+    release is better on seeds 0-1 and worse on 2-3, so each half has its own verdict)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "frontier_table.py"
+    spec = importlib.util.spec_from_file_location("frontier_table", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    base = [0.30, 0.50, 0.40, 0.20]
+    run = tmp_path / "run"
+    run.mkdir()
+    _frontier_table([0.28, 0.479, 0.45, 0.251], base).write_parquet(run / "results.parquet")
+
+    def rows(argv):
+        mod.main([*argv, str(run)])
+        return [line for line in capsys.readouterr().out.splitlines()
+                if line.startswith("| m | ") and "baseline-centre-gaussian" in line]
+
+    def paired(seeds):
+        return rows(["--seeds", seeds])
+
+    first, second = paired("0-1"), paired("2-3")
+    assert len(first) == len(second) == 1
+    assert first[0].endswith("| 2 | none | better |"), first
+    assert second[0].endswith("| 2 | none | worse |"), second
+    both = rows([])
+    assert both[0].endswith("| 4 | none | tie |"), both
+    with pytest.raises(SystemExit, match="--seeds takes a range"):
+        mod.main(["--seeds", "5", str(run)])
