@@ -257,14 +257,13 @@ def test_the_counted_median_comparison_is_numpys_bit_for_bit(n):
         mids = [s[n // 2], 0.5 * (s[n // 2 - 1] + s[n // 2]) if n > 1 else s[0]]
         targets = [*s[:: max(n // 25, 1)], *mids, 1e-120]
         targets += [np.nextafter(t, d) for t in mids for d in (0.0, 1.0)]
-        steps = _Steps(de, du)
+        steps, m = _Steps(de, du), _median_step(de, du, a)
         for t in targets:
-            m = _median_step(de, du, a)
             assert steps.beyond(a, float(t)) == (m < t)
             assert steps.beyond(a, float(t), above=True) == (m > t)
     bad = de.copy()
     bad[0, 0] = np.nan if n % 2 else np.inf
+    steps, m = _Steps(bad, du), _median_step(bad, du, 0.1)
     for t in (0.001, 0.05, 1.0):
-        m = _median_step(bad, du, 0.1)
-        assert _Steps(bad, du).beyond(0.1, t) == (m < t)
-        assert _Steps(bad, du).beyond(0.1, t, above=True) == (m > t)
+        assert steps.beyond(0.1, t) == (m < t)
+        assert steps.beyond(0.1, t, above=True) == (m > t)
