@@ -240,7 +240,7 @@ def participant_tracker(marginals: Mapping[str, np.ndarray], rng: np.random.Gene
     >>> float(t["tracker_smooth"][0]), float(t["tracker_step"][0]) != -1.3
     (0.0, True)
     """
-    # truncated at 2 sd and to the bins' range (the posterior's grid): no synthetic tracker
+    # clipped at 2 sd and to the bins' range (the posterior's grid): no synthetic tracker
     # beyond what the release's posterior holds
     z = np.clip(rng.standard_normal(len(QUALITY)), -2.0, 2.0)
     return {m: np.array([float(np.clip(marginals[m][0] + marginals[m][1] * g,
