@@ -37,15 +37,15 @@ The rendering (post-processing): each synthetic participant draws its own centre
 posterior (:func:`participant_tracker`; where the measurement is weak, the synthetic
 participants spread over what the release cannot rule out instead of all sitting at the
 posterior mean, the prior's 0.05 deg when nothing is measured), then each of its recordings
-(:func:`track`) draws its values around that centre (the public spread), then white noise smoothed (circularly) by a
-Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
-scaled so the median step is the drawn one (when the eye signal alone steps more, no noise is
-added, so no drawn shoulder either: its fixational motion is shrunk toward each fixation's chord
-instead, saccades intact), each noise sample's scale drawn log-normal (a Gaussian scale
-mixture; its log sd, bisection, gives the drawn tail when the plain noise has less, up to a
-ceiling the smoothing lowers: ``_TAIL_LOG_SD``; :func:`_heavy`), and gaps
-(NaN runs of log-normal length, public median 0.07 s; a public share 0.6 of them starting at
-the simulated saccade onsets, where real trackers lose the eye) cover the drawn missing share
+(:func:`track`) draws its values around that centre (the public spread), then white noise
+smoothed (circularly) by a Gaussian kernel whose width gives the step correlation is added to
+the simulated eye signal, scaled so the median step is the drawn one (when the eye signal alone
+steps more, no noise is added, so no drawn shoulder either: its fixational motion is shrunk
+toward each fixation's chord instead, saccades intact), each noise sample's scale drawn
+log-normal (a Gaussian scale mixture; its log sd, bisection, gives the drawn tail when the plain
+noise has less, up to a ceiling the smoothing lowers: ``_TAIL_LOG_SD``; :func:`_heavy`), and
+gaps (NaN runs of log-normal length, public median 0.07 s; a public share 0.6 of them starting
+at the simulated saccade onsets, where real trackers lose the eye) cover the drawn missing share
 (none below a public floor of 0.5 %). The bisections read no median per halving: whether the
 steps' median is below the target is a count of squared step lengths (:class:`_Steps`, bit for
 bit NumPy's median compared with the target, so the releases are those of the median's code).

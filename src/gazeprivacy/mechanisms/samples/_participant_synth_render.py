@@ -21,8 +21,9 @@ choices: ``docs/privacy/participant-synth.md#generate``):
    main-sequence saccades, drift, tremor, microsaccades (no tracker noise of its own);
 4. the tracker (:func:`~._participant_synth_quality.track`, from the released tracker
    marginals; each synthetic participant's centres drawn from their posterior,
-   :func:`~._participant_synth_quality.participant_tracker`): white noise and a (circular) smoothing kernel matching the released median
-   step and step correlation, and gaps covering the released missing share.
+   :func:`~._participant_synth_quality.participant_tracker`): white noise and a (circular)
+   smoothing kernel matching the drawn median step and step correlation, and gaps covering
+   the drawn missing share.
 """
 
 from __future__ import annotations
