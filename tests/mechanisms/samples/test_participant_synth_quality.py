@@ -86,7 +86,7 @@ def test_the_posterior_sd_narrows_with_the_measurement():
 def test_participant_tracker_draws_each_centre_from_the_released_posterior():
     """4000 synthetic participants: each centre ``N(mu, sd)`` clipped at 2 sd (mean ``mu``
     within 4 SE, sd 0.959 sd within 5 %), never beyond the bins' range (a posterior near the
-    top of ``tracker_step``'s range: clipped at 0.5, the top edge); a marginal not measured
+    top of ``tracker_smooth``'s range: clipped at 1, the top edge); a marginal not measured
     (sd 0) gives its value to everyone."""
     rel = {"tracker_step": np.array([-1.3, 0.5]), "tracker_smooth": np.array([0.9, 0.3]),
            "tracker_missing": np.array([-4.6, 0.0]), "tracker_tail": np.array([0.2, 0.05])}
@@ -297,3 +297,17 @@ def test_the_counted_median_comparison_is_numpys_bit_for_bit(n):
     for t in (0.001, 0.05, 1.0):
         assert steps.beyond(0.1, t) == (m < t)
         assert steps.beyond(0.1, t, above=True) == (m > t)
+
+
+def test_a_short_recording_stays_near_its_eye_signal_whatever_the_smoothing():
+    """12 samples, the smoothest tracker (step correlation 0.99: a 20-sample kernel) and a
+    0.1 deg median step: the kernel is capped at an eighth of the recording, so the noise stays
+    within a few degrees (the 20-sample kernel over 12 samples smoothed the noise to a near
+    constant, scaled up to the drawn step: hundreds of degrees and more)."""
+    marg = {"tracker_step": np.array([-1.0]), "tracker_smooth": np.array([0.99]),
+            "tracker_missing": np.array([logit(0.001)]), "tracker_tail": np.array([0.0])}
+    rng = np.random.default_rng(2)
+    worst = max(np.nanmax(np.abs(np.r_[x, y]))
+                for x, y in (track(np.zeros(12), np.zeros(12), marg, 60.0, rng)
+                             for _ in range(200)))
+    assert worst < 5.0
