@@ -15,6 +15,7 @@ from gazeprivacy.mechanisms.samples._participant_synth_quality import (
     _median_step,
     _Steps,
     fit_quality,
+    participant_tracker,
     quality_parts,
     quality_statistics,
     track,
@@ -70,6 +71,35 @@ def test_fit_finds_a_concentrated_population_and_falls_back_to_the_prior():
     # the public prior (1 %, sd 2.5 on the logit scale, truncated to the bins' range from
     # 0.001 up: about 2 %)
     assert logit(0.01) < mu[0] < logit(0.03) and f == pytest.approx(0.0, abs=1e-6)
+
+
+def test_the_posterior_sd_narrows_with_the_measurement():
+    """The released sd of a tracker centre: the prior's (sd 1 decade, truncated to the bins'
+    range: 0.82) when the measurement is noise, a fraction of a bin (half a decade) when 20
+    participants stand out of noise sd 1, and between for noise sd 10."""
+    z = np.zeros(QUALITY_SIZES["tracker_step"])
+    z[2] = 20.0
+    sds = [float(fit_quality("tracker_step", z, 20.0, s)[0][1]) for s in (1.0, 10.0, 1e6)]
+    assert sds[0] < 0.1 < sds[1] < 0.7 < sds[2] == pytest.approx(0.82, abs=0.01)
+
+
+def test_participant_tracker_draws_each_centre_from_the_released_posterior():
+    """4000 synthetic participants: each centre ``N(mu, sd)`` clipped at 2 sd (mean ``mu``
+    within 4 SE, sd 0.959 sd within 5 %), never beyond the bins' range (a posterior near the
+    top of ``tracker_smooth``'s range: clipped at 1, the top edge); a marginal not measured
+    (sd 0) gives its value to everyone."""
+    rel = {"tracker_step": np.array([-1.3, 0.5]), "tracker_smooth": np.array([0.9, 0.3]),
+           "tracker_missing": np.array([-4.6, 0.0]), "tracker_tail": np.array([0.2, 0.05])}
+    rng = np.random.default_rng(3)
+    draws = [participant_tracker(rel, rng) for _ in range(4000)]
+    step = np.array([d["tracker_step"][0] for d in draws])
+    assert abs(step.mean() + 1.3) < 4 * 0.5 / np.sqrt(step.size)
+    assert step.std() == pytest.approx(0.959 * 0.5, rel=0.05)
+    assert step.min() >= -2.3 and step.max() <= -0.3
+    smooth = np.array([d["tracker_smooth"][0] for d in draws])
+    assert smooth.max() == 1.0 and smooth.min() >= 0.3  # clipped at the range's top, 1
+    assert {float(d["tracker_missing"][0]) for d in draws} == {-4.6}
+    assert all(d[m][1] == 0.0 for d in draws for m in QUALITY)
 
 
 @pytest.mark.parametrize(("shares", "lo", "hi"), [((0.15, 0.5), 0.25, 0.45),
@@ -267,3 +297,17 @@ def test_the_counted_median_comparison_is_numpys_bit_for_bit(n):
     for t in (0.001, 0.05, 1.0):
         assert steps.beyond(0.1, t) == (m < t)
         assert steps.beyond(0.1, t, above=True) == (m > t)
+
+
+def test_a_short_recording_stays_near_its_eye_signal_whatever_the_smoothing():
+    """12 samples, the smoothest tracker (step correlation 0.99: a 20-sample kernel) and a
+    0.1 deg median step: the kernel is capped at an eighth of the recording, so the noise stays
+    within a few degrees (the 20-sample kernel over 12 samples smoothed the noise to a near
+    constant, scaled up to the drawn step: hundreds of degrees and more)."""
+    marg = {"tracker_step": np.array([-1.0]), "tracker_smooth": np.array([0.99]),
+            "tracker_missing": np.array([logit(0.001)]), "tracker_tail": np.array([0.0])}
+    rng = np.random.default_rng(2)
+    worst = max(np.nanmax(np.abs(np.r_[x, y]))
+                for x, y in (track(np.zeros(12), np.zeros(12), marg, 60.0, rng)
+                             for _ in range(200)))
+    assert worst < 5.0

@@ -28,20 +28,24 @@ a range of three decades has noise ``sigma / n`` of the whole range. The medians
 integer count histograms of the steps (fine log bins), so a participant's recordings merge
 exactly over partitions before the value is read.
 
-The release (:func:`fit_quality`, post-processing): the posterior mean of the population's
-centre ``mu`` on a public grid under a flat prior, the participants' values modelled as
-``N(mu, s)`` with a public spread ``s`` (the expected histogram ``n`` times the binned normal).
+The release (:func:`fit_quality`, post-processing): the posterior mean and sd of the
+population's centre ``mu`` on a public grid under a public normal prior, the participants'
+values modelled as ``N(mu, s)`` with a public spread ``s`` (the expected histogram ``n`` times
+the binned normal).
 
-The rendering (:func:`track`, post-processing): each synthetic recording draws its values
-around the released centres (the public spread), then white noise smoothed (circularly) by a
-Gaussian kernel whose width gives the step correlation is added to the simulated eye signal,
-scaled so the median step is the drawn one (when the eye signal alone steps more, no noise is
-added, so no drawn shoulder either: its fixational motion is shrunk toward each fixation's chord
-instead, saccades intact), each noise sample's scale drawn log-normal (a Gaussian scale
-mixture; its log sd, bisection, gives the drawn tail when the plain noise has less, up to a
-ceiling the smoothing lowers: ``_TAIL_LOG_SD``; :func:`_heavy`), and gaps
-(NaN runs of log-normal length, public median 0.07 s; a public share 0.6 of them starting at
-the simulated saccade onsets, where real trackers lose the eye) cover the drawn missing share
+The rendering (post-processing): each synthetic participant draws its own centre from that
+posterior (:func:`participant_tracker`; where the measurement is weak, the synthetic
+participants spread over what the release cannot rule out instead of all sitting at the
+posterior mean, the prior's 0.05 deg when nothing is measured), then each of its recordings
+(:func:`track`) draws its values around that centre (the public spread), then white noise
+smoothed (circularly) by a Gaussian kernel whose width gives the step correlation is added to
+the simulated eye signal, scaled so the median step is the drawn one (when the eye signal alone
+steps more, no noise is added, so no drawn shoulder either: its fixational motion is shrunk
+toward each fixation's chord instead, saccades intact), each noise sample's scale drawn
+log-normal (a Gaussian scale mixture; its log sd, bisection, gives the drawn tail when the plain
+noise has less, up to a ceiling the smoothing lowers: ``_TAIL_LOG_SD``; :func:`_heavy`), and
+gaps (NaN runs of log-normal length, public median 0.07 s; a public share 0.6 of them starting
+at the simulated saccade onsets, where real trackers lose the eye) cover the drawn missing share
 (none below a public floor of 0.5 %). The bisections read no median per halving: whether the
 steps' median is below the target is a count of squared step lengths (:class:`_Steps`, bit for
 bit NumPy's median compared with the target, so the releases are those of the median's code).
@@ -61,7 +65,8 @@ from gazeprivacy.data.simulate import EVENT_CODES
 from gazeprivacy.guarantees import ColumnStatus, Status
 
 __all__ = ["QUALITY", "QUALITY_PARTS", "QUALITY_PRIOR", "QUALITY_SIZES", "fit_quality",
-           "mask_column", "quality_parts", "quality_statistics", "track"]
+           "mask_column", "participant_tracker", "quality_parts", "quality_statistics",
+           "track"]
 
 #: The measured tracker marginals (in the split's order).
 QUALITY = ("tracker_step", "tracker_smooth", "tracker_missing", "tracker_tail")
@@ -92,12 +97,13 @@ _SCALES = {
     "tracker_tail": (np.linspace(0.1, 0.6, 6), 0.05, (_RAYLEIGH_TAIL, 0.15)),
 }
 QUALITY_SIZES = {m: e[0].size - 1 for m, e in _SCALES.items()}
-#: The data-free values (a marginal not measured): a 0.05 deg median step (the simulator's
-#: tracker), white noise, no missing samples to speak of.
-QUALITY_PRIOR = {"tracker_step": np.array([math.log10(0.05)]),
-                 "tracker_smooth": np.array([-0.5]),
-                 "tracker_missing": np.array([logit(_MISS_LO)]),
-                 "tracker_tail": np.array([_RAYLEIGH_TAIL])}
+#: The data-free values (a marginal not measured; ``[centre, sd]``, sd 0: every synthetic
+#: participant the same): a 0.05 deg median step (the simulator's tracker), white noise, no
+#: missing samples to speak of.
+QUALITY_PRIOR = {"tracker_step": np.array([math.log10(0.05), 0.0]),
+                 "tracker_smooth": np.array([-0.5, 0.0]),
+                 "tracker_missing": np.array([logit(_MISS_LO), 0.0]),
+                 "tracker_tail": np.array([_RAYLEIGH_TAIL, 0.0])}
 _GRID = 201  # the posterior's grid of centres over each scale's range
 _GAP_MEDIAN_S, _GAP_LOG_SD = 0.07, 0.9  # public gap lengths (dropouts and blinks)
 #: a drawn missing share below this writes no gap: a tracker losing next to nothing (a
@@ -186,17 +192,19 @@ def quality_statistics(raw: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 def fit_quality(name: str, noisy_sum: np.ndarray, n_weight: float, sigma: float
                 ) -> tuple[np.ndarray, float]:
-    """The released centre ``[mu]`` of a tracker marginal and its factor (the share of the
-    prior's variance the measurement removed): the posterior mean of ``mu`` on a grid over the
-    bins' range under the public normal prior, the noisy histogram ``z ~ N(n p(mu), sigma^2 I)``
-    with ``p(mu)`` the public-spread normal binned (tails in the end bins). Post-processing.
+    """The released ``[mu, sd]`` of a tracker marginal's centre and its factor (the share of
+    the prior's variance the measurement removed): the posterior mean and sd of ``mu`` on a grid
+    over the bins' range under the public normal prior, the noisy histogram
+    ``z ~ N(n p(mu), sigma^2 I)`` with ``p(mu)`` the public-spread normal binned (tails in the
+    end bins). Post-processing: the noisy sum and public values only.
 
     >>> v, f = fit_quality("tracker_step", np.array([0, 0, 20.0, 0, 0, 0, 0]), 20.0, 1.0)
-    >>> round(float(v[0]), 2), f > 0.99  # all 20 in the bin [-2, -1.5]: its middle
-    (-1.75, True)
+    >>> round(float(v[0]), 2), float(v[1]) < 0.05, f > 0.99  # all 20 in [-2, -1.5]: its middle
+    (-1.75, True, True)
     >>> v, f = fit_quality("tracker_step", np.array([0, 0, 20.0, 0, 0, 0, 0]), 20.0, 1e6)
-    >>> round(float(v[0]), 2), round(f, 6)  # noise only: the prior's centre, 0.05 deg
-    (-1.28, 0.0)
+    >>> round(float(v[0]), 2), round(float(v[1]), 2), round(f, 6)  # noise only: the prior (its
+    ... # sd 1 truncated to the grid)
+    (-1.28, 0.82, 0.0)
     """
     edges, sd, (m0, s0) = _SCALES[name]
     grid = np.linspace(edges[0], edges[-1], _GRID)
@@ -211,7 +219,33 @@ def fit_quality(name: str, noisy_sum: np.ndarray, n_weight: float, sigma: float
     var = float(post @ (grid - mu) ** 2)
     prior = np.exp(-0.5 * ((grid - m0) / s0) ** 2)
     prior /= prior.sum()
-    return np.array([mu]), 1.0 - var / float(prior @ (grid - prior @ grid) ** 2)
+    return np.array([mu, math.sqrt(var)]), 1.0 - var / float(prior @ (grid - prior @ grid) ** 2)
+
+
+def participant_tracker(marginals: Mapping[str, np.ndarray], rng: np.random.Generator
+                        ) -> dict[str, np.ndarray]:
+    """One synthetic participant's tracker centres, each drawn from the released posterior
+    ``N(mu, sd)`` (``[mu, sd]`` of :func:`fit_quality`; sd 0 for a marginal not measured), as
+    ``{name: [centre, 0]}`` for :func:`track`. Post-processing of the release.
+
+    At the small ``n`` of eye-tracking studies a tracker marginal is often barely measured
+    (VR at epsilon 3: noise sd 7 a bin against 6 participants) and its posterior mean sits at
+    the prior's centre, 0.05 deg, far from most trackers; every synthetic participant there is
+    the same tracker, which a discriminator of short windows reads. Drawn from the posterior,
+    the synthetic participants cover what the release cannot rule out.
+
+    >>> m = {"tracker_step": np.array([-1.3, 0.5]), "tracker_smooth": np.array([0.0, 0.0]),
+    ...      "tracker_missing": np.array([-4.6, 0.0]), "tracker_tail": np.array([0.15, 0.0])}
+    >>> t = participant_tracker(m, np.random.default_rng(0))
+    >>> float(t["tracker_smooth"][0]), float(t["tracker_step"][0]) != -1.3
+    (0.0, True)
+    """
+    # clipped at 2 sd and to the bins' range (the posterior's grid): no synthetic tracker
+    # beyond what the release's posterior holds
+    z = np.clip(rng.standard_normal(len(QUALITY)), -2.0, 2.0)
+    return {m: np.array([float(np.clip(marginals[m][0] + marginals[m][1] * g,
+                                       _SCALES[m][0][0], _SCALES[m][0][-1])), 0.0])
+            for m, g in zip(QUALITY, z, strict=True)}
 
 
 def _kernel_rho(w: float) -> float:
@@ -434,14 +468,19 @@ def track(x: np.ndarray, y: np.ndarray, marginals: Mapping[str, np.ndarray],
           sampling_rate_hz: float, rng: np.random.Generator,
           code: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The tracker applied to a noise-free simulated signal: this recording's values drawn
-    around the released centres (public spreads), white noise smoothed by the kernel and scaled
+    around the centres ``marginals[m][0]`` (a participant's, :func:`participant_tracker`) with
+    the public spreads, white noise smoothed by the kernel and scaled
     (bisection) so the median step is the drawn one, then the gaps. When the eye signal alone
     steps more than that and its event codes (``code``, the simulator's ground truth) are
     given, its fixational motion is shrunk instead (:func:`_fixational`, bisection on the
     share) so the median step is the drawn one."""
     vals = {m: float(marginals[m][0]) + _SCALES[m][1] * rng.normal() for m in QUALITY}
     target = 10.0 ** vals["tracker_step"]
-    w = _width(float(np.clip(vals["tracker_smooth"], -1.0, 0.99)))
+    # the kernel at most an eighth of the recording (the noise of a recording of a few samples
+    # smoothed circularly by a wider kernel is near constant: scaled up to the drawn median
+    # step, it throws the recording thousands of degrees away); 20 samples, the widest kernel,
+    # from 160 samples on
+    w = min(_width(float(np.clip(vals["tracker_smooth"], -1.0, 0.99))), x.size / 8.0)
     # the noise only is smoothed: a smoothed eye signal slows the saccades below the event
     # detector's threshold (MPIIDPEye at 30 Hz: fixation-duration W1 from 0.14 to 2.5 s)
     eye = np.column_stack([x, y])

@@ -20,8 +20,10 @@ choices: ``docs/privacy/participant-synth.md#generate``):
    traits drawn from the population (:func:`~gazeprivacy.data.simulate.draw_traits`, no blinks):
    main-sequence saccades, drift, tremor, microsaccades (no tracker noise of its own);
 4. the tracker (:func:`~._participant_synth_quality.track`, from the released tracker
-   marginals): white noise and a (circular) smoothing kernel matching the released median
-   step and step correlation, and gaps covering the released missing share.
+   marginals; each synthetic participant's centres drawn from their posterior,
+   :func:`~._participant_synth_quality.participant_tracker`): white noise and a (circular)
+   smoothing kernel matching the drawn median step and step correlation, and gaps covering
+   the drawn missing share.
 """
 
 from __future__ import annotations
@@ -44,7 +46,10 @@ from gazeprivacy.mechanisms.samples._participant_synth_model import (
     gaussian_cells,
     moments_gaussian,
 )
-from gazeprivacy.mechanisms.samples._participant_synth_quality import track
+from gazeprivacy.mechanisms.samples._participant_synth_quality import (
+    participant_tracker,
+    track,
+)
 
 __all__ = ["KeyModel", "ModelTask", "PositionModel", "Visits", "choice", "choice_cdf",
            "position_model", "render_population", "synthetic_pseudonyms"]
@@ -302,8 +307,11 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
         # its density must not compensate another key's fixations
         visits = {k: shared if np.array_equal(positions[k].density, positions[keys[0]].density)
                   else Visits(np.zeros(positions[k].weight.size)) for k in keys}
-        traits_rng, rec_rng = child.spawn(2)
+        # (a third child for the tracker: the first two are those of ``spawn(2)``)
+        traits_rng, rec_rng, tracker_rng = child.spawn(3)
         traits = draw_traits(1, rng=traits_rng, blink_rate_hz=0.0, prefix="S")[0]
+        # the tracker is pooled over the keys: one per synthetic participant
+        tracker = participant_tracker(models[keys[0]].marginals, tracker_rng) if keys else {}
         n_recs = len(keys) * recordings_per_participant
         for j, rng_j in enumerate(rec_rng.spawn(n_recs)):
             key = keys[j // recordings_per_participant]
@@ -312,7 +320,7 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
                                      sampling_rate_hz=sampling_rate_hz, rng=rng_j,
                                      geometry=bins.geometry, recording="r",
                                      measurement_noise_deg=0.0, ground_truth=True)
-            x, y = track(sim.x, sim.y, models[key].marginals, sampling_rate_hz, rng_j,
+            x, y = track(sim.x, sim.y, tracker, sampling_rate_hz, rng_j,
                          code=sim.channels["event_code"])
             out.append(Recording(recording=f"{pid}-{j + 1:0{width}d}", participant=pid,
                                  t=sim.t, x=x, y=y, sampling_rate_hz=sampling_rate_hz,
