@@ -12,8 +12,10 @@ baseline by more than 2 SE (``beats_baselines``, unpaired). A release its mechan
 (:data:`gazeprivacy.report.verdict.REFUSED`) keeps its row: "refused" where it has no value, and
 the seeds it was refused on beside its name. Then, per bounded release, its
 paired difference in density error to each data-free baseline (mean +- SE over seeds of the
-per-seed differences, :func:`gazeprivacy.report.verdict.paired_differences`) and the verdict
-line (:func:`gazeprivacy.report.verdict.frontier_line`, by the paired test). When the run measured
+per-seed differences, :func:`gazeprivacy.report.verdict.paired_differences`), the same for
+task balanced accuracy (:func:`paired_task_table`: release and baseline scored on the same
+held-out people each seed), and the verdict line
+(:func:`gazeprivacy.report.verdict.frontier_line`, by the paired test). When the run measured
 membership folds (``[frontier] membership_folds``), the pooled membership table
 (:func:`gazeprivacy.report.membership.pooled_membership`: AUC and TPR - FPR pooled over folds
 and seeds, 95 % bootstrap intervals over participants, the verdict against AUC <= 0.6 and
@@ -50,11 +52,12 @@ from gazeprivacy.report.verdict import (
     frontier_line,
     frontier_record,
     is_refused,
+    paired_differences,
     refused_releases,
 )
 
-__all__ = ["attribute_table", "main", "membership_table", "paired_table", "read_run",
-           "table"]
+__all__ = ["attribute_table", "main", "membership_table", "paired_table", "paired_task_table",
+           "read_run", "table"]
 
 _COLS = [  # (header, evaluation suffix or name, metric)
     ("density 60", "frontier:density", "density_error"),
@@ -160,6 +163,37 @@ def paired_table(results: pl.DataFrame, dataset: str) -> list[str]:
             "fewer than 2 paired seeds; seeds one side lacks are named):", "",
             "| release | parameters | epsilon / participant | baseline | difference | seeds | "
             "unpaired seeds | paired test |", "|---|---|---|---|---|---|---|---|", *rows]
+
+
+def paired_task_table(results: pl.DataFrame, dataset: str) -> list[str]:
+    """Markdown lines: per release (the raw copy included: the gap to recover), its paired
+    difference in task balanced accuracy (accuracy when the rows lack it) to each data-free
+    baseline, per public label's ``<label>:tstr-frontier`` evaluation: each seed's release and
+    baseline are scored on the same held-out people, so the per-seed differences drop the
+    split's spread that the unpaired ``*`` of :func:`table` carries
+    (:func:`gazeprivacy.report.verdict.paired_differences`: better / worse by more than 2 SE
+    of the per-seed differences, positive = the release is more accurate)."""
+    sub = results.filter(pl.col("dataset") == dataset)
+    rows = []
+    for ev in sorted(e for e in sub["evaluation"].unique().to_list()
+                     if e.endswith(":tstr-frontier")):
+        has = sub.filter((pl.col("evaluation") == ev) & (pl.col("metric") == "balanced_accuracy"))
+        metric = "balanced_accuracy" if has.height else "accuracy"
+        for r in paired_differences(sub, evaluation=ev, metric=metric).iter_rows(named=True):
+            shown = {k: v for k, v in json.loads(r["parameters"]).items()
+                     if k in ("epsilon", "k", "epsilon_per_participant")}
+            diff = ("n/a" if r["difference"] is None else f"{r['difference']:+.3f}" + (
+                "" if r["difference_se"] is None else f" +- {r['difference_se']:.3f}"))
+            rows.append(f"| {ev.removesuffix(':tstr-frontier')} | {r['mechanism']} | "
+                        f"`{json.dumps(shown)}` | {r['baseline']} | {diff} | {r['n_seeds']} | "
+                        f"{r['outcome']} |")
+    if not rows:
+        return []
+    return ["Paired task difference (balanced accuracy, release - baseline; trained on the "
+            "release, tested on the held-out people's raw recordings, the same people for both "
+            "on each seed; better / worse by more than 2 SE of the per-seed differences):", "",
+            "| label | release | parameters | baseline | difference | seeds | paired test |",
+            "|---|---|---|---|---|---|---|", *rows]
 
 
 def _shown(parameters: str) -> str:
@@ -286,9 +320,9 @@ def main(argv: list[str] | None = None) -> None:
         results = _only(read_run(run), seeds)
         for ds in sorted(results["dataset"].unique().to_list()):
             print("\n".join(table(results, ds)))
-            paired = paired_table(results, ds)
-            if paired:
-                print("\n" + "\n".join(paired))
+            for paired in (paired_table(results, ds), paired_task_table(results, ds)):
+                if paired:
+                    print("\n" + "\n".join(paired))
             for row in frontier(results.filter(pl.col("dataset") == ds)).to_dicts():
                 print("\nVerdict: " + frontier_line(row) + "\n")
             member = membership_table(_only(read_membership_scores(run), seeds), results, ds)

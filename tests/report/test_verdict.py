@@ -377,3 +377,40 @@ def test_frontier_table_script_keeps_the_seeds_asked_for(tmp_path, capsys):
     assert both[0].endswith("| 4 | none | tie |"), both
     with pytest.raises(SystemExit, match="--seeds takes a range"):
         mod.main(["--seeds", "5", str(run)])
+
+
+def test_frontier_table_script_pairs_the_task_on_the_held_out_people(tmp_path, capsys):
+    """scripts/frontier_table.py's paired task table: a release 0.03 more accurate than the
+    baseline on every seed (to 0.004) while the held-out people move both by +-0.1 is a paired
+    win that the unpaired means (0.03 apart, SE 0.05 each) cannot show; a release behind by
+    as much is worse, and the balanced accuracy is read before the plain one."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "frontier_table.py"
+    spec = importlib.util.spec_from_file_location("frontier_table", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    base = [0.40, 0.60, 0.50, 0.30]
+    ev = "environment:tstr-frontier"
+    t = _table(_rows("m", "utility", ev, "balanced_accuracy",
+                     [b + d for b, d in zip(base, [0.028, 0.032, 0.030, 0.034], strict=True)]),
+               _rows("m", "utility", ev, "accuracy", [0.1] * 4),  # not the one read
+               _rows("w", "utility", ev, "balanced_accuracy",
+                     [b - d for b, d in zip(base, [0.028, 0.032, 0.030, 0.034], strict=True)]),
+               _rows("baseline-centre-gaussian", "utility", ev, "balanced_accuracy", base))
+    assert baseline_comparison(t).filter(pl.col("mechanism") == "m").row(
+        0, named=True)["outcome"] == "tie"  # unpaired
+    lines = mod.paired_task_table(t, "d")
+    assert lines and "balanced accuracy" in lines[0]
+    m = [x for x in lines if x.startswith("| environment | m |")]
+    w = [x for x in lines if x.startswith("| environment | w |")]
+    assert len(m) == len(w) == 1
+    assert "| baseline-centre-gaussian | +0.031 +- 0.001 | 4 | better |" in m[0], m
+    assert w[0].endswith("| 4 | worse |"), w
+    run = tmp_path / "run"
+    run.mkdir()
+    t.write_parquet(run / "results.parquet")
+    mod.main([str(run)])
+    assert m[0] in capsys.readouterr().out.splitlines()
+    assert mod.paired_task_table(t.filter(pl.col("evaluation") != ev), "d") == []
