@@ -179,14 +179,15 @@ def paired_task_table(results: pl.DataFrame, dataset: str) -> list[str]:
                      if e.endswith(":tstr-frontier")):
         has = sub.filter((pl.col("evaluation") == ev) & (pl.col("metric") == "balanced_accuracy"))
         metric = "balanced_accuracy" if has.height else "accuracy"
-        for r in paired_differences(sub, evaluation=ev, metric=metric).iter_rows(named=True):
-            shown = {k: v for k, v in json.loads(r["parameters"]).items()
-                     if k in ("epsilon", "k", "epsilon_per_participant")}
+        paired = _ordered(paired_differences(sub, evaluation=ev, metric=metric), results,
+                          dataset).sort("_o", "mechanism", "eps", "parameters", "baseline")
+        for r in paired.iter_rows(named=True):
+            name = "raw (copy of the input)" if r["mechanism"] == "none" else r["mechanism"]
             diff = ("n/a" if r["difference"] is None else f"{r['difference']:+.3f}" + (
                 "" if r["difference_se"] is None else f" +- {r['difference_se']:.3f}"))
-            rows.append(f"| {ev.removesuffix(':tstr-frontier')} | {r['mechanism']} | "
-                        f"`{json.dumps(shown)}` | {r['baseline']} | {diff} | {r['n_seeds']} | "
-                        f"{r['outcome']} |")
+            rows.append(f"| {ev.removesuffix(':tstr-frontier')} | {name} | "
+                        f"`{_shown(r['parameters'])}` | {r['baseline']} | {diff} | "
+                        f"{r['n_seeds']} | {r['outcome']} |")
     if not rows:
         return []
     return ["Paired task difference (balanced accuracy, release - baseline; trained on the "

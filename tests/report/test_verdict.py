@@ -398,6 +398,7 @@ def test_frontier_table_script_pairs_the_task_on_the_held_out_people(tmp_path, c
                _rows("m", "utility", ev, "accuracy", [0.1] * 4),  # not the one read
                _rows("w", "utility", ev, "balanced_accuracy",
                      [b - d for b, d in zip(base, [0.028, 0.032, 0.030, 0.034], strict=True)]),
+               _rows("none", "utility", ev, "balanced_accuracy", [b + 0.2 for b in base]),
                _rows("baseline-centre-gaussian", "utility", ev, "balanced_accuracy", base))
     assert baseline_comparison(t).filter(pl.col("mechanism") == "m").row(
         0, named=True)["outcome"] == "tie"  # unpaired
@@ -408,6 +409,8 @@ def test_frontier_table_script_pairs_the_task_on_the_held_out_people(tmp_path, c
     assert len(m) == len(w) == 1
     assert "| baseline-centre-gaussian | +0.031 +- 0.001 | 4 | better |" in m[0], m
     assert w[0].endswith("| 4 | worse |"), w
+    # the raw copy (the gap to recover) first, by its table name
+    assert lines[4].startswith("| environment | raw (copy of the input) | `{}` |"), lines
     run = tmp_path / "run"
     run.mkdir()
     t.write_parquet(run / "results.parquet")
