@@ -180,7 +180,7 @@ def paired_task_table(results: pl.DataFrame, dataset: str) -> list[str]:
         has = sub.filter((pl.col("evaluation") == ev) & (pl.col("metric") == "balanced_accuracy"))
         metric = "balanced_accuracy" if has.height else "accuracy"
         paired = _ordered(paired_differences(sub, evaluation=ev, metric=metric), results,
-                          dataset).sort("_o", "mechanism", "eps", "parameters", "baseline")
+                          dataset, last=("baseline",))
         for r in paired.iter_rows(named=True):
             name = "raw (copy of the input)" if r["mechanism"] == "none" else r["mechanism"]
             diff = ("n/a" if r["difference"] is None else f"{r['difference']:+.3f}" + (
@@ -203,16 +203,17 @@ def _shown(parameters: str) -> str:
 
 
 def _ordered(pooled: pl.DataFrame, results: pl.DataFrame, dataset: str,
-             first: tuple[str, ...] = ()) -> pl.DataFrame:
+             first: tuple[str, ...] = (), last: tuple[str, ...] = ()) -> pl.DataFrame:
     """A pooled table with each release's epsilon per participant (``eps``, null when
-    unbounded), the raw copy first, then the releases by epsilon, then the baselines."""
+    unbounded), the raw copy first, then the releases by epsilon, then the baselines (sorted
+    by the columns ``first`` before that order and ``last`` within it)."""
     eps = (results.filter((pl.col("dataset") == dataset)
                           & (pl.col("metric") == "participant_epsilon"))
            .group_by("mechanism", "parameters").agg(pl.col("value").max().alias("eps")))
     return pooled.join(eps, on=["mechanism", "parameters"], how="left").with_columns(
         pl.when(pl.col("mechanism") == "none").then(0)
         .when(pl.col("mechanism").str.starts_with("baseline-")).then(2).otherwise(1)
-        .alias("_o")).sort(*first, "_o", "mechanism", "eps", "parameters")
+        .alias("_o")).sort(*first, "_o", "mechanism", "eps", "parameters", *last)
 
 
 def membership_table(scores: pl.DataFrame, results: pl.DataFrame, dataset: str) -> list[str]:
