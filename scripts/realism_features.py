@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 the gazeprivacy developers
+"""Which window features tell participant-synth's release from held-out raw gaze.
+
+The realism discriminator (:func:`gazeprivacy.metrics.realism.discriminator_auc`) reads the
+17 per-window features of :data:`~gazeprivacy.metrics.realism.WINDOW_FEATURES` together; this
+script reads them one at a time, to find where a release differs before trying a change to the
+generator. Per feature, the AUC of the feature's value for "release window over held-out raw
+window" (0.5: the same distribution; above 0.5: the release's values are larger) and the two
+medians. The fitted participants' raw windows (the raw copy) are scored the same way: the
+floor that different people alone give. Means over seeds, on the frontier split and streams
+of ``scripts/frontier_quick.py`` (the same releases as its runs).
+
+Run (real data in ``$GAZEPRIVACY_DATA``)::
+
+    PYTHONPATH=src python scripts/realism_features.py vr --eps 1 3 10 --seeds 0 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from gazeprivacy.metrics.realism import WINDOW_FEATURES, window_feature_table
+
+__all__ = ["main", "separation"]
+
+
+def separation(raw: pl.DataFrame, release: pl.DataFrame) -> dict[str, tuple[float, float, float]]:
+    """Per window feature: ``(AUC, median raw, median release)``, the AUC the probability that
+    a release window's value exceeds a raw window's (ties half; NaN values dropped; NaN when a
+    side has no finite value).
+
+    >>> raw = pl.DataFrame({f: [0.0, 1.0, 2.0] for f in WINDOW_FEATURES})
+    >>> sep = separation(raw, raw.with_columns(pl.col("x_mean_deg") + 10.0))
+    >>> sep["x_mean_deg"], sep["y_mean_deg"][0]
+    ((1.0, 1.0, 11.0), 0.5)
+    """
+    out = {}
+    for f in WINDOW_FEATURES:
+        a, b = raw[f].to_numpy(), release[f].to_numpy()
+        a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+        if a.size == 0 or b.size == 0:
+            out[f] = (float("nan"),) * 3
+            continue
+        # Mann-Whitney by sorting (no classifier: one feature, a threshold at every value)
+        srt = np.sort(a)
+        above = np.searchsorted(srt, b, side="left")
+        ties = np.searchsorted(srt, b, side="right") - above
+        auc = float((above.sum() + 0.5 * ties.sum()) / (a.size * b.size))
+        out[f] = (auc, float(np.median(a)), float(np.median(b)))
+    return out
+
+
+def _releases(data: str, eps: list[float], seed: int, per: int
+              ) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import frontier_quick as fq  # the frontier's data sets, split and keyed streams
+
+    from gazeprivacy.data.loaders import load
+    from gazeprivacy.experiments.frontier import first_seconds, frontier_split
+    from gazeprivacy.mechanisms.samples.participant_synth import (
+        ParticipantSynthParams,
+        participant_synth,
+    )
+
+    loader, options, label, length_s, first_s = fq.DATA[data]
+    ds = first_seconds(load(loader, **options), first_s)
+    split_rng, prot_rng, _ = np.random.default_rng(seed).spawn(3)
+    split = frontier_split(ds, rng=split_rng, holdout_fraction=0.3, probe_fraction=0.34)
+    rels = {"raw copy": window_feature_table(split.fit)}
+    for e in eps:
+        p = ParticipantSynthParams(epsilon_per_participant=e, delta=1e-6,
+                                   output_length_s=length_s, public_labels=(label,),
+                                   recordings_per_participant=per)
+        out = participant_synth(split.fit, p, rng=fq._keyed(prot_rng, f"ps@{e}")).output
+        rels[f"epsilon {e:g}"] = window_feature_table(out)
+    return window_feature_table(split.held), rels
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("data", choices=("doves", "gazegraph", "mpiidpeye", "vr"))
+    ap.add_argument("--eps", type=float, nargs="*", default=[1.0, 3.0, 10.0])
+    ap.add_argument("--seeds", type=int, nargs="*", default=[0, 1])
+    ap.add_argument("--recordings-per-participant", type=int, default=5)
+    args = ap.parse_args(argv)
+    sums: dict[str, list[dict[str, tuple[float, float, float]]]] = {}
+    for seed in args.seeds:
+        held, rels = _releases(args.data, args.eps, seed, args.recordings_per_participant)
+        for name, w in rels.items():
+            sums.setdefault(name, []).append(separation(held, w))
+    mean = {n: {f: np.nanmean([s[f] for s in runs], axis=0) for f in WINDOW_FEATURES}
+            for n, runs in sums.items()}
+    # strongest first: the largest distance from 0.5 over the releases
+    order = sorted(WINDOW_FEATURES, key=lambda f: -max(
+        abs(mean[n][f][0] - 0.5) for n in mean if n != "raw copy"))
+    print(f"{args.data}, seeds {args.seeds}: AUC (release over held-out raw), "
+          "median raw > median release")
+    print("feature".ljust(22) + "".join(n.rjust(26) for n in mean))
+    for f in order:
+        print(f.ljust(22) + "".join(
+            f"{m[f][0]:.2f}  {m[f][1]:9.3g} > {m[f][2]:<9.3g}".rjust(26) for m in mean.values()))
+
+
+if __name__ == "__main__":
+    main()
