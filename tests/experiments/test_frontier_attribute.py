@@ -25,6 +25,7 @@ from gazeprivacy.report.attribute import (
     attribute_verdict,
     pooled_attribute,
 )
+from script_helpers import load_script
 
 GEO = Geometry(x_min_deg=0, x_max_deg=40, y_min_deg=0, y_max_deg=30)
 SEEDS, FOLDS = 3, 3
@@ -171,13 +172,7 @@ def test_a_run_without_a_raw_copy_is_unchecked_and_several_copy_rows_do_not_dupl
 
 
 def test_frontier_table_renders_the_verdicts_from_the_run_guesses(copied):
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "scripts" / "frontier_table.py"
-    spec = importlib.util.spec_from_file_location("frontier_table_attr", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("frontier_table.py", "frontier_table_attr")
     blind = copied.with_columns(pl.lit("b").alias("guess"), pl.lit("m").alias("mechanism"))
     results = pl.DataFrame({"dataset": ["d"], "mechanism": ["m"], "parameters": ["{}"],
                             "metric": ["participant_epsilon"], "value": [3.0]})

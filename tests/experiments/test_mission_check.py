@@ -4,22 +4,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
 import polars as pl
 
 from gazeprivacy.experiments.engine import RESULT_SCHEMA
-
-_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "mission_check.py"
+from script_helpers import load_script
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("mission_check", _SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("mission_check.py")
 
 
 def _rows(mech, acc, se, beats=None):

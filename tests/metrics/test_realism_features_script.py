@@ -4,23 +4,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from gazeprivacy.metrics.realism import WINDOW_FEATURES
-
-_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "realism_features.py"
+from script_helpers import load_script
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("realism_features", _SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("realism_features.py")
 
 
 def _table(rng, n, shift=0.0, nan_feature=None):

@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 from gazeprivacy.report.membership import NO_COPY, UNCHECKED, pooled_membership
+from script_helpers import load_script
 
 
 def _games(n_people: int, *, seeds: int = 5, folds: int = 3, leak: float = 0.0,
@@ -116,13 +117,7 @@ def test_membership_power_script_null_needs_many_people():
     """scripts/membership_power.py (the limits page's table): a release that carries nothing
     certifies AUC <= 0.6 at 60 people but not TPR - FPR <= 0.1 at 8 (its interval is too wide),
     and a leak of 1.5 sd is refuted at 17 (fixed seeds; one run each)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "scripts" / "membership_power.py"
-    spec = importlib.util.spec_from_file_location("membership_power", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("membership_power.py")
 
     def run(n, shift, seed):
         rng = np.random.default_rng(seed)

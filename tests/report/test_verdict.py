@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 
 import polars as pl
@@ -15,6 +13,7 @@ from gazeprivacy.experiments.baselines import BASELINE_PREFIX
 from gazeprivacy.experiments.engine import RESULT_SCHEMA
 from gazeprivacy.report import verdict
 from gazeprivacy.report.verdict import baseline_comparison, flag_results, strongest_attacks
+from script_helpers import load_script
 
 
 def _rows(mech, kind, evaluation, metric, values, params="{}"):
@@ -30,11 +29,7 @@ def _table(*parts):
 
 def _frontier_table_script(name: str = "frontier_table") -> ModuleType:
     """``scripts/frontier_table.py`` loaded as a module (scripts are not a package)."""
-    path = Path(__file__).resolve().parents[2] / "scripts" / "frontier_table.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("frontier_table.py", name)
 
 
 def test_prefix_matches_the_experiments_layer():
