@@ -727,3 +727,38 @@ def test_each_synthetic_participant_keeps_its_own_tracker_drawn_from_the_posteri
     assert 0.3 < between < 0.7 and 0.1 < within < 0.2
     between, within = spread(0.0)
     assert between < 0.12 and 0.1 < within < 0.2
+
+
+def test_a_wildly_noisy_drawn_tracker_loses_the_eye_instead_of_leaving_the_screen(two_tasks,
+                                                                                  monkeypatch):
+    """The widest tracker the posterior's range allows (a median step of 3.2 deg, heavy
+    shoulder) on a still eye throws samples up to hundreds of degrees off (found by seeds 10-19
+    of the DOVES frontier run: x = -375 deg); the renderer sets every sample beyond half a
+    screen off the public screen missing: none is written there, and some are lost."""
+    from types import SimpleNamespace
+
+    from gazeprivacy.mechanisms.samples import _participant_synth_render as render
+
+    monkeypatch.setattr(render, "simulate_recording",
+                        lambda **kw: SimpleNamespace(t=np.arange(1000.0), x=np.zeros(1000),
+                                                     y=np.zeros(1000),
+                                                     channels={"event_code": np.zeros(1000)}))
+    p = _params(output_length_s=5.0)
+    phases = plan(p)
+    _, msg = phases.client(two_tasks, np.random.default_rng(0))
+    model = phases.curate([msg], np.random.default_rng(1))
+    bins = model.setup.bins(p)
+    tracker = {"tracker_step": np.array([0.5, 0.0]), "tracker_smooth": np.array([0.99, 0.0]),
+               "tracker_missing": np.array([-6.9, 0.0]), "tracker_tail": np.array([0.6, 0.0])}
+    models = {k: render.KeyModel({**m.marginals, **tracker}) for k, m in model.models.items()}
+    recs = render.render_population(
+        models, bins, public_labels=p.public_labels, participants=["S1", "S2"],
+        recordings_per_participant=2, output_length_s=5.0, sampling_rate_hz=200.0,
+        rng=np.random.default_rng(3))
+    g = bins.geometry
+    x = np.concatenate([r.x for r in recs])
+    y = np.concatenate([r.y for r in recs])
+    assert np.isnan(x).sum() > 0 and np.array_equal(np.isnan(x), np.isnan(y))
+    ok = np.isfinite(x)
+    assert (np.abs(x[ok] - (g.x_min_deg + g.x_max_deg) / 2) <= g.width_deg).all()
+    assert (np.abs(y[ok] - (g.y_min_deg + g.y_max_deg) / 2) <= g.height_deg).all()

@@ -284,6 +284,31 @@ def position_model(model: KeyModel, bins: PublicBins) -> PositionModel:
     return PositionModel(d, w, direction / direction.sum())
 
 
+#: How far off the public screen a rendered sample may lie, in screen sizes: beyond, the tracker
+#: has lost the eye (NaN). A tracker drawn from a wide posterior (a barely measured step of a few
+#: degrees, heavy-shouldered and smoothed) otherwise throws samples hundreds of degrees away.
+_TRACKING_MARGIN = 0.5
+
+
+def _in_range(x: np.ndarray, y: np.ndarray, g: Geometry) -> tuple[np.ndarray, np.ndarray]:
+    """``x``, ``y`` with the samples beyond :data:`_TRACKING_MARGIN` screens off the public
+    screen set missing (in both coordinates). Post-processing of the rendered samples.
+
+    >>> g = Geometry(x_min_deg=-10, x_max_deg=10, y_min_deg=-5, y_max_deg=5)
+    >>> _in_range(np.array([0.0, 19.0, 21.0]), np.array([0.0, 0.0, 0.0]), g)[0].tolist()
+    [0.0, 19.0, nan]
+    """
+    mx, my = _TRACKING_MARGIN * g.width_deg, _TRACKING_MARGIN * g.height_deg
+    lost = ((x < g.x_min_deg - mx) | (x > g.x_max_deg + mx)
+            | (y < g.y_min_deg - my) | (y > g.y_max_deg + my))
+    if not lost.any():
+        return x, y
+    x, y = x.copy(), y.copy()
+    x[lost] = np.nan
+    y[lost] = np.nan
+    return x, y
+
+
 def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBins, *,
                       public_labels: tuple[str, ...], participants: list[str],
                       recordings_per_participant: int, output_length_s: float,
@@ -322,6 +347,7 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
                                      measurement_noise_deg=0.0, ground_truth=True)
             x, y = track(sim.x, sim.y, tracker, sampling_rate_hz, rng_j,
                          code=sim.channels["event_code"])
+            x, y = _in_range(x, y, bins.geometry)
             out.append(Recording(recording=f"{pid}-{j + 1:0{width}d}", participant=pid,
                                  t=sim.t, x=x, y=y, sampling_rate_hz=sampling_rate_hz,
                                  labels=dict(zip(public_labels, key, strict=True)),
