@@ -685,6 +685,25 @@ def test_recording_ids_do_not_depend_on_the_block_of_participants_rendered(two_t
     assert [r.recording for r in one] == [r.recording for r in many if r.participant == "S0999"]
 
 
+def _still_eye_model(two_tasks, monkeypatch, n: int):
+    """The renderer with its simulator replaced by a still eye of ``n`` samples (so a rendered
+    recording is the tracker alone), and a model fitted to ``two_tasks``: ``(render module,
+    params, model, bins)``."""
+    from types import SimpleNamespace
+
+    from gazeprivacy.mechanisms.samples import _participant_synth_render as render
+
+    monkeypatch.setattr(render, "simulate_recording",
+                        lambda **kw: SimpleNamespace(t=np.arange(float(n)), x=np.zeros(n),
+                                                     y=np.zeros(n),
+                                                     channels={"event_code": np.zeros(n)}))
+    p = _params(output_length_s=n / 100.0)
+    phases = plan(p)
+    _, msg = phases.client(two_tasks, np.random.default_rng(0))
+    model = phases.curate([msg], np.random.default_rng(1))
+    return render, p, model, model.setup.bins(p)
+
+
 def test_each_synthetic_participant_keeps_its_own_tracker_drawn_from_the_posterior(two_tasks,
                                                                                   monkeypatch):
     """A released ``tracker_step`` posterior of sd half a decade: 30 synthetic participants x 4
@@ -693,19 +712,7 @@ def test_each_synthetic_participant_keeps_its_own_tracker_drawn_from_the_posteri
     median step spreads as the posterior (sd 0.48: 0.5 clipped at 2 sd; over 40 seeds 0.47 +-
     0.05), within one participant only by the public spread 0.15 around its own centre; with
     sd 0 (a certain release) everyone sits at the centre."""
-    from types import SimpleNamespace
-
-    from gazeprivacy.mechanisms.samples import _participant_synth_render as render
-
-    monkeypatch.setattr(render, "simulate_recording",
-                        lambda **kw: SimpleNamespace(t=np.arange(600.0), x=np.zeros(600),
-                                                     y=np.zeros(600),
-                                                     channels={"event_code": np.zeros(600)}))
-    p = _params(output_length_s=6.0)
-    phases = plan(p)
-    _, msg = phases.client(two_tasks, np.random.default_rng(0))
-    model = phases.curate([msg], np.random.default_rng(1))
-    bins = model.setup.bins(p)
+    render, p, model, bins = _still_eye_model(two_tasks, monkeypatch, 600)
 
     def spread(sd: float) -> tuple[float, float]:
         tracker = {"tracker_step": np.array([-1.3, sd]), "tracker_smooth": np.array([-0.5, 0.0]),
@@ -735,19 +742,7 @@ def test_a_wildly_noisy_drawn_tracker_loses_the_eye_instead_of_leaving_the_scree
     shoulder) on a still eye throws samples up to hundreds of degrees off (found by seeds 10-19
     of the DOVES frontier run: x = -375 deg); the renderer sets every sample beyond half a
     screen off the public screen missing: none is written there, and some are lost."""
-    from types import SimpleNamespace
-
-    from gazeprivacy.mechanisms.samples import _participant_synth_render as render
-
-    monkeypatch.setattr(render, "simulate_recording",
-                        lambda **kw: SimpleNamespace(t=np.arange(1000.0), x=np.zeros(1000),
-                                                     y=np.zeros(1000),
-                                                     channels={"event_code": np.zeros(1000)}))
-    p = _params(output_length_s=5.0)
-    phases = plan(p)
-    _, msg = phases.client(two_tasks, np.random.default_rng(0))
-    model = phases.curate([msg], np.random.default_rng(1))
-    bins = model.setup.bins(p)
+    render, p, model, bins = _still_eye_model(two_tasks, monkeypatch, 1000)
     tracker = {"tracker_step": np.array([0.5, 0.0]), "tracker_smooth": np.array([0.99, 0.0]),
                "tracker_missing": np.array([-6.9, 0.0]), "tracker_tail": np.array([0.6, 0.0])}
     models = {k: render.KeyModel({**m.marginals, **tracker}) for k, m in model.models.items()}
