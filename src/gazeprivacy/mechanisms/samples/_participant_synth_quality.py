@@ -131,7 +131,8 @@ def mask_column(share: float) -> ColumnStatus:
     return ColumnStatus(
         name="mask", status=Status.PROTECTED, by="participant-synth",
         note=f"synthetic gaps (NaN x, y) drawn from the released tracker_missing (a share "
-             f"{share:g} of rho); the input's missing-sample mask is not written")
+             f"{share:g} of rho), and samples the drawn tracker throws more than half a "
+             "screen off the public screen; the input's missing-sample mask is not written")
 
 
 def _log_hist(d: np.ndarray) -> np.ndarray:
