@@ -25,7 +25,16 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from gazeprivacy.data.loaders import load
+from gazeprivacy.experiments.frontier import first_seconds, frontier_split
+from gazeprivacy.mechanisms.samples.participant_synth import (
+    ParticipantSynthParams,
+    participant_synth,
+)
 from gazeprivacy.metrics.realism import WINDOW_FEATURES, window_feature_table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import frontier_quick as fq  # a script beside this one: the data sets and the streams
 
 __all__ = ["main", "separation"]
 
@@ -58,16 +67,6 @@ def separation(raw: pl.DataFrame, release: pl.DataFrame) -> dict[str, tuple[floa
 
 def _releases(data: str, eps: list[float], seed: int, per: int
               ) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import frontier_quick as fq  # the frontier's data sets, split and keyed streams
-
-    from gazeprivacy.data.loaders import load
-    from gazeprivacy.experiments.frontier import first_seconds, frontier_split
-    from gazeprivacy.mechanisms.samples.participant_synth import (
-        ParticipantSynthParams,
-        participant_synth,
-    )
-
     loader, options, label, length_s, first_s = fq.DATA[data]
     ds = first_seconds(load(loader, **options), first_s)
     split_rng, prot_rng, _ = np.random.default_rng(seed).spawn(3)
@@ -84,7 +83,7 @@ def _releases(data: str, eps: list[float], seed: int, per: int
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("data", choices=("doves", "gazegraph", "mpiidpeye", "vr"))
+    ap.add_argument("data", choices=sorted(fq.DATA))
     ap.add_argument("--eps", type=float, nargs="*", default=[1.0, 3.0, 10.0])
     ap.add_argument("--seeds", type=int, nargs="*", default=[0, 1])
     ap.add_argument("--recordings-per-participant", type=int, default=5)

@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-from types import ModuleType
-
 import polars as pl
 import pytest
 
@@ -25,11 +23,6 @@ def _rows(mech, kind, evaluation, metric, values, params="{}"):
 
 def _table(*parts):
     return pl.DataFrame([r for p in parts for r in p], schema=RESULT_SCHEMA)
-
-
-def _frontier_table_script(name: str = "frontier_table") -> ModuleType:
-    """``scripts/frontier_table.py`` loaded as a module (scripts are not a package)."""
-    return load_script("frontier_table.py", name)
 
 
 def test_prefix_matches_the_experiments_layer():
@@ -267,7 +260,7 @@ def test_a_refused_release_is_named_in_the_frontier_and_its_table():
     assert rec["refused_releases"] == [{"mechanism": "pd", "parameters": '{"k": 2}',
                                         "epsilon": 2.0, "seeds": [0, 2]}]
     assert verdict.frontier(_frontier_table(base, base)).row(0, named=True)["refused"] == ""
-    mod = _frontier_table_script("frontier_table_refused")
+    mod = load_script("frontier_table.py", "frontier_table_refused")
     [line] = [x for x in mod.table(t, "d") if x.startswith("| pd")]
     assert line.startswith("| pd (refused on seed(s) 0, 2) |") and "| refused |" in line
 
@@ -328,7 +321,7 @@ def test_refused_shows_only_where_the_release_was_refused_on_every_seed():
          if r["seed"] != 0],
         _rows("all", kind, evaluation, metric, [1.0] * 3),
         _rows("m", "realism", "realism:discriminator", "discriminator_auc", [0.7] * 3))])
-    mod = _frontier_table_script("frontier_table_partial")
+    mod = load_script("frontier_table.py", "frontier_table_partial")
     lines = mod.table(t, "d")
     [part] = [x for x in lines if x.startswith("| part")]
     [every] = [x for x in lines if x.startswith("| all")]
@@ -345,7 +338,7 @@ def test_refused_shows_only_where_the_release_was_refused_on_every_seed():
 def test_frontier_table_script_keeps_the_seeds_asked_for(tmp_path, capsys):
     """scripts/frontier_table.py --seeds A-B: the paired test on those seeds only (here the
     release is better on seeds 0-1 and worse on 2-3, so each half has its own verdict)."""
-    mod = _frontier_table_script()
+    mod = load_script("frontier_table.py")
     base = [0.30, 0.50, 0.40, 0.20]
     run = tmp_path / "run"
     run.mkdir()
@@ -374,7 +367,7 @@ def test_frontier_table_script_pairs_the_task_on_the_held_out_people(tmp_path, c
     baseline on every seed (to 0.004) while the held-out people move both by +-0.1 is a paired
     win that the unpaired means (0.03 apart, SE 0.05 each) cannot show; a release behind by
     as much is worse, and the balanced accuracy is read before the plain one."""
-    mod = _frontier_table_script()
+    mod = load_script("frontier_table.py")
     base = [0.40, 0.60, 0.50, 0.30]
     ev = "environment:tstr-frontier"
     t = _table(_rows("m", "utility", ev, "balanced_accuracy",
