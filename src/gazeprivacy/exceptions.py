@@ -35,7 +35,8 @@ class ReleaseRefusedError(InvalidDataError):
     detected events), fewer participants than k, fewer windows than a participant-level
     release must report. The message is one line: why, and the way out. ``gazeprivacy
     evaluate`` records such a refusal as the cell's outcome and goes on with the other
-    releases; every other error stops the run."""
+    releases; any other error is a failed cell (written to ``failures.json``, left out of the
+    results, computed again by a rerun), and the run ends with a non-zero exit."""
 
 
 class MissingDependencyError(GazePrivacyError, ImportError):

@@ -11,6 +11,12 @@ A release its mechanism refuses by a documented rule about the data
 (:class:`~gazeprivacy.exceptions.ReleaseRefusedError`, e.g. implausible detected events) does
 not stop the run: it is recorded (``DIR/refusals.json``, a ``refused`` row in the results, and
 "refused" in the report's tables), and one line per refused release names it and the reason.
+
+A cell that fails (any other error: a fault of a mechanism or an evaluation, since the data
+passed its checks when loaded) does not stop the run either: one line names it as it happens,
+the results and the report leave it out and list it, ``DIR/failures.json`` and
+``DIR/cells/<key>.failed.json`` keep the error and traceback, the command ends with exit code 1,
+and a rerun with ``--overwrite`` computes the failed cells again.
 """
 
 from __future__ import annotations
@@ -67,8 +73,9 @@ def evaluate(
                           "--overwrite to resume")
     res = run_experiment(cfg, out, workers=workers, progress=progress_wanted(progress))
     console = out_console()
+    failed = f", {len(res.failures)} failed" if res.failures else ""
     console.print(f"{cfg.name}: {res.n_cells} cells ({res.n_run} run, "
-                  f"{res.n_skipped} reused) in {res.seconds:.1f} s; "
+                  f"{res.n_skipped} reused{failed}) in {res.seconds:.1f} s; "
                   f"{res.results.height} result rows -> {out / 'results.parquet'}", markup=False)
     for line in refusal_lines(res.refusals):
         say(line)
@@ -79,3 +86,14 @@ def evaluate(
 
         say("writing the report")
         console.print(f"report: {build_report(out)}", markup=False)
+    if res.failures:
+        from gazeprivacy.exceptions import GazePrivacyError
+        from gazeprivacy.experiments.engine.failures import failure_lines
+
+        for line in failure_lines(res.failures):
+            say(line)
+        raise GazePrivacyError(
+            f"{len(res.failures)} cell(s) failed and are left out of the results and the report "
+            "(a fault of a mechanism or an evaluation: the data passed its checks when loaded); "
+            f"tracebacks in {out / 'cells'}/*.failed.json; the same command with --overwrite "
+            "computes them again")

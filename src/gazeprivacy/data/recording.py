@@ -365,6 +365,12 @@ def _check_timestamps(t: np.ndarray, rec: str) -> None:
             "with gazeprivacy.data.repair_timestamps(table, how='sort'|'drop-duplicates')")
 
 
+#: the advice of the gaze range check (a recording beyond 360 degrees), which reads the input as
+#: pixels; ``gazeprivacy evaluate`` drops it from a release's failure (a mechanism's output)
+GAZE_UNIT_HINT = ("; gaze is probably in pixels: convert with "
+                  "gazeprivacy.data.px_to_deg(values, px_per_deg=...)")
+
+
 def _check_gaze(x: np.ndarray, y: np.ndarray, rec: str) -> None:
     for name, a in (("x", x), ("y", y)):
         # two reductions, no temporary arrays; fmax / fmin skip NaN (all NaN: NaN, compares
@@ -379,8 +385,7 @@ def _check_gaze(x: np.ndarray, y: np.ndarray, rec: str) -> None:
         if big.size:
             raise InvalidDataError(
                 f"recording {rec!r}: {name} at row {int(big[0])} is {a[big[0]]:g}, beyond 360 "
-                "degrees; gaze is probably in pixels: convert with "
-                "gazeprivacy.data.px_to_deg(values, px_per_deg=...)")
+                f"degrees{GAZE_UNIT_HINT}")
 
 
 def _restore_column(s: pl.Series, dtype: Any) -> pl.Series:

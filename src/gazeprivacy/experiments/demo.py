@@ -182,6 +182,7 @@ def run_demo(out_dir: str | Path, *, rng: np.random.Generator,
         datasets = {dataset.name: dataset}
     result = run_experiment(cfg, out_dir, registry=registry, datasets=datasets,
                             featurizer=featurizer, progress=progress)
+    result.raise_failures()
     result.notes[:0] = skipped
     report = build_report(out_dir, title="gazeprivacy demo")
     return result, report

@@ -154,7 +154,7 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
         f"<h1>{html.escape(title)}</h1>",
         verdict_section(release_verdicts(results, guarantees)),
         first_screen(results, guarantees, notes=_first_screen_notes(previews)),
-        _refusals_section(out),
+        _refusals_section(out), _failures_section(out),
         "<h2>Results: mechanism x metric</h2>", _PIVOT_NOTE, pivot_tables(every),
         "<h2>Privacy-utility curves</h2>",
         "<div class='figs'>" + ("".join(curve_html) or
@@ -180,6 +180,23 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
     target = out / "report.html"
     target.write_text("\n".join(parts), encoding="utf-8")
     return target
+
+
+def _failures_section(out: Path) -> str:
+    """The cells that failed (``failures.json``; empty when none): left out of every table."""
+    path = out / "failures.json"
+    failures = json.loads(path.read_text()) if path.is_file() else []
+    if not failures:
+        return ""
+    rows = [[fmt(f["dataset"]), fmt(f["mechanism"]),
+             f"<code>{html.escape(json.dumps(f['parameters'], sort_keys=True))}</code>",
+             str(f["seed"]), html.escape(f["error"])] for f in failures]
+    return ("<h2 class='warn'>Failed cells</h2><p class='note'>These cells raised an error (a "
+            "fault of the mechanism or of an evaluation, not of the data, which passed its "
+            "checks when loaded). They are missing from every table and figure below; the "
+            "tracebacks are in <code>cells/&lt;key&gt;.failed.json</code>, and rerunning the "
+            "same command computes them again.</p>"
+            + html_table(["dataset", "mechanism", "parameters", "seed", "error"], rows))
 
 
 def _refusals_section(out: Path) -> str:

@@ -34,6 +34,9 @@
   written last, with the stream scheme and the release's identity); a rerun skips cells whose
   three files exist, unless the meta's stream scheme, release identity or dataset content
   fingerprint differs from the cell's (then the cell runs again, said on stderr).
+* **Failed cells.** A cell that raises (anything but a refusal, which is its outcome) is written
+  as failed and the grid goes on; the results leave it out, ``failures.json`` and the report
+  list it, and a rerun computes it again (:mod:`gazeprivacy.experiments.engine.failures`).
 * **Partitioned datasets.** A dataset whose path is a partitioned folder is streamed: raw and
   protected features are computed partition by partition (see
   :mod:`gazeprivacy.experiments.streaming` for what differs from an in-memory run).

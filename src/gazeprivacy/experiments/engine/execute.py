@@ -2,7 +2,8 @@
 # Copyright (c) 2026 the gazeprivacy developers
 """Running the grid's unfinished cells: in this process or a pool of spawned worker processes,
 with a progress bar (Rich on a terminal, one line per cell otherwise), a line per refused
-release, and Ctrl-C stopping the workers.
+release and per failed cell (:mod:`~gazeprivacy.experiments.engine.failures`: the run goes on),
+and Ctrl-C stopping the workers.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import signal
 import sys
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from functools import partial
 from multiprocessing import get_context
 from typing import Any
 
 from gazeprivacy.experiments.engine.cells import Cell, _Context
+from gazeprivacy.experiments.engine.failures import run_guarded
 
 __all__ = ["execute"]
 
@@ -61,15 +64,16 @@ def _progress(total: int) -> tuple[Any, Any]:
     return bar, bar.add_task("cells", total=total)
 
 
-def _tell_refused(bar: Any, meta: Mapping[str, Any]) -> None:
-    """One line on stderr, beside the progress, when a cell's release was refused (nothing
-    without progress: the caller gets the refusals in
+def _tell(bar: Any, meta: Mapping[str, Any]) -> None:
+    """One line on stderr, beside the progress, when a cell failed (always: the run goes on
+    past it) or its release was refused (with progress only: the caller gets the refusals in
     :class:`~gazeprivacy.experiments.engine.runner.ExperimentResult`)."""
-    if bar is None or not meta.get("refused"):
+    what = "failed" if meta.get("failed") else "refused"
+    if not meta.get(what) or (bar is None and what == "refused"):
         return
     c = meta["cell"]
-    text = (f"refused: {c['dataset']} / {c['label']} {Cell(**c).parameters_json} seed "
-            f"{c['seed']}: {meta['refused']}")
+    text = (f"{what}: {c['dataset']} / {c['label']} {Cell(**c).parameters_json} seed "
+            f"{c['seed']}: {meta[what]}")
     console = getattr(bar, "console", None)  # a Rich bar; _Lines prints plain lines
     if console is not None:
         console.print(text, markup=False, highlight=False)
@@ -80,14 +84,17 @@ def _tell_refused(bar: Any, meta: Mapping[str, Any]) -> None:
 def execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool,
             run: Callable[[Cell, _Context], dict[str, Any]]) -> None:
     """Run ``todo`` with ``run`` (a module-level function: the workers unpickle it), in this
-    process or a pool of ``n_workers`` spawned processes; a progress bar when ``progress``."""
+    process or a pool of ``n_workers`` spawned processes; a progress bar when ``progress``. A
+    cell that raises is written as failed and the others go on
+    (:func:`~gazeprivacy.experiments.engine.failures.run_guarded`)."""
     if not todo:
         return
+    run = partial(run_guarded, run)
     bar, task = _progress(len(todo)) if progress else (None, None)
     try:
         if n_workers <= 1 or len(todo) == 1:
             for c in todo:
-                _tell_refused(bar, run(c, ctx))
+                _tell(bar, run(c, ctx))
                 if bar is not None:
                     bar.advance(task)
         else:
@@ -101,13 +108,13 @@ def execute(todo: list[Cell], ctx: _Context, n_workers: int, progress: bool,
                         # main thread only notices it when it wakes up.
                         done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
                         for fut in done:
-                            _tell_refused(bar, fut.result())
+                            _tell(bar, fut.result())
                             if bar is not None:
                                 bar.advance(task)
                 except BaseException as exc:
                     # Queued cells are cancelled. On Ctrl-C the running ones are terminated too
                     # (cells are written atomically, so a resumed run recomputes them); after a
-                    # failed cell they finish and are cached for the rerun.
+                    # lost worker they finish and are cached for the rerun.
                     if isinstance(exc, KeyboardInterrupt):
                         for proc in list((getattr(pool, "_processes", None) or {}).values()):
                             proc.terminate()

@@ -23,7 +23,12 @@ import polars as pl
 
 from gazeprivacy.data.partitioned import PartitionedDataset
 from gazeprivacy.data.recording import Dataset
-from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError, ReleaseRefusedError
+from gazeprivacy.exceptions import (
+    GazePrivacyError,
+    InvalidDataError,
+    InvalidParameterError,
+    ReleaseRefusedError,
+)
 from gazeprivacy.experiments.baselines import BASELINES, is_baseline
 from gazeprivacy.experiments.config import (
     ConfigError,
@@ -48,6 +53,7 @@ from gazeprivacy.experiments.engine.cells import (
     release_identity,
 )
 from gazeprivacy.experiments.engine.execute import execute
+from gazeprivacy.experiments.engine.failures import FOLD_FOLDERS, read_failures
 from gazeprivacy.experiments.engine.population import (
     MEMBERSHIP,
     density_rows,
@@ -107,6 +113,18 @@ class ExperimentResult:
     notes: list[str] = field(default_factory=list)
     #: releases their mechanism refused (dataset, mechanism, parameters, epsilon, seed, reason)
     refusals: list[dict[str, Any]] = field(default_factory=list)
+    #: cells that raised (dataset, mechanism, parameters, epsilon, seed, error, file): not in
+    #: the results; a rerun computes them again (:mod:`~gazeprivacy.experiments.engine.failures`)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+    def raise_failures(self) -> None:
+        """Raise :class:`~gazeprivacy.exceptions.GazePrivacyError` naming the failed cells
+        (for callers that must not go on with a partial grid); nothing when none failed."""
+        if self.failures:
+            f = self.failures[0]
+            raise GazePrivacyError(
+                f"{len(self.failures)} cell(s) failed, e.g. {f['dataset']} / {f['mechanism']} "
+                f"seed {f['seed']}: {f['error']} (tracebacks: {self.out_dir}/cells/*.failed.json)")
 
 
 @dataclass(frozen=True)
@@ -287,7 +305,7 @@ def _remove_old_folds(cell: Cell, ctx: _Context) -> None:
     ``attribute/<cell>.parquet``): the cell key holds no data fingerprint, so a cell computed
     again (changed data, or now refused or without folds) must not pool the old ones. These
     are the run's own outputs; each removal is said on stderr."""
-    for folder in ("membership", "attribute"):
+    for folder in FOLD_FOLDERS:
         path = Path(ctx.out_dir) / folder / f"{cell.key}.parquet"
         if path.is_file():
             path.unlink()
@@ -502,6 +520,10 @@ def run_experiment(
     Returns
     -------
     ExperimentResult
+        A cell that raised does not stop the others: it is in ``failures`` (and
+        ``failures.json``), not in the results, and a rerun computes it again; call
+        :meth:`ExperimentResult.raise_failures` to stop on it. A refused release is a cell's
+        outcome, in ``refusals``.
     """
     t0 = time.perf_counter()
     if registry is None:
@@ -529,9 +551,11 @@ def run_experiment(
     todo = [c for c in cells if not _done(out, c, fingerprints[c.dataset])]
     n_workers = workers if workers is not None else config.workers
     execute(todo, ctx, n_workers, progress, run=_run_cell)
-    results, guarantees, notes, refusals = _gather(out, config, cells)
+    failures = read_failures(out, cells)
+    done = [c for c in cells if (out / "cells" / f"{c.key}.json").is_file()]
+    results, guarantees, notes, refusals = _gather(out, config, done, failures)
     return ExperimentResult(out_dir=out, results=results, guarantees=guarantees,
-                            refusals=refusals,
+                            refusals=refusals, failures=failures,
                             n_cells=len(cells), n_run=len(todo),
                             n_skipped=len(cells) - len(todo),
                             seconds=time.perf_counter() - t0, notes=notes)
@@ -591,10 +615,11 @@ def _prepare_datasets(sources: Mapping[str, Dataset | PartitionedDataset],
     return loaded, raw_paths, summaries
 
 
-def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
+def _gather(out: Path, config: ExperimentConfig, cells: list[Cell],
+            failures: list[dict[str, Any]]
             ) -> tuple[pl.DataFrame, list[dict[str, Any]], list[str], list[dict[str, Any]]]:
-    """Read every cell back; write ``results.parquet``, ``guarantees.json``, ``refusals.json``
-    and ``run.json``."""
+    """Read the finished ``cells`` back; write ``results.parquet``, ``guarantees.json``,
+    ``refusals.json``, ``failures.json`` (the cells that raised) and ``run.json``."""
     parts, guarantees, refusals = [], [], []
     seen_notes: dict[str, list[str]] = {}
     for c in cells:
@@ -621,6 +646,7 @@ def _gather(out: Path, config: ExperimentConfig, cells: list[Cell]
     _atomic(out / "results.parquet", lambda p: results.write_parquet(p))
     (out / "guarantees.json").write_text(json.dumps(guarantees, indent=2, default=str))
     (out / "refusals.json").write_text(json.dumps(refusals, indent=2, default=str))
+    (out / "failures.json").write_text(json.dumps(failures, indent=2, default=str))
     if config.frontier is not None and results.height:
         (out / "frontier.json").write_text(json.dumps(
             frontier_record(results), indent=2, default=str))

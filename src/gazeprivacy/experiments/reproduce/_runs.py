@@ -37,6 +37,7 @@ def run_roles(configs: Mapping[str, dict[str, Any]], datasets: Mapping[str, Data
         ds = datasets[role]
         res = run_experiment(parse_config(raw), out, datasets={ds.name: ds}, progress=progress,
                              featurizer=ivt_event_features_of)
+        res.raise_failures()
         parts.append(res.results)
         guarantees += res.guarantees
         refusals += res.refusals  # each role's run rewrites refusals.json with its own
