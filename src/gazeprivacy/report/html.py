@@ -184,36 +184,34 @@ def build_report(out_dir: str | Path, *, title: str | None = None,
 
 def _failures_section(out: Path) -> str:
     """The cells that failed (``failures.json``; empty when none): left out of every table."""
-    path = out / "failures.json"
-    failures = json.loads(path.read_text()) if path.is_file() else []
-    if not failures:
-        return ""
-    rows = [[fmt(f["dataset"]), fmt(f["mechanism"]),
-             f"<code>{html.escape(json.dumps(f['parameters'], sort_keys=True))}</code>",
-             str(f["seed"]), html.escape(f["error"])] for f in failures]
-    return ("<h2 class='warn'>Failed cells</h2><p class='note'>These cells raised an error (a "
-            "fault of the mechanism or of an evaluation, not of the data, which passed its "
-            "checks when loaded). They are missing from every table and figure below; the "
-            "tracebacks are in <code>cells/&lt;key&gt;.failed.json</code>, and rerunning the "
-            "same command computes them again.</p>"
-            + html_table(["dataset", "mechanism", "parameters", "seed", "error"], rows))
+    return _cells_section(
+        out / "failures.json", "error", "<h2 class='warn'>Failed cells</h2><p class='note'>These "
+        "cells raised an error (a fault of the mechanism or of an evaluation, not of the data, "
+        "which passed its checks when loaded). They are missing from every table and figure "
+        "below; the tracebacks are in <code>cells/&lt;key&gt;.failed.json</code>, and rerunning "
+        "the same command computes them again.</p>")
 
 
 def _refusals_section(out: Path) -> str:
     """The releases their mechanism refused (``refusals.json``; empty when none): dataset,
     mechanism, parameters, seed and the mechanism's one-line reason."""
-    path = out / "refusals.json"
-    refusals = json.loads(path.read_text()) if path.is_file() else []
-    if not refusals:
+    return _cells_section(
+        out / "refusals.json", "reason", "<h2>Refused releases</h2><p class='note'>The mechanism "
+        "refused to release these inputs by a documented rule about the data (e.g. implausible "
+        "detected events, fewer participants than k); the run went on without them, and the "
+        "tables show \"refused\" where they have no value.</p>")
+
+
+def _cells_section(path: Path, why: str, heading: str) -> str:
+    """``heading`` and a table of the cells listed in ``path`` (a run's JSON list of dataset,
+    mechanism, parameters, seed and ``why``); empty when the file is missing or empty."""
+    cells = json.loads(path.read_text()) if path.is_file() else []
+    if not cells:
         return ""
-    rows = [[fmt(r["dataset"]), fmt(r["mechanism"]),
-             f"<code>{html.escape(json.dumps(r['parameters'], sort_keys=True))}</code>",
-             str(r["seed"]), html.escape(r["reason"])] for r in refusals]
-    return ("<h2>Refused releases</h2><p class='note'>The mechanism refused to release these "
-            "inputs by a documented rule about the data (e.g. implausible detected events, "
-            "fewer participants than k); the run went on without them, and the tables show "
-            "\"refused\" where they have no value.</p>"
-            + html_table(["dataset", "mechanism", "parameters", "seed", "reason"], rows))
+    rows = [[fmt(c["dataset"]), fmt(c["mechanism"]),
+             f"<code>{html.escape(json.dumps(c['parameters'], sort_keys=True))}</code>",
+             str(c["seed"]), html.escape(c[why])] for c in cells]
+    return heading + html_table(["dataset", "mechanism", "parameters", "seed", why], rows)
 
 
 def _curve_figures(results: pl.DataFrame, figs: Path) -> list[str]:
