@@ -198,17 +198,24 @@ def test_a_reproduction_stops_on_a_failed_cell(tmp_path, tiny, monkeypatch):
         _runs.run_roles({"a": raw}, {"a": tiny}, tmp_path, name="t", progress=False)
 
 
-def test_the_demo_stops_on_a_failed_cell(tmp_path, tiny):
+def test_the_demo_stops_on_a_failed_cell(tmp_path, tiny, monkeypatch):
     import numpy as np
 
-    from gazeprivacy.experiments.demo import run_demo
+    from gazeprivacy.experiments import demo
+    from gazeprivacy.experiments.engine import ExperimentResult
 
-    def always(dataset, params, *, rng, progress=False):
-        raise InvalidDataError(_DEFECT)
+    failure = {"dataset": "tiny", "mechanism": "fake-broken", "parameters": {"epsilon": 1.0},
+               "epsilon": 1.0, "seed": 0, "error": f"InvalidDataError: {_DEFECT}", "file": "f"}
 
-    with pytest.raises(GazePrivacyError, match=r"3 cell\(s\) failed, e\.g\. tiny / fake-broken"):
-        run_demo(tmp_path, rng=np.random.default_rng(0), dataset=tiny,
-                 registry={"fake-broken": _registry(run=always)["fake-broken"]},
-                 featurizer=fake_featurizer, epsilons=[0.5, 1.0, 2.0], n_splits=2, workers=1,
-                 settings={"fake-broken": {"preset": "paper", "grid": "epsilon", "fixed": {}}})
+    def run(cfg, out, **kw):  # the grid ran, one cell failed
+        return ExperimentResult(out_dir=out, results=pl.DataFrame(), guarantees=[], n_cells=2,
+                                n_run=2, n_skipped=0, seconds=0.0, failures=[failure])
+
+    monkeypatch.setattr(demo, "run_experiment", run)
+    with pytest.raises(GazePrivacyError, match=r"1 cell\(s\) failed, e\.g\. tiny / fake-broken"):
+        demo.run_demo(tmp_path, rng=np.random.default_rng(0), dataset=tiny,
+                      registry={"fake-broken": _registry()["fake-broken"]},
+                      featurizer=fake_featurizer, epsilons=[1.0], n_splits=2, workers=1,
+                      settings={"fake-broken": {"preset": "paper", "grid": "epsilon",
+                                                "fixed": {}}})
     assert not (tmp_path / "report.html").exists()
