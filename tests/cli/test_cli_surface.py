@@ -346,6 +346,25 @@ def test_partition_manifest_pointing_outside_its_folder_is_refused(tmp_path):
 
 # ------------------------------------------------------------------------------------ Ctrl-C
 
+def test_importing_the_data_model_loads_numpys_c_api_for_polars():
+    # polars loads NumPy's C API on its first to_numpy by running NumPy Python code; a Ctrl-C
+    # there became a Rust panic instead of exit 130 (seen once in CI). After the data model is
+    # imported, a conversion runs no NumPy Python code (a fresh process: this one converted).
+    code = (
+        "import sys\n"
+        "import gazeprivacy.data.recording\n"
+        "import polars as pl\n"
+        "calls = []\n"
+        "sys.setprofile(lambda f, e, a: calls.append(f.f_code.co_filename) if e == 'call' "
+        "else None)\n"
+        "pl.Series([1.0]).to_numpy()\n"
+        "sys.setprofile(None)\n"
+        "print(sum('numpy' in c and 'polars' not in c for c in calls))\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=_env(), check=True)
+    assert res.stdout.strip() == "0", res.stdout + res.stderr
+
+
 def test_ctrl_c_exits_130_and_removes_the_partial_output(tmp_path):
     out = tmp_path / "demo"
     proc = subprocess.Popen(
