@@ -199,6 +199,11 @@ def _utility_stream(attack_rng: np.random.Generator, u: UtilityConfig) -> np.ran
     return _named_stream(attack_rng, "utility:" + u.id)
 
 
+def _one_line(exc: BaseException) -> str:
+    """The first line of an error's message (its type's name when it has none)."""
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
 def _atomic(path: Path, write: Callable[[str], Any], suffix: str = "") -> None:
     tmp = path.with_name(path.name + ".tmp" + suffix)
     write(str(tmp))

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gazeprivacy.data.recording import GAZE_UNIT_HINT
-from gazeprivacy.experiments.engine.cells import Cell, _atomic, _Context
+from gazeprivacy.experiments.engine.cells import Cell, _atomic, _Context, _one_line
 
 __all__ = ["FOLD_FOLDERS", "failure_lines", "failure_reason", "read_failures", "run_guarded"]
 
@@ -34,9 +34,9 @@ FOLD_FOLDERS = ("membership", "attribute")
 
 def failure_reason(exc: BaseException) -> str:
     """``Type: first line of the message``, without the data checks' unit advice."""
-    text = str(exc).splitlines()[0] if str(exc) else ""
-    text = text.replace(GAZE_UNIT_HINT, "")
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    if not str(exc):
+        return type(exc).__name__
+    return f"{type(exc).__name__}: {_one_line(exc).replace(GAZE_UNIT_HINT, '')}"
 
 
 def _failed_path(out_dir: str | Path, key: str) -> Path:

@@ -46,6 +46,7 @@ from gazeprivacy.experiments.engine.cells import (
     _labels,
     _named_stream,
     _needs_events,
+    _one_line,
     _rows,
     _streams,
     expand_cells,
@@ -224,11 +225,6 @@ def _protect_or_refuse(cell: Cell, ctx: _Context, data: Dataset, rng: np.random.
         rows = _rows(cell, "refused", kind, evaluation, {metric: 1.0})
         return _write_cell(cell, ctx, rows, {}, _Protected(mode="refused"), notes, t0,
                            refused=_one_line(exc))
-
-
-def _one_line(exc: Exception) -> str:
-    """The first line of an error's message (its type's name when it has none)."""
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def _write_cell(cell: Cell, ctx: _Context, rows: list[dict[str, Any]],
