@@ -402,12 +402,8 @@ def discriminator_auc(raw_windows: pl.DataFrame, release_windows: pl.DataFrame, 
     y = np.r_[np.zeros(raw_windows.height), np.ones(release_windows.height)].astype(int)
     groups = np.r_[raw_windows["participant"].to_numpy(),
                    release_windows["participant"].to_numpy()].astype(str)
-    # Folds by participant, stratified so that every test fold holds raw and released windows,
-    # and the AUC is the mean of the per-fold AUCs: each fold's two sides scored by one model.
-    # Pooling the out-of-fold scores of different models (as before) is biased below 0.5 with
-    # few people (Airola et al. 2011, Forman & Scholz 2010): a fold's model never saw its test
-    # people, and its class centres move away from them. Raw against raw of other people
-    # scored 0.39-0.45 on average on the frontier's held-out splits.
+    # stratified folds and the mean of per-fold AUCs: each fold's two sides scored by one model
+    # (pooling the folds' scores is biased low with few people: the module docstring)
     n_side = min(np.unique(groups[y == 0]).size, np.unique(groups[y == 1]).size)
     if n_side < 2:
         raise InvalidDataError("the discriminator holds participants out and needs at least 2 "
