@@ -227,6 +227,25 @@ def test_tstr_on_a_trivially_separable_label_beats_chance():
     assert "trtr_accuracy" not in res_u.metrics()
 
 
+def test_tstr_is_at_chance_on_a_label_that_carries_nothing(doves_windows):
+    # Each recording gets a random one of 3 labels, and the release is the raw data: windows
+    # of one recording look alike, so a model that saw the held-out participants' windows
+    # (their release) would name them; one that did not sits at 1 / 3. The pooled accuracy of
+    # the folds is their size-weighted mean, so it carries no pooling bias (unlike a pooled
+    # AUC; see discriminator_auc). Measured over 30 seeds: +0.005 +- 0.005 over 1 / 3.
+    # Tolerance: the mean of 8 seeds within 0.04 of 1 / 3 (a seed's SE is about 0.02, so
+    # about 5 SE of the mean); training on every participant's release reads +0.66.
+    recs = sorted(set(doves_windows["recording"].to_list()))
+    excess = []
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        label_of = {r: str(rng.integers(3)) for r in recs}
+        res = R.tstr_accuracy(doves_windows, doves_windows, label_of, rng=rng, n_splits=5,
+                              n_trees=50, trtr=False)
+        excess.append(res.accuracy - res.uniform_chance)
+    assert abs(np.mean(excess)) < 0.04, excess
+
+
 def test_tstr_needs_two_classes(doves_windows, doves):
     task = {r.recording: r.labels["task"] for r in doves.recordings}  # DOVES: free viewing only
     with pytest.raises(InvalidDataError, match="1 class"):
