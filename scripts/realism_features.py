@@ -11,9 +11,14 @@ medians. The fitted participants' raw windows (the raw copy) are scored the same
 floor that different people alone give. Means over seeds, on the frontier split and streams
 of ``scripts/frontier_quick.py`` (the same releases as its runs).
 
+With ``--saccades`` it prints instead what the adaptive detector finds in each release and in
+the held-out raw data (:func:`~gazeprivacy.metrics.realism.saccade_table`): saccades per
+second, their median duration, amplitude and peak velocity, and the share of time in them.
+
 Run (real data in ``$GAZEPRIVACY_DATA``)::
 
     PYTHONPATH=src python scripts/realism_features.py vr --eps 1 3 10 --seeds 0 1
+    PYTHONPATH=src python scripts/realism_features.py doves --eps 10 --saccades
 """
 
 from __future__ import annotations
@@ -26,17 +31,18 @@ import numpy as np
 import polars as pl
 
 from gazeprivacy.data.loaders import load
+from gazeprivacy.data.recording import Dataset
 from gazeprivacy.experiments.frontier import first_seconds, frontier_split
 from gazeprivacy.mechanisms.samples.participant_synth import (
     ParticipantSynthParams,
     participant_synth,
 )
-from gazeprivacy.metrics.realism import WINDOW_FEATURES, window_feature_table
+from gazeprivacy.metrics.realism import WINDOW_FEATURES, saccade_table, window_feature_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import frontier_quick as fq  # a script beside this one: the data sets and the streams
 
-__all__ = ["main", "separation"]
+__all__ = ["SACCADE_COLUMNS", "main", "saccade_summary", "separation"]
 
 
 def separation(raw: pl.DataFrame, release: pl.DataFrame) -> dict[str, tuple[float, float, float]]:
@@ -65,20 +71,55 @@ def separation(raw: pl.DataFrame, release: pl.DataFrame) -> dict[str, tuple[floa
     return out
 
 
+#: what :func:`saccade_summary` reports, in this order
+SACCADE_COLUMNS = ("per_s", "duration_ms", "amplitude_deg", "peak_deg_s", "time_share")
+
+
+def saccade_summary(dataset: Dataset) -> dict[str, float]:
+    """The saccades the adaptive detector finds in ``dataset``: per second of recording, the
+    medians of duration (ms), amplitude and peak velocity, and the share of time in saccades
+    (NaN medians when it finds none).
+
+    >>> from gazeprivacy.data.sample import load_sample
+    >>> s = saccade_summary(load_sample())
+    >>> 1.0 < s["per_s"] < 5.0, 20.0 < s["duration_ms"] < 100.0
+    (True, True)
+    """
+    sac = saccade_table(dataset)
+    seconds = sum(r.n_samples / r.sampling_rate_hz for r in dataset.recordings)
+    if sac.height == 0:
+        return {"per_s": 0.0, "duration_ms": float("nan"), "amplitude_deg": float("nan"),
+                "peak_deg_s": float("nan"), "time_share": 0.0}
+    return {"per_s": sac.height / seconds,
+            "duration_ms": 1e3 * float(sac["duration_s"].median()),
+            "amplitude_deg": float(sac["amplitude_deg"].median()),
+            "peak_deg_s": float(sac["peak_velocity_deg_s"].median()),
+            "time_share": float(sac["duration_s"].sum()) / seconds}
+
+
 def _releases(data: str, eps: list[float], seed: int, per: int
-              ) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+              ) -> tuple[Dataset, dict[str, Dataset]]:
     loader, options, label, length_s, first_s = fq.DATA[data]
     ds = first_seconds(load(loader, **options), first_s)
     split_rng, prot_rng, _ = np.random.default_rng(seed).spawn(3)
     split = frontier_split(ds, rng=split_rng, holdout_fraction=0.3, probe_fraction=0.34)
-    rels = {"raw copy": window_feature_table(split.fit)}
+    rels = {"raw copy": split.fit}
     for e in eps:
         p = ParticipantSynthParams(epsilon_per_participant=e, delta=1e-6,
                                    output_length_s=length_s, public_labels=(label,),
                                    recordings_per_participant=per)
-        out = participant_synth(split.fit, p, rng=fq._keyed(prot_rng, f"ps@{e}")).output
-        rels[f"epsilon {e:g}"] = window_feature_table(out)
-    return window_feature_table(split.held), rels
+        rels[f"epsilon {e:g}"] = participant_synth(
+            split.fit, p, rng=fq._keyed(prot_rng, f"ps@{e}")).output
+    return split.held, rels
+
+
+def _print_saccades(data: str, seeds: list[int], runs: dict[str, list[dict[str, float]]]
+                    ) -> None:
+    print(f"{data}, seeds {seeds}: saccades of the adaptive detector (means over seeds)")
+    print("release".ljust(16) + "".join(c.rjust(15) for c in SACCADE_COLUMNS))
+    for name, rows in runs.items():
+        print(name.ljust(16) + "".join(
+            f"{np.nanmean([r[c] for r in rows]):15.3g}" for c in SACCADE_COLUMNS))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -87,12 +128,23 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--eps", type=float, nargs="*", default=[1.0, 3.0, 10.0])
     ap.add_argument("--seeds", type=int, nargs="*", default=[0, 1])
     ap.add_argument("--recordings-per-participant", type=int, default=5)
+    ap.add_argument("--saccades", action="store_true",
+                    help="the detected saccades of each release instead of the features")
     args = ap.parse_args(argv)
+    if args.saccades:
+        runs: dict[str, list[dict[str, float]]] = {}
+        for seed in args.seeds:
+            held, rels = _releases(args.data, args.eps, seed, args.recordings_per_participant)
+            for name, d in {"held-out raw": held, **rels}.items():
+                runs.setdefault(name, []).append(saccade_summary(d))
+        _print_saccades(args.data, args.seeds, runs)
+        return
     sums: dict[str, list[dict[str, tuple[float, float, float]]]] = {}
     for seed in args.seeds:
         held, rels = _releases(args.data, args.eps, seed, args.recordings_per_participant)
-        for name, w in rels.items():
-            sums.setdefault(name, []).append(separation(held, w))
+        held_w = window_feature_table(held)
+        for name, d in rels.items():
+            sums.setdefault(name, []).append(separation(held_w, window_feature_table(d)))
     mean = {n: {f: np.nanmean([s[f] for s in runs], axis=0) for f in WINDOW_FEATURES}
             for n, runs in sums.items()}
     # strongest first: the largest distance from 0.5 over the releases

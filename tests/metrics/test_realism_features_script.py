@@ -5,11 +5,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import polars as pl
 
-from gazeprivacy.metrics.realism import WINDOW_FEATURES
+from gazeprivacy.data.recording import Dataset
+from gazeprivacy.data.sample import load_sample
+from gazeprivacy.metrics.realism import WINDOW_FEATURES, saccade_table
 from script_helpers import load_script
 
 
@@ -52,7 +55,37 @@ def test_main_prints_the_strongest_feature_first(monkeypatch, capsys):
     rels = {"raw copy": _table(np.random.default_rng(4), 400),
             "epsilon 3": _table(np.random.default_rng(5), 400, shift=2.0)}
     monkeypatch.setattr(mod, "_releases", lambda *a: (held, rels))
+    monkeypatch.setattr(mod, "window_feature_table", lambda table: table)  # already windows
     mod.main(["vr", "--eps", "3", "--seeds", "0"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[2].startswith("speed_median_deg_s")
     assert len(lines) == 2 + len(WINDOW_FEATURES)
+
+
+def test_saccade_summary_counts_the_detector_s_saccades():
+    """On the bundled sample (12 observers x 12 images, 5 s at 200 Hz): the share of time in
+    saccades is the rate times the mean duration, and a release that holds every recording
+    twice has the same rate and medians."""
+    mod = _load()
+    ds = load_sample()
+    s = mod.saccade_summary(ds)
+    sac = saccade_table(ds)
+    seconds = sum(r.n_samples / r.sampling_rate_hz for r in ds.recordings)
+    assert s["per_s"] == sac.height / seconds
+    assert abs(s["time_share"] - s["per_s"] * float(sac["duration_s"].mean())) < 1e-12
+    assert 1.0 < s["per_s"] < 5.0 and 0.02 < s["time_share"] < 0.4
+    doubled = Dataset([*ds.recordings, *[replace(r, recording=r.recording + "-b")
+                                         for r in ds.recordings]])
+    d = mod.saccade_summary(doubled)
+    for c in mod.SACCADE_COLUMNS:
+        assert abs(d[c] - s[c]) < 1e-9, c
+
+
+def test_main_with_saccades_prints_a_row_per_release(monkeypatch, capsys):
+    mod = _load()
+    ds = load_sample()
+    monkeypatch.setattr(mod, "_releases", lambda *a: (ds, {"raw copy": ds, "epsilon 3": ds}))
+    mod.main(["vr", "--eps", "3", "--seeds", "0", "--saccades"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split()[0] for ln in lines[2:]] == ["held-out", "raw", "epsilon"]
+    assert lines[1].split()[1:] == list(mod.SACCADE_COLUMNS)
