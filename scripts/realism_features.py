@@ -131,20 +131,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--saccades", action="store_true",
                     help="the detected saccades of each release instead of the features")
     args = ap.parse_args(argv)
-    if args.saccades:
-        runs: dict[str, list[dict[str, float]]] = {}
-        for seed in args.seeds:
-            held, rels = _releases(args.data, args.eps, seed, args.recordings_per_participant)
-            for name, d in {"held-out raw": held, **rels}.items():
-                runs.setdefault(name, []).append(saccade_summary(d))
-        _print_saccades(args.data, args.seeds, runs)
-        return
+    saccades: dict[str, list[dict[str, float]]] = {}
     sums: dict[str, list[dict[str, tuple[float, float, float]]]] = {}
     for seed in args.seeds:
         held, rels = _releases(args.data, args.eps, seed, args.recordings_per_participant)
+        if args.saccades:
+            for name, d in {"held-out raw": held, **rels}.items():
+                saccades.setdefault(name, []).append(saccade_summary(d))
+            continue
         held_w = window_feature_table(held)
         for name, d in rels.items():
             sums.setdefault(name, []).append(separation(held_w, window_feature_table(d)))
+    if args.saccades:
+        _print_saccades(args.data, args.seeds, saccades)
+        return
     mean = {n: {f: np.nanmean([s[f] for s in runs], axis=0) for f in WINDOW_FEATURES}
             for n, runs in sums.items()}
     # strongest first: the largest distance from 0.5 over the releases
