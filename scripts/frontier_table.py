@@ -22,8 +22,9 @@ and seeds, 95 % bootstrap intervals over participants, the verdict against AUC <
 TPR - FPR <= 0.1), the raw copy's row first: the check that the attacker catches a copy. When
 the run also played an attribute attack on those folds, the pooled attribute table
 (:func:`gazeprivacy.report.attribute.pooled_attribute`: the members' accuracy against the
-majority share, pooled over folds and seeds, the excess in bootstrap SE over participants and
-its 95 % interval, the verdict against "at most 2 SE above chance": refuted or not detected),
+majority share and against independent answers, pooled over folds and seeds, the excesses in
+bootstrap SE over participants and their 95 % intervals, the verdict against "at most 2 SE
+above chance": refuted or not detected),
 the raw copy's row first. Both pooled tables are recomputed from the run's
 ``membership/*.parquet`` and ``attribute/*.parquet`` (not read from its ``membership.json`` /
 ``attribute.json``), so a run made before a change of the verdicts renders with the new ones.
@@ -253,8 +254,8 @@ def membership_table(scores: pl.DataFrame, results: pl.DataFrame, dataset: str) 
 
 def attribute_table(guesses: pl.DataFrame, results: pl.DataFrame, dataset: str) -> list[str]:
     """Markdown lines: per release and attribute, the members' accuracy pooled over the
-    membership folds against chance, the excess in bootstrap SE over participants with its
-    95 % interval, and the verdict (the bootstrap's seed fixed: 0)."""
+    membership folds against the two chance levels, the excesses in bootstrap SE over
+    participants with their 95 % intervals, and the verdict (the bootstrap's seed fixed: 0)."""
     mine = guesses.filter(pl.col("dataset") == dataset)
     if mine.height == 0:
         return []
@@ -264,25 +265,35 @@ def attribute_table(guesses: pl.DataFrame, results: pl.DataFrame, dataset: str) 
     lines = [f"Pooled attribute inference ({top['n_participants']} participants, "
              f"{top['n_games']} games: the membership folds' releases; the forest trained on "
              "each release's labels of an attribute not declared public answers every member "
-             "from its probes; chance: each game's majority share among its members (the best "
-             "answer that ignores the person); SE and 95 % interval of "
-             "accuracy - chance from 2000 bootstrap resamples of participants; target: at most "
-             "2 SE above chance, refuted when above or when the interval lies above 0, else "
-             "not detected -- not a proof of absence: the interval's upper end bounds the "
-             "excess, and the SE is that of the participants):", "",
-             "| release | parameters | epsilon / participant | attribute | accuracy | chance | "
-             "accuracy - chance [95 %] | SE above chance | non-members | carried | verdict |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "from its probes; two chance levels: each game's majority share among its members "
+             "(the best answer that ignores the person) and independent answers (each game's "
+             "sum over values of the attacker's share of that answer times the members' share "
+             "of that value: what answers with the attacker's own shares get when they carry "
+             "nothing about the person; a forest that learned nothing reads under the majority "
+             "share); SE and 95 % interval of accuracy - chance from 2000 bootstrap resamples "
+             "of participants; target: at most 2 SE above chance, refuted when above either "
+             "chance or when an interval lies above 0, else not detected -- not a proof of "
+             "absence: the intervals' upper ends bound the excess, and the SE is that of the "
+             "participants):", "",
+             "| release | parameters | epsilon / participant | attribute | accuracy | majority "
+             "share | accuracy - majority [95 %] | SE above | independent | accuracy - "
+             "independent [95 %] | SE above | non-members | carried | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def z(v: float) -> str:
+        return "n/a" if v != v else f"{v:+.1f}"
+
     for r in pooled.iter_rows(named=True):
         name = "raw (copy of the input)" if r["mechanism"] == "none" else r["mechanism"]
         e = "n/a" if r["eps"] is None else f"{r['eps']:.3g}"
-        z = "n/a" if r["excess_z"] != r["excess_z"] else f"{r['excess_z']:+.1f}"
-        verdict = (f"{r['verdict']} (at most {r['excess_high']:+.3f})"
+        verdict = (f"{r['verdict']} (at most {r['excess_high']:+.3f} / {r['info_high']:+.3f})"
                    if r["verdict"] == NOT_DETECTED else r["verdict"])
         lines.append(
             f"| {name} | `{_shown(r['parameters'])}` | {e} | {r['attribute']} | "
             f"{r['accuracy']:.3f} | {r['chance']:.3f} | {r['excess']:+.3f} "
-            f"[{r['excess_low']:+.3f}, {r['excess_high']:+.3f}] | {z} | "
+            f"[{r['excess_low']:+.3f}, {r['excess_high']:+.3f}] | {z(r['excess_z'])} | "
+            f"{r['independent']:.3f} | {r['info_excess']:+.3f} "
+            f"[{r['info_low']:+.3f}, {r['info_high']:+.3f}] | {z(r['info_z'])} | "
             f"{r['nonmember_accuracy']:.3f} | {r['carried']:.0%} | {verdict} |")
     return lines
 

@@ -72,6 +72,10 @@ def test_a_release_that_copies_the_attribute_is_refuted(copied):
     assert r["excess_z"] > 2.5 and r["excess_low"] > 0 and r["verdict"] == "refuted"
     assert r["excess_z"] == pytest.approx(r["excess"] / r["excess_se"])
     assert r["carried"] == 1.0 and r["copy_caught"]
+    # over independent answers (measured: chance 0.565, excess +0.417, 5.8 SE, interval
+    # [+0.190, +0.465]): the copy is refuted by both references
+    assert r["info_z"] > 4.0 and r["info_low"] > 0
+    assert r["info_excess"] == pytest.approx(r["accuracy"] - r["independent"])
 
 
 @pytest.mark.parametrize("kind", ["data-free gaze", "no attribute"])
@@ -91,8 +95,29 @@ def test_a_release_that_carries_nothing_is_not_refuted(people, copied, kind):
     assert r["verdict"] == NOT_DETECTED and r["excess"] <= 2 * r["excess_se"]
     assert abs(r["excess"]) < 0.15 and r["excess_low"] <= 0.0
     assert r["copy_caught"]  # the copy on the same games is refuted: the pass means something
+    # over independent answers the forest on data-free gaze reads near 0 where it read below
+    # the majority share (measured +0.020, 1.0 SE, against -0.083): within 0.06 of 0 and at
+    # most 2 SE
+    assert abs(r["info_excess"]) < 0.06 and r["info_excess"] <= 2 * r["info_se"]
     if kind == "no attribute":
-        assert r["excess"] == 0.0 and r["carried"] == 0.0
+        assert r["excess"] == 0.0 and r["carried"] == 0.0 and r["info_excess"] == 0.0
+
+
+def test_an_attacker_below_the_majority_share_whose_answers_follow_the_person_is_refuted(
+        copied):
+    """A third of the people answered right, the others always the minority value: accuracy
+    0.611 under the majority share 0.667 (the old reference read -0.056, not detected), but
+    the answers follow the person: over independent answers with the same shares (0.427) the
+    excess is +0.184 at 3.0 SE, interval above 0 (measured, 400 resamples). Tolerance: refuted,
+    the excess over independent answers above 2 SE and its interval above 0."""
+    minority = copied.group_by("value").len().sort("len")["value"][0]
+    known = sorted(set(copied["participant"]))[::3]
+    weak = copied.with_columns(
+        pl.when(pl.col("participant").is_in(known)).then(pl.col("value"))
+        .otherwise(pl.lit(minority)).alias("guess"), pl.lit("m").alias("mechanism"))
+    r = _pool(pl.concat([copied, weak])).filter(pl.col("mechanism") == "m").row(0, named=True)
+    assert r["accuracy"] < r["chance"] and r["excess_low"] < 0
+    assert r["info_z"] > 2.0 and r["info_low"] > 0 and r["verdict"] == "refuted"
 
 
 def test_every_fold_and_seed_is_pooled(copied):
@@ -179,8 +204,10 @@ def test_frontier_table_renders_the_verdicts_from_the_run_guesses(copied):
     lines = mod.attribute_table(pl.concat([copied, blind]), results, "d")
     rows = [line for line in lines if line.startswith("| raw") or line.startswith("| m ")]
     assert rows[0].startswith("| raw (copy of the input)") and rows[0].endswith("| refuted |")
-    high = _pool(pl.concat([copied, blind])).filter(pl.col("mechanism") == "m")["excess_high"]
-    assert rows[1].endswith(f"| not detected (at most {high.item():+.3f}) |")
+    m = _pool(pl.concat([copied, blind])).filter(pl.col("mechanism") == "m").row(0, named=True)
+    assert rows[1].endswith(f"| not detected (at most {m['excess_high']:+.3f} / "
+                            f"{m['info_high']:+.3f}) |")
+    assert f"| {m['independent']:.3f} | {m['info_excess']:+.3f} [" in rows[1]
     assert "| 3 |" in rows[1] and "not a proof of absence" in lines[0]
 
 

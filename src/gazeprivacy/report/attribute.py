@@ -17,6 +17,16 @@ attribute over all its (seed, fold) games, :func:`pooled_attribute` reports
   is inferred per person, not a base rate the release reveals, so the verdict leans towards
   not detected); ``excess`` = accuracy - chance, the mean over the members' answers of
   (answer right) - (the game's majority value right);
+* ``independent``: the accuracy of answers drawn **independently of the person** with the
+  attacker's own answer shares, each game's ``sum_c P(answer c) P(value c)`` among its
+  members, pooled the same way; ``info_excess`` = accuracy - independent (with ``info_se``,
+  ``info_low``, ``info_high``, ``info_z`` as below). The majority share is the most a constant
+  answer gets, but an attacker that learns nothing and answers in proportion to the labels it
+  was trained on (a forest on data-free gaze) scores ``sum_c p_c^2``, below it (MPIIDPEye's
+  gender: 0.51 against 0.58): an attacker whose answers follow the person could then still read
+  below the majority share. ``info_excess`` is 0 in expectation for answers that carry nothing
+  about the person (exactly: the answers and values of a game are independent) and above 0
+  for answers that do, whatever their shares;
 * ``excess_se``: the standard error of ``excess``, the standard deviation over
   ``n_bootstrap`` resamples of **participants** (a participant is a member in K - 1 folds of
   every seed, so its answers are not independent; a resample weighs every answer of a drawn
@@ -25,10 +35,11 @@ attribute over all its (seed, fold) games, :func:`pooled_attribute` reports
   members); ``excess_low`` / ``excess_high`` the ``level`` (0.95) percentile interval;
   ``excess_z`` = excess / excess_se, the excess in standard errors;
 * ``verdict`` against the target "at most ``max_se`` (2) SE above chance": ``refuted`` when
-  the excess is more than ``max_se`` SE above chance or its interval's lower end is above 0
-  (the attacker is measurably above chance), else ``not detected`` -- **not** "met": the run
-  failed to detect a leak, which fewer participants make easier; ``excess_high`` bounds the
-  excess at the ``level``. ``nonmember_accuracy`` for reference (what the release says about
+  the excess over either chance (the majority share or independent answers) is more than
+  ``max_se`` SE or its interval's lower end is above 0 (the attacker is measurably above
+  chance), else ``not detected`` -- **not** "met": the run
+  failed to detect a leak, which fewer participants make easier; ``excess_high`` and
+  ``info_high`` bound the two excesses at the ``level``. ``nonmember_accuracy`` for reference (what the release says about
   people in general, not a leak about its members); ``carried``: the share of games whose
   release carried the attribute.
 
@@ -70,7 +81,9 @@ POOLED_ATTRIBUTE_COLUMNS = {
     "attribute": pl.String, "n_participants": pl.Int64, "n_seeds": pl.Int64,
     "n_games": pl.Int64, "n_scores": pl.Int64, "accuracy": pl.Float64, "chance": pl.Float64,
     "excess": pl.Float64, "excess_se": pl.Float64, "excess_low": pl.Float64,
-    "excess_high": pl.Float64, "excess_z": pl.Float64, "nonmember_accuracy": pl.Float64,
+    "excess_high": pl.Float64, "excess_z": pl.Float64, "independent": pl.Float64,
+    "info_excess": pl.Float64, "info_se": pl.Float64, "info_low": pl.Float64,
+    "info_high": pl.Float64, "info_z": pl.Float64, "nonmember_accuracy": pl.Float64,
     "carried": pl.Float64, "max_se": pl.Float64, "level": pl.Float64,
     "copy_caught": pl.Boolean, "verdict": pl.String,
 }
@@ -92,20 +105,56 @@ def read_attribute_guesses(run: str | Path, keys: Sequence[str] | None = None) -
     return pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed")
 
 
-def _excess(rows: pl.DataFrame, weights: np.ndarray, person: np.ndarray) -> np.ndarray:
-    """accuracy - chance over the members' answers, per row of ``weights`` (one weight per
-    person); chance: the share of answers the game's majority value (among all its members,
-    ties to the first value in order) would get right, on the same weighted answers."""
+def _one_hot(index: np.ndarray, size: int) -> np.ndarray:
+    out = np.zeros((index.size, size))
+    out[np.arange(index.size), index] = 1.0
+    return out
+
+
+def _excess(rows: pl.DataFrame, weights: np.ndarray, person: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """``(accuracy - majority chance, accuracy - independent chance)`` over the members'
+    answers, per row of ``weights`` (one weight per person). The majority chance: the share of
+    answers the game's majority value (among all its members, ties to the first value in
+    order) would get right, on the same weighted answers. The independent chance: per game,
+    ``sum_c P(answer c) P(value c)`` with both shares weighted, i.e. the weighted mean over the
+    answers of the game's share of answers equal to the answer's own value."""
     counts = rows.group_by("seed", "fold", "value").len().sort(
         "seed", "fold", pl.col("len"), "value", descending=[False, False, True, False])
     majority = counts.group_by("seed", "fold", maintain_order=True).first()
     major = rows.join(majority.select("seed", "fold", pl.col("value").alias("_major")),
                       on=["seed", "fold"], how="left", maintain_order="left")
-    gain = ((rows["value"] == rows["guess"]).cast(pl.Float64)
-            - (major["value"] == major["_major"]).cast(pl.Float64)).to_numpy()
+    right = (rows["value"] == rows["guess"]).cast(pl.Float64).to_numpy()
+    gain = right - (major["value"] == major["_major"]).cast(pl.Float64).to_numpy()
     w = weights[:, person]  # (rows of weights, answers)
+    total = w.sum(axis=1)
+    game = rows.select(pl.struct("seed", "fold").rank("dense") - 1).to_series().to_numpy()
+    classes = {c: i for i, c in enumerate(sorted(set(rows["value"]) | set(rows["guess"])))}
+    n_c, n_g = len(classes), int(game.max()) + 1 if game.size else 0
+
+    def cell_of(col: str) -> np.ndarray:  # (game, class) of each answer's ``col``
+        return game * n_c + np.array([classes[c] for c in rows[col]], dtype=np.int64)
+
+    # per resample: the weighted share of each game's answers equal to each class
+    answers = w @ _one_hot(cell_of("guess"), n_g * n_c)
+    per_game = w @ _one_hot(game, n_g)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (w @ gain) / w.sum(axis=1)
+        share = answers / np.repeat(per_game, n_c, axis=1)
+        independent = (w * np.nan_to_num(share[:, cell_of("value")])).sum(axis=1) / total
+        return (w @ gain) / total, (w @ right) / total - independent
+
+
+def _interval(ex: np.ndarray, level: float) -> dict[str, float]:
+    """The unresampled value ``ex[0]``, the SE (sd of the resamples ``ex[1:]``), the
+    percentile interval and the value in SE (no spread: 0, or +-inf)."""
+    boot = ex[1:][np.isfinite(ex[1:])]
+    sd = float(boot.std(ddof=1)) if boot.size > 1 else float("nan")
+    lo, hi = (1.0 - level) / 2.0, 1.0 - (1.0 - level) / 2.0
+    return {"value": float(ex[0]), "se": sd,
+            "low": float(np.quantile(boot, lo)) if boot.size else float("nan"),
+            "high": float(np.quantile(boot, hi)) if boot.size else float("nan"),
+            "z": (float(ex[0]) / sd if sd > 0 else
+                  float(np.sign(ex[0]) * np.inf) if ex[0] else 0.0)}
 
 
 def _one_release(rows: pl.DataFrame, rng: np.random.Generator, n_bootstrap: int,
@@ -117,19 +166,16 @@ def _one_release(rows: pl.DataFrame, rng: np.random.Generator, n_bootstrap: int,
     person = np.array([index[p] for p in members["participant"].to_list()], dtype=np.int64)
     draws = rng.multinomial(len(people), np.full(len(people), 1.0 / len(people)),
                             size=n_bootstrap).astype(float)
-    ex = _excess(members, np.vstack([np.ones((1, len(people))), draws]), person)
-    boot = ex[1:][np.isfinite(ex[1:])]
-    sd = float(boot.std(ddof=1)) if boot.size > 1 else float("nan")
-    lo, hi = (1.0 - level) / 2.0, 1.0 - (1.0 - level) / 2.0
+    major, info = _excess(members, np.vstack([np.ones((1, len(people))), draws]), person)
+    m, i = _interval(major, level), _interval(info, level)
     acc = float((members["value"] == members["guess"]).mean())
     return {"n_participants": len(people), "n_seeds": rows["seed"].n_unique(),
             "n_games": members.select("seed", "fold").n_unique(), "n_scores": members.height,
-            "accuracy": acc, "chance": acc - float(ex[0]), "excess": float(ex[0]),
-            "excess_se": sd,
-            "excess_low": float(np.quantile(boot, lo)) if boot.size else float("nan"),
-            "excess_high": float(np.quantile(boot, hi)) if boot.size else float("nan"),
-            "excess_z": (float(ex[0]) / sd if sd > 0 else  # no spread: 0, or +-inf
-                          float(np.sign(ex[0]) * np.inf) if ex[0] else 0.0),
+            "accuracy": acc, "chance": acc - m["value"], "excess": m["value"],
+            "excess_se": m["se"], "excess_low": m["low"], "excess_high": m["high"],
+            "excess_z": m["z"], "independent": acc - i["value"], "info_excess": i["value"],
+            "info_se": i["se"], "info_low": i["low"], "info_high": i["high"],
+            "info_z": i["z"],
             "nonmember_accuracy": (float((others["value"] == others["guess"]).mean())
                                    if others.height else float("nan")),
             "carried": float(rows.group_by("seed", "fold").agg(pl.col("carried").all())
@@ -150,8 +196,8 @@ def pooled_attribute(guesses: pl.DataFrame, *, rng: np.random.Generator, max_se:
     ...         for s in range(2) for f in range(3) for i in range(12)]
     >>> out = pooled_attribute(pl.DataFrame(rows), rng=np.random.default_rng(0),
     ...                        n_bootstrap=200)
-    >>> out.select("accuracy", "chance", "n_games", "verdict").row(0)
-    (1.0, 0.5, 6, 'refuted')
+    >>> out.select("accuracy", "chance", "independent", "n_games", "verdict").row(0)
+    (1.0, 0.5, 0.5, 6, 'refuted')
     >>> pooled_attribute(pl.DataFrame(rows).with_columns(pl.lit("b").alias("guess")),
     ...                  rng=np.random.default_rng(0), n_bootstrap=200)["verdict"].item()
     'unchecked (no raw copy to check the attacker)'
@@ -162,8 +208,7 @@ def pooled_attribute(guesses: pl.DataFrame, *, rng: np.random.Generator, max_se:
         r = _one_release(rows, copy.deepcopy(rng), n_bootstrap, level)
         out.append({**dict(zip(_CELL, key, strict=True)), **r, "max_se": max_se,
                     "level": level, "copy_caught": None,
-                    "verdict": attribute_verdict(r["excess"], r["excess_se"],
-                                                 r["excess_low"], max_se)})
+                    "verdict": _either(r, max_se)})
     table = pl.DataFrame(out, schema=POOLED_ATTRIBUTE_COLUMNS)
     caught = (table.filter(pl.col("mechanism") == "none")  # several copy rows: caught by any
               .group_by("dataset", "attribute")
@@ -175,6 +220,14 @@ def pooled_attribute(guesses: pl.DataFrame, *, rng: np.random.Generator, max_se:
         .when(~pl.col("copy_caught")).then(pl.lit(UNCHECKED))
         .otherwise(pl.col("verdict")).alias("verdict"))
     return table.select(list(POOLED_ATTRIBUTE_COLUMNS)).sort(_CELL)
+
+
+def _either(r: dict[str, float], max_se: float) -> str:
+    """``refuted`` when the excess over either chance (majority share, independent answers)
+    is refuted by :func:`attribute_verdict`, else :data:`NOT_DETECTED`."""
+    over_majority = attribute_verdict(r["excess"], r["excess_se"], r["excess_low"], max_se)
+    over_independent = attribute_verdict(r["info_excess"], r["info_se"], r["info_low"], max_se)
+    return "refuted" if "refuted" in (over_majority, over_independent) else NOT_DETECTED
 
 
 def attribute_verdict(excess: float, se: float, low: float, max_se: float = 2.0) -> str:
