@@ -24,9 +24,10 @@ attribute over all its (seed, fold) games, :func:`pooled_attribute` reports
   answer gets, but an attacker that learns nothing and answers in proportion to the labels it
   was trained on (a forest on data-free gaze) scores ``sum_c p_c^2``, below it (MPIIDPEye's
   gender: 0.51 against 0.58): an attacker whose answers follow the person could then still read
-  below the majority share. ``info_excess`` is 0 in expectation for answers that carry nothing
-  about the person (exactly: the answers and values of a game are independent) and above 0
-  for answers that do, whatever their shares;
+  below the majority share. ``info_excess`` is 0 in expectation when the answers do not
+  depend on the person (every member of a game has the same answer shares: then
+  ``E[accuracy] = sum_c q_c p_c`` = the expected independent chance, whatever ``q``) and above
+  0 for answers that follow the person;
 * ``excess_se``: the standard error of ``excess``, the standard deviation over
   ``n_bootstrap`` resamples of **participants** (a participant is a member in K - 1 folds of
   every seed, so its answers are not independent; a resample weighs every answer of a drawn
@@ -37,11 +38,11 @@ attribute over all its (seed, fold) games, :func:`pooled_attribute` reports
 * ``verdict`` against the target "at most ``max_se`` (2) SE above chance": ``refuted`` when
   the excess over either chance (the majority share or independent answers) is more than
   ``max_se`` SE or its interval's lower end is above 0 (the attacker is measurably above
-  chance), else ``not detected`` -- **not** "met": the run
-  failed to detect a leak, which fewer participants make easier; ``excess_high`` and
-  ``info_high`` bound the two excesses at the ``level``. ``nonmember_accuracy`` for reference (what the release says about
-  people in general, not a leak about its members); ``carried``: the share of games whose
-  release carried the attribute.
+  chance), else ``not detected`` -- **not** "met": the run failed to detect a leak, which
+  fewer participants make easier; ``excess_high`` and ``info_high`` bound the two excesses at
+  the ``level``. ``nonmember_accuracy`` for reference (what the release says about people in
+  general, not a leak about its members); ``carried``: the share of games whose release
+  carried the attribute.
 
 The raw copy of the input (mechanism ``none``), scored on the same games, must be refuted: an
 attacker that does not catch a copy proves nothing about a private release. ``copy_caught`` is
