@@ -137,10 +137,9 @@ def _excess(rows: pl.DataFrame, weights: np.ndarray, person: np.ndarray
         return game * n_c + np.array([classes[c] for c in rows[col]], dtype=np.int64)
 
     # per resample: the weighted share of each game's answers equal to each class
-    answers = w @ _one_hot(cell_of("guess"), n_g * n_c)
-    per_game = w @ _one_hot(game, n_g)
+    answers = (w @ _one_hot(cell_of("guess"), n_g * n_c)).reshape(-1, n_g, n_c)
     with np.errstate(invalid="ignore", divide="ignore"):
-        share = answers / np.repeat(per_game, n_c, axis=1)
+        share = (answers / answers.sum(axis=2, keepdims=True)).reshape(-1, n_g * n_c)
         independent = (w * np.nan_to_num(share[:, cell_of("value")])).sum(axis=1) / total
         return (w @ gain) / total, (w @ right) / total - independent
 
