@@ -602,7 +602,8 @@ def test_lognormal_fit_follows_a_clear_measurement_and_keeps_the_prior_under_noi
 def test_event_fits_keys_differ_where_the_measurements_say_so():
     from gazeprivacy.data.geometry import Geometry
     from gazeprivacy.mechanisms.samples._participant_synth_model import lognormal_bins
-    from gazeprivacy.mechanisms.samples.participant_synth import PublicSetup, _event_fits
+    from gazeprivacy.mechanisms.samples._participant_synth_fit import event_fits
+    from gazeprivacy.mechanisms.samples.participant_synth import PublicSetup
 
     geo = Geometry(x_min_deg=-20, x_max_deg=20, y_min_deg=-15, y_max_deg=15)
     keys = (("a",), ("b",))
@@ -612,7 +613,7 @@ def test_event_fits_keys_differ_where_the_measurements_say_so():
         p = _params(epsilon_per_participant=eps)
         setup = PublicSetup(n, keys, 100.0, geo)
         rows = np.stack([n / 2 * lognormal_bins(edges, np.log(m), 0.8) for m in (0.2, 0.5)])
-        fits = _event_fits(p, setup, {"fixation_duration": rows}, np.array([n / 2, n / 2]))
+        fits = event_fits(p, setup, {"fixation_duration": rows}, np.array([n / 2, n / 2]))
         centres = np.sqrt(edges[:-1] * edges[1:])
         return [float(np.exp(q @ np.log(centres))) for q, _ in fits["fixation_duration"]]
 

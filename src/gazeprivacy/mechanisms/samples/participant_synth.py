@@ -73,28 +73,22 @@ from gazeprivacy.mechanisms.contract import (
 )
 from gazeprivacy.mechanisms.samples import _participant_synth_labels as lab
 from gazeprivacy.mechanisms.samples._participant_synth_events import measured_events
+from gazeprivacy.mechanisms.samples._participant_synth_fit import (
+    event_fits,
+    fit_marginals,
+    pooled_events,
+)
 from gazeprivacy.mechanisms.samples._participant_synth_model import (
-    KEY_SD,
-    LOGNORMAL_PRIOR,
     MARGINALS,
-    MOMENT_TAU,
-    MOMENTS,
     POOLED,
     Key,
     PublicBins,
-    event_keys_pooled,
-    fit_lognormal,
     merge_parts,
     merge_sums,
-    moments_gaussian,
     normalise_parts,
     participant_parts,
     priors,
     project_simplex,
-    shrink_moment,
-    shrink_spread,
-    shrink_to_prior,
-    spatial_priors,
 )
 from gazeprivacy.mechanisms.samples._participant_synth_params import (
     SENSITIVITY_L2,
@@ -103,8 +97,6 @@ from gazeprivacy.mechanisms.samples._participant_synth_params import (
     noise_sigma,
 )
 from gazeprivacy.mechanisms.samples._participant_synth_quality import (
-    QUALITY,
-    fit_quality,
     mask_column,
 )
 from gazeprivacy.mechanisms.samples._participant_synth_render import (
@@ -438,12 +430,13 @@ def measure(params: ParticipantSynthParams, setup: PublicSetup,
             ) -> dict[str, np.ndarray]:
     """The curator's noisy measurements: per marginal with a share, the sums of every public
     key stacked (keys in ``setup.keys`` order; the :data:`POOLED` marginals and an event marginal
-    that :func:`_pooled_events` names summed over the keys, one row) plus Gaussian noise of sd
+    that :func:`~gazeprivacy.mechanisms.samples._participant_synth_fit.pooled_events` names
+    summed over the keys, one row) plus Gaussian noise of sd
     :func:`noise_sigma`, drawn once (``label_weight`` only with several keys). The auditor reads
     this function."""
     keys, params = setup.keys, lab.resolve_params(params, setup.n_input, len(setup.keys))
     sizes = setup.bins(params).sizes(len(keys))
-    pooled = _pooled_events(params, setup)
+    pooled = pooled_events(params, setup)
     noisy: dict[str, np.ndarray] = {}
     for m in MARGINALS:
         sigma = noise_sigma(params, m)
@@ -478,13 +471,13 @@ def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
         weights = setup.n_input * project_simplex(noisy["label_weight"] / setup.n_input)
     else:
         weights = np.full(len(keys), setup.n_input / len(keys))
-    events = _event_fits(params, setup, noisy, weights)
-    pooled, pooled_f = _fit(params, bins, noisy, prior, 0, float(setup.n_input), POOLED)
+    events = event_fits(params, setup, noisy, weights)
+    pooled, pooled_f = fit_marginals(params, bins, noisy, prior, 0, float(setup.n_input), POOLED)
     models: dict[Key, KeyModel] = {}
     shrink: dict[Key, dict[str, float]] = {}
     for i, k in enumerate(keys):
         own = [m for m in MARGINALS[:-1] if m not in POOLED and m not in events]
-        marg, factors = _fit(params, bins, noisy, prior, i, float(weights[i]), own)
+        marg, factors = fit_marginals(params, bins, noisy, prior, i, float(weights[i]), own)
         for m, fits in events.items():  # the log-normal event fits (per key or pooled)
             marg[m], factors[m] = fits[i]
         models[k] = KeyModel({m: (pooled | marg)[m] for m in MARGINALS[:-1]})
@@ -494,81 +487,6 @@ def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
                                    noise_sigma(params, lab.CONTRAST))
         models = lab.apply_contrast(models, keys, c, bins)
     return models, shrink
-
-
-def _fit(params: ParticipantSynthParams, bins: PublicBins, noisy: Mapping[str, np.ndarray],
-         prior: Mapping[str, np.ndarray], row: int, weight: float, marginals: Sequence[str]
-         ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Row ``row`` of the noisy ``marginals`` (in :data:`MARGINALS` order), each shrunk toward
-    its prior (the spatial ones toward the Gaussian of the released moments)."""
-    marg: dict[str, np.ndarray] = {}
-    factors: dict[str, float] = {}
-    prior = dict(prior)
-    for m in marginals:
-        sigma = noise_sigma(params, m) or 0.0
-        if m not in noisy:
-            marg[m], factors[m] = prior[m], 0.0
-        elif m in QUALITY:  # the tracker: a posterior centre (_participant_synth_quality)
-            marg[m], factors[m] = fit_quality(m, noisy[m][row], weight, sigma)
-        elif m in ("spread_x", "spread_y"):
-            marg[m], factors[m] = shrink_spread(noisy[m][row], weight, sigma)
-        elif m in MOMENT_TAU:  # the means and the centre share: a precision weight
-            marg[m], factors[m] = shrink_moment(noisy[m][row], weight, sigma, prior[m],
-                                                MOMENT_TAU[m])
-        else:
-            marg[m], factors[m] = shrink_to_prior(noisy[m][row], weight, sigma, prior[m])
-        if m == MOMENTS[-1]:  # the spatial prior: the Gaussian of the released moments
-            prior.update(spatial_priors(bins, *moments_gaussian(marg)))
-    return marg, factors
-
-
-def _pooled_events(params: ParticipantSynthParams, setup: PublicSetup) -> set[str]:
-    """The log-normal event marginals measured once for all keys (public rule:
-    :func:`~gazeprivacy.mechanisms.samples._participant_synth_model.event_keys_pooled`)."""
-    bins = setup.bins(params)
-    edges = {"fixation_duration": bins.duration_edges, "event_rate": bins.rate_edges}
-    out = set()
-    for m, prior in LOGNORMAL_PRIOR.items():
-        sigma = noise_sigma(params, m)
-        if sigma is not None and event_keys_pooled(edges[m], prior, sigma, setup.n_input,
-                                                   len(setup.keys)):
-            out.add(m)
-    return out
-
-
-def _event_fits(params: ParticipantSynthParams, setup: PublicSetup,
-                noisy: Mapping[str, np.ndarray], weights: np.ndarray
-                ) -> dict[str, list[tuple[np.ndarray, float]]]:
-    """Per :data:`LOGNORMAL_PRIOR` marginal with a measurement, per key: the released binned
-    log-normal and its factor. First the population's, from the keys' noisy sums added (weight
-    ``n``, public; noise variance ``L sigma^2``) under the data-free prior; then each key's from
-    its own noisy sum (its weight) under a prior centred on the population's fit with the public
-    between-key sds :data:`KEY_SD` -- keys differ where their measurements say so, and a key of
-    few participants stays near the population instead of near the data-free prior. (The key's
-    measurement also enters the population's fit: the key prior is slightly over-confident,
-    which costs nothing in privacy.) Post-processing: docs/privacy/participant-synth.md#prior.
-    """
-    bins = setup.bins(params)
-    edges = {"fixation_duration": bins.duration_edges, "event_rate": bins.rate_edges}
-    out: dict[str, list[tuple[np.ndarray, float]]] = {}
-    for m, prior in LOGNORMAL_PRIOR.items():
-        sigma = noise_sigma(params, m)
-        if m not in noisy or sigma is None:
-            continue
-        rows = np.asarray(noisy[m], dtype=np.float64)
-        n = float(setup.n_input)
-        pooled, (mu, ls), f = fit_lognormal(rows.sum(axis=0) / n, rows.shape[0] * sigma ** 2
-                                            / n ** 2, edges[m], prior)
-        if rows.shape[0] == 1:  # one key, or measured once for all keys
-            out[m] = [(pooled, f)] * len(setup.keys)
-            continue
-        key_prior = ((mu, KEY_SD[0]), (ls, KEY_SD[1]))
-        out[m] = []
-        for i in range(rows.shape[0]):
-            w = max(float(weights[i]), 1.0)
-            p, _, fk = fit_lognormal(rows[i] / w, sigma ** 2 / w ** 2, edges[m], key_prior)
-            out[m].append((p, fk))
-    return out
 
 
 def plan(params: ParticipantSynthParams) -> ParticipantSynthPhases:
