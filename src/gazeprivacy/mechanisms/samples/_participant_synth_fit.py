@@ -46,8 +46,9 @@ def fit_marginals(params: ParticipantSynthParams, bins: PublicBins,
                   noisy: Mapping[str, np.ndarray], prior: Mapping[str, np.ndarray], row: int,
                   weight: float, marginals: Sequence[str]
                   ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Row ``row`` of the noisy ``marginals`` (in :data:`MARGINALS` order), each shrunk toward
-    its prior (the spatial ones toward the Gaussian of the released moments)."""
+    """Row ``row`` of the noisy ``marginals`` (in
+    :data:`~gazeprivacy.mechanisms.samples._participant_synth_model.MARGINALS` order), each
+    shrunk toward its prior (the spatial ones toward the Gaussian of the released moments)."""
     marg: dict[str, np.ndarray] = {}
     factors: dict[str, float] = {}
     prior = dict(prior)
@@ -85,7 +86,7 @@ def pooled_events(params: ParticipantSynthParams, setup: PublicSetup) -> set[str
 
 def event_fits(params: ParticipantSynthParams, setup: PublicSetup,
                noisy: Mapping[str, np.ndarray], weights: np.ndarray
-                ) -> dict[str, list[tuple[np.ndarray, float]]]:
+               ) -> dict[str, list[tuple[np.ndarray, float]]]:
     """Per :data:`LOGNORMAL_PRIOR` marginal with a measurement, per key: the released binned
     log-normal and its factor. First the population's, from the keys' noisy sums added (weight
     ``n``, public; noise variance ``L sigma^2``) under the data-free prior; then each key's from
