@@ -7,8 +7,10 @@ standard errors (std / sqrt(seeds)): the per-participant epsilon its record stat
 error on 60 x 60 and 16 x 16 (held-out participants), train-on-release / test-on-raw task
 accuracy (and its balanced accuracy, when the run's rows carry ``balanced_accuracy``), W1 of
 fixation durations and saccade amplitudes, discriminator AUC, membership AUC and advantage,
-attribute inference against chance. ``*`` marks a utility value better than the best data-free
-baseline by more than 2 SE (``beats_baselines``, unpaired). A release its mechanism refused
+attribute inference on the main split against the majority share among its members (the pooled
+attribute table below reads the verdict, with independent answers as a second chance level).
+``*`` marks a utility value better than the best data-free baseline by more than 2 SE
+(``beats_baselines``, unpaired). A release its mechanism refused
 (:data:`gazeprivacy.report.verdict.REFUSED`) keeps its row: "refused" where it has no value, and
 the seeds it was refused on beside its name. Then, per bounded release, its
 paired difference in density error to each data-free baseline (mean +- SE over seeds of the
@@ -70,7 +72,7 @@ _COLS = [  # (header, evaluation suffix or name, metric)
     ("disc AUC", "realism:discriminator", "discriminator_auc"),
     ("MIA AUC", "membership:relative-distance", "auc"),
     ("MIA adv", "membership:relative-distance", "advantage"),
-    ("attr acc / chance", ":release-attribute", "accuracy"),
+    ("attr acc / majority share", ":release-attribute", "accuracy"),
 ]
 
 
