@@ -601,8 +601,8 @@ def test_lognormal_fit_follows_a_clear_measurement_and_keeps_the_prior_under_noi
 
 def test_event_fits_keys_differ_where_the_measurements_say_so():
     from gazeprivacy.data.geometry import Geometry
-    from gazeprivacy.mechanisms.samples._participant_synth_model import lognormal_bins
     from gazeprivacy.mechanisms.samples._participant_synth_fit import event_fits
+    from gazeprivacy.mechanisms.samples._participant_synth_model import lognormal_bins
     from gazeprivacy.mechanisms.samples.participant_synth import PublicSetup
 
     geo = Geometry(x_min_deg=-20, x_max_deg=20, y_min_deg=-15, y_max_deg=15)
