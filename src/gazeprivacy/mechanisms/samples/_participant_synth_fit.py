@@ -70,11 +70,15 @@ def fit_marginals(params: ParticipantSynthParams, bins: PublicBins,
     return marg, factors
 
 
+def _event_edges(bins: PublicBins) -> dict[str, np.ndarray]:
+    """The bin edges of each :data:`LOGNORMAL_PRIOR` marginal (public)."""
+    return {"fixation_duration": bins.duration_edges, "event_rate": bins.rate_edges}
+
+
 def pooled_events(params: ParticipantSynthParams, setup: PublicSetup) -> set[str]:
     """The log-normal event marginals measured once for all keys (public rule:
     :func:`~gazeprivacy.mechanisms.samples._participant_synth_model.event_keys_pooled`)."""
-    bins = setup.bins(params)
-    edges = {"fixation_duration": bins.duration_edges, "event_rate": bins.rate_edges}
+    edges = _event_edges(setup.bins(params))
     out = set()
     for m, prior in LOGNORMAL_PRIOR.items():
         sigma = noise_sigma(params, m)
@@ -96,15 +100,14 @@ def event_fits(params: ParticipantSynthParams, setup: PublicSetup,
     measurement also enters the population's fit: the key prior is slightly over-confident,
     which costs nothing in privacy.) Post-processing: docs/privacy/participant-synth.md#prior.
     """
-    bins = setup.bins(params)
-    edges = {"fixation_duration": bins.duration_edges, "event_rate": bins.rate_edges}
+    edges = _event_edges(setup.bins(params))
+    n = float(setup.n_input)
     out: dict[str, list[tuple[np.ndarray, float]]] = {}
     for m, prior in LOGNORMAL_PRIOR.items():
         sigma = noise_sigma(params, m)
         if m not in noisy or sigma is None:
             continue
         rows = np.asarray(noisy[m], dtype=np.float64)
-        n = float(setup.n_input)
         pooled, (mu, ls), f = fit_lognormal(rows.sum(axis=0) / n, rows.shape[0] * sigma ** 2
                                             / n ** 2, edges[m], prior)
         if rows.shape[0] == 1:  # one key, or measured once for all keys
