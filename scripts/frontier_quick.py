@@ -14,6 +14,7 @@ Run (real data in ``$GAZEPRIVACY_DATA``)::
     PYTHONPATH=src python scripts/frontier_quick.py vr --eps 3 10 --seeds 0 1 2
     PYTHONPATH=src python scripts/frontier_quick.py doves --metrics density density:stimulus
     PYTHONPATH=src python scripts/frontier_quick.py doves --recordings-per-participant 1 5 20
+    PYTHONPATH=src python scripts/frontier_quick.py gazegraph --pilot
 """
 
 from __future__ import annotations
@@ -28,7 +29,12 @@ import numpy as np
 from gazeprivacy.data.loaders import load
 from gazeprivacy.experiments.baselines import BASELINES, DEFAULT_BASELINES
 from gazeprivacy.experiments.config import FrontierConfig
-from gazeprivacy.experiments.frontier import first_seconds, frontier_metrics, frontier_split
+from gazeprivacy.experiments.frontier import (
+    first_seconds,
+    frontier_metrics,
+    frontier_split,
+    pilot_tracker,
+)
 from gazeprivacy.mechanisms.samples.participant_synth import (
     ParticipantSynthParams,
     participant_synth,
@@ -101,6 +107,10 @@ def main(argv: list[str] | None = None) -> None:
                     help="participant-synth's recordings per participant and public label "
                          "value (default 5, as the frontier configs: docs/privacy/"
                          "participant-synth.md, Output size); several values: one release each")
+    ap.add_argument("--pilot", action="store_true",
+                    help="declare a pilot's tracker public: the first fitted participant (by "
+                         "id; the split is random) leaves participant-synth's input and its "
+                         "tracker is declared (the baselines keep the whole fitted set)")
     args = ap.parse_args(argv)
     loader, options, label, length_s, first_s = DATA[args.data]
     ds = first_seconds(load(loader, **options), first_s)
@@ -114,6 +124,7 @@ def main(argv: list[str] | None = None) -> None:
         releases = {b: BASELINES[b].release(split.fit, rng=_keyed(prot_rng, b))
                     for b in args.baselines}
         releases["raw"] = split.fit
+        fit, tracker = pilot_tracker(split.fit) if args.pilot else (split.fit, None)
         for eps in args.eps:
             # one model per epsilon: participant-synth's noise comes from its curator stream,
             # which the output structure does not touch, so every structure below is rendered
@@ -124,12 +135,13 @@ def main(argv: list[str] | None = None) -> None:
                     p = ParticipantSynthParams(epsilon_per_participant=eps, delta=1e-6,
                                                output_length_s=length_s, public_labels=labels,
                                                n_participants=n_out,
-                                               recordings_per_participant=per)
+                                               recordings_per_participant=per,
+                                               tracker=tracker)
                     name = _name(eps, n_out, per, args)
                     t0 = time.perf_counter()
                     rng = np.random.default_rng(np.random.SeedSequence(
                         seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size))
-                    releases[name] = participant_synth(split.fit, p, rng=rng).output
+                    releases[name] = participant_synth(fit, p, rng=rng).output
                     print(f"seed {seed} {name}: protect {time.perf_counter() - t0:.1f} s, "
                           f"{len(releases[name])} recordings", flush=True)
         for name, rel in releases.items():

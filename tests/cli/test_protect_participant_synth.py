@@ -97,3 +97,33 @@ def test_write_release_refuses_keywords_and_records_the_public_structure(src, tm
     assert recordings.by == "participant-synth parameters"
     assert "3 synthetic participants x 2 public label values x 1 recordings" in recordings.note
     assert "input's recordings" in recordings.note
+
+
+def test_a_declared_tracker_is_read_from_a_pilot_file_and_recorded(src, tmp_path):
+    pilot = simulate_dataset(n_participants=1, tasks=("free-viewing",), duration_s=3.0,
+                             sampling_rate_hz=100, rng=np.random.default_rng(9))
+    pilot_path = write_dataset(pilot, tmp_path / "pilot.parquet")
+    out = tmp_path / "out.parquet"
+    res = runner.invoke(app, ["protect", str(src[0]), str(out), *BASE,
+                              "--declared-tracker", str(pilot_path)])
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    record = json.loads(guarantee_path(out).read_text())
+    declared = record["parameters"]["declared_tracker"]
+    assert declared["source"] == "file pilot.parquet" and declared["median_step_deg"] > 0
+    assert record["parameters"]["split"]["tracker_step"] == 0.0
+    assert any("declared public by the user" in n for n in record["notes"])
+
+
+@pytest.mark.parametrize("case", ["other_mechanism", "the_input", "no_file"])
+def test_a_declared_tracker_that_cannot_be_used_is_refused(src, tmp_path, case):
+    path = str(src[0])
+    args = {"other_mechanism": ["--mechanism", "kaleido", "--epsilon", "1", "--radius-deg", "1",
+                                "--window-s", "0.5", "--declared-tracker", path],
+            "the_input": [*BASE, "--declared-tracker", path],
+            "no_file": [*BASE, "--declared-tracker", str(tmp_path / "none.parquet")]}[case]
+    message = {"other_mechanism": "--declared-tracker applies to a synthetic-population",
+               "the_input": "--declared-tracker must be a recording of no participant of INPUT",
+               "no_file": "--declared-tracker: no such file"}[case]
+    res = runner.invoke(app, ["protect", path, str(tmp_path / "o.parquet"), *args])
+    assert res.exit_code != 0 and message in str(res.exception)
+    assert not (tmp_path / "o.parquet").exists()

@@ -207,3 +207,29 @@ def test_membership_folds_regenerate_the_release_and_pool_over_seeds(tmp_path):
         "not certified", "not certified", "not certified")
     assert none["copy_caught"] is False and none["beats_chance"] is False
     assert pooled["fake-noise"]["copy_caught"] == pooled["none"]["beats_chance"]
+
+
+def test_a_pilot_tracker_leaves_the_input_and_is_declared(tmp_path):
+    """``tracker = "pilot"``: participant-synth's input is the training part without its first
+    participant by id, whose tracker the record declares (with the pooled membership folds
+    beside, which run the same input rule)."""
+    import json
+
+    ds = activity_dataset(n_participants=8, duration_s=6.0, seed=5)
+    fixed = {"delta": 1e-6, "output_length_s": 2.0, "public_labels": ["activity"],
+             "tracker": "pilot"}
+    cfg = parse_config({
+        **_BASE, "mechanisms": [{"name": "participant-synth",
+                                 "grid": {"epsilon_per_participant": [3.0]}, "fixed": fixed}],
+        "baselines": [], "attacks": [{"kind": "membership"}],
+        "frontier": {"labels": ["activity"], "n_trees": 10, "holdout_fraction": 0.25,
+                     "membership_folds": 2}})
+    res = run_experiment(cfg, tmp_path, datasets={"d": ds}, workers=1)
+    metas = [json.loads(p.read_text()) for p in (tmp_path / "cells").glob("*.json")]
+    (meta,) = [m for m in metas if m["cell"]["mechanism"] == "participant-synth"]
+    params = meta["guarantee"]["parameters"]
+    assert params["n_participants_input"] == 5  # 8 - 2 held out - the pilot
+    assert params["declared_tracker"]["source"].startswith("evaluation pilot")
+    assert params["split"]["tracker_step"] == 0.0
+    assert not meta.get("fold_refusals")
+    assert res.results.filter(pl.col("mechanism") == "participant-synth").height > 0

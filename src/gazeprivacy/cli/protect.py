@@ -137,6 +137,11 @@ def protect(
              "no labels), so the file does not carry the input's number of recordings per "
              "participant either. Without it that number is the input's (public, listed in "
              "the record).")] = None,
+    declared_tracker: Annotated[Path | None, typer.Option(
+        help="participant-synth: a recording made on no participant of INPUT (e.g. the "
+             "experimenter's own pilot), read with INPUT's options. Its tracker (noise level, "
+             "smoothing, gaps, shoulder) is declared public and used without noise, and the "
+             "budget the tracker would take goes to the other marginals.")] = None,
     param: Annotated[list[str] | None, typer.Option(
         help="Further mechanism parameter NAME=VALUE (repeatable), e.g. "
              "transitions=one-per-window.")] = None,
@@ -254,6 +259,11 @@ def protect(
     reading = reader_options(rate=rate, columns=columns, eye=eye, trial_message=trial_message,
                              screen_px=screen_px, screen_cm=screen_cm, distance_cm=distance_cm,
                              geometry=geo, px_per_deg=px_per_deg)
+    if declared_tracker is not None:
+        kw["tracker"] = _declared_tracker(declared_tracker, spec, input, {
+            "time_unit": time_unit, "labels": tuple(label or ()),
+            "input_format": _value(input_format), "xy_unit": _value(xy_unit),
+            "px_per_deg": px_per_deg, **reading})
     if not partitioned and (engine != "local" or scheduler is not None):
         raise InvalidParameterError(
             "--engine / --scheduler apply to a partitioned INPUT folder; make one with "
@@ -438,6 +448,23 @@ def _synthetic_population(kw: dict[str, Any], epsilon: float | None, delta: floa
     if recordings is not None:
         out["recordings_per_participant"] = recordings
     return out
+
+
+def _declared_tracker(path: Path, spec: Any, input: Path, reading: dict[str, Any]) -> Any:
+    """``--declared-tracker``: the tracker of a pilot recording, declared public."""
+    from gazeprivacy.data.readers import read_input
+    from gazeprivacy.mechanisms.samples._participant_synth_quality import DeclaredTracker
+
+    if not spec.synthetic_population:
+        raise InvalidParameterError("--declared-tracker applies to a synthetic-population "
+                                    "mechanism (participant-synth) only")
+    if path.resolve() == input.resolve():
+        raise InvalidParameterError("--declared-tracker must be a recording of no participant "
+                                    "of INPUT, not INPUT itself")
+    if not path.is_file():
+        raise InvalidParameterError(f"--declared-tracker: no such file: {path}")
+    pilot = read_input(path, **reading)
+    return DeclaredTracker.from_recordings(pilot.recordings, source=f"file {path.name}")
 
 
 def _no_synthetic_flags(delta: float | None, participants: int | None) -> None:

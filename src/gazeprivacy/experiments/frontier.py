@@ -68,7 +68,7 @@ from gazeprivacy.metrics.realism import (
 from gazeprivacy.rng import seed_for_sklearn
 
 __all__ = ["FrontierSplit", "first_seconds", "frontier_metrics", "frontier_preview",
-           "frontier_split", "probe_split"]
+           "frontier_split", "pilot_tracker", "probe_split"]
 
 _BOOTSTRAP = 30
 
@@ -106,6 +106,29 @@ def first_seconds(dataset: Dataset, seconds: float | None) -> Dataset:
         n = int(np.searchsorted(r.t, r.t[0] + seconds, side="left"))
         out.append(r if n >= r.n_samples else _slice(r, 0, max(n, 2), ""))
     return Dataset(tuple(out), name=dataset.name)
+
+
+def pilot_tracker(fit: Dataset) -> tuple[Dataset, Any]:
+    """A mechanism's input without its first participant by id, and that participant's
+    tracker declared (participant-synth's ``tracker``): the evaluation's stand-in for an
+    experimenter's pilot recording on the study's tracker (``docs/results/frontier.md``). The
+    pilot stays a member for the attacks: its tracker is in the release without noise.
+
+    >>> from gazeprivacy.data.simulate import simulate_dataset
+    >>> ds = simulate_dataset(n_participants=3, tasks=("free-viewing",), duration_s=2.0,
+    ...                       sampling_rate_hz=60, rng=np.random.default_rng(0))
+    >>> rest, tracker = pilot_tracker(ds)
+    >>> sorted(ds.participants)[0] in rest.participants, len(rest.participants)
+    (False, 2)
+    """
+    from gazeprivacy.mechanisms.samples.participant_synth import DeclaredTracker
+
+    pilot = min(fit.participants)
+    tracker = DeclaredTracker.from_recordings(
+        [r for r in fit.recordings if r.participant == pilot],
+        source="evaluation pilot: the training part's first participant by id, left out of "
+               "the input")
+    return fit.select(lambda r: r.participant != pilot), tracker
 
 
 def probe_split(recs: list[Recording], fraction: float, rng: np.random.Generator,

@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -143,12 +143,34 @@ class _Context:
     fingerprints: Mapping[str, str] = field(default_factory=dict)  # dataset -> content digest
 
 
+#: A participant-synth ``tracker`` under an evaluation: the mechanism's input loses its first
+#: participant (by id), whose tracker is declared instead (:func:`_input_and_params`), the
+#: evaluation's stand-in for an experimenter's pilot recording (docs/results/frontier.md).
+PILOT = "pilot"
+
+
 def _build_params(spec: Any, cell: Cell) -> Any:
+    """The cell's parameters (a ``tracker = "pilot"`` as no tracker: for checks and plans)."""
     point = dict(cell.parameters)
+    if point.get("tracker") == PILOT:
+        point["tracker"] = None
     paper = getattr(spec.params_type, "paper", None)  # a preset is optional in the contract
     if cell.preset == "paper" and paper is not None:
         return paper(**point)
     return spec.params_type(**point)
+
+
+def _input_and_params(spec: Any, cell: Cell, data: Dataset) -> tuple[Dataset, Any]:
+    """The mechanism's input and parameters on ``data``: as given, or with ``tracker =
+    "pilot"`` without the pilot, whose tracker is declared
+    (:func:`~gazeprivacy.experiments.frontier.pilot_tracker`)."""
+    params = _build_params(spec, cell)
+    if cell.parameters.get("tracker") != PILOT:
+        return data, params
+    from gazeprivacy.experiments.frontier import pilot_tracker
+
+    data, tracker = pilot_tracker(data)
+    return data, replace(params, tracker=tracker)
 
 
 def _rows(cell: Cell, mode: str, kind: str, evaluation: str,

@@ -43,6 +43,7 @@ from gazeprivacy.experiments.engine.cells import (
     _atomic,
     _build_params,
     _Context,
+    _input_and_params,
     _labels,
     _named_stream,
     _needs_events,
@@ -188,14 +189,15 @@ def _run_population_cell(cell: Cell, ctx: _Context) -> dict[str, Any]:
         return protected  # refused
     release, mode = protected.dataset, protected.mode
     spec = ctx.registry[cell.mechanism]
-    params = _build_params(spec, cell)
     fit_refusals: list[dict[str, Any]] = []
 
     def protect_fit(fit: Dataset) -> Dataset:  # the same mechanism on the training part
         with warnings.catch_warnings():  # already noted from the release of the whole input
             warnings.simplefilter("ignore")
             try:
-                return spec.protect(fit, params, rng=_named_stream(protect_rng, "membership-fit"),
+                data, params = _input_and_params(spec, cell, fit)
+                return spec.protect(data, params,
+                                    rng=_named_stream(protect_rng, "membership-fit"),
                                     progress=False).output
             except ReleaseRefusedError as exc:  # the attack is skipped (noted); recorded too
                 fit_refusals.append({"fold": "membership split", "reason": (
@@ -400,7 +402,7 @@ def _protect_cell(cell: Cell, ctx: _Context, raw: Dataset, protect_rng: np.rando
     prot_events: pl.DataFrame | None = None
     preview: dict[str, np.ndarray] | None = None
     spec = ctx.registry[cell.mechanism]
-    params = _build_params(spec, cell)
+    raw, params = _input_and_params(spec, cell, raw)
     # the mechanism's warnings (e.g. NotFormallyPrivateWarning in paper mode) become notes;
     # the guarantee record's flags carry the same facts into the report
     with warnings.catch_warnings(record=True) as caught:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gazeprivacy._validation import check_int, check_positive
@@ -21,6 +21,7 @@ from gazeprivacy.mechanisms.contract import Mode, coerce_option
 from gazeprivacy.mechanisms.noise.gaussian import zcdp_gaussian_sigma
 from gazeprivacy.mechanisms.samples import _participant_synth_labels as lab
 from gazeprivacy.mechanisms.samples._participant_synth_model import MARGINALS
+from gazeprivacy.mechanisms.samples._participant_synth_quality import QUALITY, DeclaredTracker
 
 __all__ = ["SENSITIVITY_L2", "ParticipantSynthParams", "ParticipantSynthSplit", "noise_sigma"]
 
@@ -87,6 +88,25 @@ class ParticipantSynthSplit:
         return {n: float(getattr(self, n) or 0.0) for n in MARGINALS} | {
             lab.CONTRAST: self.label_contrast or 0.0}
 
+    def without_tracker(self) -> ParticipantSynthSplit:
+        """This split with nothing on the tracker (a declared tracker measures none of it):
+        the four tracker shares moved to the other marginals in proportion to theirs (the
+        total unchanged; ``centre_share`` and ``label_contrast`` keep their own rules when
+        None).
+
+        >>> s = ParticipantSynthSplit().without_tracker()
+        >>> s.tracker_step, round(s.spread_x, 4), round(sum(s.shares().values()), 6)
+        (0.0, 0.2338, 1.0)
+        """
+        freed = math.fsum(getattr(self, m) for m in QUALITY)
+        rest = {m: v for m, v in self.shares().items() if m not in QUALITY
+                and not (m == "centre_share" and self.centre_share is None)
+                and not (m == lab.CONTRAST and self.label_contrast is None)}
+        total = math.fsum(rest.values())
+        scale = (total + freed) / total if total > 0 else 1.0
+        return replace(self, **{m: 0.0 for m in QUALITY},
+                       **{m: v * scale for m, v in rest.items()})
+
 
 def _as_grid(name: str, value: Any) -> tuple[int, int]:
     try:
@@ -133,6 +153,11 @@ class ParticipantSynthParams:
         rule, the guarantee unchanged; density and moments keep every sample.
     split : ParticipantSynthSplit
         Shares of rho per marginal.
+    tracker : DeclaredTracker, optional
+        A tracker declared public (values from no participant, e.g. the experimenter's pilot
+        recording): the four tracker marginals are not measured but set to it, and the split's
+        tracker shares go to the other marginals (:meth:`ParticipantSynthSplit.without_tracker`,
+        applied here: ``split`` then reads the shares spent).
     mode : Mode
         Sound only.
 
@@ -160,6 +185,7 @@ class ParticipantSynthParams:
     detector: str = DEFAULT_METHOD
     event_seconds_per_recording: float | None = 60.0
     split: ParticipantSynthSplit = field(default_factory=ParticipantSynthSplit)
+    tracker: DeclaredTracker | None = None
     mode: Mode = Mode.SOUND
 
     def __post_init__(self) -> None:
@@ -196,6 +222,11 @@ class ParticipantSynthParams:
             check_positive(event_seconds_per_recording=self.event_seconds_per_recording)
         if not isinstance(self.split, ParticipantSynthSplit):
             raise InvalidParameterError("split must be a ParticipantSynthSplit")
+        if self.tracker is not None:
+            if not isinstance(self.tracker, DeclaredTracker):
+                raise InvalidParameterError(f"tracker must be a DeclaredTracker, got "
+                                            f"{type(self.tracker).__name__}")
+            object.__setattr__(self, "split", self.split.without_tracker())
         object.__setattr__(self, "mode", coerce_option("mode", self.mode, Mode, (Mode.SOUND,)))
 
     @property

@@ -49,12 +49,19 @@ at the simulated saccade onsets, where real trackers lose the eye) cover the dra
 (none below a public floor of 0.5 %). The bisections read no median per halving: whether the
 steps' median is below the target is a count of squared step lengths (:class:`_Steps`, bit for
 bit NumPy's median compared with the target, so the releases are those of the median's code).
+
+A **declared tracker** (:class:`DeclaredTracker`) replaces the four measurements: values the
+user declares public because they come from no participant (an experimenter's own pilot or
+validation recording, read with :meth:`DeclaredTracker.from_recordings`, the same public
+function a participant's values are read with). Nothing of the tracker is then measured; its
+values are the release's centres (sd 0), rendered as above.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.ndimage import gaussian_filter1d
@@ -62,11 +69,12 @@ from scipy.special import expit, logit, ndtr
 
 from gazeprivacy.data.recording import Recording
 from gazeprivacy.data.simulate import EVENT_CODES
+from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
 from gazeprivacy.guarantees import ColumnStatus, Status
 
-__all__ = ["QUALITY", "QUALITY_PARTS", "QUALITY_PRIOR", "QUALITY_SIZES", "fit_quality",
-           "mask_column", "participant_tracker", "quality_parts", "quality_statistics",
-           "track"]
+__all__ = ["QUALITY", "QUALITY_PARTS", "QUALITY_PRIOR", "QUALITY_SIZES", "DeclaredTracker",
+           "fit_quality", "mask_column", "participant_tracker", "quality_parts",
+           "quality_statistics", "track"]
 
 #: The measured tracker marginals (in the split's order).
 QUALITY = ("tracker_step", "tracker_smooth", "tracker_missing", "tracker_tail")
@@ -122,17 +130,19 @@ _GAP_AT_SACCADE = 0.6
 _TAIL_LOG_SD = 2.0
 
 
-def mask_column(share: float) -> ColumnStatus:
+def mask_column(share: float, declared: bool = False) -> ColumnStatus:
     """The record's entry for the output's NaN rows: synthetic gaps, protected.
 
     >>> mask_column(0.06).status.value
     'protected'
     """
+    source = ("the declared tracker's missing share (public, measured from no participant)"
+              if declared else f"the released tracker_missing (a share {share:g} of rho)")
     return ColumnStatus(
         name="mask", status=Status.PROTECTED, by="participant-synth",
-        note=f"synthetic gaps (NaN x, y) drawn from the released tracker_missing (a share "
-             f"{share:g} of rho), and samples the drawn tracker throws more than half a "
-             "screen off the public screen; the input's missing-sample mask is not written")
+        note=f"synthetic gaps (NaN x, y) drawn from {source}, and samples the drawn tracker "
+             "throws more than half a screen off the public screen; the input's "
+             "missing-sample mask is not written")
 
 
 def _log_hist(d: np.ndarray) -> np.ndarray:
@@ -172,23 +182,112 @@ def _one_hot(name: str, value: float) -> np.ndarray:
     return out
 
 
+def tracker_values(raw: Mapping[str, np.ndarray]) -> dict[str, float]:
+    """The tracker values of raw parts (:func:`quality_parts`), each on its marginal's scale;
+    a value is absent when the parts cannot give it (no pair of valid samples, no sample)."""
+    out: dict[str, float] = {}
+    steps, second = raw["step_counts"], raw["step2_counts"]
+    if steps.sum() > 0:
+        m1 = _median(steps)
+        out["tracker_step"] = m1
+        out["tracker_tail"] = _median(steps, 0.75) - m1
+        if second.sum() > 0:
+            out["tracker_smooth"] = max(1.0 - 10.0 ** (2.0 * (_median(second) - m1)) / 2.0,
+                                        -1.0)
+    miss, n = raw["missing_counts"]
+    if n > 0:
+        out["tracker_missing"] = float(logit(float(np.clip(miss / n, _MISS_LO, _MISS_HI))))
+    return out
+
+
 def quality_statistics(raw: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """One participant's tracker marginals under one key (one-hot, total 1; all zero when it
     has no pair of valid samples, or no sample)."""
     out = {m: np.zeros(QUALITY_SIZES[m]) for m in QUALITY}
-    steps, second = raw["step_counts"], raw["step2_counts"]
-    if steps.sum() > 0:
-        m1 = _median(steps)
-        out["tracker_step"] = _one_hot("tracker_step", m1)
-        out["tracker_tail"] = _one_hot("tracker_tail", _median(steps, 0.75) - m1)
-        if second.sum() > 0:
-            rho = 1.0 - 10.0 ** (2.0 * (_median(second) - m1)) / 2.0
-            out["tracker_smooth"] = _one_hot("tracker_smooth", max(rho, -1.0))
-    miss, n = raw["missing_counts"]
-    if n > 0:
-        share = float(np.clip(miss / n, _MISS_LO, _MISS_HI))
-        out["tracker_missing"] = _one_hot("tracker_missing", float(logit(share)))
+    out.update({m: _one_hot(m, v) for m, v in tracker_values(raw).items()})
     return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeclaredTracker:
+    """A tracker declared public: its values come from no participant of the input.
+
+    Parameters
+    ----------
+    median_step_deg : float, > 0
+        The median sample-to-sample displacement (deg): the tracker's noise level.
+    step_correlation : float, in [-1, 1)
+        The lag-1 correlation of consecutive steps (-0.5: white noise; a smoothing filter
+        pushes it up).
+    missing_share : float, in [0, 1)
+        The share of missing samples.
+    shoulder : float, >= 1
+        The steps' upper quartile over their median (about 1.41 for white noise).
+    source : str
+        Where the values come from (written to the guarantee record), e.g. ``"experimenter
+        pilot, 2026-03-02"``. It must be no participant of the input: their values would
+        then be written without noise.
+
+    Examples
+    --------
+    >>> t = DeclaredTracker(median_step_deg=0.3, step_correlation=0.1, missing_share=0.02,
+    ...                     shoulder=1.6, source="experimenter pilot")
+    >>> [round(float(v[0]), 3) for v in t.centres().values()]  # step, smooth, missing, tail
+    [-0.523, 0.1, -3.892, 0.204]
+    >>> DeclaredTracker(median_step_deg=0.0, step_correlation=0.1, missing_share=0.02,
+    ...                 shoulder=1.6, source="pilot")
+    Traceback (most recent call last):
+    ...
+    gazeprivacy.exceptions.InvalidParameterError: tracker median_step_deg must be ... got 0.0
+    """
+
+    median_step_deg: float
+    step_correlation: float
+    missing_share: float
+    shoulder: float
+    source: str
+
+    def __post_init__(self) -> None:
+        checks = {"median_step_deg": lambda v: v > 0, "step_correlation": lambda v: -1 <= v < 1,
+                  "missing_share": lambda v: 0 <= v < 1, "shoulder": lambda v: v >= 1}
+        ranges = {"median_step_deg": "finite and > 0", "step_correlation": "in [-1, 1)",
+                  "missing_share": "in [0, 1)", "shoulder": "finite and >= 1"}
+        for name, ok in checks.items():
+            v = getattr(self, name)
+            if not (isinstance(v, int | float) and math.isfinite(v) and ok(v)):
+                raise InvalidParameterError(f"tracker {name} must be {ranges[name]}, got {v!r}")
+        if not (isinstance(self.source, str) and self.source.strip()):
+            raise InvalidParameterError("a declared tracker needs its source (who or what it "
+                                        "was measured on: no participant of the input)")
+
+    @classmethod
+    def from_recordings(cls, recordings: Sequence[Recording], *, source: str
+                        ) -> DeclaredTracker:
+        """The tracker of ``recordings`` (a pilot's), read as a participant's values are
+        (:func:`quality_parts`, :func:`tracker_values`)."""
+        v = tracker_values(quality_parts(list(recordings)))
+        if "tracker_smooth" not in v or "tracker_missing" not in v:
+            raise InvalidDataError(f"the tracker's recordings ({source}) hold no three "
+                                   "consecutive valid samples: no tracker can be read")
+        return cls(median_step_deg=10.0 ** v["tracker_step"],
+                   step_correlation=min(v["tracker_smooth"], 0.99),
+                   missing_share=float(expit(v["tracker_missing"])),
+                   shoulder=10.0 ** v["tracker_tail"], source=source)
+
+    def centres(self) -> dict[str, np.ndarray]:
+        """The four released ``[centre, sd]`` (sd 0: known), on the marginals' scales (the
+        missing share clipped to their range)."""
+        miss = float(np.clip(self.missing_share, _MISS_LO, _MISS_HI))
+        return {"tracker_step": np.array([math.log10(self.median_step_deg), 0.0]),
+                "tracker_smooth": np.array([float(self.step_correlation), 0.0]),
+                "tracker_missing": np.array([float(logit(miss)), 0.0]),
+                "tracker_tail": np.array([math.log10(self.shoulder), 0.0])}
+
+    def to_dict(self) -> dict[str, float | str]:
+        return {"median_step_deg": float(self.median_step_deg),
+                "step_correlation": float(self.step_correlation),
+                "missing_share": float(self.missing_share), "shoulder": float(self.shoulder),
+                "source": self.source}
 
 
 def fit_quality(name: str, noisy_sum: np.ndarray, n_weight: float, sigma: float

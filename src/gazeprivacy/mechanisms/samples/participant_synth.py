@@ -33,7 +33,9 @@ released moments (spatial) or the prior (events) by positive-part James-Stein ca
 public linear weight, then projected onto the simplex. The **generator** draws fixation
 sequences from the released model (positions from a chain whose stationary density is the
 released one) and renders them at the public rate with the simulator's oculomotor model
-(post-processing).
+(post-processing). A tracker declared public (``params.tracker``, a :class:`DeclaredTracker` read
+from a recording of no participant, e.g. the experimenter's pilot) replaces the four tracker
+measurements; their shares go to the other marginals.
 The output is a new population: ``n_participants`` synthetic pseudonyms (default the input's
 participant count, public by design), each with ``recordings_per_participant`` recordings per
 public label value of ``output_length_s`` seconds; no input id, row count, mask, recording
@@ -97,6 +99,7 @@ from gazeprivacy.mechanisms.samples._participant_synth_params import (
     noise_sigma,
 )
 from gazeprivacy.mechanisms.samples._participant_synth_quality import (
+    DeclaredTracker,
     mask_column,
 )
 from gazeprivacy.mechanisms.samples._participant_synth_render import (
@@ -109,6 +112,7 @@ from gazeprivacy.rng import spawn
 __all__ = [
     "SENSITIVITY_L2",
     "SPEC",
+    "DeclaredTracker",
     "ParticipantSynthParams",
     "ParticipantSynthPhases",
     "ParticipantSynthSplit",
@@ -193,16 +197,26 @@ def _record(params: ParticipantSynthParams, setup: PublicSetup) -> Guarantee:
             "sampling_rate_hz": setup.sampling_rate_hz, "geometry": setup.geometry.to_dict(),
             "grid": list(params.grid), "coarse_grid": list(params.coarse_grid),
             "detector": params.detector,
-            "event_seconds_per_recording": params.event_seconds_per_recording},
+            "event_seconds_per_recording": params.event_seconds_per_recording,
+            "declared_tracker": None if params.tracker is None else params.tracker.to_dict()},
         per_participant={EVERY_PARTICIPANT: Budget(
             eps, delta, 1, "single unit: the participant with all their recordings")},
-        columns=(mask_column(params.split.tracker_missing),),
+        columns=(mask_column(params.split.tracker_missing, params.tracker is not None),),
         notes=("synthetic population: every released participant and recording is "
                "synthetic (pseudonyms S001, ...); its structure (participants, recordings per "
                "label value, length, rate) is set by the parameters, not copied from the input",
                "the number of input participants is public by design (it scales the estimate)",
                "a participant's weight 1 per marginal is split equally over their public label "
-               "values"))
+               "values", *_tracker_notes(params)))
+
+
+def _tracker_notes(params: ParticipantSynthParams) -> tuple[str, ...]:
+    if params.tracker is None:
+        return ()
+    return (f"the tracker (median step, step correlation, missing share, shoulder) is declared "
+            f"public by the user, from {params.tracker.source!r}, and written without noise: "
+            "it must come from no participant of the input; nothing of the input's tracker is "
+            "measured and its shares of rho went to the other marginals",)
 
 
 def guarantee(params: ParticipantSynthParams, shape: SampleShape) -> Guarantee:
@@ -466,6 +480,8 @@ def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
     keys, params = setup.keys, lab.resolve_params(params, setup.n_input, len(setup.keys))
     bins = setup.bins(params)
     prior = priors(bins, len(keys))
+    if params.tracker is not None:  # declared public: its values, nothing measured
+        prior.update(params.tracker.centres())
     noisy = measure(params, setup, sums, rng)
     if "label_weight" in noisy:  # the noisy weights, projected to sum to the public count
         weights = setup.n_input * project_simplex(noisy["label_weight"] / setup.n_input)
