@@ -453,7 +453,7 @@ def _synthetic_population(kw: dict[str, Any], epsilon: float | None, delta: floa
 def _declared_tracker(path: Path, spec: Any, input: Path, reading: dict[str, Any]) -> Any:
     """``--declared-tracker``: the tracker of a pilot recording, declared public."""
     from gazeprivacy.data.readers import read_input
-    from gazeprivacy.mechanisms.samples._participant_synth_quality import DeclaredTracker
+    from gazeprivacy.mechanisms.samples.participant_synth import DeclaredTracker
 
     if not spec.synthetic_population:
         raise InvalidParameterError("--declared-tracker applies to a synthetic-population "
