@@ -74,7 +74,7 @@ from gazeprivacy.guarantees import ColumnStatus, Status
 
 __all__ = ["QUALITY", "QUALITY_PARTS", "QUALITY_PRIOR", "QUALITY_SIZES", "DeclaredTracker",
            "fit_quality", "mask_column", "participant_tracker", "quality_parts",
-           "quality_statistics", "track"]
+           "quality_statistics", "track", "tracker_values"]
 
 #: The measured tracker marginals (in the split's order).
 QUALITY = ("tracker_step", "tracker_smooth", "tracker_missing", "tracker_tail")
