@@ -259,11 +259,12 @@ def protect(
     reading = reader_options(rate=rate, columns=columns, eye=eye, trial_message=trial_message,
                              screen_px=screen_px, screen_cm=screen_cm, distance_cm=distance_cm,
                              geometry=geo, px_per_deg=px_per_deg)
+    # how a file is read (INPUT, and a --declared-tracker pilot): its options and the reader's
+    file_options = {"time_unit": time_unit, "labels": tuple(label or ()),
+                    "input_format": _value(input_format), "xy_unit": _value(xy_unit),
+                    "px_per_deg": px_per_deg, **reading}
     if declared_tracker is not None:
-        kw["tracker"] = _declared_tracker(declared_tracker, spec, input, {
-            "time_unit": time_unit, "labels": tuple(label or ()),
-            "input_format": _value(input_format), "xy_unit": _value(xy_unit),
-            "px_per_deg": px_per_deg, **reading})
+        kw["tracker"] = _declared_tracker(declared_tracker, spec, input, file_options)
     if not partitioned and (engine != "local" or scheduler is not None):
         raise InvalidParameterError(
             "--engine / --scheduler apply to a partitioned INPUT folder; make one with "
@@ -271,11 +272,7 @@ def protect(
     if radius_frac is not None:
         if "radius_deg" in kw:
             raise InvalidParameterError("give --radius-deg or --radius-frac, not both")
-        kw["radius_deg"] = radius_frac * _smaller_side(
-            input, geo, partitioned, {"time_unit": time_unit, "labels": tuple(label or ()),
-                                      "input_format": _value(input_format),
-                                      "xy_unit": _value(xy_unit), "px_per_deg": px_per_deg,
-                                      **reading})
+        kw["radius_deg"] = radius_frac * _smaller_side(input, geo, partitioned, file_options)
     _check_required(mechanism, spec, kw)
     if partitioned and (label or xy_unit or px_per_deg is not None or input_format
                         or participant is not None or reading):
@@ -285,9 +282,7 @@ def protect(
                                     "a partitioned folder was read already")
     if dry_run:
         _dry_run(input, mechanism, kw, partitioned, reading={
-            "time_unit": time_unit, "labels": tuple(label or ()), "geometry": geo,
-            "input_format": _value(input_format), "xy_unit": _value(xy_unit),
-            "px_per_deg": px_per_deg, "participant": participant, **reading})
+            "geometry": geo, "participant": participant, **file_options})
         return
     led = open_ledger(ledger, max_epsilon_per_participant, allow_unaccounted)
     if partitioned:

@@ -248,14 +248,14 @@ class DeclaredTracker:
     source: str
 
     def __post_init__(self) -> None:
-        checks = {"median_step_deg": lambda v: v > 0, "step_correlation": lambda v: -1 <= v < 1,
-                  "missing_share": lambda v: 0 <= v < 1, "shoulder": lambda v: v >= 1}
-        ranges = {"median_step_deg": "finite and > 0", "step_correlation": "in [-1, 1)",
-                  "missing_share": "in [0, 1)", "shoulder": "finite and >= 1"}
-        for name, ok in checks.items():
+        checks = {"median_step_deg": (lambda v: v > 0, "finite and > 0"),
+                  "step_correlation": (lambda v: -1 <= v < 1, "in [-1, 1)"),
+                  "missing_share": (lambda v: 0 <= v < 1, "in [0, 1)"),
+                  "shoulder": (lambda v: v >= 1, "finite and >= 1")}
+        for name, (ok, allowed) in checks.items():
             v = getattr(self, name)
             if not (isinstance(v, int | float) and math.isfinite(v) and ok(v)):
-                raise InvalidParameterError(f"tracker {name} must be {ranges[name]}, got {v!r}")
+                raise InvalidParameterError(f"tracker {name} must be {allowed}, got {v!r}")
         if not (isinstance(self.source, str) and self.source.strip()):
             raise InvalidParameterError("a declared tracker needs its source (who or what it "
                                         "was measured on: no participant of the input)")
