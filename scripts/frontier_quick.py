@@ -4,7 +4,8 @@
 
 The development loop of the frontier protocol (``docs/results/frontier.md`` runs the whole
 thing through ``gazeprivacy evaluate configs/frontier-<data>.toml``): the same split
-(:func:`gazeprivacy.experiments.frontier.frontier_split`, holdout 0.3, probes 0.34), the same
+(:func:`gazeprivacy.experiments.frontier.frontier_split` with the holdout and probe fractions
+of ``configs/frontier-<data>.toml``: :func:`split_fractions`; its own draws), the same
 held-out scoring (:func:`~gazeprivacy.experiments.frontier.frontier_metrics`) without the
 membership and attribute attacks, for a few seeds, printed as mean +- SE and the paired
 difference to the best data-free baseline.
@@ -21,8 +22,10 @@ from __future__ import annotations
 
 import argparse
 import time
+import tomllib
 import zlib
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -40,7 +43,7 @@ from gazeprivacy.mechanisms.samples.participant_synth import (
     participant_synth,
 )
 
-__all__ = ["DATA", "main"]
+__all__ = ["DATA", "main", "split_fractions"]
 
 #: name -> (loader, loader options, public label, output length s, first seconds kept)
 DATA = {
@@ -50,6 +53,24 @@ DATA = {
     "doves": ("doves", {"images": [1, 9, 17, 25, 33, 41, 49, 57, 65, 73, 81, 89, 97]},
               "stimulus", 5.0, None),
 }
+
+_CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+
+def split_fractions(data: str) -> tuple[float, float]:
+    """``(holdout_fraction, probe_fraction)`` of the frontier config of ``data``
+    (``configs/frontier-<data>.toml``), so the loop holds out as many people as the frontier
+    (which people is the loop's own draw: its split stream is not the runner's). Until
+    2026-11-29 the loop held out 0.3 everywhere: 2 of GazeGraph's 8 people where the frontier
+    holds out 3, and its GazeGraph discriminator readings swung with who the two were.
+
+    >>> split_fractions("gazegraph"), split_fractions("vr")
+    ((0.375, 0.34), (0.3, 0.34))
+    """
+    with open(_CONFIGS / f"frontier-{data}.toml", "rb") as fh:
+        table = tomllib.load(fh)["frontier"]
+    return float(table["holdout_fraction"]), float(table["probe_fraction"])
+
 
 _METRICS = {"density": ("frontier:density", "density_error"),
             "density16": ("frontier:density-coarse", "density_error"),
@@ -117,9 +138,11 @@ def main(argv: list[str] | None = None) -> None:
     labels = () if args.no_label else (label,)
     cfg = FrontierConfig(labels=(label,), n_trees=50, discriminator_splits=3)
     rows: dict[str, dict[str, list[float]]] = {}
+    holdout, probes = split_fractions(args.data)
     for seed in args.seeds:
         split_rng, prot_rng, eval_rng = np.random.default_rng(seed).spawn(3)
-        split = frontier_split(ds, rng=split_rng, holdout_fraction=0.3, probe_fraction=0.34)
+        split = frontier_split(ds, rng=split_rng, holdout_fraction=holdout,
+                               probe_fraction=probes)
         memo: dict = {}
         releases = {b: BASELINES[b].release(split.fit, rng=_keyed(prot_rng, b))
                     for b in args.baselines}

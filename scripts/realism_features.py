@@ -8,17 +8,25 @@ script reads them one at a time, to find where a release differs before trying a
 generator. Per feature, the AUC of the feature's value for "release window over held-out raw
 window" (0.5: the same distribution; above 0.5: the release's values are larger) and the two
 medians. The fitted participants' raw windows (the raw copy) are scored the same way: the
-floor that different people alone give. Means over seeds, on the frontier split and streams
-of ``scripts/frontier_quick.py`` (the same releases as its runs).
+floor that different people alone give. Means over seeds, on the split and streams of
+``scripts/frontier_quick.py`` (the same releases as its runs; the frontier config's split
+fractions, the loop's own draws).
 
 With ``--saccades`` it prints instead what the adaptive detector finds in each release and in
 the held-out raw data (:func:`~gazeprivacy.metrics.realism.saccade_table`): saccades per
 second, their median duration, amplitude and peak velocity, and the share of time in them.
 
+With ``--groups`` it prints instead the discriminator's AUC read by parts
+(:data:`~gazeprivacy.metrics.realism.WINDOW_FEATURE_GROUPS`): with every feature, with one
+group alone, and with every group but one (the discriminator's own folds and estimator, seeded
+by the seed). A group alone near 0.5 carries nothing; every group but one still high means no
+single part of the release is the gap.
+
 Run (real data in ``$GAZEPRIVACY_DATA``)::
 
     PYTHONPATH=src python scripts/realism_features.py vr --eps 1 3 10 --seeds 0 1
     PYTHONPATH=src python scripts/realism_features.py doves --eps 10 --saccades
+    PYTHONPATH=src python scripts/realism_features.py vr --eps 1e6 10 --groups
 """
 
 from __future__ import annotations
@@ -37,12 +45,18 @@ from gazeprivacy.mechanisms.samples.participant_synth import (
     ParticipantSynthParams,
     participant_synth,
 )
-from gazeprivacy.metrics.realism import WINDOW_FEATURES, saccade_table, window_feature_table
+from gazeprivacy.metrics.realism import (
+    WINDOW_FEATURE_GROUPS,
+    WINDOW_FEATURES,
+    discriminator_auc,
+    saccade_table,
+    window_feature_table,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import frontier_quick as fq  # a script beside this one: the data sets and the streams
 
-__all__ = ["SACCADE_COLUMNS", "main", "saccade_summary", "separation"]
+__all__ = ["SACCADE_COLUMNS", "by_groups", "main", "saccade_summary", "separation"]
 
 
 def separation(raw: pl.DataFrame, release: pl.DataFrame) -> dict[str, tuple[float, float, float]]:
@@ -97,12 +111,33 @@ def saccade_summary(dataset: Dataset) -> dict[str, float]:
             "time_share": float(sac["duration_s"].sum()) / seconds}
 
 
+def by_groups(raw: pl.DataFrame, release: pl.DataFrame, seed: int) -> dict[str, float]:
+    """The discriminator's AUC of ``release`` against ``raw`` windows with every feature
+    (``"all"``), with each group of :data:`WINDOW_FEATURE_GROUPS` alone (``"only <group>"``)
+    and with every group but one (``"all but <group>"``), each from the generator of ``seed``.
+
+    >>> from gazeprivacy.data.sample import load_sample
+    >>> w = window_feature_table(load_sample())
+    >>> fast = w.with_columns(pl.col("speed_max_deg_s") * 3)
+    >>> auc = by_groups(w, fast, 0)
+    >>> auc["only speed"] > 0.9, auc["only position"], auc["all but speed"]
+    (True, 0.5, 0.5)
+    """
+    sets = {"all": WINDOW_FEATURES}
+    for g, fs in WINDOW_FEATURE_GROUPS.items():
+        sets[f"only {g}"] = fs
+        sets[f"all but {g}"] = tuple(f for f in WINDOW_FEATURES if f not in fs)
+    return {name: discriminator_auc(raw, release, rng=np.random.default_rng(seed),
+                                    features=fs).auc for name, fs in sets.items()}
+
+
 def _releases(data: str, eps: list[float], seed: int, per: int
               ) -> tuple[Dataset, dict[str, Dataset]]:
     loader, options, label, length_s, first_s = fq.DATA[data]
     ds = first_seconds(load(loader, **options), first_s)
     split_rng, prot_rng, _ = np.random.default_rng(seed).spawn(3)
-    split = frontier_split(ds, rng=split_rng, holdout_fraction=0.3, probe_fraction=0.34)
+    holdout, probes = fq.split_fractions(data)
+    split = frontier_split(ds, rng=split_rng, holdout_fraction=holdout, probe_fraction=probes)
     rels = {"raw copy": split.fit}
     for e in eps:
         p = ParticipantSynthParams(epsilon_per_participant=e, delta=1e-6,
@@ -122,6 +157,16 @@ def _print_saccades(data: str, seeds: list[int], runs: dict[str, list[dict[str, 
             f"{np.nanmean([r[c] for r in rows]):15.3g}" for c in SACCADE_COLUMNS))
 
 
+def _print_groups(data: str, seeds: list[int], runs: dict[str, list[dict[str, float]]]
+                  ) -> None:
+    print(f"{data}, seeds {seeds}: discriminator AUC by feature group (means over seeds)")
+    names = list(next(iter(runs.values()))[0])
+    print("features".ljust(26) + "".join(n.rjust(16) for n in runs))
+    for f in names:
+        print(f.ljust(26) + "".join(f"{np.mean([r[f] for r in rows]):16.3f}"
+                                    for rows in runs.values()))
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", choices=sorted(fq.DATA))
@@ -130,7 +175,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--recordings-per-participant", type=int, default=5)
     ap.add_argument("--saccades", action="store_true",
                     help="the detected saccades of each release instead of the features")
+    ap.add_argument("--groups", action="store_true",
+                    help="the discriminator's AUC by feature group instead of the features")
     args = ap.parse_args(argv)
+    if args.saccades and args.groups:
+        ap.error("--saccades and --groups print different tables; give one")
+    groups: dict[str, list[dict[str, float]]] = {}
     saccades: dict[str, list[dict[str, float]]] = {}
     sums: dict[str, list[dict[str, tuple[float, float, float]]]] = {}
     for seed in args.seeds:
@@ -141,9 +191,16 @@ def main(argv: list[str] | None = None) -> None:
             continue
         held_w = window_feature_table(held)
         for name, d in rels.items():
+            if args.groups:
+                groups.setdefault(name, []).append(
+                    by_groups(held_w, window_feature_table(d), seed))
+                continue
             sums.setdefault(name, []).append(separation(held_w, window_feature_table(d)))
     if args.saccades:
         _print_saccades(args.data, args.seeds, saccades)
+        return
+    if args.groups:
+        _print_groups(args.data, args.seeds, groups)
         return
     mean = {n: {f: np.nanmean([s[f] for s in runs], axis=0) for f in WINDOW_FEATURES}
             for n, runs in sums.items()}

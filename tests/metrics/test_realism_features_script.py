@@ -89,3 +89,29 @@ def test_main_with_saccades_prints_a_row_per_release(monkeypatch, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [ln.split()[0] for ln in lines[2:]] == ["held-out", "raw", "epsilon"]
     assert lines[1].split()[1:] == list(mod.SACCADE_COLUMNS)
+
+
+def test_groups_read_the_discriminator_by_parts(monkeypatch, capsys):
+    """``--groups``: one row per feature set (all, each group alone, all groups but one). A
+    release whose median speed is 3 sd higher is told apart by every set that holds the speed
+    group (above 0.9) and by none of the others (within 0.15 of 0.5: 8 people a side, 300
+    windows each)."""
+    mod = _load()
+
+    def people(table):
+        return table.with_columns(pl.Series("participant", [f"p{i % 8}" for i in
+                                                            range(table.height)]))
+
+    held = people(_table(np.random.default_rng(6), 300))
+    rels = {"epsilon 3": people(_table(np.random.default_rng(7), 300, shift=3.0))}
+    monkeypatch.setattr(mod, "_releases", lambda *a: (held, rels))
+    monkeypatch.setattr(mod, "window_feature_table", lambda table: table)
+    mod.main(["vr", "--eps", "3", "--seeds", "0", "--groups"])
+    lines = capsys.readouterr().out.splitlines()[2:]
+    rows = {line[:26].strip(): float(line[26:]) for line in lines}
+    groups = mod.WINDOW_FEATURE_GROUPS
+    assert len(rows) == 1 + 2 * len(groups)
+    for name, auc in rows.items():
+        with_speed = name in ("all", "only speed") or (name.startswith("all but")
+                                                       and name != "all but speed")
+        assert (auc > 0.9) if with_speed else abs(auc - 0.5) < 0.15, (name, auc)

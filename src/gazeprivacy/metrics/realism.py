@@ -79,6 +79,7 @@ __all__ = [
     "METRIC_INFO",
     "VIEWS",
     "WINDOW_FEATURES",
+    "WINDOW_FEATURE_GROUPS",
     "DiscriminatorResult",
     "MainSequenceFit",
     "RealismResult",
@@ -101,6 +102,17 @@ WINDOW_FEATURES = (
     "accel_median_deg_s2", "accel_p90_deg_s2", "fast_fraction", "dispersion_deg",
     "x_std_deg", "y_std_deg", "x_mean_deg", "y_mean_deg", "horizontal_share",
 )
+#: The window features by what they describe (every feature in one group): for reading a
+#: discriminator by parts (``discriminator_auc(..., features=...)``,
+#: ``scripts/realism_features.py --groups``).
+WINDOW_FEATURE_GROUPS: Mapping[str, tuple[str, ...]] = {
+    "missing data": ("missing_fraction",),
+    "speed": ("speed_mean_deg_s", "speed_median_deg_s", "speed_std_deg_s", "speed_p10_deg_s",
+              "speed_p90_deg_s", "speed_max_deg_s", "fast_fraction"),
+    "acceleration": ("accel_mean_deg_s2", "accel_median_deg_s2", "accel_p90_deg_s2"),
+    "spread": ("dispersion_deg", "x_std_deg", "y_std_deg", "horizontal_share"),
+    "position": ("x_mean_deg", "y_mean_deg"),
+}
 _FAST_DEG_S = 30.0  # fast_fraction: share of valid samples faster than this (I-VT's threshold)
 _MIN_WINDOW_SAMPLES = 4
 _MIN_SACCADES = 10  # fewer saccades than this: no main-sequence fit (NaN)
@@ -281,8 +293,8 @@ def window_feature_table(dataset: Dataset, *, window_s: float = 1.0) -> pl.DataF
                          **{c: data[c] for c in WINDOW_FEATURES}})
 
 
-def _matrix(table: pl.DataFrame) -> np.ndarray:
-    x = table.select(WINDOW_FEATURES).to_numpy().astype(np.float64)
+def _matrix(table: pl.DataFrame, features: Sequence[str] = WINDOW_FEATURES) -> np.ndarray:
+    x = table.select(features).to_numpy().astype(np.float64)
     return np.where(np.isfinite(x), x, np.nan)  # the forest routes missing values itself
 
 
@@ -363,7 +375,8 @@ def _fold_bootstrap_auc(y: np.ndarray, score: np.ndarray, groups: np.ndarray,
 
 def discriminator_auc(raw_windows: pl.DataFrame, release_windows: pl.DataFrame, *,
                       rng: np.random.Generator, n_splits: int = 5, n_iter: int = 50,
-                      n_bootstrap: int = _BOOTSTRAP) -> DiscriminatorResult:
+                      n_bootstrap: int = _BOOTSTRAP,
+                      features: Sequence[str] = WINDOW_FEATURES) -> DiscriminatorResult:
     """Can a classifier tell released windows from raw ones on people it has not seen?
 
     Parameters
@@ -381,6 +394,10 @@ def discriminator_auc(raw_windows: pl.DataFrame, release_windows: pl.DataFrame, 
         natively).
     n_bootstrap : int
         Participant-bootstrap resamples for the standard error.
+    features : sequence of str
+        The window features the classifier reads (default: all of them); a subset, such as a
+        :data:`WINDOW_FEATURE_GROUPS` group, says how far that part alone tells the sides
+        apart.
 
     Returns
     -------
@@ -393,12 +410,20 @@ def discriminator_auc(raw_windows: pl.DataFrame, release_windows: pl.DataFrame, 
     ------
     InvalidDataError
         Fewer than 2 participants on a side, or one side has no windows.
+    InvalidParameterError
+        ``features`` is empty, repeats a feature or names one that is not a window feature.
     """
     check_int(minimum=2, n_splits=n_splits)
+    features = tuple(features)
+    unknown = sorted(set(features) - set(WINDOW_FEATURES))
+    if not features or unknown or len(set(features)) < len(features):
+        raise InvalidParameterError(
+            "features must be distinct window features (WINDOW_FEATURES), got "
+            f"{list(features)!r}" + (f"; not window features: {unknown}" if unknown else ""))
     if raw_windows.height == 0 or release_windows.height == 0:
         raise InvalidDataError("the discriminator needs windows on both sides, got "
                                f"{raw_windows.height} raw and {release_windows.height} release")
-    x = np.vstack([_matrix(raw_windows), _matrix(release_windows)])
+    x = np.vstack([_matrix(raw_windows, features), _matrix(release_windows, features)])
     y = np.r_[np.zeros(raw_windows.height), np.ones(release_windows.height)].astype(int)
     groups = np.r_[raw_windows["participant"].to_numpy(),
                    release_windows["participant"].to_numpy()].astype(str)
