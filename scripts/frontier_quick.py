@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import time
-import tomllib
 import zlib
 from dataclasses import replace
 from pathlib import Path
@@ -31,7 +30,7 @@ import numpy as np
 
 from gazeprivacy.data.loaders import load
 from gazeprivacy.experiments.baselines import BASELINES, DEFAULT_BASELINES
-from gazeprivacy.experiments.config import FrontierConfig
+from gazeprivacy.experiments.config import FrontierConfig, load_config
 from gazeprivacy.experiments.frontier import (
     first_seconds,
     frontier_metrics,
@@ -67,9 +66,8 @@ def split_fractions(data: str) -> tuple[float, float]:
     >>> split_fractions("gazegraph"), split_fractions("vr")
     ((0.375, 0.34), (0.3, 0.34))
     """
-    with open(_CONFIGS / f"frontier-{data}.toml", "rb") as fh:
-        table = tomllib.load(fh)["frontier"]
-    return float(table["holdout_fraction"]), float(table["probe_fraction"])
+    frontier = load_config(_CONFIGS / f"frontier-{data}.toml").frontier
+    return frontier.holdout_fraction, frontier.probe_fraction
 
 
 _METRICS = {"density": ("frontier:density", "density_error"),
