@@ -7,6 +7,7 @@ chance on raw simulated data)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -185,6 +186,42 @@ def test_ground_truth_channel_marks_events_and_blinks():
     sac = code[1:] == EVENT_CODES["saccade"]
     fix = (code[1:] == EVENT_CODES["fixation"]) & (code[:-1] == EVENT_CODES["fixation"])
     assert np.nanmedian(v[sac]) > 100.0 > 10.0 > np.nanmedian(v[fix])
+
+
+def test_post_saccadic_oscillation_is_opt_in_and_overshoots_each_landing():
+    plain = draw_traits(3, rng=np.random.default_rng(5), blink_rate_hz=0.0)  # every landing seen
+    wobbly = draw_traits(3, rng=np.random.default_rng(5), blink_rate_hz=0.0, pso_gain=0.15)
+    # off by default; asked for, it is drawn after the other traits, which stay the same draws
+    assert [p.pso_gain for p in plain] == [0.0, 0.0, 0.0]
+    assert [replace(w, pso_gain=0.0) for w in wobbly] == list(plain)
+    assert all(0.05 < w.pso_gain < 0.5 for w in wobbly)
+    args = {"task": "free-viewing", "duration_s": 30.0, "sampling_rate_hz": 1000,
+            "measurement_noise_deg": 0.0, "calibration_error_deg": 0.0, "ground_truth": True}
+    a = simulate_recording(traits=plain[0], rng=np.random.default_rng(6), **args)
+    b = simulate_recording(traits=replace(plain[0], pso_gain=0.2),
+                           rng=np.random.default_rng(6), **args)
+    code = a.channels["event_code"]
+    np.testing.assert_array_equal(code, b.channels["event_code"])  # PSO keeps fixation codes
+    moving = np.isin(code, [EVENT_CODES["saccade"], EVENT_CODES["microsaccade"]])
+    ends = np.flatnonzero(moving[:-1] & ~moving[1:]) + 1  # first sample after each landing
+    near = np.zeros(code.size, bool)
+    for e in ends:
+        near[e:e + 100] = True  # five decay times of 20 ms at 1 kHz
+    # no random draws: away from the landings the recording is the one without oscillation
+    np.testing.assert_array_equal(a.x[~near], b.x[~near])
+    np.testing.assert_array_equal(a.y[~near], b.y[~near])
+    # ~10 ms after a landing the eye is past the target by 0.2 exp(-1/2) sin(0.4 pi) = 0.115
+    # of the saccade (large saccades only: drift and tremor are then negligible)
+    starts, stops = _runs(code == EVENT_CODES["saccade"])
+    ratios = []
+    for s0, s1 in zip(starts, stops, strict=True):
+        vec = np.array([a.x[s1 - 1] - a.x[s0 - 1], a.y[s1 - 1] - a.y[s0 - 1]])
+        amp = np.hypot(*vec)
+        if amp > 3.0 and s1 + 10 < code.size and np.isfinite(b.x[s1 + 10]):
+            d = np.array([b.x[s1 + 10] - a.x[s1 + 10], b.y[s1 + 10] - a.y[s1 + 10]])
+            ratios.append(d @ vec / amp**2)
+    assert len(ratios) > 20
+    assert 0.10 < np.median(ratios) < 0.13
 
 
 def test_task_models_can_be_customised_and_vr_reading_goes_up():
@@ -514,6 +551,7 @@ def test_task_parameters_are_validated(cls, kwargs, match):
                  id="undershoot"),
     pytest.param("tremor_amplitude_deg", float("inf"), "tremor_amplitude_deg must be >= 0",
                  id="tremor_inf"),
+    pytest.param("pso_gain", 1.5, r"pso_gain must be in \[0.0, 1.0\]", id="pso"),
 ])
 def test_participant_traits_are_validated(field, value, match):
     with pytest.raises(InvalidParameterError, match=match):
@@ -525,3 +563,5 @@ def test_draw_traits_rejects_bad_counts():
         draw_traits(0, rng=np.random.default_rng(0))
     with pytest.raises(InvalidParameterError, match=r"rng must be a numpy\.random\.Generator"):
         draw_traits(2, rng=None)
+    with pytest.raises(InvalidParameterError, match=r"pso_gain must be in \[0.0, 1.0\]"):
+        draw_traits(2, rng=np.random.default_rng(0), pso_gain=-0.1)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 the gazeprivacy developers
 """Oculomotor rendering: a scan path becomes samples (fixations with drift and microsaccades,
-saccades on the main sequence), plus tremor; the ground-truth event codes."""
+saccades on the main sequence, post-saccadic oscillations), plus tremor; the ground-truth event
+codes."""
 
 from __future__ import annotations
 
@@ -20,6 +21,15 @@ __all__ = ["EVENT_CODES"]
 
 EVENT_CODES: Mapping[str, int] = {"fixation": 0, "saccade": 1, "microsaccade": 2, "blink": 3}
 """Codes of the optional ``event_code`` ground-truth channel (``ground_truth=True``)."""
+
+#: Post-saccadic oscillation (``ParticipantTraits.pso_gain``): a damped sine of this frequency
+#: and decay time, in the range reported for the landing wobble of the pupil and of the lens
+#: (pupil-based and dual-Purkinje trackers: Deubel & Bridgeman 1995; Nyström, Hooge &
+#: Holmqvist 2013; Hooge et al. 2015: 10-40 ms of visible oscillation). One shape for every
+#: saccade: Hooge et al. find the oscillation smaller relative to larger saccades, which this
+#: does not model.
+PSO_FREQUENCY_HZ = 20.0
+PSO_DECAY_S = 0.02
 
 
 def _render(plan: ScanPath, traits: ParticipantTraits, n_samples: int, rate: float,
@@ -90,9 +100,28 @@ def _render(plan: ScanPath, traits: ParticipantTraits, n_samples: int, rate: flo
     u = np.clip((t[si] - seg_start[ss]) / dur[ss], 0.0, 1.0)
     frac = betainc(a[ss], b[ss], u)
     pos[si] = begin + (target[ss] - begin) * frac[:, None]
+    if traits.pso_gain > 0:
+        _add_pso(pos, traits.pso_gain, target, end_off, sac, seg_start, t, di, ds)
     code = np.where(drift_s, EVENT_CODES["fixation"],
                     np.where(is_micro[s_idx], EVENT_CODES["microsaccade"], EVENT_CODES["saccade"]))
     return pos, code.astype(np.float64), t
+
+
+def _add_pso(pos: np.ndarray, gain: float, target: np.ndarray, end_off: np.ndarray,
+             sac: np.ndarray, seg_start: np.ndarray, t: np.ndarray, di: np.ndarray,
+             ds: np.ndarray) -> None:
+    """Add the post-saccadic oscillation in place: the drift samples ``di`` (segments ``ds``)
+    within five decay times of a (micro)saccade's end move by the saccade's vector times
+    ``gain * exp(-t / PSO_DECAY_S) * sin(2 pi PSO_FREQUENCY_HZ t)`` (no random draws, so the
+    rest of the recording is that of no oscillation). The samples keep the fixation's code."""
+    prev = ds - 1
+    since = t[di] - seg_start[ds]
+    ok = (prev >= 1) & np.isin(prev, sac) & (since < 5.0 * PSO_DECAY_S)
+    p = prev[ok]
+    vector = target[p] - (target[p - 1] + end_off[p - 1])  # where the saccade began -> target
+    u = since[ok]
+    wave = gain * np.exp(-u / PSO_DECAY_S) * np.sin(2.0 * math.pi * PSO_FREQUENCY_HZ * u)
+    pos[di[ok]] += vector * wave[:, None]
 
 
 def _tremor(amplitude_deg: float, n: int, rate: float, rng: np.random.Generator) -> np.ndarray:

@@ -60,6 +60,10 @@ class ParticipantTraits:
         Mean pupil diameter.
     pupil_variability_mm : float, >= 0
         Standard deviation of the slow pupil fluctuation (AR(1), 2 s time constant).
+    pso_gain : float, in [0, 1]
+        Post-saccadic oscillation: after every saccade the position adds the saccade's vector
+        times ``pso_gain * exp(-t / 20 ms) * sin(2 pi 20 Hz t)`` (a first overshoot of 0.58
+        ``pso_gain`` of the amplitude, about 10 ms after the landing; 0: none).
 
     Examples
     --------
@@ -90,6 +94,7 @@ class ParticipantTraits:
     blink_duration_s: float
     pupil_baseline_mm: float
     pupil_variability_mm: float
+    pso_gain: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("saccade_velocity_gain", "fixation_duration_median_s",
@@ -103,6 +108,7 @@ class ParticipantTraits:
         check_range(lo=0.0, hi=1.0, horizontal_bias=self.horizontal_bias)
         check_range(lo=-180.0, hi=180.0, direction_offset_deg=self.direction_offset_deg)
         check_range(lo=0.0, hi=1.2, lo_open=True, undershoot_gain=self.undershoot_gain)
+        check_range(lo=0.0, hi=1.0, pso_gain=self.pso_gain)
 
     def to_dict(self) -> dict[str, Any]:
         """The traits as a plain dict (JSON-ready)."""
@@ -110,13 +116,15 @@ class ParticipantTraits:
 
 
 def draw_traits(n: int, *, rng: np.random.Generator, blink_rate_hz: float = 0.25,
-                prefix: str = "p") -> tuple[ParticipantTraits, ...]:
+                pso_gain: float = 0.0, prefix: str = "p") -> tuple[ParticipantTraits, ...]:
     """Draw ``n`` participants' traits from population distributions.
 
     The population ranges follow the eye-movement literature (e.g. Holmqvist et al., *Eye
     Tracking*, 2011; Rayner 1998 for reading): median fixation durations 190-330 ms, velocity
     gains within about +-15 %, blink rates log-normal around ``blink_rate_hz`` (30 % spread),
     blink durations 100-300 ms, pupil baselines 2.5-5.5 mm. ``docs/simulator.md`` lists them.
+    Post-saccadic oscillations are off unless ``pso_gain`` is given (the other traits, and the
+    generator's draws for them, are the same either way).
 
     Parameters
     ----------
@@ -126,6 +134,9 @@ def draw_traits(n: int, *, rng: np.random.Generator, blink_rate_hz: float = 0.25
         Source of randomness.
     blink_rate_hz : float, >= 0
         Population median blink rate (0 disables blinks).
+    pso_gain : float, in [0, 1]
+        Population median of :attr:`ParticipantTraits.pso_gain`; each participant's is
+        ``pso_gain * exp(0.3 z)``, clipped to [0, 1] (drawn after the other traits; 0: none).
     prefix : str
         Identifier prefix.
 
@@ -136,7 +147,8 @@ def draw_traits(n: int, *, rng: np.random.Generator, blink_rate_hz: float = 0.25
     Raises
     ------
     InvalidParameterError
-        If ``n`` is not a positive integer or ``blink_rate_hz`` is negative.
+        If ``n`` is not a positive integer, ``blink_rate_hz`` is negative or ``pso_gain`` is
+        outside [0, 1].
 
     Examples
     --------
@@ -147,9 +159,13 @@ def draw_traits(n: int, *, rng: np.random.Generator, blink_rate_hz: float = 0.25
     """
     check_int(n=n)
     check_positive(allow_zero=True, blink_rate_hz=blink_rate_hz)
+    check_range(lo=0.0, hi=1.0, pso_gain=pso_gain)
     _check_rng(rng)
     u = rng.uniform(size=(n, 8))
     z = rng.normal(size=(n, 10))
+    # after the others, and only when asked: the other traits' draws stay those of no PSO
+    pso = (np.clip(pso_gain * np.exp(0.3 * rng.normal(size=n)), 0.0, 1.0) if pso_gain > 0
+           else np.zeros(n))
     out = []
     width = max(2, len(str(n)))
     for i in range(n):
@@ -173,6 +189,7 @@ def draw_traits(n: int, *, rng: np.random.Generator, blink_rate_hz: float = 0.25
             blink_duration_s=float(0.1 + 0.2 * u[i, 7]),
             pupil_baseline_mm=float(np.clip(4.0 + 0.6 * z[i, 7], 2.5, 5.5)),
             pupil_variability_mm=float(np.clip(0.15 * np.exp(0.4 * z[i, 8]), 0.03, 0.6)),
+            pso_gain=float(pso[i]),
         ))
     return tuple(out)
 
