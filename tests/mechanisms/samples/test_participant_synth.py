@@ -686,6 +686,40 @@ def test_recording_ids_do_not_depend_on_the_block_of_participants_rendered(two_t
     assert [r.recording for r in one] == [r.recording for r in many if r.participant == "S0999"]
 
 
+@pytest.mark.parametrize(("rate", "wobbles"), [(60.0, False), (100.0, True), (200.0, True)])
+def test_saccades_land_with_an_oscillation_from_100_hz_on(two_tasks, monkeypatch, rate, wobbles):
+    """The synthetic people draw a post-saccadic oscillation at public rates of 100 Hz and above;
+    below, the release is the one without it, bit for bit."""
+    from gazeprivacy.mechanisms.samples import _participant_synth_render as render
+
+    gains = []
+    simulate = render.simulate_recording
+
+    def spy(**kw):
+        gains.append(kw["traits"].pso_gain)
+        return simulate(**kw)
+
+    monkeypatch.setattr(render, "simulate_recording", spy)
+    p = _params(output_length_s=1.0)
+    phases = plan(p)
+    _, msg = phases.client(two_tasks, np.random.default_rng(0))
+    model = phases.curate([msg], np.random.default_rng(1))
+    kw = dict(public_labels=p.public_labels, recordings_per_participant=1,
+              output_length_s=1.0, sampling_rate_hz=rate, participants=["S1", "S2", "S3"])
+
+    def release():
+        return render.render_population(model.models, model.setup.bins(p),
+                                        rng=np.random.default_rng(2), **kw)
+
+    with_it = release()
+    assert len(gains) == 6 and all((g > 0) == wobbles for g in gains)
+    monkeypatch.setattr(render, "_PSO_GAIN", 0.0)
+    without = release()
+    same = all(np.array_equal(a.x, b.x, equal_nan=True) and np.array_equal(a.y, b.y, equal_nan=True)
+               for a, b in zip(with_it, without, strict=True))
+    assert same is not wobbles
+
+
 def _still_eye_model(two_tasks, monkeypatch, n: int):
     """The renderer with its simulator replaced by a still eye of ``n`` samples (so a rendered
     recording is the tracker alone), and a model fitted to ``two_tasks``: ``(render module,

@@ -18,7 +18,8 @@ choices: ``docs/privacy/participant-synth.md#generate``):
 3. the simulator (:func:`gazeprivacy.data.simulate.simulate_recording`, through its public
    task-model protocol) renders the sequence at the public rate with a synthetic participant's
    traits drawn from the population (:func:`~gazeprivacy.data.simulate.draw_traits`, no blinks):
-   main-sequence saccades, drift, tremor, microsaccades (no tracker noise of its own);
+   main-sequence saccades (with post-saccadic oscillations at 100 Hz and above), drift,
+   tremor, microsaccades (no tracker noise of its own);
 4. the tracker (:func:`~._participant_synth_quality.track`, from the released tracker
    marginals; each synthetic participant's centres drawn from their posterior,
    :func:`~._participant_synth_quality.participant_tracker`): white noise and a (circular)
@@ -59,6 +60,14 @@ _FINE = FINE  # the fixation positions' sampling grid, cells per side of the scr
 _CANDIDATES = 128  # candidate saccades per fixation (the chain's kernel; see position_model)
 _FIXED_POINT_STEPS = 60
 _HERDING = 1.0  # strength of the pull toward the released density's expected visit counts
+#: the synthetic population's median post-saccadic oscillation gain (a first overshoot of about
+#: 9 % of the saccade; data-free: a constant of the generator, picked among 0.08, 0.15 and 0.3
+#: on DOVES' development loop, docs/results/frontier.md), rendered at public rates of at least
+#: _PSO_MIN_RATE_HZ only: below, its 25-ms first swing is a sample's offset after the landing,
+#: which the event detectors read as a longer saccade (MPIIDPEye at 60 Hz: fixation-duration W1
+#: 0.08 -> 0.12 s at epsilon 10, the discriminator unchanged)
+_PSO_GAIN = 0.15
+_PSO_MIN_RATE_HZ = 100.0
 
 
 @dataclass(frozen=True)
@@ -323,6 +332,7 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
     # block of participants: a partition renders a block, and its ids must be the one-process ids)
     width = max(3, len(str(len(keys) * recordings_per_participant)))
     out: list[Recording] = []
+    pso = _PSO_GAIN if sampling_rate_hz >= _PSO_MIN_RATE_HZ else 0.0
     for pid, child in zip(participants, rng.spawn(len(participants)), strict=True):
         # one visit count per synthetic participant, shared by its keys with the pooled
         # density: no state crosses participants, so a partition that renders
@@ -334,7 +344,7 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
                   else Visits(np.zeros(positions[k].weight.size)) for k in keys}
         # (a third child for the tracker: the first two are those of ``spawn(2)``)
         traits_rng, rec_rng, tracker_rng = child.spawn(3)
-        traits = draw_traits(1, rng=traits_rng, blink_rate_hz=0.0, prefix="S")[0]
+        traits = draw_traits(1, rng=traits_rng, blink_rate_hz=0.0, pso_gain=pso, prefix="S")[0]
         # the tracker is pooled over the keys: one per synthetic participant
         tracker = participant_tracker(models[keys[0]].marginals, tracker_rng) if keys else {}
         n_recs = len(keys) * recordings_per_participant
