@@ -61,8 +61,8 @@ class ParticipantTraits:
     pupil_variability_mm : float, >= 0
         Standard deviation of the slow pupil fluctuation (AR(1), 2 s time constant).
     pso_gain : float, in [0, 1]
-        Post-saccadic oscillation: after every saccade the position adds the saccade's vector
-        times ``pso_gain * exp(-t / 20 ms) * sin(2 pi 20 Hz t)`` (a first overshoot of 0.58
+        Post-saccadic oscillation: after every saccade and microsaccade the position adds its
+        vector times ``pso_gain * exp(-t / 20 ms) * sin(2 pi 20 Hz t)`` (a first overshoot of 0.58
         ``pso_gain`` of the amplitude, about 10 ms after the landing; 0: none).
 
     Examples
