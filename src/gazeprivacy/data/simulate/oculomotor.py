@@ -116,7 +116,7 @@ def _add_pso(pos: np.ndarray, gain: float, target: np.ndarray, end_off: np.ndarr
     rest of the recording is that of no oscillation). The samples keep the fixation's code."""
     prev = ds - 1
     since = t[di] - seg_start[ds]
-    ok = (prev >= 1) & np.isin(prev, sac) & (since < 5.0 * PSO_DECAY_S)
+    ok = np.isin(prev, sac) & (since < 5.0 * PSO_DECAY_S)  # saccade segments are >= 1
     p = prev[ok]
     vector = target[p] - (target[p - 1] + end_off[p - 1])  # where the saccade began -> target
     u = since[ok]
