@@ -276,7 +276,10 @@ def position_model(model: KeyModel, bins: PublicBins) -> PositionModel:
     solves ``w (w * g) = d`` for the released density ``d`` (fixed point, damped by a square
     root), so the fixations follow ``d`` whatever the amplitudes: with ``w = d`` (the earlier
     product of experts) short saccades would give ``d^2`` (a narrower cloud) and long ones
-    ``d``. Post-processing of the released model.
+    ``d``. The taken saccades then have density ``g(e) sum_x w(x) w(x + e)``, shorter than
+    the released amplitudes where ``d`` is peaked: a coupling kept on purpose, since under DP
+    the released amplitudes lean on their prior and rendering them faithfully measured worse
+    (docs/privacy/participant-synth.md#generate). Post-processing of the released model.
     """
     fftconvolve = scipy_signal().fftconvolve
 
