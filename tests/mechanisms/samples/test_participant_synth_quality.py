@@ -12,14 +12,12 @@ from gazeprivacy.data.recording import Recording
 from gazeprivacy.mechanisms.samples._participant_synth_quality import (
     QUALITY,
     QUALITY_SIZES,
-    _median_step,
-    _Steps,
     fit_quality,
     participant_tracker,
     quality_parts,
     quality_statistics,
-    track,
 )
+from gazeprivacy.mechanisms.samples._participant_synth_track import _median_step, _Steps, track
 
 __all__: list[str] = []
 

@@ -20,7 +20,7 @@ choices: ``docs/privacy/participant-synth.md#generate``):
    traits drawn from the population (:func:`~gazeprivacy.data.simulate.draw_traits`, no blinks):
    main-sequence saccades (with post-saccadic oscillations at 100 Hz and above), drift,
    tremor, microsaccades (no tracker noise of its own);
-4. the tracker (:func:`~._participant_synth_quality.track`, from the released tracker
+4. the tracker (:func:`~._participant_synth_track.track`, from the released tracker
    marginals; each synthetic participant's centres drawn from their posterior,
    :func:`~._participant_synth_quality.participant_tracker`): white noise and a (circular)
    smoothing kernel matching the drawn median step and step correlation, and gaps covering
@@ -47,10 +47,8 @@ from gazeprivacy.mechanisms.samples._participant_synth_model import (
     gaussian_cells,
     moments_gaussian,
 )
-from gazeprivacy.mechanisms.samples._participant_synth_quality import (
-    participant_tracker,
-    track,
-)
+from gazeprivacy.mechanisms.samples._participant_synth_quality import participant_tracker
+from gazeprivacy.mechanisms.samples._participant_synth_track import track
 
 __all__ = ["KeyModel", "ModelTask", "PositionModel", "Visits", "choice", "choice_cdf",
            "position_model", "render_population", "synthetic_pseudonyms"]
