@@ -93,7 +93,8 @@ _SCALES = {
     "tracker_tail": (np.linspace(0.1, 0.6, 6), 0.05, (_RAYLEIGH_TAIL, 0.15)),
 }
 QUALITY_SIZES = {m: e[0].size - 1 for m, e in _SCALES.items()}
-#: The public spread of each tracker value between one participant's recordings (its scale).
+#: The public sd of each tracker value on its scale (the population's in the fit; the
+#: rendering draws each recording's values with it around its participant's centre).
 QUALITY_SPREAD = {m: e[1] for m, e in _SCALES.items()}
 #: The data-free values (a marginal not measured; ``[centre, sd]``, sd 0: every synthetic
 #: participant the same): a 0.05 deg median step (the simulator's tracker), white noise, no
