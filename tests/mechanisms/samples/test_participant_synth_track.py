@@ -18,10 +18,6 @@ from gazeprivacy.mechanisms.samples._participant_synth_track import _median_step
 __all__: list[str] = []
 
 
-def _rec(x: np.ndarray, y: np.ndarray, rid: str = "r") -> Recording:
-    return Recording.from_arrays(recording=rid, participant="p", x=x, y=y, sampling_rate_hz=100)
-
-
 def test_a_share_below_the_floor_writes_no_gap():
     """A released centre of 0.1 % missing (a tracker losing next to nothing): the drawn shares
     (spread 0.6 on the logit scale, 2.7 sd below the 0.5 % floor) stay under it, so at most 5
@@ -49,7 +45,9 @@ def test_track_renders_the_released_step_correlation_and_missing_share(rho):
     steps, rhos, miss = [], [], []
     for _ in range(40):
         x, y = track(np.zeros(3000), np.zeros(3000), marg, 100.0, rng)
-        st = quality_statistics(quality_parts([_rec(x, y)]))
+        rec = Recording.from_arrays(recording="r", participant="p", x=x, y=y,
+                                    sampling_rate_hz=100)
+        st = quality_statistics(quality_parts([rec]))
         d = np.hypot(np.diff(x), np.diff(y))
         steps.append(np.log10(np.nanmedian(d)))
         rhos.append(np.argmax(st["tracker_smooth"]))
