@@ -175,7 +175,9 @@ def paired_task_table(results: pl.DataFrame, dataset: str) -> list[str]:
     baseline are scored on the same held-out people, so the per-seed differences drop the
     split's spread that the unpaired ``*`` of :func:`table` carries
     (:func:`gazeprivacy.report.verdict.paired_differences`: better / worse by more than 2 SE
-    of the per-seed differences, positive = the release is more accurate)."""
+    of the per-seed differences, positive = the release is more accurate), and the share of
+    the raw copy's gap to that baseline the release recovers (its mean difference over the raw
+    copy's; "n/a" where the raw copy does not beat the baseline itself: no gap to recover)."""
     sub = results.filter(pl.col("dataset") == dataset)
     rows = []
     for ev in sorted(e for e in sub["evaluation"].unique().to_list()
@@ -184,20 +186,27 @@ def paired_task_table(results: pl.DataFrame, dataset: str) -> list[str]:
         metric = "balanced_accuracy" if has.height else "accuracy"
         paired = _ordered(paired_differences(sub, evaluation=ev, metric=metric), results,
                           dataset, last=("baseline",))
+        gap = {r["baseline"]: r["difference"] for r in paired.iter_rows(named=True)
+               if r["mechanism"] == "none" and r["outcome"] == "better"}
         for r in paired.iter_rows(named=True):
             name = "raw (copy of the input)" if r["mechanism"] == "none" else r["mechanism"]
             diff = ("n/a" if r["difference"] is None else f"{r['difference']:+.3f}" + (
                 "" if r["difference_se"] is None else f" +- {r['difference_se']:.3f}"))
+            share = ("n/a" if r["difference"] is None or r["baseline"] not in gap
+                     else f"{r['difference'] / gap[r['baseline']]:.2f}")
             rows.append(f"| {ev.removesuffix(':tstr-frontier')} | {name} | "
-                        f"`{_shown(r['parameters'])}` | {r['baseline']} | {diff} | "
+                        f"`{_shown(r['parameters'])}` | {r['baseline']} | {diff} | {share} | "
                         f"{r['n_seeds']} | {r['outcome']} |")
     if not rows:
         return []
     return ["Paired task difference (balanced accuracy, release - baseline; trained on the "
             "release, tested on the held-out people's raw recordings, the same people for both "
-            "on each seed; better / worse by more than 2 SE of the per-seed differences):", "",
-            "| label | release | parameters | baseline | difference | seeds | paired test |",
-            "|---|---|---|---|---|---|---|", *rows]
+            "on each seed; better / worse by more than 2 SE of the per-seed differences; share "
+            "of gap: the difference over the raw copy's against the same baseline, n/a where "
+            "the raw copy does not beat that baseline):", "",
+            "| label | release | parameters | baseline | difference | share of gap | seeds | "
+            "paired test |",
+            "|---|---|---|---|---|---|---|---|", *rows]
 
 
 def _shown(parameters: str) -> str:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-COPIED = ("src", "tests", "pyproject.toml", "README.md", "configs", "setup.py")
+COPIED = ("src", "tests", "scripts", "pyproject.toml", "README.md", "configs", "setup.py")
 DOC = ROOT / "docs" / "audit.md"
 DOC_BEGIN = "<!-- mutation-gate:begin (written by scripts/mutants.py --write-doc) -->"
 DOC_END = "<!-- mutation-gate:end -->"
@@ -260,6 +260,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("evaluate-refusal-population-stops", "src/gazeprivacy/experiments/engine/runner.py", "    protected = _protect_or_refuse(cell, ctx, raw, protect_rng, notes, t0, events=False)", "    protected = _protect_cell(cell, ctx, raw, protect_rng, notes, events=False)", "a synthetic-population cell whose release is refused stops the run instead of being recorded", ("tests/experiments/test_refusal_folds.py::test_a_refused_population_release_and_its_membership_fit_are_recorded",)),
     Mutant("evaluate-refusal-fold-abandons-all", "src/gazeprivacy/experiments/engine/runner.py", "            except ReleaseRefusedError as exc:  # this fold only", "            except ZeroDivisionError as exc:  # this fold only", "a refused membership fold abandons every fold of the cell (computed folds thrown away, the pooled verdicts pool fewer games in silence)", ("tests/experiments/test_refusal_folds.py::test_a_refused_fold_is_recorded_and_the_other_folds_kept",)),
     Mutant("evaluate-stale-folds-kept", "src/gazeprivacy/experiments/engine/runner.py", "            path.unlink()\n", "            pass\n", "a frontier cell computed again keeps an earlier run's fold files, pooled into the verdicts", ("tests/experiments/test_refusal_folds.py::test_a_refused_frontier_release_replaces_the_cells_old_fold_files",)),
+    Mutant("frontier-task-gap-without-raw-win", "scripts/frontier_table.py", 'if r["mechanism"] == "none" and r["outcome"] == "better"}', 'if r["mechanism"] == "none"}', "the paired task table gives a share of the raw copy's gap against a baseline the raw copy does not beat (no gap to recover: VR's environment)", ("tests/report/test_verdict.py::test_frontier_table_script_pairs_the_task_on_the_held_out_people",)),
     Mutant("frontier-refused-not-candidates", "src/gazeprivacy/report/verdict.py", "    return joined.filter(keep.fill_null(False)).select(refused.columns)", "    return joined.select(refused.columns)", "the frontier's refused text names releases that are never candidates (no DP claim, above the cap)", ("tests/report/test_verdict.py::test_the_frontier_names_only_refused_candidates",)),
     Mutant("evaluate-refusal-silent", "src/gazeprivacy/experiments/engine/runner.py", 'rows = _rows(cell, "refused", kind, evaluation, {metric: 1.0})', "rows = []", "a refused release leaves no row in the results: the tables drop it in silence", ("tests/experiments/test_refusals.py::test_a_refused_release_is_recorded_and_the_run_goes_on",)),
     Mutant("evaluate-streams-by-position", "src/gazeprivacy/experiments/engine/cells.py", "spawn_key=_release_key(cell)", "spawn_key=(1 + cell.combo,)", "a cell's protection stream is keyed by its position in the config: adding a release before it changes its noise draw", ("tests/experiments/test_cell_streams.py::test_adding_releases_before_a_release_leaves_its_draw_and_results_unchanged",)),

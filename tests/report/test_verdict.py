@@ -366,7 +366,9 @@ def test_frontier_table_script_pairs_the_task_on_the_held_out_people(tmp_path, c
     """scripts/frontier_table.py's paired task table: a release 0.03 more accurate than the
     baseline on every seed (to 0.004) while the held-out people move both by +-0.1 is a paired
     win that the unpaired means (0.03 apart, SE 0.05 each) cannot show; a release behind by
-    as much is worse, and the balanced accuracy is read before the plain one."""
+    as much is worse, and the balanced accuracy is read before the plain one. Each row says
+    which share of the raw copy's gap to the baseline it recovers (0.031 of 0.2: 0.16), and
+    n/a against a baseline the raw copy does not beat."""
     mod = load_script("frontier_table.py")
     base = [0.40, 0.60, 0.50, 0.30]
     ev = "environment:tstr-frontier"
@@ -375,17 +377,25 @@ def test_frontier_table_script_pairs_the_task_on_the_held_out_people(tmp_path, c
                _rows("m", "utility", ev, "accuracy", [0.1] * 4),  # not the one read
                _rows("w", "utility", ev, "balanced_accuracy",
                      [b - d for b, d in zip(base, [0.028, 0.032, 0.030, 0.034], strict=True)]),
-               _rows("none", "utility", ev, "balanced_accuracy", [b + 0.2 for b in base]),
-               _rows("baseline-centre-gaussian", "utility", ev, "balanced_accuracy", base))
+               _rows("none", "utility", ev, "balanced_accuracy",
+                     [b + e for b, e in zip(base, [0.21, 0.19, 0.2, 0.2], strict=True)]),
+               _rows("baseline-centre-gaussian", "utility", ev, "balanced_accuracy", base),
+               _rows("baseline-uniform", "utility", ev, "balanced_accuracy",
+                     [b + 0.2 + d for b, d in zip(base, [0.01, -0.01, 0.02, -0.02],
+                                                  strict=True)]))
     assert baseline_comparison(t).filter(pl.col("mechanism") == "m").row(
         0, named=True)["outcome"] == "tie"  # unpaired
     lines = mod.paired_task_table(t, "d")
     assert lines and "balanced accuracy" in lines[0]
     m = [x for x in lines if x.startswith("| environment | m |")]
     w = [x for x in lines if x.startswith("| environment | w |")]
-    assert len(m) == len(w) == 1
-    assert "| baseline-centre-gaussian | +0.031 +- 0.001 | 4 | better |" in m[0], m
-    assert w[0].endswith("| 4 | worse |"), w
+    assert len(m) == len(w) == 2
+    assert "| baseline-centre-gaussian | +0.031 +- 0.001 | 0.16 | 4 | better |" in m[0], m
+    assert w[0].endswith("| -0.16 | 4 | worse |"), w
+    # the raw copy ties baseline-uniform: no gap to recover there
+    assert "| baseline-uniform |" in m[1] and m[1].endswith("| n/a | 4 | worse |"), m
+    raw = [x for x in lines if x.startswith("| environment | raw (copy of the input) |")]
+    assert raw[0].endswith("| 1.00 | 4 | better |") and "| n/a | 4 | tie |" in raw[1], raw
     # the raw copy (the gap to recover) first, by its table name
     assert lines[4].startswith("| environment | raw (copy of the input) | `{}` |"), lines
     run = tmp_path / "run"
