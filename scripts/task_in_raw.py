@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import balanced_accuracy_score
 
@@ -52,14 +53,16 @@ FEATURE_SETS: Mapping[str, tuple[str, ...]] = {
 def raw_task(train: Dataset, test: Dataset, label: str, *, window_s: float,
              rng: np.random.Generator, n_trees: int = 200) -> dict[str, float]:
     """Balanced accuracy per :data:`FEATURE_SETS` of a forest trained on ``train``'s windows
-    (labelled by their recordings' ``label``) and tested on ``test``'s; NaN when either side
-    has fewer than two label values."""
+    (labelled by their recordings' ``label``; windows of recordings without it are left out)
+    and tested on ``test``'s; NaN when either side has fewer than two label values."""
     tables, labels = [], []
     for ds in (train, test):
         w = window_feature_table(ds, window_s=window_s)
         of = {r.recording: r.labels.get(label) for r in ds.recordings}
-        tables.append(w)
-        labels.append(np.array([str(of[r]) for r in w["recording"].to_list()]))
+        y = [of[r] for r in w["recording"].to_list()]
+        has = np.array([v is not None for v in y], dtype=bool)
+        tables.append(w.filter(pl.Series(has)))
+        labels.append(np.array([str(v) for v, h in zip(y, has, strict=True) if h]))
     if min(np.unique(y).size for y in labels) < 2:
         return {name: float("nan") for name in FEATURE_SETS}
     out = {}

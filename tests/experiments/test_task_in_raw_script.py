@@ -4,8 +4,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
+from gazeprivacy.data.recording import Dataset
 from gazeprivacy.data.simulate import simulate_dataset
 from script_helpers import load_script
 
@@ -44,3 +47,23 @@ def test_a_label_with_one_value_on_a_side_reads_nan():
     train, test = _split(ds, 2)
     out = mod.raw_task(train, test, "task", window_s=1.0, rng=np.random.default_rng(1))
     assert all(np.isnan(v) for v in out.values())
+
+
+def test_windows_without_the_label_are_left_out_not_a_class_of_their_own():
+    """Test recordings that lack the label are not scored (a "None" class would be a label no
+    training window has); a training side whose only labelled recordings share one value reads
+    NaN."""
+    mod = load_script("task_in_raw.py")
+    ds = simulate_dataset(n_participants=12, tasks=("reading", "free-viewing"), duration_s=12.0,
+                          sampling_rate_hz=60, rng=np.random.default_rng(0))
+    train, test = _split(ds, 8)
+    unlabelled = [replace(r, labels={}) for r in test.recordings[:2]]
+    part = Dataset(recordings=(*unlabelled, *test.recordings[2:]), name=test.name)
+    out = mod.raw_task(train, part, "task", window_s=1.0, rng=np.random.default_rng(1))
+    assert out["all"] > 0.85, out
+    one_value = train.select(lambda r: r.labels["task"] == "reading")
+    bare = Dataset(recordings=(*one_value.recordings,
+                               *(replace(r, labels={}) for r in train.recordings
+                                 if r.labels["task"] != "reading")), name=train.name)
+    assert all(np.isnan(v) for v in mod.raw_task(bare, test, "task", window_s=1.0,
+                                                  rng=np.random.default_rng(1)).values())
