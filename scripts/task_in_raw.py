@@ -59,11 +59,11 @@ def raw_task(train: Dataset, test: Dataset, label: str, *, window_s: float,
     for ds in (train, test):
         w = window_feature_table(ds, window_s=window_s)
         of = {r.recording: r.labels.get(label) for r in ds.recordings}
-        y = [of[r] for r in w["recording"].to_list()]
+        y = np.array([of[r] for r in w["recording"].to_list()], dtype=object)
         has = np.array([v is not None for v in y], dtype=bool)
         tables.append(w.filter(pl.Series(has)))
-        labels.append(np.array([str(v) for v, h in zip(y, has, strict=True) if h]))
-    if min(np.unique(y).size for y in labels) < 2:
+        labels.append(y[has].astype(str))
+    if min(np.unique(lab).size for lab in labels) < 2:
         return {name: float("nan") for name in FEATURE_SETS}
     out = {}
     seed = int(rng.integers(2 ** 31))
