@@ -16,6 +16,7 @@ Run (real data in ``$GAZEPRIVACY_DATA``)::
     PYTHONPATH=src python scripts/frontier_quick.py doves --metrics density density:stimulus
     PYTHONPATH=src python scripts/frontier_quick.py doves --recordings-per-participant 1 5 20
     PYTHONPATH=src python scripts/frontier_quick.py gazegraph --pilot
+    PYTHONPATH=src python scripts/frontier_quick.py gazegraph --pilot 2
 """
 
 from __future__ import annotations
@@ -126,10 +127,11 @@ def main(argv: list[str] | None = None) -> None:
                     help="participant-synth's recordings per participant and public label "
                          "value (default 5, as the frontier configs: docs/privacy/"
                          "participant-synth.md, Output size); several values: one release each")
-    ap.add_argument("--pilot", action="store_true",
+    ap.add_argument("--pilot", type=int, nargs="?", const=1, default=0, metavar="K",
                     help="declare a pilot's tracker public: the first fitted participant (by "
                          "id; the split is random) leaves participant-synth's input and its "
-                         "tracker is declared (the baselines keep the whole fitted set)")
+                         "tracker is declared (the baselines keep the whole fitted set); "
+                         "--pilot K: the first K, a declared population of K trackers")
     args = ap.parse_args(argv)
     loader, options, label, length_s, first_s = DATA[args.data]
     ds = first_seconds(load(loader, **options), first_s)
@@ -145,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
         releases = {b: BASELINES[b].release(split.fit, rng=_keyed(prot_rng, b))
                     for b in args.baselines}
         releases["raw"] = split.fit
-        fit, tracker = pilot_tracker(split.fit) if args.pilot else (split.fit, None)
+        fit, tracker = pilot_tracker(split.fit, args.pilot) if args.pilot else (split.fit, None)
         for eps in args.eps:
             # one model per epsilon: participant-synth's noise comes from its curator stream,
             # which the output structure does not touch, so every structure below is rendered

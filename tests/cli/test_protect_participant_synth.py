@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from gazeprivacy.cli.app import app
 from gazeprivacy.data.io import write_dataset
+from gazeprivacy.data.recording import Dataset
 from gazeprivacy.data.simulate import simulate_dataset
 from gazeprivacy.mechanisms.release import guarantee_path
 
@@ -114,16 +115,40 @@ def test_a_declared_tracker_is_read_from_a_pilot_file_and_recorded(src, tmp_path
     assert any("declared public by the user" in n for n in record["notes"])
 
 
-@pytest.mark.parametrize("case", ["other_mechanism", "the_input", "no_file"])
+def test_declared_trackers_of_several_pilots_are_a_population_in_the_record(src, tmp_path):
+    paths = []
+    for i, noise in enumerate((0.0, 0.5)):
+        pilot = simulate_dataset(n_participants=1, tasks=("free-viewing",), duration_s=3.0,
+                                 sampling_rate_hz=100, rng=np.random.default_rng(9 + i))
+        rng = np.random.default_rng(i)
+        pilot = Dataset(tuple(r.with_gaze(r.x + rng.normal(0, noise, r.x.size), r.y)
+                              for r in pilot))
+        paths += ["--declared-tracker", str(write_dataset(pilot, tmp_path / f"p{i}.parquet"))]
+    out = tmp_path / "out.parquet"
+    res = runner.invoke(app, ["protect", str(src[0]), str(out), *BASE, *paths])
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    record = json.loads(guarantee_path(out).read_text())
+    declared = record["parameters"]["declared_tracker"]
+    assert [d["source"] for d in declared] == ["file p0.parquet", "file p1.parquet"]
+    assert declared[1]["median_step_deg"] > 3 * declared[0]["median_step_deg"]
+    assert any("population of 2" in n for n in record["notes"])
+
+
+@pytest.mark.parametrize("case", ["other_mechanism", "the_input", "no_file", "twice"])
 def test_a_declared_tracker_that_cannot_be_used_is_refused(src, tmp_path, case):
     path = str(src[0])
+    pilot = str(write_dataset(simulate_dataset(
+        n_participants=1, tasks=("free-viewing",), duration_s=3.0, sampling_rate_hz=100,
+        rng=np.random.default_rng(9)), tmp_path / "pilot.parquet"))
     args = {"other_mechanism": ["--mechanism", "kaleido", "--epsilon", "1", "--radius-deg", "1",
                                 "--window-s", "0.5", "--declared-tracker", path],
-            "the_input": [*BASE, "--declared-tracker", path],
-            "no_file": [*BASE, "--declared-tracker", str(tmp_path / "none.parquet")]}[case]
+            "the_input": [*BASE, "--declared-tracker", pilot, "--declared-tracker", path],
+            "no_file": [*BASE, "--declared-tracker", str(tmp_path / "none.parquet")],
+            "twice": [*BASE, "--declared-tracker", pilot, "--declared-tracker", pilot]}[case]
     message = {"other_mechanism": "--declared-tracker applies to a synthetic-population",
                "the_input": "--declared-tracker must be a recording of no participant of INPUT",
-               "no_file": "--declared-tracker: no such file"}[case]
+               "no_file": "--declared-tracker: no such file",
+               "twice": "pilot.parquet is given twice"}[case]
     res = runner.invoke(app, ["protect", path, str(tmp_path / "o.parquet"), *args])
     assert res.exit_code != 0 and message in str(res.exception)
     assert not (tmp_path / "o.parquet").exists()

@@ -233,3 +233,34 @@ def test_a_pilot_tracker_leaves_the_input_and_is_declared(tmp_path):
     assert params["split"]["tracker_step"] == 0.0
     assert not meta.get("fold_refusals")
     assert res.results.filter(pl.col("mechanism") == "participant-synth").height > 0
+
+
+def test_pilots_leave_the_input_and_are_declared_as_a_population(tmp_path):
+    """``tracker = "pilots:2"``: the first two training participants by id leave the input,
+    and the record declares both trackers; a K that leaves nobody, or no whole K, is refused."""
+    import json
+
+    from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+    from gazeprivacy.experiments.engine.cells import pilot_count
+    from gazeprivacy.experiments.frontier import pilot_tracker
+
+    ds = activity_dataset(n_participants=8, duration_s=6.0, seed=5)
+    fixed = {"delta": 1e-6, "output_length_s": 2.0, "public_labels": ["activity"],
+             "tracker": "pilots:2"}
+    cfg = parse_config({
+        **_BASE, "mechanisms": [{"name": "participant-synth",
+                                 "grid": {"epsilon_per_participant": [3.0]}, "fixed": fixed}],
+        "baselines": [], "frontier": {"labels": ["activity"], "n_trees": 10,
+                                      "holdout_fraction": 0.25}})
+    run_experiment(cfg, tmp_path, datasets={"d": ds}, workers=1)
+    metas = [json.loads(p.read_text()) for p in (tmp_path / "cells").glob("*.json")]
+    (meta,) = [m for m in metas if m["cell"]["mechanism"] == "participant-synth"]
+    params = meta["guarantee"]["parameters"]
+    assert params["n_participants_input"] == 4  # 8 - 2 held out - the two pilots
+    assert [d["source"][:22] for d in params["declared_tracker"]] == [
+        "evaluation pilot 1 of ", "evaluation pilot 2 of "]
+    with pytest.raises(InvalidDataError, match="would leave no participant"):
+        pilot_tracker(ds.select(lambda r: r.participant in sorted(ds.participants)[:2]), 2)
+    for bad in ("pilots:0", "pilots:two", "pilots:-1"):
+        with pytest.raises(InvalidParameterError, match="needs a whole K >= 1"):
+            pilot_count(bad)

@@ -137,11 +137,13 @@ def protect(
              "no labels), so the file does not carry the input's number of recordings per "
              "participant either. Without it that number is the input's (public, listed in "
              "the record).")] = None,
-    declared_tracker: Annotated[Path | None, typer.Option(
+    declared_tracker: Annotated[list[Path] | None, typer.Option(
         help="participant-synth: a recording made on no participant of INPUT (e.g. the "
              "experimenter's own pilot), read with INPUT's options. Its tracker (noise level, "
              "smoothing, gaps, shoulder) is declared public and used without noise, and the "
-             "budget the tracker would take goes to the other marginals.")] = None,
+             "budget the tracker would take goes to the other marginals. Repeat it for pilots "
+             "on several people (one file each): each synthetic participant then takes one of "
+             "their trackers at random.")] = None,
     param: Annotated[list[str] | None, typer.Option(
         help="Further mechanism parameter NAME=VALUE (repeatable), e.g. "
              "transitions=one-per-window.")] = None,
@@ -263,8 +265,8 @@ def protect(
     file_options = {"time_unit": time_unit, "labels": tuple(label or ()),
                     "input_format": _value(input_format), "xy_unit": _value(xy_unit),
                     "px_per_deg": px_per_deg, **reading}
-    if declared_tracker is not None:
-        kw["tracker"] = _declared_tracker(declared_tracker, spec, input, file_options)
+    if declared_tracker:
+        kw["tracker"] = _declared_trackers(declared_tracker, spec, input, file_options)
     if not partitioned and (engine != "local" or scheduler is not None):
         raise InvalidParameterError(
             "--engine / --scheduler apply to a partitioned INPUT folder; make one with "
@@ -445,21 +447,31 @@ def _synthetic_population(kw: dict[str, Any], epsilon: float | None, delta: floa
     return out
 
 
-def _declared_tracker(path: Path, spec: Any, input: Path, reading: dict[str, Any]) -> Any:
-    """``--declared-tracker``: the tracker of a pilot recording, declared public."""
+def _declared_trackers(paths: list[Path], spec: Any, input: Path, reading: dict[str, Any]
+                       ) -> Any:
+    """``--declared-tracker`` (repeatable): the tracker of each pilot file, declared public;
+    one file gives the tracker, several a population of them."""
     from gazeprivacy.data.readers import read_input
     from gazeprivacy.mechanisms.samples.participant_synth import DeclaredTracker
 
     if not spec.synthetic_population:
         raise InvalidParameterError("--declared-tracker applies to a synthetic-population "
                                     "mechanism (participant-synth) only")
-    if path.resolve() == input.resolve():
-        raise InvalidParameterError("--declared-tracker must be a recording of no participant "
-                                    "of INPUT, not INPUT itself")
-    if not path.is_file():
-        raise InvalidParameterError(f"--declared-tracker: no such file: {path}")
-    pilot = read_input(path, **reading)
-    return DeclaredTracker.from_recordings(pilot.recordings, source=f"file {path.name}")
+    trackers, seen = [], set()
+    for path in paths:
+        if path.resolve() == input.resolve():
+            raise InvalidParameterError("--declared-tracker must be a recording of no "
+                                        "participant of INPUT, not INPUT itself")
+        if path.resolve() in seen:
+            raise InvalidParameterError(f"--declared-tracker: {path} is given twice (each "
+                                        "pilot once: a population weighs its trackers alike)")
+        seen.add(path.resolve())
+        if not path.is_file():
+            raise InvalidParameterError(f"--declared-tracker: no such file: {path}")
+        pilot = read_input(path, **reading)
+        trackers.append(DeclaredTracker.from_recordings(pilot.recordings,
+                                                        source=f"file {path.name}"))
+    return trackers[0] if len(trackers) == 1 else tuple(trackers)
 
 
 def _no_synthetic_flags(delta: float | None, participants: int | None) -> None:

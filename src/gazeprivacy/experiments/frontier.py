@@ -108,11 +108,13 @@ def first_seconds(dataset: Dataset, seconds: float | None) -> Dataset:
     return Dataset(tuple(out), name=dataset.name)
 
 
-def pilot_tracker(fit: Dataset) -> tuple[Dataset, Any]:
+def pilot_tracker(fit: Dataset, k: int = 1) -> tuple[Dataset, Any]:
     """A mechanism's input without its first participant by id, and that participant's
     tracker declared (participant-synth's ``tracker``): the evaluation's stand-in for an
     experimenter's pilot recording on the study's tracker (``docs/results/frontier.md``). The
-    pilot stays a member for the attacks: its tracker is in the release without noise.
+    pilot stays a member for the attacks: its tracker is in the release without noise. With
+    ``k`` > 1 the first ``k`` participants leave, and their trackers are a declared
+    population (a tuple: pilots on several people).
 
     >>> from gazeprivacy.data.simulate import simulate_dataset
     >>> ds = simulate_dataset(n_participants=3, tasks=("free-viewing",), duration_s=2.0,
@@ -120,15 +122,24 @@ def pilot_tracker(fit: Dataset) -> tuple[Dataset, Any]:
     >>> rest, tracker = pilot_tracker(ds)
     >>> sorted(ds.participants)[0] in rest.participants, len(rest.participants)
     (False, 2)
+    >>> rest, trackers = pilot_tracker(ds, 2)
+    >>> len(rest.participants), len(trackers), trackers[1].source[:22]
+    (1, 2, 'evaluation pilot 2 of ')
     """
     from gazeprivacy.mechanisms.samples.participant_synth import DeclaredTracker
 
-    pilot = min(fit.participants)
-    tracker = DeclaredTracker.from_recordings(
+    pilots = sorted(fit.participants)[:k]
+    if len(fit.participants) <= k:
+        raise InvalidDataError(f"{k} pilot(s) would leave no participant in the mechanism's "
+                               f"input ({len(fit.participants)} in the training part)")
+    trackers = tuple(DeclaredTracker.from_recordings(
         [r for r in fit.recordings if r.participant == pilot],
         source="evaluation pilot: the training part's first participant by id, left out of "
-               "the input")
-    return fit.select(lambda r: r.participant != pilot), tracker
+               "the input" if k == 1 else
+               f"evaluation pilot {i + 1} of {k}: the training part's participant {i + 1} by "
+               "id, left out of the input") for i, pilot in enumerate(pilots))
+    rest = fit.select(lambda r: r.participant not in pilots)
+    return rest, trackers[0] if k == 1 else trackers
 
 
 def probe_split(recs: list[Recording], fraction: float, rng: np.random.Generator,

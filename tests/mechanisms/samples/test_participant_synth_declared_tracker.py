@@ -147,3 +147,78 @@ def test_the_rendered_release_has_the_declared_tracker(population):
     assert np.median(steps) == pytest.approx(0.4, rel=0.25)
     missing = np.mean(np.concatenate([np.isnan(r.x) for r in rel.output]))
     assert 0.05 < missing < 0.15
+
+
+# -- a declared population of trackers (pilots on several people) --------------------------
+
+QUIET = DeclaredTracker(median_step_deg=0.02, step_correlation=-0.5, missing_share=0.0,
+                        shoulder=1.45, source="pilot on a chin rest")
+LOUD = DeclaredTracker(median_step_deg=1.0, step_correlation=-0.5, missing_share=0.0,
+                       shoulder=1.45, source="pilot in a headset")
+
+
+def test_a_population_is_kept_as_a_tuple_and_refused_empty_or_mixed():
+    p = _params(tracker=[QUIET, LOUD])
+    assert p.tracker == (QUIET, LOUD) and p.declared_trackers == (QUIET, LOUD)
+    assert _params(tracker=PILOT).declared_trackers == (PILOT,)
+    assert _params().declared_trackers == ()
+    assert all(p.split.shares()[m] == 0.0 for m in QUALITY)
+    with pytest.raises(InvalidParameterError, match="empty population"):
+        _params(tracker=[])
+    with pytest.raises(InvalidParameterError, match="DeclaredTracker or a sequence"):
+        _params(tracker=[QUIET, {"median_step_deg": 1.0}])
+
+
+def test_the_record_lists_every_declared_tracker(population):
+    g = guarantee(_params(tracker=(QUIET, LOUD)), sample_shape(population))
+    assert g.parameters["declared_tracker"] == [QUIET.to_dict(), LOUD.to_dict()]
+    note = next(n for n in g.notes if "declared public by the user" in n)
+    assert "population of 2" in note and "'pilot in a headset'" in note
+    assert "takes one of them at random" in note
+
+
+def test_each_synthetic_participant_takes_one_declared_tracker(population):
+    """Median steps of 0.02 and 1.0 deg, a factor of 50 apart: every recording's median step
+    is within a factor of 4 of one of them (each recording's values are drawn around its
+    participant's with the public spread, 0.15 decade: a factor of 4 is 4 sd; the
+    simulator's own eye signal steps about 0.01-0.03 deg at 100 Hz, so the quiet tracker's
+    recordings step at most that), all recordings of a synthetic participant near the same
+    one, and both trackers in use among 12 synthetic participants (at this seed; each takes
+    one at random)."""
+    rel = participant_synth(population, _params(tracker=(QUIET, LOUD), n_participants=12,
+                                                recordings_per_participant=3),
+                            rng=np.random.default_rng(4))
+    which: dict[str, set[str]] = {}
+    for r in rel.output:
+        step = float(np.nanmedian(np.hypot(np.diff(r.x), np.diff(r.y))))
+        kind = "loud" if step > 0.15 else "quiet"
+        assert (0.25 < step < 4.0) if kind == "loud" else (step < 0.08), (r.recording, step)
+        which.setdefault(r.participant, set()).add(kind)
+    assert len(which) == 12 and all(len(k) == 1 for k in which.values())
+    assert {k for ks in which.values() for k in ks} == {"quiet", "loud"}
+
+
+def test_one_tracker_in_a_list_releases_what_the_tracker_itself_does(population):
+    a = participant_synth(population, _params(tracker=PILOT), rng=np.random.default_rng(5))
+    b = participant_synth(population, _params(tracker=[PILOT]), rng=np.random.default_rng(5))
+    assert all(np.array_equal(p.x, q.x, equal_nan=True) and np.array_equal(p.y, q.y,
+               equal_nan=True) for p, q in zip(a.output, b.output, strict=True))
+    assert a.guarantee == b.guarantee
+
+
+def test_a_population_renders_the_same_bits_partition_wise(population):
+    """Each synthetic participant draws its tracker from its own stream: the engines'
+    partition-wise release equals the one-process release."""
+    p = _params(tracker=(QUIET, LOUD), n_participants=6)
+    one = participant_synth(population, p, rng=np.random.default_rng(6))
+    parts = [Dataset(population.recordings[:2]), Dataset(population.recordings[2:])]
+    phases = plan(p)
+    root = np.random.default_rng(6)
+    bound = phases.assign([phases.shape(q) for q in parts], root)
+    msgs = [bound.client(i, q, None) for i, q in enumerate(parts)]
+    model, pieces = bound.curate(msgs, None)
+    outs = [bound.release(i, q, model, pieces[i], None) for i, q in enumerate(parts)]
+    got = [r for o in outs for r in o.output]
+    assert [r.recording for r in got] == [r.recording for r in one.output]
+    assert all(np.array_equal(p.x, q.x, equal_nan=True) for p, q in zip(got, one.output,
+                                                                        strict=True))

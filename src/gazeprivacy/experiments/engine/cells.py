@@ -28,6 +28,7 @@ import polars as pl
 
 from gazeprivacy.data.partitioned import PartitionedDataset
 from gazeprivacy.data.recording import Dataset
+from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.experiments.config import (
     AttackConfig,
     ExperimentConfig,
@@ -145,14 +146,38 @@ class _Context:
 
 #: A participant-synth ``tracker`` under an evaluation: the mechanism's input loses its first
 #: participant (by id), whose tracker is declared instead (:func:`_input_and_params`), the
-#: evaluation's stand-in for an experimenter's pilot recording (docs/results/frontier.md).
+#: evaluation's stand-in for an experimenter's pilot recording (docs/results/frontier.md);
+#: ``"pilots:K"``: its first K participants, a declared population of K trackers.
 PILOT = "pilot"
 
 
+def pilot_count(tracker: Any) -> int | None:
+    """K of an evaluation's ``tracker = "pilot"`` (1) or ``"pilots:K"``; None for any other
+    value (a tracker given as such).
+
+    >>> pilot_count("pilot"), pilot_count("pilots:3"), pilot_count(None)
+    (1, 3, None)
+    >>> pilot_count("pilots:0")
+    Traceback (most recent call last):
+    ...
+    gazeprivacy.exceptions.InvalidParameterError: tracker = "pilots:K" needs a whole K >= 1, ...
+    """
+    if tracker == PILOT:
+        return 1
+    if not (isinstance(tracker, str) and tracker.startswith(PILOT + "s:")):
+        return None
+    k = tracker.removeprefix(PILOT + "s:")
+    if not (k.isdigit() and int(k) >= 1):
+        raise InvalidParameterError(f'tracker = "pilots:K" needs a whole K >= 1, got '
+                                    f"{tracker!r}")
+    return int(k)
+
+
 def _build_params(spec: Any, cell: Cell) -> Any:
-    """The cell's parameters (a ``tracker = "pilot"`` as no tracker: for checks and plans)."""
+    """The cell's parameters (a ``tracker = "pilot"`` or ``"pilots:K"`` as no tracker: for
+    checks and plans)."""
     point = dict(cell.parameters)
-    if point.get("tracker") == PILOT:
+    if pilot_count(point.get("tracker")) is not None:
         point["tracker"] = None
     paper = getattr(spec.params_type, "paper", None)  # a preset is optional in the contract
     if cell.preset == "paper" and paper is not None:
@@ -162,14 +187,15 @@ def _build_params(spec: Any, cell: Cell) -> Any:
 
 def _input_and_params(spec: Any, cell: Cell, data: Dataset) -> tuple[Dataset, Any]:
     """The mechanism's input and parameters on ``data``: as given, or with ``tracker =
-    "pilot"`` without the pilot, whose tracker is declared
+    "pilot"`` (``"pilots:K"``) without the pilot (the K pilots), whose tracker is declared
     (:func:`~gazeprivacy.experiments.frontier.pilot_tracker`)."""
     params = _build_params(spec, cell)
-    if cell.parameters.get("tracker") != PILOT:
+    k = pilot_count(cell.parameters.get("tracker"))
+    if k is None:
         return data, params
     from gazeprivacy.experiments.frontier import pilot_tracker
 
-    data, tracker = pilot_tracker(data)
+    data, tracker = pilot_tracker(data, k)
     return data, replace(params, tracker=tracker)
 
 

@@ -153,11 +153,13 @@ class ParticipantSynthParams:
         rule, the guarantee unchanged; density and moments keep every sample.
     split : ParticipantSynthSplit
         Shares of rho per marginal.
-    tracker : DeclaredTracker, optional
+    tracker : DeclaredTracker or sequence of DeclaredTracker, optional
         A tracker declared public (values from no participant, e.g. the experimenter's pilot
         recording): the four tracker marginals are not measured but set to it, and the split's
         tracker shares go to the other marginals (:meth:`ParticipantSynthSplit.without_tracker`,
-        applied here: ``split`` then reads the shares spent).
+        applied here: ``split`` then reads the shares spent). Several (a declared population,
+        e.g. pilots recorded on several people): each synthetic participant takes one of them
+        at random (people's trackers differ: :attr:`declared_trackers`); stored as a tuple.
     mode : Mode
         Sound only.
 
@@ -185,7 +187,7 @@ class ParticipantSynthParams:
     detector: str = DEFAULT_METHOD
     event_seconds_per_recording: float | None = 60.0
     split: ParticipantSynthSplit = field(default_factory=ParticipantSynthSplit)
-    tracker: DeclaredTracker | None = None
+    tracker: DeclaredTracker | tuple[DeclaredTracker, ...] | None = None
     mode: Mode = Mode.SOUND
 
     def __post_init__(self) -> None:
@@ -223,11 +225,33 @@ class ParticipantSynthParams:
         if not isinstance(self.split, ParticipantSynthSplit):
             raise InvalidParameterError("split must be a ParticipantSynthSplit")
         if self.tracker is not None:
-            if not isinstance(self.tracker, DeclaredTracker):
-                raise InvalidParameterError(f"tracker must be a DeclaredTracker, got "
-                                            f"{type(self.tracker).__name__}")
+            if isinstance(self.tracker, list | tuple):
+                if not self.tracker:
+                    raise InvalidParameterError("tracker: an empty population of declared "
+                                                "trackers (pass None to measure the tracker)")
+                object.__setattr__(self, "tracker", tuple(self.tracker))
+            for t in self.declared_trackers:
+                if not isinstance(t, DeclaredTracker):
+                    raise InvalidParameterError(f"tracker must be a DeclaredTracker or a "
+                                                f"sequence of them, got {type(t).__name__}")
             object.__setattr__(self, "split", self.split.without_tracker())
         object.__setattr__(self, "mode", coerce_option("mode", self.mode, Mode, (Mode.SOUND,)))
+
+    @property
+    def declared_trackers(self) -> tuple[DeclaredTracker, ...]:
+        """The declared trackers (none: the tracker is measured).
+
+        >>> from gazeprivacy.mechanisms.samples._participant_synth_quality import DeclaredTracker
+        >>> t = DeclaredTracker(median_step_deg=0.3, step_correlation=0.1, missing_share=0.02,
+        ...                     shoulder=1.6, source="pilot A")
+        >>> p = ParticipantSynthParams(epsilon_per_participant=3.0, delta=1e-6,
+        ...                            output_length_s=60, tracker=[t, t])
+        >>> len(p.declared_trackers), p.tracker == (t, t)
+        (2, True)
+        """
+        if self.tracker is None:
+            return ()
+        return self.tracker if isinstance(self.tracker, tuple) else (self.tracker,)
 
     @property
     def rho(self) -> float:

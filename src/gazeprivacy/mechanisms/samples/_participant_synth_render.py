@@ -30,7 +30,7 @@ choices: ``docs/privacy/participant-synth.md#generate``):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -322,11 +322,14 @@ def _in_range(x: np.ndarray, y: np.ndarray, g: Geometry) -> tuple[np.ndarray, np
 def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBins, *,
                       public_labels: tuple[str, ...], participants: list[str],
                       recordings_per_participant: int, output_length_s: float,
-                      sampling_rate_hz: float, rng: np.random.Generator) -> list[Recording]:
+                      sampling_rate_hz: float, rng: np.random.Generator,
+                      trackers: Sequence[Mapping[str, np.ndarray]] = ()) -> list[Recording]:
     """The synthetic recordings of ``participants`` (synthetic pseudonyms): for each, every key
     in sorted order, ``recordings_per_participant`` recordings of ``output_length_s`` at
     ``sampling_rate_hz``; only ``t`` (the public grid), ``x``, ``y``, the key's public labels
-    and the public geometry. One child generator per synthetic participant."""
+    and the public geometry. One child generator per synthetic participant. ``trackers``: a
+    declared population's centres (``DeclaredTracker.centres``); with more than one, each
+    synthetic participant takes one of them at random (its tracker stream)."""
     keys = sorted(models)
     positions = {k: position_model(models[k], bins) for k in keys}
     # the recording index's width from the public recordings per participant (not from this
@@ -348,6 +351,8 @@ def render_population(models: Mapping[tuple[str, ...], KeyModel], bins: PublicBi
         traits = draw_traits(1, rng=traits_rng, blink_rate_hz=0.0, pso_gain=pso, prefix="S")[0]
         # the tracker is pooled over the keys: one per synthetic participant
         tracker = participant_tracker(models[keys[0]].marginals, tracker_rng) if keys else {}
+        if len(trackers) > 1:  # a declared population (one tracker: already the model's)
+            tracker = dict(trackers[int(tracker_rng.integers(len(trackers)))])
         n_recs = len(keys) * recordings_per_participant
         for j, rng_j in enumerate(rec_rng.spawn(n_recs)):
             key = keys[j // recordings_per_participant]

@@ -35,7 +35,8 @@ sequences from the released model (positions from a chain whose stationary densi
 released one) and renders them at the public rate with the simulator's oculomotor model
 (post-processing). A tracker declared public (``params.tracker``, a :class:`DeclaredTracker` read
 from a recording of no participant, e.g. the experimenter's pilot) replaces the four tracker
-measurements; their shares go to the other marginals.
+measurements; their shares go to the other marginals. Several declared trackers (pilots on
+several people) are a population: each synthetic participant takes one of them at random.
 The output is a new population: ``n_participants`` synthetic pseudonyms (default the input's
 participant count, public by design), each with ``recordings_per_participant`` recordings per
 public label value of ``output_length_s`` seconds; no input id, row count, mask, recording
@@ -198,7 +199,7 @@ def _record(params: ParticipantSynthParams, setup: PublicSetup) -> Guarantee:
             "grid": list(params.grid), "coarse_grid": list(params.coarse_grid),
             "detector": params.detector,
             "event_seconds_per_recording": params.event_seconds_per_recording,
-            "declared_tracker": None if params.tracker is None else params.tracker.to_dict()},
+            "declared_tracker": _declared(params)},
         per_participant={EVERY_PARTICIPANT: Budget(
             eps, delta, 1, "single unit: the participant with all their recordings")},
         columns=(mask_column(params.split.tracker_missing, params.tracker is not None),),
@@ -210,13 +211,26 @@ def _record(params: ParticipantSynthParams, setup: PublicSetup) -> Guarantee:
                "values", *_tracker_notes(params)))
 
 
+def _declared(params: ParticipantSynthParams) -> Any:
+    """The record's declared tracker: None, its values, or a list of them (a population)."""
+    trackers = [t.to_dict() for t in params.declared_trackers]
+    return trackers[0] if len(trackers) == 1 else (trackers or None)
+
+
 def _tracker_notes(params: ParticipantSynthParams) -> tuple[str, ...]:
-    if params.tracker is None:
+    trackers = params.declared_trackers
+    if not trackers:
         return ()
-    return (f"the tracker (median step, step correlation, missing share, shoulder) is declared "
-            f"public by the user, from {params.tracker.source!r}, and written without noise: "
-            "it must come from no participant of the input; nothing of the input's tracker is "
-            "measured and its shares of rho went to the other marginals",)
+    if len(trackers) == 1:
+        what = f"is declared public by the user, from {trackers[0].source!r},"
+    else:
+        sources = ", ".join(repr(t.source) for t in trackers)
+        what = (f"is declared public by the user as a population of {len(trackers)} (from "
+                f"{sources}; each synthetic participant takes one of them at random)")
+    return (f"the tracker (median step, step correlation, missing share, shoulder) {what} and "
+            "written without noise: it must come from no participant of the input; nothing "
+            "of the input's tracker is measured and its shares of rho went to the other "
+            "marginals",)
 
 
 def guarantee(params: ParticipantSynthParams, shape: SampleShape) -> Guarantee:
@@ -299,7 +313,8 @@ def _render(p: ParticipantSynthParams, part: Dataset, model: SynthModel, first: 
         model.models, model.setup.bins(p), public_labels=p.public_labels, participants=mine,
         recordings_per_participant=p.recordings_per_participant,
         output_length_s=float(p.output_length_s),
-        sampling_rate_hz=model.setup.sampling_rate_hz, rng=rng) if mine else []
+        sampling_rate_hz=model.setup.sampling_rate_hz, rng=rng,
+        trackers=[t.centres() for t in p.declared_trackers]) if mine else []
     if not recs:
         raise InvalidDataError(f"participant-synth: a partition renders no synthetic "
                                f"participant ({n_out} synthetic participants over more "
@@ -480,8 +495,9 @@ def _measure_and_fit(params: ParticipantSynthParams, setup: PublicSetup,
     keys, params = setup.keys, lab.resolve_params(params, setup.n_input, len(setup.keys))
     bins = setup.bins(params)
     prior = priors(bins, len(keys))
-    if params.tracker is not None:  # declared public: its values, nothing measured
-        prior.update(params.tracker.centres())
+    if params.tracker is not None:  # declared public: its values, nothing measured (a
+        # population: the first's here; the rendering gives each participant one of them)
+        prior.update(params.declared_trackers[0].centres())
     noisy = measure(params, setup, sums, rng)
     if "label_weight" in noisy:  # the noisy weights, projected to sum to the public count
         weights = setup.n_input * project_simplex(noisy["label_weight"] / setup.n_input)
