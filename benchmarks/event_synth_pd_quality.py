@@ -40,12 +40,9 @@ from gazeprivacy.attacks.aware import aware_reidentification
 from gazeprivacy.attacks.splits import recording_index
 from gazeprivacy.data.simulate import draw_traits, simulate_dataset
 from gazeprivacy.events import detect_events_dataset
+from gazeprivacy.mechanisms.samples._event_synth_pd_fit import train_cvae
 from gazeprivacy.mechanisms.samples._event_synthesis import fit_dataset_events
-from gazeprivacy.mechanisms.samples.event_synth_pd import (
-    EventSynthPDParams,
-    _train_cvae,
-    event_synth_pd,
-)
+from gazeprivacy.mechanisms.samples.event_synth_pd import EventSynthPDParams, event_synth_pd
 from gazeprivacy.rng import spawn
 
 TASKS = ("reading", "free-viewing", "random-dot")
@@ -102,7 +99,7 @@ def one_seed(seed: int, scale: float, n_splits: int) -> list[dict]:
             if mode == "sound":  # the model event_synth_pd trains (its first child stream)
                 model_rng = spawn(np.random.default_rng([seed, 3]), 2)[0]
                 c0 = time.process_time()
-                cvae = _train_cvae(ds, fit_dataset_events(ds, events), params, model_rng)
+                cvae = train_cvae(ds, fit_dataset_events(ds, events), params, model_rng)
                 train_cpu = time.process_time() - c0
                 heldout = _heldout_loss(cvae, other, other_events)
             row["train_cpu_s"], row["cvae_heldout_loss"] = train_cpu, heldout

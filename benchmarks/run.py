@@ -59,13 +59,10 @@ from gazeprivacy.mechanisms.noise.oue import (
     oue_estimate,
 )
 from gazeprivacy.mechanisms.noise.planar_laplace import planar_laplace
+from gazeprivacy.mechanisms.samples._event_synth_pd_fit import train_cvae
 from gazeprivacy.mechanisms.samples._event_synthesis import fit_events, group_events
 from gazeprivacy.mechanisms.samples.dpgazesynth import DPGazeSynthParams, dpgazesynth
-from gazeprivacy.mechanisms.samples.event_synth_pd import (
-    EventSynthPDParams,
-    _train_cvae,
-    event_synth_pd,
-)
+from gazeprivacy.mechanisms.samples.event_synth_pd import EventSynthPDParams, event_synth_pd
 from gazeprivacy.mechanisms.samples.k_same_synth import KSameSynthParams, k_same_synth
 from gazeprivacy.mechanisms.samples.kaleido import KaleidoParams, KaleidoStream, kaleido_dataset
 
@@ -113,7 +110,7 @@ def mechanisms(ds: Dataset, rng: np.random.Generator, *, skip: list[str], repeat
         by_rec = group_events(events, [r.recording for r in recs])
         fitted = [fit_events(r, by_rec[r.recording]) for r in recs]
         params = EventSynthPDParams(k=2, gamma=2.0, cvae_epochs=epochs, mode="paper")
-        _train_cvae(Dataset(tuple(recs)), fitted, params, rng)
+        train_cvae(Dataset(tuple(recs)), fitted, params, rng)
 
     notes = []
     if has_torch:  # importing torch and its first training step are paid once per process
