@@ -15,6 +15,7 @@ import math
 import numpy as np
 import pytest
 
+from gazeprivacy.mechanisms.samples import _event_synth_pd_privacy as privacy_test
 from gazeprivacy.mechanisms.samples import event_synth_pd as espd
 
 
@@ -29,7 +30,7 @@ def test_threshold_noise_is_laplace_one_over_epsilon0(offset):
     count = k + offset
     group = np.repeat(np.arange(c), count)
     lps = np.full(group.size, -0.1)
-    passed = espd._passes_batch(lps, np.zeros(group.size, dtype=np.int64), group,
+    passed = privacy_test._passes_batch(lps, np.zeros(group.size, dtype=np.int64), group,
                                 np.full(c, -0.1), np.zeros(c, dtype=np.int64), params,
                                 np.random.default_rng(41))
     p = 1.0 - 0.5 * math.exp(-eps0 * offset)

@@ -11,11 +11,11 @@ import pytest
 
 from gazeprivacy.exceptions import InvalidParameterError, ReleaseRefusedError
 from gazeprivacy.guarantees import Kind
+from gazeprivacy.mechanisms.samples._event_synth_pd_privacy import _passes
 from gazeprivacy.mechanisms.samples._event_synthesis import HOLDER_REPORT_KEY, fit_events
 from gazeprivacy.mechanisms.samples.event_synth_pd import (
     PRIOR_SIGMA_DEG,
     EventSynthPDParams,
-    _passes,
     event_synth_pd,
     guarantee,
 )

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gazeprivacy.events import cvae as cvae_mod
-from gazeprivacy.mechanisms.samples import event_synth_pd as esp
+from gazeprivacy.mechanisms.samples import _event_synth_pd_privacy as esp
 from gazeprivacy.mechanisms.samples.event_synth_pd import EventSynthPDParams, event_synth_pd
 
 pytest.importorskip("torch")

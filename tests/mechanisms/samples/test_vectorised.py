@@ -29,17 +29,7 @@ from gazeprivacy.events.models import (
     resample_profile,
     velocity_profile_deg_s,
 )
-from gazeprivacy.mechanisms.samples._event_synthesis import (
-    FittedEvents,
-    _interpolate_rest,
-    fit_events,
-    group_events,
-    public_centre,
-    render,
-)
-from gazeprivacy.mechanisms.samples.dpgazesynth.grid import _round_keep_sum
-from gazeprivacy.mechanisms.samples.event_synth_pd import (
-    EventSynthPDParams,
+from gazeprivacy.mechanisms.samples._event_synth_pd_privacy import (
     _axis_bound,
     _axis_radius,
     _Draw,
@@ -50,6 +40,16 @@ from gazeprivacy.mechanisms.samples.event_synth_pd import (
     _Population,
     _prescreen,
 )
+from gazeprivacy.mechanisms.samples._event_synthesis import (
+    FittedEvents,
+    _interpolate_rest,
+    fit_events,
+    group_events,
+    public_centre,
+    render,
+)
+from gazeprivacy.mechanisms.samples.dpgazesynth.grid import _round_keep_sum
+from gazeprivacy.mechanisms.samples.event_synth_pd import EventSynthPDParams
 from gazeprivacy.mechanisms.samples.kaleido import (
     KaleidoParams,
     KaleidoStream,
