@@ -7,8 +7,9 @@ standard errors (std / sqrt(seeds)): the per-participant epsilon its record stat
 error on 60 x 60 and 16 x 16 (held-out participants), train-on-release / test-on-raw task
 accuracy (and its balanced accuracy, when the run's rows carry ``balanced_accuracy``), W1 of
 fixation durations and saccade amplitudes, discriminator AUC, membership AUC and advantage,
-attribute inference on the main split against the majority share among its members (the pooled
-attribute table below reads the verdict, with independent answers as a second chance level).
+attribute inference on the main split against the majority share among its members and
+against answers independent of the person (runs from 2026-11-30 on; earlier runs show the
+majority share only; the pooled attribute table below reads the verdict).
 ``*`` marks a utility value better than the best data-free baseline by more than 2 SE
 (``beats_baselines``, unpaired). A release its mechanism refused
 (:data:`gazeprivacy.report.verdict.REFUSED`) keeps its row: "refused" where it has no value, and
@@ -72,7 +73,7 @@ _COLS = [  # (header, evaluation suffix or name, metric)
     ("disc AUC", "realism:discriminator", "discriminator_auc"),
     ("MIA AUC", "membership:relative-distance", "auc"),
     ("MIA adv", "membership:relative-distance", "advantage"),
-    ("attr acc / majority share", ":release-attribute", "accuracy"),
+    ("attr acc / majority share / independent", ":release-attribute", "accuracy"),
 ]
 
 
@@ -98,8 +99,10 @@ def _cell(sub: pl.DataFrame, key: str, metric: str) -> str:
         rows["beats_baselines"].fill_null(False).all()) else ""
     text = f"{mean:.3f}" + (f" +- {se:.3f}" if se == se else "") + star
     if metric == "accuracy" and key == ":release-attribute":
-        ch = sub.filter(pl.col("evaluation").str.ends_with(key) & (pl.col("metric") == "chance"))
-        text += f" / {float(ch['value'].mean()):.2f}"
+        for chance in ("chance", "independent"):
+            ch = sub.filter(pl.col("evaluation").str.ends_with(key)
+                            & (pl.col("metric") == chance))
+            text += f" / {float(ch['value'].mean()):.2f}" if ch.height else " / -"
     return text
 
 

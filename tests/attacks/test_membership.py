@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gazeprivacy.attacks.membership import hanley_mcneil_se, membership_attack
-from gazeprivacy.attacks.release_attribute import release_attribute_attack
+from gazeprivacy.attacks.release_attribute import independent_chance, release_attribute_attack
 from gazeprivacy.data.geometry import Geometry
 from gazeprivacy.data.recording import Dataset, Recording
 from gazeprivacy.exceptions import InvalidDataError
@@ -107,6 +107,8 @@ def test_attribute_from_a_copy_is_caught(split):
     assert "excess_se" not in m  # a z-score is not named as a standard error
     assert m["excess_z"] == pytest.approx((m["accuracy"] - m["chance"]) / m["accuracy_se"])
     assert m["excess_z"] > 2
+    # the second chance level: answers independent of the person with the attacker's shares
+    assert 0 < m["independent"] <= 1 and m["info_excess_z"] > 2
 
 
 def test_attribute_from_a_data_free_release_is_chance(split):
@@ -116,6 +118,7 @@ def test_attribute_from_a_data_free_release_is_chance(split):
                                    attribute="group", rng=np.random.default_rng(5))
     # labels kept, gaze data-free: at most 2 binomial SE above chance (0.5, n = 20: SE 0.11)
     assert res.accuracy <= res.chance + 2 * res.accuracy_se, res
+    assert res.info_excess_z <= 2, res  # and above answers independent of the person
 
 
 def test_attribute_missing_from_the_release_gives_the_majority_guess(split):
@@ -124,6 +127,29 @@ def test_attribute_missing_from_the_release_gives_the_majority_guess(split):
     res = release_attribute_attack(bare, split.member_probes, split.nonmember_probes, truth,
                                    attribute="group", rng=np.random.default_rng(6))
     assert not res.label_in_release and res.accuracy == res.chance
+    # a constant answer is independent of the person: both chance levels are its accuracy
+    assert res.independent == res.chance and res.metrics()["info_excess_z"] == 0.0
+
+
+def test_independent_chance_is_the_accuracy_of_answers_that_ignore_the_person():
+    # answers drawn independently of the person with shares q score sum_c q_c p_c on average
+    values = ["a"] * 14 + ["b"] * 6  # p = (0.7, 0.3); the majority share 0.7
+    rng = np.random.default_rng(11)
+    acc, ind = [], []
+    for _ in range(4000):
+        answers = list(rng.choice(["a", "b"], size=20, p=[0.5, 0.5]))
+        acc.append(np.mean([a == v for a, v in zip(answers, values, strict=True)]))
+        ind.append(independent_chance(answers, values))
+    # E[accuracy] = 0.5 (under the majority share 0.7); the per-game chance matches it
+    # to within 4 SE of the mean difference (its sd about 0.1 per game: SE 0.0016)
+    assert np.mean(acc) == pytest.approx(0.5, abs=0.01)
+    assert abs(np.mean(acc) - np.mean(ind)) < 4 * np.std(np.subtract(acc, ind)) / np.sqrt(4000)
+    # answers that follow the person, read below the majority share, are above this chance
+    follow = ["a"] * 9 + ["b"] * 5 + ["b"] * 4 + ["a"] * 2  # 13 of 20 right: 0.65 < 0.7
+    right = np.mean([a == v for a, v in zip(follow, values, strict=True)])
+    assert right < 0.7 and right > independent_chance(follow, values) + 0.1
+    with pytest.raises(InvalidDataError, match="one answer per value"):
+        independent_chance(["a"], ["a", "b"])
 
 
 def test_segment_probes_are_the_end_of_every_recording():

@@ -219,3 +219,21 @@ def test_a_release_s_interval_does_not_depend_on_the_other_releases_in_the_table
     both = pooled_attribute(pl.concat([other, copied]), rng=np.random.default_rng(0),
                             n_bootstrap=400).filter(pl.col("mechanism") == "none")
     assert both.drop("copy_caught", "verdict").equals(alone.drop("copy_caught", "verdict"))
+
+
+def test_frontier_table_main_split_cell_shows_both_chance_levels():
+    mod = load_script("frontier_table.py", "frontier_table_cell")
+
+    def rows(metrics):
+        return pl.DataFrame({"kind": ["privacy"] * len(metrics),
+                             "evaluation": ["gender:release-attribute"] * len(metrics),
+                             "metric": [m for m, _ in metrics],
+                             "value": [v for _, v in metrics],
+                             "beats_baselines": [None] * len(metrics)},
+                            schema_overrides={"beats_baselines": pl.Boolean})
+
+    both = rows([("accuracy", 0.55), ("chance", 0.58), ("independent", 0.51)])
+    assert mod._cell(both, ":release-attribute", "accuracy") == "0.550 / 0.58 / 0.51"
+    # a run from before the second chance level: the cell says it has none
+    old = rows([("accuracy", 0.55), ("chance", 0.58)])
+    assert mod._cell(old, ":release-attribute", "accuracy") == "0.550 / 0.58 / -"

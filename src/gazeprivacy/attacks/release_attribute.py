@@ -18,11 +18,19 @@ not a leak about its members), ``chance`` (the majority share among the members)
 attacker, which is also the standard error of ``accuracy - chance``), ``excess_z`` = (accuracy -
 chance) / accuracy_se (the excess in standard errors, a z-score: the target "at most 2 SE above
 chance" reads ``excess_z <= 2``) and ``label_in_release`` (1 when the release carried the
-attribute).
+attribute). A second chance level, as in the pooled measurement
+(:mod:`gazeprivacy.report.attribute`): ``independent``, the accuracy of answers drawn
+independently of the person with the attacker's own answer shares over the members
+(``sum_c P(answer c) P(value c)``). An attacker that learns nothing and answers in proportion
+to its training labels scores about that, below the majority share, so answers that follow the
+person can read under ``chance`` and still be above ``independent``; ``info_excess_z`` =
+(accuracy - independent) / sqrt(independent (1 - independent) / n), the excess in binomial
+standard errors of an attacker at that chance.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -35,8 +43,8 @@ from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError
 from gazeprivacy.rng import seed_for_sklearn
 
-__all__ = ["AttributeGuesses", "ReleaseAttributeResult", "release_attribute_attack",
-           "release_attribute_guesses"]
+__all__ = ["AttributeGuesses", "ReleaseAttributeResult", "independent_chance",
+           "release_attribute_attack", "release_attribute_guesses"]
 
 
 @dataclass(frozen=True)
@@ -49,17 +57,29 @@ class ReleaseAttributeResult:
     chance: float
     n_members: int
     label_in_release: bool
+    #: accuracy of answers independent of the person with the attacker's own answer shares
+    independent: float = float("nan")
 
     @property
     def accuracy_se(self) -> float:
         c = self.chance
         return float(np.sqrt(c * (1 - c) / self.n_members)) if self.n_members else float("nan")
 
+    @property
+    def info_excess_z(self) -> float:
+        """(accuracy - independent) in binomial standard errors at ``independent``."""
+        c, n = self.independent, self.n_members
+        se = math.sqrt(c * (1 - c) / n) if n and 0 < c < 1 else 0.0
+        if se > 0:
+            return (self.accuracy - c) / se
+        return 0.0 if self.accuracy == c else float("nan")
+
     def metrics(self) -> dict[str, float]:
         se = self.accuracy_se
         return {"accuracy": self.accuracy, "accuracy_se": se, "chance": self.chance,
                 "nonmember_accuracy": self.nonmember_accuracy,
                 "excess_z": (self.accuracy - self.chance) / se if se > 0 else float("nan"),
+                "independent": self.independent, "info_excess_z": self.info_excess_z,
                 "n_members": float(self.n_members),
                 "label_in_release": float(self.label_in_release)}
 
@@ -156,4 +176,22 @@ def release_attribute_attack(release: Dataset, member_probes: Dataset,
              if g.nonmembers else float("nan"))
     return ReleaseAttributeResult(attribute=attribute, accuracy=acc_m, nonmember_accuracy=acc_n,
                                   chance=g.chance, n_members=len(g.members),
-                                  label_in_release=g.carried)
+                                  label_in_release=g.carried,
+                                  independent=independent_chance(
+                                      [g.guess[p] for p in g.members],
+                                      [attribute_of[p] for p in g.members]))
+
+
+def independent_chance(answers: list[str], values: list[str]) -> float:
+    """The accuracy of answers drawn independently of the person with these answers' shares:
+    ``sum_c P(answer c) P(value c)`` over one game's members.
+
+    >>> independent_chance(["a", "a", "b", "b"], ["a", "b", "b", "b"])
+    0.5
+    >>> independent_chance(["a"] * 4, ["a", "b", "b", "b"])  # a constant answer: its share
+    0.25
+    """
+    if len(answers) != len(values) or not answers:
+        raise InvalidDataError("independent_chance needs one answer per value, at least one")
+    q, p = Counter(answers), Counter(values)
+    return float(sum(q[c] * p[c] for c in q) / len(answers) ** 2)
