@@ -22,11 +22,20 @@ group alone, and with every group but one (the discriminator's own folds and est
 by the seed). A group alone near 0.5 carries nothing; every group but one still high means no
 single part of the release is the gap.
 
+With ``--people K [K ...]`` it prints instead the discriminator's AUC (the frontier's estimator,
+``frontier_metrics`` with the loop's settings) of **real gaze of K people**: the raw
+recordings of the first K fitted participants by id, each cut into 4 pieces under pseudonyms
+(:func:`people_release`), against the held-out raw data, beside the raw copy of every fitted
+participant. It is what a release made of K people's own gaze would read, e.g. one rendered
+from K declared pilots' recordings: the floor such a release can hope for
+(``docs/privacy/limits.md``, *Realism*).
+
 Run (real data in ``$GAZEPRIVACY_DATA``)::
 
     PYTHONPATH=src python scripts/realism_features.py vr --eps 1 3 10 --seeds 0 1
     PYTHONPATH=src python scripts/realism_features.py doves --eps 10 --saccades
     PYTHONPATH=src python scripts/realism_features.py vr --eps 1e6 10 --groups
+    PYTHONPATH=src python scripts/realism_features.py doves --seeds 0 1 2 3 4 5 --people 1 3 5
 """
 
 from __future__ import annotations
@@ -40,7 +49,13 @@ import polars as pl
 
 from gazeprivacy.data.loaders import load
 from gazeprivacy.data.recording import Dataset
-from gazeprivacy.experiments.frontier import first_seconds, frontier_split
+from gazeprivacy.experiments.config import FrontierConfig
+from gazeprivacy.experiments.frontier import (
+    _slice,
+    first_seconds,
+    frontier_metrics,
+    frontier_split,
+)
 from gazeprivacy.mechanisms.samples.participant_synth import (
     ParticipantSynthParams,
     participant_synth,
@@ -56,7 +71,8 @@ from gazeprivacy.metrics.realism import (
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import frontier_quick as fq  # a script beside this one: the data sets and the streams
 
-__all__ = ["SACCADE_COLUMNS", "by_groups", "main", "saccade_summary", "separation"]
+__all__ = ["SACCADE_COLUMNS", "by_groups", "main", "people_release", "saccade_summary",
+           "separation"]
 
 
 def separation(raw: pl.DataFrame, release: pl.DataFrame) -> dict[str, tuple[float, float, float]]:
@@ -131,6 +147,68 @@ def by_groups(raw: pl.DataFrame, release: pl.DataFrame, seed: int) -> dict[str, 
                                     features=fs).auc for name, fs in sets.items()}
 
 
+def people_release(fit: Dataset, k: int, pieces: int = 4) -> Dataset:
+    """Real gaze of ``k`` people: the recordings of ``fit``'s first ``k`` participants by id,
+    each cut into ``pieces`` consecutive parts, every part its own pseudonym (the discriminator
+    holds participants out, so one person's recordings must spread over its folds, as a
+    release's synthetic participants rendered from one pilot would).
+
+    >>> from gazeprivacy.data.sample import load_sample
+    >>> ds = load_sample()
+    >>> rel = people_release(ds, 2)
+    >>> first = sorted(ds.participants)[:2]
+    >>> n = sum(r.n_samples for r in ds.recordings if r.participant in first)
+    >>> len(rel) == 4 * sum(r.participant in first for r in ds.recordings)
+    True
+    >>> len(rel.participants) == len(rel), rel.n_samples == n
+    (True, True)
+    >>> people_release(ds, 13)
+    Traceback (most recent call last):
+    ...
+    ValueError: --people 13 is more than the 12 fitted participants
+    """
+    people = sorted(fit.participants)
+    if not 1 <= k <= len(people):
+        raise ValueError(f"--people {k} is more than the {len(people)} fitted participants"
+                         if k > len(people) else f"--people must be at least 1, got {k}")
+    out = []
+    for r in (r for r in fit.recordings if r.participant in people[:k]):
+        for q in range(pieces):
+            a, b = q * r.n_samples // pieces, (q + 1) * r.n_samples // pieces
+            piece = _slice(r, a, b, f":{q}")
+            name = f"person-{len(out)}"
+            out.append(piece.with_gaze(piece.x, piece.y, participant=name, recording=name))
+    return Dataset(tuple(out), name=f"{k} people")
+
+
+def _people(data: str, seeds: list[int], ks: list[int]) -> None:
+    loader, options, label, _length_s, first_s = fq.DATA[data]
+    ds = first_seconds(load(loader, **options), first_s)
+    cfg = FrontierConfig(labels=(label,), n_trees=50, discriminator_splits=3)
+    holdout, probes = fq.split_fractions(data)
+    runs: dict[str, list[float]] = {}
+    for seed in seeds:
+        split_rng, _prot_rng, eval_rng = np.random.default_rng(seed).spawn(3)
+        split = frontier_split(ds, rng=split_rng, holdout_fraction=holdout,
+                               probe_fraction=probes)
+        memo: dict = {}
+        rels = {"raw": split.fit} | {f"pilots{k}": people_release(split.fit, k) for k in ks}
+        for name, rel in rels.items():
+            out = frontier_metrics(cfg, split, rel, attacks=(), attribute_of={},
+                                   rng=fq._keyed(eval_rng, name), notes=[], memo=memo)
+            runs.setdefault(name, []).append(
+                float(out["realism:discriminator"][1]["discriminator_auc"]))
+    print(f"{data}, seeds {seeds}: discriminator AUC of real gaze of K people against the "
+          "held-out raw data (mean +- SE over seeds)")
+    for name, v in runs.items():
+        a = np.array(v)
+        se = a.std(ddof=1) / np.sqrt(a.size) if a.size > 1 else float("nan")
+        k = name[6:]
+        who = ("raw copy (every fitted participant)" if name == "raw"
+               else f"{k} {'person' if k == '1' else 'people'}")
+        print(f"{who:38s} {a.mean():.3f} +- {se:.3f}   " + " ".join(f"{x:.3f}" for x in a))
+
+
 def _releases(data: str, eps: list[float], seed: int, per: int
               ) -> tuple[Dataset, dict[str, Dataset]]:
     loader, options, label, length_s, first_s = fq.DATA[data]
@@ -177,9 +255,18 @@ def main(argv: list[str] | None = None) -> None:
                     help="the detected saccades of each release instead of the features")
     ap.add_argument("--groups", action="store_true",
                     help="the discriminator's AUC by feature group instead of the features")
+    ap.add_argument("--people", type=int, nargs="*", default=None, metavar="K",
+                    help="the discriminator on real gaze of K fitted people instead of the "
+                         "features (no release is made)")
     args = ap.parse_args(argv)
-    if args.saccades and args.groups:
-        ap.error("--saccades and --groups print different tables; give one")
+    if sum(map(bool, (args.saccades, args.groups, args.people is not None))) > 1:
+        ap.error("--saccades, --groups and --people print different tables; give one")
+    if args.people is not None:
+        try:
+            _people(args.data, args.seeds, args.people or [1])
+        except ValueError as e:
+            ap.error(str(e))
+        return
     groups: dict[str, list[dict[str, float]]] = {}
     saccades: dict[str, list[dict[str, float]]] = {}
     sums: dict[str, list[dict[str, tuple[float, float, float]]]] = {}

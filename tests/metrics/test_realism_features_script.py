@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 import polars as pl
+import pytest
 
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.data.sample import load_sample
@@ -115,3 +116,29 @@ def test_groups_read_the_discriminator_by_parts(monkeypatch, capsys):
         with_speed = name in ("all", "only speed") or (name.startswith("all but")
                                                        and name != "all but speed")
         assert (auc > 0.9) if with_speed else abs(auc - 0.5) < 0.15, (name, auc)
+
+
+def test_people_release_cuts_the_first_people_into_pseudonymous_pieces():
+    mod = _load()
+    ds = load_sample()
+    first = sorted(ds.participants)[:2]
+    rel = mod.people_release(ds, 2, pieces=3)
+    theirs = [r for r in ds.recordings if r.participant in first]
+    assert len(rel) == 3 * len(theirs) and len(rel.participants) == len(rel)
+    # every sample of theirs once, in order, and nobody else's
+    x = np.concatenate([r.x for r in rel.recordings])
+    assert np.array_equal(x, np.concatenate([r.x for r in theirs]), equal_nan=True)
+    assert not set(rel.participants) & set(ds.participants)
+    with pytest.raises(ValueError, match="at least 1"):
+        mod.people_release(ds, 0)
+
+
+def test_people_mode_prints_the_raw_copy_and_each_k(monkeypatch, capsys):
+    mod = _load()
+    calls = []
+    monkeypatch.setattr(mod, "_people", lambda data, seeds, ks: calls.append((data, seeds, ks)))
+    mod.main(["vr", "--seeds", "0", "1", "--people", "1", "3"])
+    assert calls == [("vr", [0, 1], [1, 3])]
+    with pytest.raises(SystemExit):
+        mod.main(["vr", "--people", "1", "--groups"])
+    assert "give one" in capsys.readouterr().err
