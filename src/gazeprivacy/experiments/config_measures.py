@@ -26,6 +26,11 @@ class ConfigError(InvalidParameterError):
     """A configuration file breaks a rule; the message names the key."""
 
 
+# its public home, where tracebacks and pickles name it (as NumPy's ``set_module`` does): the
+# class moved here with the sections, and ``config`` re-exports it
+ConfigError.__module__ = "gazeprivacy.experiments.config"
+
+
 def _check_keys(section: str, d: Mapping[str, Any], allowed: set[str],
                 required: set[str] = frozenset()) -> None:
     if not isinstance(d, Mapping):
