@@ -52,7 +52,8 @@ def refusal_lines(refusals: list[dict[str, Any]]) -> list[str]:
 
 def evaluate(
     config: Annotated[Path, typer.Argument(help="Experiment config (TOML).")],
-    out: Annotated[Path, typer.Option("--out", help="Output folder (a rerun resumes).")],
+    out: Annotated[Path, typer.Option(
+        "--out", help="Output folder (a rerun with --overwrite resumes).")],
     workers: Annotated[int | None, typer.Option(help="Worker processes (default: the "
                                                      "config's, 2).", min=1)] = None,
     progress: Annotated[bool, typer.Option(help="Report progress on stderr (a bar on a "
@@ -62,8 +63,8 @@ def evaluate(
         help="Write into an existing --out: finished cells are reused (this resumes an "
              "interrupted run), the results and report replaced.")] = False,
 ) -> None:
-    """Run the grid (resumable: finished cells are skipped), write results.parquet,
-    guarantees.json and report.html."""
+    """Run the grid (resumable with --overwrite: finished cells are skipped), write
+    results.parquet, guarantees.json and report.html."""
     from gazeprivacy.experiments.config import load_config
     from gazeprivacy.experiments.engine import run_experiment
 
