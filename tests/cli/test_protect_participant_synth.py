@@ -22,6 +22,12 @@ BASE = ("--mechanism", "participant-synth", "--per-participant-epsilon", "3",
         "--per-participant-delta", "1e-6", "--output-length-s", "2", "--seed", "1")
 
 
+def _pilot(ds: Dataset) -> Dataset:
+    """A pilot of its own: the simulator numbers participants p01, p02, ... in every dataset,
+    so a simulated pilot is renamed (the input's p01 is someone else)."""
+    return Dataset(tuple(r.with_gaze(r.x, r.y, participant="pilot") for r in ds))
+
+
 @pytest.fixture(scope="module")
 def src(tmp_path_factory):
     ds = simulate_dataset(n_participants=3, tasks=("free-viewing", "reading"),
@@ -101,8 +107,8 @@ def test_write_release_refuses_keywords_and_records_the_public_structure(src, tm
 
 
 def test_a_declared_tracker_is_read_from_a_pilot_file_and_recorded(src, tmp_path):
-    pilot = simulate_dataset(n_participants=1, tasks=("free-viewing",), duration_s=3.0,
-                             sampling_rate_hz=100, rng=np.random.default_rng(9))
+    pilot = _pilot(simulate_dataset(n_participants=1, tasks=("free-viewing",), duration_s=3.0,
+                                    sampling_rate_hz=100, rng=np.random.default_rng(9)))
     pilot_path = write_dataset(pilot, tmp_path / "pilot.parquet")
     out = tmp_path / "out.parquet"
     res = runner.invoke(app, ["protect", str(src[0]), str(out), *BASE,
@@ -121,8 +127,8 @@ def test_declared_trackers_of_several_pilots_are_a_population_in_the_record(src,
         pilot = simulate_dataset(n_participants=1, tasks=("free-viewing",), duration_s=3.0,
                                  sampling_rate_hz=100, rng=np.random.default_rng(9 + i))
         rng = np.random.default_rng(i)
-        pilot = Dataset(tuple(r.with_gaze(r.x + rng.normal(0, noise, r.x.size), r.y)
-                              for r in pilot))
+        pilot = _pilot(Dataset(tuple(r.with_gaze(r.x + rng.normal(0, noise, r.x.size), r.y)
+                                     for r in pilot)))
         paths += ["--declared-tracker", str(write_dataset(pilot, tmp_path / f"p{i}.parquet"))]
     out = tmp_path / "out.parquet"
     res = runner.invoke(app, ["protect", str(src[0]), str(out), *BASE, *paths])
@@ -134,21 +140,30 @@ def test_declared_trackers_of_several_pilots_are_a_population_in_the_record(src,
     assert any("population of 2" in n for n in record["notes"])
 
 
-@pytest.mark.parametrize("case", ["other_mechanism", "the_input", "no_file", "twice"])
+@pytest.mark.parametrize("case", ["other_mechanism", "the_input", "no_file", "twice",
+                                  "an_input_participant"])
 def test_a_declared_tracker_that_cannot_be_used_is_refused(src, tmp_path, case):
     path = str(src[0])
-    pilot = str(write_dataset(simulate_dataset(
+    pilot = str(write_dataset(_pilot(simulate_dataset(
         n_participants=1, tasks=("free-viewing",), duration_s=3.0, sampling_rate_hz=100,
-        rng=np.random.default_rng(9)), tmp_path / "pilot.parquet"))
+        rng=np.random.default_rng(9))), tmp_path / "pilot.parquet"))
+    # a file of its own that holds one of INPUT's participants (the same id)
+    first = sorted(src[1].participants)[0]
+    theirs = str(write_dataset(src[1].select(lambda r: r.participant == first),
+                               tmp_path / "theirs.parquet"))
     args = {"other_mechanism": ["--mechanism", "kaleido", "--epsilon", "1", "--radius-deg", "1",
                                 "--window-s", "0.5", "--declared-tracker", path],
             "the_input": [*BASE, "--declared-tracker", pilot, "--declared-tracker", path],
             "no_file": [*BASE, "--declared-tracker", str(tmp_path / "none.parquet")],
-            "twice": [*BASE, "--declared-tracker", pilot, "--declared-tracker", pilot]}[case]
+            "twice": [*BASE, "--declared-tracker", pilot, "--declared-tracker", pilot],
+            "an_input_participant": [*BASE, "--declared-tracker", pilot,
+                                     "--declared-tracker", theirs]}[case]
     message = {"other_mechanism": "--declared-tracker applies to a synthetic-population",
                "the_input": "--declared-tracker must be a recording of no participant of INPUT",
                "no_file": "--declared-tracker: no such file",
-               "twice": "pilot.parquet is given twice"}[case]
+               "twice": "pilot.parquet is given twice",
+               "an_input_participant": f"was read from participant {first!r}, who is in the "
+                                       "input"}[case]
     res = runner.invoke(app, ["protect", path, str(tmp_path / "o.parquet"), *args])
     assert res.exit_code != 0 and message in str(res.exception)
     assert not (tmp_path / "o.parquet").exists()

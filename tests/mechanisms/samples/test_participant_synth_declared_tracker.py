@@ -222,3 +222,27 @@ def test_a_population_renders_the_same_bits_partition_wise(population):
     assert [r.recording for r in got] == [r.recording for r in one.output]
     assert all(np.array_equal(p.x, q.x, equal_nan=True) for p, q in zip(got, one.output,
                                                                         strict=True))
+
+
+def test_a_tracker_read_from_a_participant_of_the_input_is_refused_on_every_path(population):
+    """Its values would be written without noise: the client phase refuses the input, so the
+    in-process release and every partition of a partition-wise run do (a pilot of its own, the
+    same values under another id, is accepted; the ids stay out of the record)."""
+    first = sorted(population.participants)[0]
+    theirs = DeclaredTracker.from_recordings(
+        [r for r in population if r.participant == first], source="their file")
+    assert theirs.participants == frozenset({first}) and "participants" not in theirs.to_dict()
+    params = _params(tracker=theirs)
+    with pytest.raises(InvalidDataError, match=f"read from participant '{first}', who is in"):
+        participant_synth(population, params, rng=np.random.default_rng(0))
+    # one tracker of a population is enough; each partition is checked on its own
+    phases = plan(_params(tracker=(PILOT, theirs)))
+    mine = population.select(lambda r: r.participant == first)
+    with pytest.raises(InvalidDataError, match="must come from no participant of the input"):
+        phases.client(mine, None)
+    others = population.select(lambda r: r.participant != first)
+    phases.client(others, None)  # a partition without them passes
+    # the same values declared by hand (no ids) or read under the pilot's own id: accepted
+    own = replace(theirs, participants=frozenset({"pilot"}))
+    rel = participant_synth(population, _params(tracker=own), rng=np.random.default_rng(0))
+    assert "participants" not in rel.guarantee.parameters["declared_tracker"]

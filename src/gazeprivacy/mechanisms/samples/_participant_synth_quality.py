@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import expit, logit, ndtr
@@ -203,6 +203,10 @@ class DeclaredTracker:
         Where the values come from (written to the guarantee record), e.g. ``"experimenter
         pilot, 2026-03-02"``. It must be no participant of the input: their values would
         then be written without noise.
+    participants : frozenset of str, optional
+        The participant ids the values were read from (:meth:`from_recordings` sets them): an
+        input that holds one of them is refused (the client phase of participant-synth).
+        Kept in memory only, never written to the record.
 
     Examples
     --------
@@ -222,6 +226,7 @@ class DeclaredTracker:
     missing_share: float
     shoulder: float
     source: str
+    participants: frozenset[str] = field(default=frozenset(), repr=False)
 
     def __post_init__(self) -> None:
         checks = {"median_step_deg": (lambda v: v > 0, "finite and > 0"),
@@ -248,7 +253,8 @@ class DeclaredTracker:
         return cls(median_step_deg=10.0 ** v["tracker_step"],
                    step_correlation=min(v["tracker_smooth"], 0.99),
                    missing_share=float(expit(v["tracker_missing"])),
-                   shoulder=10.0 ** v["tracker_tail"], source=source)
+                   shoulder=10.0 ** v["tracker_tail"], source=source,
+                   participants=frozenset(r.participant for r in recordings))
 
     def centres(self) -> dict[str, np.ndarray]:
         """The four released ``[centre, sd]`` (sd 0: known), on the marginals' scales (the

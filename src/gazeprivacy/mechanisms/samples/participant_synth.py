@@ -323,6 +323,20 @@ def _render(p: ParticipantSynthParams, part: Dataset, model: SynthModel, first: 
     return Release(Dataset(tuple(recs), name="participant-synth"), _record(p, model.setup))
 
 
+def _check_tracker_is_no_participant(params: ParticipantSynthParams, part: Dataset) -> None:
+    """Refuse an input that holds a participant a declared tracker was read from: its values
+    would be written without noise (every path runs this: in-process, partition-wise, CLI)."""
+    for t in params.declared_trackers:
+        both = sorted(t.participants & set(part.participants))
+        if both:
+            raise InvalidDataError(
+                f"the declared tracker ({t.source}) was read from participant {both[0]!r}, who "
+                "is in the input: a declared tracker must come from no participant of the "
+                "input (its values are written without noise); use a pilot recorded on "
+                "someone else, and if the pilot is someone else under the same id, give the "
+                "pilot's recordings another participant id")
+
+
 def _children_from(rng: np.random.Generator, first: int) -> np.random.Generator:
     """A generator whose ``spawn(n)`` gives ``rng``'s spawned children ``first`` to ``first + n
     - 1``: the generators the one-process release gives those synthetic participants."""
@@ -354,6 +368,7 @@ class ParticipantSynthPhases:
     def client(self, part: Dataset, rng: np.random.Generator | None) -> tuple[None, SynthMessage]:
         check_partition(part)
         p = self.params
+        _check_tracker_is_no_participant(p, part)
         setup = public_setup(p, sample_shape(part))
         bins = setup.bins(p)
         events = measured_events(part, p.detector, p.event_seconds_per_recording)
