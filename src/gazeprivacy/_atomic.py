@@ -92,8 +92,10 @@ def check_outputs(outputs: Iterable[Output], *, inputs: Iterable[Path | str | No
     """Refuse, before any work, outputs that would write over something to keep.
 
     Raises :class:`~gazeprivacy.exceptions.InvalidParameterError` (naming the flag) when an
-    output is an input, the ledger (``LEDGER``, ``LEDGER.key``) or another output (through
-    symbolic links; a folder output also when it holds one of them); when a file output is a
+    output is an input or an input's metadata sidecar (``INPUT.meta.json``, written beside a
+    CSV: without it the input no longer reads as it did), the ledger (``LEDGER``,
+    ``LEDGER.key``) or another output (through symbolic links; a folder output also when it
+    holds one of them); when a file output is a
     folder or a folder output is a file; when an output exists and ``overwrite`` is False (an
     empty folder is not an existing output); when a non-empty folder holds none of its
     ``markers`` or holds the current folder; when the parent folder is missing or read-only.
@@ -109,6 +111,8 @@ def check_outputs(outputs: Iterable[Output], *, inputs: Iterable[Path | str | No
     """
     outs = [o for o in outputs if o.path is not None]
     keep = [(Path(p), "the input") for p in inputs if p is not None]
+    keep += [(_sidecar(p), "the input's metadata sidecar") for p, _ in list(keep)
+             if _sidecar(p).exists()]
     keep += [(p, "the privacy ledger" if i == 0 else "the privacy ledger's key" if i == 1
               else "the privacy ledger's journal")
              for i, p in enumerate(ledger_files(ledger))]
@@ -137,6 +141,11 @@ def check_outputs(outputs: Iterable[Output], *, inputs: Iterable[Path | str | No
             raise InvalidParameterError(f"{o.option}: folder {str(parent)!r} does not exist")
         if not os.access(parent, os.W_OK | os.X_OK):
             raise InvalidParameterError(f"{o.option}: folder {str(parent)!r} is not writable")
+
+
+def _sidecar(path: Path) -> Path:
+    """A data file's metadata sidecar (:mod:`gazeprivacy.data.io`: ``FILE.meta.json``)."""
+    return path.with_name(path.name + ".meta.json")
 
 
 def _check_existing(path: Path, o: Output, name: str, overwrite: bool) -> None:

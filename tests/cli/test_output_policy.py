@@ -162,6 +162,20 @@ def _links_input(w: Path, c: Command) -> tuple[Path, list[str]] | None:
     return link, []
 
 
+def _is_sidecar(w: Path, c: Command) -> tuple[Path, list[str]] | None:
+    """The input's metadata sidecar (``INPUT.meta.json``, beside a CSV): without it the input
+    no longer reads as it did. For the commands that read a data table (:data:`TABLES`)."""
+    if c.input not in TABLES:
+        return None
+    side = w / f"{c.input}.meta.json"
+    side.write_text("{}")
+    return side, ["--overwrite"]  # refused even so
+
+
+#: the inputs that are data tables (a sidecar may sit beside them)
+TABLES = ("data.parquet", "fix.csv", "msg.reports")
+
+
 def _is_ledger(w: Path, c: Command) -> tuple[Path, list[str]] | None:
     return (w / "l.sqlite", []) if c.ledger else None
 
@@ -191,6 +205,8 @@ def _exists(w: Path, c: Command) -> tuple[Path, list[str]] | None:
 RULES: dict[str, tuple[Callable[[Path, Command], tuple[Path, list[str]] | None], str]] = {
     "output is the input": (_is_input, r"is the (input|privacy ledger)"),
     "output links to the input": (_links_input, r"is the (input|privacy ledger)"),
+    "output is the input's sidecar": (_is_sidecar,
+                                      r"is the (input's metadata sidecar|privacy ledger)"),
     "output is the ledger": (_is_ledger, r"is the privacy ledger \("),
     "output is the ledger's key": (_is_ledger_key, r"is the privacy ledger's key"),
     "two outputs are one": (_two_outputs, r"name the same file|is the input"),
@@ -201,7 +217,8 @@ RULES: dict[str, tuple[Callable[[Path, Command], tuple[Path, list[str]] | None],
 CASES = [(name, rule) for name, c in COMMANDS.items() for rule, (make, _) in RULES.items()
          if (make not in (_is_input, _links_input) or c.input is not None)
          and (make not in (_is_ledger, _is_ledger_key) or c.ledger)
-         and (make is not _two_outputs or c.second is not None)]
+         and (make is not _two_outputs or c.second is not None)
+         and (make is not _is_sidecar or c.input in TABLES)]
 
 
 def _snapshot(root: Path) -> dict[str, bytes | str]:
