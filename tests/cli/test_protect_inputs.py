@@ -129,6 +129,10 @@ def test_units_through_the_cli(tmp_path, capsys):
                          "--time-unit", "ms")
     assert code == 1 and "probably in microseconds: pass --time-unit us" in _error(err)
     code, _o, err = _run(capsys, "protect", str(src), str(out), *KALEIDO, "--geometry", GEO,
+                         "--time-unit", "ns")  # too fine: 1 MHz
+    assert code == 1 and "faster than any eye tracker" in _error(err)
+    assert "probably in microseconds: pass --time-unit us" in _error(err)
+    code, _o, err = _run(capsys, "protect", str(src), str(out), *KALEIDO, "--geometry", GEO,
                          "--time-unit", "us")
     line = _error(err)
     assert code == 1 and "normalised" in line and "--xy-unit norm" in line

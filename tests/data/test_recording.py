@@ -66,6 +66,18 @@ def test_milliseconds_passed_as_seconds_is_refused_and_ms_unit_converts():
     assert rec(t=[0.0, 5.0, 10.0], time_unit="ms").sampling_rate_hz == pytest.approx(200.0)
 
 
+def test_a_unit_too_fine_is_refused_too():
+    """Seconds read as milliseconds make a 200 Hz recording 200 kHz: faster than any eye
+    tracker (MAX_RATE_HZ), refused with the coarser unit named, not released with every
+    duration 1000 times too short."""
+    with pytest.raises(InvalidDataError, match="faster than any eye tracker .*probably in "
+                                               "seconds: pass time_unit='s'"):
+        rec(t=[0.0, 0.005, 0.010], time_unit="ms")
+    with pytest.raises(InvalidDataError, match="probably in milliseconds: pass time_unit='ms'"):
+        rec(t=[0.0, 5.0, 10.0], time_unit="ns")
+    assert rec(t=[0.0, 1e-4, 2e-4]).sampling_rate_hz == pytest.approx(10_000.0)  # the limit
+
+
 def test_declared_rate_must_match_timestamps():
     with pytest.raises(InvalidDataError, match="sampling_rate_hz=250 but the timestamps say 100"):
         rec(sampling_rate_hz=250)

@@ -214,7 +214,7 @@ class Recording:
         _check_timestamps(t, str(recording))
         if t.shape[0] >= 2:
             dt = float(np.median(np.diff(t)))
-            if dt > 0.5:
+            if dt > 0.5 or dt < 1.0 / MAX_RATE_HZ:
                 raise InvalidDataError(_time_unit_message(str(recording), dt, time_unit))
             inferred = 1.0 / dt
             if sampling_rate_hz is None:
@@ -331,18 +331,34 @@ def _extras(extras: Mapping[str, Any], n: int, rec: str) -> dict[str, pl.Series]
     return out
 
 
+#: The fastest sampling rate a recording may have (Hz): eye trackers record at up to 2 kHz (a
+#: few research systems more); a faster clock means the timestamps are read in too fine a unit.
+MAX_RATE_HZ = 10_000.0
+
+
 def _time_unit_message(rec: str, dt: float, time_unit: str) -> str:
     """Why a median interval of ``dt`` seconds (after ``time_unit``) is refused, and which unit
-    the timestamps are probably in (the first finer unit that gives at least 2 Hz)."""
+    the timestamps are probably in: slower than 2 Hz, the first finer unit that gives at least
+    2 Hz; faster than :data:`MAX_RATE_HZ`, the first coarser unit that gives at most that.
+
+    >>> _time_unit_message("r", 5e-6, "ms").split("; ")[1]
+    "timestamps are probably in seconds: pass time_unit='s'"
+    """
     raw = dt / _TIME_SCALE[time_unit]
     units = list(_TIME_SCALE)
-    likely = next((u for u in units[units.index(time_unit) + 1:]
-                   if raw * _TIME_SCALE[u] <= 0.5), None)
+    if dt > 0.5:
+        likely = next((u for u in units[units.index(time_unit) + 1:]
+                       if raw * _TIME_SCALE[u] <= 0.5), None)
+    else:  # too fast: a coarser unit (s is the coarsest)
+        likely = next((u for u in reversed(units[:units.index(time_unit)])
+                       if raw * _TIME_SCALE[u] >= 1.0 / MAX_RATE_HZ), None)
     head = (f"recording {rec!r}: median sample interval is {dt:g} s ({1 / dt:.3g} Hz) with "
             f"time_unit={time_unit!r}")
+    if dt <= 0.5:
+        head += f", faster than any eye tracker ({MAX_RATE_HZ:g} Hz at most)"
     if likely is None:
         return f"{head}; the timestamps are not in a known unit (s, ms, us, ns)"
-    names = {"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}
+    names = {"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}
     return (f"{head}; timestamps are probably in {names[likely]}: pass "
             f"time_unit='{likely}'")
 
