@@ -111,3 +111,23 @@ def test_off_image_fixations_hint_and_option(tmp_path, capsys):
     assert "off_image" not in line
     assert run([*args, str(tmp_path / "h.png"), "--off-image", "clamp"]) == 0
     assert (tmp_path / "h.png").is_file()
+
+
+@pytest.mark.parametrize("args, expected", [
+    (("--mechanism", "event-synth-pd", "--k", "2", "--gamma", "inf", "--param", "epsilon0=1"),
+     "--gamma must be in [1.0, inf), got inf"),
+    (("--mechanism", "dpgazesynth", "--epsilon", "1", "--grid-size", "10000000000"),
+     "--grid-size must be at most 1000"),
+    (("--mechanism", "dpgazesynth", "--epsilon", "1", "--grid-size", "100000"),
+     "--grid-size must be at most 1000"),
+    (("--mechanism", "kaleido", "--epsilon", "1", "--radius-deg", "-1", "--window-s", "0.5"),
+     "--radius-deg must be"),
+])
+def test_values_beyond_what_a_mechanism_can_take_are_refused_before_any_work(
+        tmp_path, capsys, args, expected):
+    """gamma = inf ran for seconds, then failed writing its record (JSON has no inf); a grid of
+    1e10 cells per side overflowed NumPy and 1e5 ran out of memory: each was an internal error
+    or a misleading "out of memory; try a partitioned folder"."""
+    code, line = _run(capsys, "protect", str(_gaze(tmp_path)), str(tmp_path / "o.parquet"),
+                      "--geometry", "-20,20,-15,15", *args)
+    assert code == 1 and expected in line and not (tmp_path / "o.parquet").exists()

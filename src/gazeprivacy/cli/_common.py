@@ -100,7 +100,7 @@ def progress_wanted(flag: bool = True) -> bool:
 
 
 # Library messages name Python arguments; on the command line the hint names the flag.
-_HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), r) for p, r in (
+_HINTS: tuple[tuple[re.Pattern[str], Any], ...] = tuple((re.compile(p), r) for p, r in (
     (r"time_unit='(\w+)'", r"--time-unit \1"),
     (r"pass geometry=Geometry\(\.\.\.\)", "pass --geometry X_MIN,X_MAX,Y_MIN,Y_MAX (degrees)"),
     (r"overwrite=True(?: \(CLI: --overwrite\))?", "--overwrite"),
@@ -132,6 +132,14 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), r) for p
     (r"off_image='(\w+)'", r"--off-image \1"),
     (r"\boff_image\b", "--off-image"),
     (r"^seed must be", "--seed must be"),
+    # a privacy or output parameter's own check, as its flag (``delta`` is left: it is
+    # --delta of heatmap and --per-participant-delta of participant-synth)
+    (r"^(grid_size|radius_deg|window_s|windows_per_participant|output_length_s|"
+     r"recordings_per_participant|gamma|k|pupil_epsilon|max_epsilon_per_participant|width_px|"
+     r"height_px|cell_px|sigma_px|distance_cm) must\b",
+     lambda m: "--" + m.group(1).replace("_", "-") + " must"),
+    (r"^n_participants must\b", "--participants must"),
+    (r"^epsilon_per_participant must\b", "--per-participant-epsilon must"),
     (r"^n_trials must be", "--trials must be"),
     (r"mode='sound' needs epsilon0", "--mode sound needs --param epsilon0=VALUE"),
     (r"(\S+) needs (.+?) \(privacy parameters have no defaults; use \w+\.paper\(\.\.\.\) for a "
@@ -147,6 +155,8 @@ def cli_message(text: str) -> str:
 
     >>> cli_message("timestamps are probably in milliseconds: pass time_unit='ms'")
     'timestamps are probably in milliseconds: pass --time-unit ms'
+    >>> cli_message("grid_size must be at most 1000, got 5000")
+    '--grid-size must be at most 1000, got 5000'
     """
     for pattern, repl in _HINTS:
         text = pattern.sub(repl, text)

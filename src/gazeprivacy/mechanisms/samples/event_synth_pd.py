@@ -158,7 +158,7 @@ class EventSynthPDParams:
 
     def __post_init__(self) -> None:
         check_int(k=self.k, minimum=2)
-        check_range(gamma=self.gamma, lo=1.0, hi=math.inf)
+        check_range(gamma=self.gamma, lo=1.0, hi=math.inf, hi_open=True)
         object.__setattr__(self, "mode", coerce_option("mode", self.mode, Mode,
                                                        (Mode.SOUND, Mode.PAPER)))
         check_in(on_failure=self.on_failure, options=("suppress", "population"))

@@ -19,6 +19,7 @@ from gazeprivacy.exceptions import InvalidParameterError
 from gazeprivacy.mechanisms.contract import Mode, coerce_option
 
 __all__ = [
+    "MAX_GRID_SIZE",
     "OUTPUT_LENGTH_REFUSAL",
     "BudgetSplit",
     "DPGazeSynthParams",
@@ -30,6 +31,12 @@ __all__ = [
     "window_samples",
 ]
 
+
+#: The finest grid: ``G x G`` cells are ``G^2`` bits of every window's OUE report and of the
+#: curator's counts, so memory grows with ``G^2`` per window (``G = 3000`` took 4.2 GB on 4,800
+#: samples; beyond, NumPy's sizes overflow); 1000 (0.02 deg cells on a 20-deg screen) is far
+#: finer than any use (the papers: 30 or 60).
+MAX_GRID_SIZE = 1000
 
 @dataclass(frozen=True, kw_only=True)
 class BudgetSplit:
@@ -102,7 +109,7 @@ class DPGazeSynthParams:
         Budget per ``unit`` (split by ``split``); no default. Per window (``unit="window"``,
         the paper), or per participant (``unit="participant"``: spent as ``epsilon / m`` on
         each of ``m = windows_per_participant`` windows).
-    grid_size : int, >= 2
+    grid_size : int, 2 to ``MAX_GRID_SIZE`` (1000)
         ``G`` of the ``G x G`` grid (paper: 30 or 60).
     window_s : float
         Window length in seconds (paper: 0.5); ``W = round(window_s * rate)`` samples, >= 2.
@@ -180,6 +187,10 @@ class DPGazeSynthParams:
                 "windows_per_participant applies to unit='participant' only (unit='window' "
                 "reports every window at epsilon); pass unit='participant' or drop it")
         check_int(grid_size=self.grid_size, minimum=2)
+        if self.grid_size > MAX_GRID_SIZE:
+            raise InvalidParameterError(
+                f"grid_size must be at most {MAX_GRID_SIZE} (a million cells, each a bit of "
+                f"every window's report), got {self.grid_size}; the papers use 30 or 60")
         check_positive(window_s=self.window_s)
         if self.radius_deg is not None:
             check_positive(radius_deg=self.radius_deg)
