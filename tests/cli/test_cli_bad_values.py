@@ -122,6 +122,8 @@ def test_off_image_fixations_hint_and_option(tmp_path, capsys):
      "--grid-size must be at most 1000"),
     (("--mechanism", "kaleido", "--epsilon", "1", "--radius-deg", "-1", "--window-s", "0.5"),
      "--radius-deg must be"),
+    (("--mechanism", "kaleido", "--epsilon", "1", "--radius-deg", "1", "--window-s", "0.5",
+      "--ranges", "nonexistent.json"), "--ranges applies to the feature-series mechanisms"),
 ])
 def test_values_beyond_what_a_mechanism_can_take_are_refused_before_any_work(
         tmp_path, capsys, args, expected):
@@ -131,3 +133,23 @@ def test_values_beyond_what_a_mechanism_can_take_are_refused_before_any_work(
     code, line = _run(capsys, "protect", str(_gaze(tmp_path)), str(tmp_path / "o.parquet"),
                       "--geometry", "-20,20,-15,15", *args)
     assert code == 1 and expected in line and not (tmp_path / "o.parquet").exists()
+
+
+@pytest.mark.parametrize("extra, expected", [
+    (("--mechanism", "laplace", "--delta", "1e-5"), "--delta applies to the Gaussian"),
+    (("--mechanism", "laplace", "--mode", "paper"), "--mode paper applies to --mechanism "
+                                                    "gaussian only"),
+    (("--mechanism", "analytic-gaussian", "--delta", "1e-5", "--mode", "paper"),
+     "--mode paper applies to --mechanism gaussian only"),
+])
+def test_a_heatmap_flag_its_mechanism_does_not_read_is_refused(tmp_path, capsys, extra,
+                                                               expected):
+    """Both were dropped in silence: the release said delta = 0 or sound mode."""
+    fix = tmp_path / "fix.csv"
+    pl.DataFrame({"participant": ["a", "a", "b", "b"], "stimulus": ["s"] * 4,
+                  "fixation": [0, 1, 0, 1], "x_px": [5.0, 9.0, 6.0, 7.0],
+                  "y_px": [5.0, 5.0, 6.0, 7.0], "duration_ms": [200.0] * 4}).write_csv(fix)
+    code, line = _run(capsys, "heatmap", str(fix), "--stimulus", "s", "--epsilon", "1",
+                      "--width-px", "20", "--height-px", "20", "--cap", "2", *extra,
+                      "--out", str(tmp_path / "h.png"))
+    assert code == 1 and expected in line and not (tmp_path / "h.png").exists()

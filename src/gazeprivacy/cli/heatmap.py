@@ -74,6 +74,13 @@ def heatmap(
     from gazeprivacy.experiments.fixation_tables import read_fixation_table
     from gazeprivacy.report.heatmap_render import read_stimulus_image, render_heatmap_png
 
+    # A flag the mechanism does not read is refused, as protect does (never dropped in silence).
+    if mechanism == "laplace" and delta is not None:
+        raise InvalidParameterError("--delta applies to the Gaussian mechanisms (gaussian, "
+                                    "analytic-gaussian); laplace is epsilon-DP (delta 0)")
+    if mode != "sound" and mechanism != "gaussian":
+        raise InvalidParameterError(f"--mode {mode} applies to --mechanism gaussian only "
+                                    "(Liu et al. 2019's calibration); drop it")
     # Everything about the output is checked before the (possibly long) work.
     rec_path = out.with_name(out.stem + ".guarantee.json")
     check_outputs([Output(out, "--out", suffixes=(".png",)), Output(rec_path, "the record")],

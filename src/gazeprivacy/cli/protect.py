@@ -256,7 +256,10 @@ def protect(
     else:
         _no_synthetic_flags(per_participant_delta, participants)
         kw.update(_participant_level(kw, per_participant_epsilon, windows_per_participant))
-    if spec.level == "series" and ranges is not None:
+    if ranges is not None:
+        if spec.level != "series":
+            raise InvalidParameterError("--ranges applies to the feature-series mechanisms "
+                                        "(series-*) only")
         kw["ranges"] = _declared_ranges(ranges)
     reading = reader_options(rate=rate, columns=columns, eye=eye, trial_message=trial_message,
                              screen_px=screen_px, screen_cm=screen_cm, distance_cm=distance_cm,
