@@ -6,6 +6,8 @@ that would run for days, and hints that name the CLI's options, never Python (ea
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import polars as pl
 import pytest
@@ -109,8 +111,14 @@ def test_off_image_fixations_hint_and_option(tmp_path, capsys):
     code, line = _run(capsys, *args, str(tmp_path / "h.png"))
     assert code == 1 and "--off-image clamp" in line and "--off-image exclude" in line
     assert "off_image" not in line
-    assert run([*args, str(tmp_path / "h.png"), "--off-image", "clamp"]) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")  # shown as the command line shows them
+        assert run([*args, str(tmp_path / "h.png"), "--off-image", "clamp"]) == 0
     assert (tmp_path / "h.png").is_file()
+    # the clamped point is said (to the data holder; the record does not count it)
+    err = capsys.readouterr().err
+    assert "1 point(s) outside the 20 x 20 px image moved to the nearest border cell" in err
+    assert "--off-image clamp" in err
 
 
 @pytest.mark.parametrize("args, expected", [

@@ -11,7 +11,7 @@ from scipy.ndimage import gaussian_filter
 
 from gazeprivacy.data import Geometry, Recording
 from gazeprivacy.data.fixations import Fixations
-from gazeprivacy.exceptions import InvalidDataError
+from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError
 from gazeprivacy.features.gaze_maps import (
     GazeMaps,
     MapGrid,
@@ -56,9 +56,15 @@ def test_off_image_policies(policy, total):
     fx = _fixations([1.0, 9.5], [1.0, 1.0], ["a", "a"])
     with pytest.raises(InvalidDataError, match="1 point\\(s\\) lie outside"):
         gaze_maps_from_fixations(fx, "s")
-    maps = gaze_maps_from_fixations(fx, "s", off_image=policy)
+    said = "moved to the nearest border cell" if policy == "clamp" else "left out"
+    with pytest.warns(DataPolicyWarning, match=f"1 point\\(s\\) outside .* {said}"):
+        maps = gaze_maps_from_fixations(fx, "s", off_image=policy)
     assert maps.counts.sum() == total
     assert maps.info["off_image"] == 1
+    # an infinite coordinate stands for no border cell: refused under every policy
+    with pytest.raises(InvalidDataError, match="1 point\\(s\\) have an infinite coordinate"):
+        gaze_maps_from_fixations(_fixations([1.0, -np.inf], [1.0, 1.0], ["a", "a"]), "s",
+                                 off_image=policy)
 
 
 def test_unknown_stimulus_raises():

@@ -243,7 +243,9 @@ def _handle(exc: BaseException) -> int:
         _line("error", f"could not read the data: {exc}")
         return 1
     if isinstance(exc, MemoryError):
-        _line("error", "out of memory; try a partitioned folder (gazeprivacy partition)")
+        _line("error", "out of memory: check the sizes the options ask for (a grid, an output "
+                       "length, an image); for data larger than memory, protect reads a "
+                       "partitioned folder (gazeprivacy partition)")
         return 1
     if STATE.verbose:
         import traceback

@@ -12,7 +12,9 @@ Policies (never silent):
 
 - Points outside the image: ``off_image="raise"`` (default) names how many there are;
   ``"clamp"`` moves them to the nearest border cell, ``"exclude"`` leaves them out of the counts.
-  The number affected is kept in ``GazeMaps.info``.
+  The number affected is kept in ``GazeMaps.info`` and said in a ``DataPolicyWarning`` (the
+  data holder's, never the release's). A point with an infinite coordinate is refused under
+  every policy (no border cell stands for it).
 - Missing samples (NaN gaze) contribute no count; their number is kept in ``GazeMaps.info``.
 - ``n`` is the number of observers who have data on the stimulus. The privacy analysis treats
   ``n`` as public (neighbouring maps replace one observer's map, they do not add or remove one).
@@ -21,6 +23,7 @@ Policies (never silent):
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +34,7 @@ import polars as pl
 from gazeprivacy._validation import check_in, check_int
 from gazeprivacy.data.fixations import Fixations
 from gazeprivacy.data.recording import Recording
-from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
+from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError, InvalidParameterError
 
 __all__ = [
     "OFF_IMAGE_POLICIES",
@@ -90,12 +93,22 @@ class MapGrid:
         check_in(off_image=off_image, options=OFF_IMAGE_POLICIES)
         x = np.asarray(x_px, dtype=np.float64)
         y = np.asarray(y_px, dtype=np.float64)
+        inf = np.isinf(x) | np.isinf(y)
+        if inf.any():  # not a point near the image: no border cell stands for it
+            raise InvalidDataError(f"{what}: {int(inf.sum())} point(s) have an infinite "
+                                   "coordinate; drop or fix those fixations first")
         off = (x < 0) | (x > self.width_px) | (y < 0) | (y > self.height_px)
         n_off = int(off.sum())
         if n_off and off_image == "raise":
             raise InvalidDataError(
                 f"{what}: {n_off} point(s) lie outside the {self.width_px} x {self.height_px} px "
                 "image; pass off_image='clamp' (nearest border cell) or off_image='exclude'")
+        if n_off:  # the data holder is told (a warning, never the release or its record)
+            warnings.warn(f"{what}: {n_off} point(s) outside the {self.width_px} x "
+                          f"{self.height_px} px image " + ("moved to the nearest border cell"
+                                                           if off_image == "clamp" else
+                                                           "left out") +
+                          f" (off_image='{off_image}')", DataPolicyWarning, stacklevel=3)
         col = np.clip(np.floor(x / self.cell_px), 0, self.shape[1] - 1).astype(np.int64)
         row = np.clip(np.floor(y / self.cell_px), 0, self.shape[0] - 1).astype(np.int64)
         idx = row * self.shape[1] + col
