@@ -161,3 +161,15 @@ def test_a_heatmap_flag_its_mechanism_does_not_read_is_refused(tmp_path, capsys,
                       "--width-px", "20", "--height-px", "20", "--cap", "2", *extra,
                       "--out", str(tmp_path / "h.png"))
     assert code == 1 and expected in line and not (tmp_path / "h.png").exists()
+
+
+def test_out_of_memory_is_one_line_that_names_the_sizes_first(tmp_path, capsys, monkeypatch):
+    import gazeprivacy.data.readers as readers
+
+    def full(*a, **k):
+        raise MemoryError
+
+    monkeypatch.setattr(readers, "read_input", full)
+    code, line = _run(capsys, "info", str(_gaze(tmp_path)))
+    assert code == 1 and line.startswith("error: out of memory: check the sizes the options")
+    assert "partitioned folder" in line
