@@ -145,7 +145,9 @@ def test_guarantee_claims_plausible_deniability_only(mode):
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
-    pytest.param({"k": 2, "gamma": 0.5}, r"gamma must be in \[1.0, inf\]", id="gamma_below_one"),
+    pytest.param({"k": 2, "gamma": 0.5}, r"gamma must be in \[1.0, inf\)", id="gamma_below_one"),
+    pytest.param({"k": 2, "gamma": float("inf"), "epsilon0": 1.0}, r"got inf",
+                 id="gamma_infinite"),
     pytest.param({"k": 2, "gamma": 2.0, "mode": "sound"}, "needs epsilon0", id="sound_no_eps0"),
     pytest.param({"k": 2, "gamma": 2.0, "mode": "paper", "epsilon0": 1.0},
                  "belongs to mode='sound'", id="eps0_in_paper_mode"),
