@@ -69,6 +69,27 @@ def test_missing_file_and_unknown_suffix(tmp_path):
         read_dataset(tmp_path / "data.xlsx")
 
 
+def test_a_folder_is_named_a_folder_not_a_missing_file(tmp_path):
+    """A folder read as a data file said "no such file" although it exists; a partitioned
+    folder gets the command that reads it."""
+    from gazeprivacy.data.partitioned import write_partitioned
+    from gazeprivacy.experiments.fixation_tables import read_fixation_table
+
+    (tmp_path / "plain").mkdir()
+    for read in (read_dataset, read_input):
+        with pytest.raises(InvalidDataError, match="'.*plain' is a folder, not a file$"):
+            read(tmp_path / "plain")
+    with pytest.raises(InvalidDataError, match="is a folder, not a fixation file"):
+        read_fixation_table(tmp_path / "plain", width_px=10, height_px=10)
+    ds = Dataset(tuple(Recording.from_arrays(recording=f"r{i}", participant=f"p{i}",
+                                             x=np.zeros(4), y=np.zeros(4), sampling_rate_hz=10)
+                       for i in range(2)))
+    write_partitioned(ds, tmp_path / "parts", recordings_per_partition=1)
+    with pytest.raises(InvalidDataError, match="a partitioned folder: give it to gazeprivacy "
+                                               "protect"):
+        read_input(tmp_path / "parts")
+
+
 def test_non_numeric_gaze_column_is_named():
     tab = pl.DataFrame({"participant": ["p"], "recording": ["r"], "t": [0.0], "x": ["a"],
                         "y": [1.0]})

@@ -54,8 +54,27 @@ from gazeprivacy.data.rates import RateLog
 from gazeprivacy.data.recording import _TIME_SCALE, CORE_COLUMNS, Dataset, Recording, adopt
 from gazeprivacy.exceptions import DataPolicyWarning, InvalidDataError, InvalidParameterError
 
-__all__ = ["LABEL_NAMES", "XY_UNITS", "as_polars", "dataset_from_table", "read_dataset",
-           "write_dataset"]
+__all__ = ["LABEL_NAMES", "XY_UNITS", "as_polars", "dataset_from_table", "not_a_file",
+           "read_dataset", "write_dataset"]
+
+
+def not_a_file(path: Path, what: str = "file") -> str:
+    """Why ``path`` cannot be read as a data file: it does not exist, or it is a folder (a
+    partitioned folder is read whole by ``protect``, not by the file readers).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     (not_a_file(Path(tmp) / "none.csv").startswith("no such file: "),
+    ...      not_a_file(Path(tmp)).endswith("is a folder, not a file"))
+    (True, True)
+    """
+    from gazeprivacy.data.partitioned import MANIFEST  # (partitioned reads through this module)
+
+    if path.is_dir():
+        part = " (a partitioned folder: give it to gazeprivacy protect)" if (
+            path / MANIFEST).is_file() else ""
+        return f"{str(path)!r} is a folder{part}, not a {what}"
+    return f"no such {what}: {str(path)!r}"
 
 _META_KEY = b"gazeprivacy"
 _NUMERIC = (pl.Float64, pl.Float32, pl.Int64, pl.Int32, pl.Int16, pl.Int8, pl.UInt32,
@@ -164,9 +183,11 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
                                   xy_unit=xy_unit, px_per_deg=px_per_deg, source=where,
                                   rate_source=rate_source, screen=screen)
     path = Path(path)
+    if path.is_dir():  # before the name's format: a folder is no file of any format
+        raise InvalidDataError(not_a_file(path))
     fmt = _format(path)
     if not path.is_file():
-        raise InvalidDataError(f"no such file: {str(path)!r}")
+        raise InvalidDataError(not_a_file(path))
     meta: dict[str, Any] = {}
     try:
         if fmt == "parquet":  # polars' reader: a third of pyarrow's time on string columns

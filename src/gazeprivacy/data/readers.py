@@ -60,7 +60,7 @@ from gazeprivacy.data.exports import (
 )
 from gazeprivacy.data.eyelink import read_eyelink
 from gazeprivacy.data.geometry import Geometry, ScreenSetup
-from gazeprivacy.data.io import read_dataset
+from gazeprivacy.data.io import not_a_file, read_dataset
 from gazeprivacy.data.pupil_core import read_pupil_core
 from gazeprivacy.data.recording import Dataset
 from gazeprivacy.exceptions import InvalidDataError, InvalidParameterError
@@ -129,7 +129,7 @@ def detect_format(path: str | Path, columns: dict[str, str] | None = None) -> st
     if name.endswith((".parquet", ".pq")):
         return "long"
     if not path.is_file():
-        raise InvalidDataError(f"no such file: {str(path)!r}")
+        raise InvalidDataError(not_a_file(path))
     head = _header(path)
     raw = [c.strip().strip('"') for c in re.split(r"[\t,;]", head.rstrip("\r\n"))]
     back = {v: k for k, v in (columns or {}).items()}

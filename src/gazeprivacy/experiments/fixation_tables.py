@@ -24,6 +24,7 @@ from pathlib import Path
 import polars as pl
 
 from gazeprivacy.data.fixations import FIXATION_COLUMNS, Fixations
+from gazeprivacy.data.io import not_a_file
 from gazeprivacy.exceptions import InvalidDataError
 
 __all__ = ["read_fixation_table"]
@@ -40,7 +41,7 @@ def read_fixation_table(path: str | Path, *, width_px: int, height_px: int,
     """
     p = Path(path)
     if not p.is_file():
-        raise InvalidDataError(f"fixation file {str(p)!r} does not exist")
+        raise InvalidDataError(not_a_file(p, "fixation file"))
     tab = pl.read_parquet(p) if p.suffix == ".parquet" else pl.read_csv(p)
     info: dict[str, object] = {"source": str(p)}
     cols = set(tab.columns)
