@@ -234,8 +234,9 @@ def test_csv_errors_name_the_row(tmp_path):
         read_dataset(p)
     lines[21] = "p,r,0.2,1.5,2,9"
     p.write_text("\n".join(lines) + "\n")
-    with pytest.raises(InvalidDataError, match="line 22 has 6 fields, the header has 5"):
+    with pytest.raises(InvalidDataError, match="line 22 has 6 fields, the header has 5") as e:
         read_dataset(p)
+    assert str(e.value).count("cannot read") == 1  # the file named once, not twice
 
 
 def test_a_bad_value_after_the_first_10000_rows_is_named_too(tmp_path):

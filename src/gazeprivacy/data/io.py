@@ -199,6 +199,8 @@ def read_dataset(path: str | Path | Any, *, geometry: Geometry | None = None,
             side = path.with_name(path.name + ".meta.json")
             if side.is_file():
                 meta = json.loads(side.read_text())
+    except InvalidDataError:
+        raise  # already says which file and why (a malformed CSV line): not twice
     except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
         raise _cannot_read(path, fmt, exc) from None
     return dataset_from_table(map_columns(table, columns, str(path)), meta=meta,
